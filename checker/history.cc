@@ -1,0 +1,160 @@
+#include "checker/history.h"
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+namespace locksmith {
+
+std::string_view OpTypeName(OpType type) {
+  switch (type) {
+    case OpType::kInvoke: return "invoke";
+    case OpType::kOk: return "ok";
+    case OpType::kFail: return "fail";
+    case OpType::kInfo: return "info";
+  }
+  return "?";
+}
+
+Result<OpType> ParseOpType(std::string_view name) {
+  if (name == "invoke") return OpType::kInvoke;
+  if (name == "ok") return OpType::kOk;
+  if (name == "fail") return OpType::kFail;
+  if (name == "info") return OpType::kInfo;
+  return Error{"unknown op type \"" + std::string(name) +
+               "\" (expected invoke, ok, fail or info)"};
+}
+
+nlohmann::json OpToJson(const Op& op) {
+  nlohmann::json j;
+  j["index"] = op.index;
+  j["time"] = op.time;
+  if (op.is_nemesis()) {
+    j["process"] = "nemesis";
+  } else {
+    j["process"] = op.process;
+  }
+  j["type"] = OpTypeName(op.type);
+  j["f"] = op.f;
+  if (!op.key.empty()) j["key"] = op.key;
+  if (!op.value.is_null()) j["value"] = op.value;
+  if (!op.error.empty()) j["error"] = op.error;
+  return j;
+}
+
+std::string OpToJsonLine(const Op& op) { return OpToJson(op).dump(); }
+
+namespace {
+
+Result<int64_t> IntField(const nlohmann::json& j, const char* name) {
+  auto it = j.find(name);
+  if (it == j.end()) return Error{std::string("missing \"") + name + "\""};
+  if (!it->is_number_integer()) {
+    return Error{std::string("\"") + name + "\" must be an integer"};
+  }
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+Result<Op> OpFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Error{"an op must be a JSON object"};
+  Op op;
+  auto index = IntField(j, "index");
+  if (!index) return Error{index.error()};
+  op.index = *index;
+  auto time = IntField(j, "time");
+  if (!time) return Error{time.error()};
+  op.time = *time;
+
+  auto process = j.find("process");
+  if (process == j.end()) return Error{"missing \"process\""};
+  if (process->is_string() && process->get<std::string>() == "nemesis") {
+    op.process = kNemesisProcess;
+  } else if (process->is_number_integer() && process->get<int64_t>() >= 0) {
+    op.process = process->get<int64_t>();
+  } else {
+    return Error{"\"process\" must be a non-negative integer or \"nemesis\""};
+  }
+
+  auto type = j.find("type");
+  if (type == j.end() || !type->is_string()) {
+    return Error{"missing or non-string \"type\""};
+  }
+  auto parsed_type = ParseOpType(type->get<std::string>());
+  if (!parsed_type) return Error{parsed_type.error()};
+  op.type = *parsed_type;
+
+  auto f = j.find("f");
+  if (f == j.end() || !f->is_string()) return Error{"missing or non-string \"f\""};
+  op.f = f->get<std::string>();
+
+  if (auto key = j.find("key"); key != j.end()) {
+    if (!key->is_string()) return Error{"\"key\" must be a string"};
+    op.key = key->get<std::string>();
+  }
+  if (auto value = j.find("value"); value != j.end()) op.value = *value;
+  if (auto error = j.find("error"); error != j.end()) {
+    if (!error->is_string()) return Error{"\"error\" must be a string"};
+    op.error = error->get<std::string>();
+  }
+  return op;
+}
+
+Result<Op> ParseOpLine(std::string_view line) {
+  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Error{"not valid JSON"};
+  return OpFromJson(j);
+}
+
+Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_tail) {
+  History history;
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    const bool last_unterminated = end == std::string_view::npos;
+    if (last_unterminated) end = text.size();
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    auto op = ParseOpLine(line);
+    if (!op) {
+      if (last_unterminated && allow_truncated_tail) break;
+      return Error{"line " + std::to_string(line_no) + ": " + op.error()};
+    }
+    history.push_back(std::move(op).value());
+  }
+  return history;
+}
+
+Result<History> ReadHistoryJsonl(const std::string& path, bool allow_truncated_tail) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{"cannot open history file " + path};
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  auto history = ParseHistoryJsonl(buffer.str(), allow_truncated_tail);
+  if (!history) return Error{path + ": " + history.error()};
+  return history;
+}
+
+std::vector<int64_t> PairCompletions(const History& history) {
+  std::vector<int64_t> completion_of(history.size(), -1);
+  std::unordered_map<int64_t, size_t> open;  // process -> invoke position
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Op& op = history[i];
+    if (op.type == OpType::kInvoke) {
+      open[op.process] = i;
+      continue;
+    }
+    auto it = open.find(op.process);
+    if (it == open.end()) continue;
+    completion_of[it->second] = static_cast<int64_t>(i);
+    open.erase(it);
+  }
+  return completion_of;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,62 @@
+// The history of a run: every operation as an invoke plus its completion
+// (ok | fail | info), in the JSON Lines format of DESIGN.md. This is the only
+// type the checkers depend on. Op and History are plain values (not
+// thread-safe); the streaming writer lives in harness/history_recorder.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+
+namespace locksmith {
+
+enum class OpType { kInvoke, kOk, kFail, kInfo };
+
+std::string_view OpTypeName(OpType type);
+Result<OpType> ParseOpType(std::string_view name);
+
+// Process number of the nemesis; client processes are >= 0.
+inline constexpr int64_t kNemesisProcess = -1;
+
+struct Op {
+  int64_t index = 0;
+  int64_t time = 0;  // ns since run start, controller's monotonic clock
+  int64_t process = 0;  // kNemesisProcess for the nemesis
+  OpType type = OpType::kInvoke;
+  std::string f;
+  std::string key;  // empty when the op has no key
+  nlohmann::json value;  // null when absent
+  std::string error;  // why a fail/info ended so; empty when none
+
+  bool is_nemesis() const { return process == kNemesisProcess; }
+  bool is_client() const { return process >= 0; }
+};
+
+using History = std::vector<Op>;
+
+// One history line (no trailing newline) and back.
+std::string OpToJsonLine(const Op& op);
+nlohmann::json OpToJson(const Op& op);
+Result<Op> OpFromJson(const nlohmann::json& j);
+Result<Op> ParseOpLine(std::string_view line);
+
+// Reads a history.jsonl. Blank lines are skipped; a malformed line is an
+// error naming its line number. A final line without a newline that does not
+// parse is treated as a write cut short by a crash and dropped when
+// `allow_truncated_tail` is set.
+Result<History> ReadHistoryJsonl(const std::string& path,
+                                 bool allow_truncated_tail = true);
+Result<History> ParseHistoryJsonl(std::string_view text,
+                                  bool allow_truncated_tail = true);
+
+// Pairs every invoke with its completion: completion_of[i] is the index (into
+// the history vector, not Op::index) of the op completing history[i], or -1
+// when history[i] is a completion or has none.
+std::vector<int64_t> PairCompletions(const History& history);
+
+}  // namespace locksmith
