@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -17,6 +18,7 @@
 namespace locksmith {
 
 enum class Outcome { kOk, kFail, kUnknown };
+std::string_view OutcomeName(Outcome outcome);
 
 struct AcquireResult {
   Outcome outcome = Outcome::kUnknown;

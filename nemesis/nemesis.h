@@ -1,0 +1,50 @@
+// Nemesis: injects one family of faults. Invoke() performs a fault op
+// ("kill" {"node":"n1"}, "start" {"node":"n1"}, ...) and returns what
+// happened; Teardown() heals everything this nemesis started, always, and is
+// safe to call twice. Ops are plain data (FaultOp) so schedules can be built
+// by pure functions (nemesis/schedule.h). Called from the nemesis thread only,
+// except Teardown which the run lifecycle may call from the run thread after
+// the nemesis thread has stopped.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace locksmith {
+
+struct FaultOp {
+  std::string f;  // fault name, e.g. "kill", "start"
+  nlohmann::json value = nullptr;
+};
+
+struct FaultResult {
+  bool ok = true;        // false: the fault could not be applied
+  nlohmann::json value;  // what was done (node, pid, ...)
+  std::string error;     // why not, when !ok
+};
+
+class Nemesis {
+ public:
+  virtual ~Nemesis() = default;
+  // The fault op names this nemesis handles.
+  virtual std::vector<std::string> Faults() const = 0;
+  virtual FaultResult Invoke(const FaultOp& op) = 0;
+  virtual void Teardown() = 0;
+};
+
+// Routes each op to the nemesis that handles its name.
+class CompositeNemesis : public Nemesis {
+ public:
+  explicit CompositeNemesis(std::vector<std::unique_ptr<Nemesis>> parts);
+  std::vector<std::string> Faults() const override;
+  FaultResult Invoke(const FaultOp& op) override;
+  void Teardown() override;
+
+ private:
+  std::vector<std::unique_ptr<Nemesis>> parts_;
+};
+
+}  // namespace locksmith
