@@ -1,0 +1,178 @@
+#include "checker/double_holder.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+namespace locksmith {
+namespace {
+
+constexpr int64_t kNsPerMs = 1'000'000;
+constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
+
+struct Hold {
+  int64_t process = 0;
+  int64_t start = 0;       // ns
+  int64_t end = kOpen;     // ns; kOpen when never released
+  int64_t lease_end = kOpen;  // ns, by the client's validity; kOpen if unknown
+  const Op* acquire_invoke = nullptr;
+  const Op* acquire_done = nullptr;
+  const Op* release_invoke = nullptr;  // null when never released
+  bool certain = true;     // false: an info acquire that may not have happened
+};
+
+std::string TokenOf(const Op& op) {
+  if (op.value.is_object()) {
+    auto it = op.value.find("token");
+    if (it != op.value.end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
+}
+
+std::optional<int64_t> IntIn(const nlohmann::json& value, const char* name) {
+  if (!value.is_object()) return std::nullopt;
+  auto it = value.find(name);
+  if (it == value.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+nlohmann::json HolderJson(const Hold& h) {
+  nlohmann::json j{{"process", h.process},
+                   {"acquire", OpRef(*h.acquire_done)},
+                   {"release", h.release_invoke ? OpRef(*h.release_invoke) : nullptr},
+                   {"start", h.start},
+                   {"end", h.end == kOpen ? nlohmann::json(nullptr) : nlohmann::json(h.end)}};
+  if (h.lease_end != kOpen) j["lease_end"] = h.lease_end;
+  if (auto v = IntIn(h.acquire_done->value, "validity_ms")) j["validity_ms"] = *v;
+  if (!h.certain) j["possible"] = true;
+  return j;
+}
+
+// Extracts holds per key from a history. Release invokes are matched to the
+// hold of the same process and key; ok releases of info acquires' tokens turn
+// those into certain holds.
+std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
+                                                      const std::vector<int64_t>& completion_of) {
+  std::map<std::string, std::vector<Hold>> holds;
+  // (process, key) -> position in holds[key] of the open hold.
+  std::map<std::pair<int64_t, std::string>, size_t> open;
+  // token -> (key, position) of a possible hold from an info acquire.
+  std::unordered_map<std::string, std::pair<std::string, size_t>> possible_by_token;
+
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Op& op = history[i];
+    if (!op.is_client() || op.type != OpType::kInvoke) continue;
+    const int64_t done_pos = completion_of[i];
+    const Op* done = done_pos >= 0 ? &history[done_pos] : nullptr;
+
+    if (op.f == "acquire") {
+      if (done == nullptr || done->type == OpType::kFail) continue;
+      Hold h;
+      h.process = op.process;
+      h.acquire_invoke = &op;
+      h.acquire_done = done;
+      if (done->type == OpType::kOk) {
+        h.start = done->time;
+        if (auto validity = IntIn(done->value, "validity_ms")) {
+          h.lease_end = done->time + *validity * kNsPerMs;
+        }
+        auto& list = holds[op.key];
+        open[{op.process, op.key}] = list.size();
+        list.push_back(h);
+      } else {  // info: may have happened
+        h.certain = false;
+        h.start = op.time;
+        if (auto lease = IntIn(op.value, "lease_ms")) {
+          h.end = op.time + *lease * kNsPerMs;
+          h.lease_end = h.end;
+        }
+        auto& list = holds[op.key];
+        std::string token = TokenOf(*done);
+        if (token.empty()) token = TokenOf(op);
+        if (!token.empty()) possible_by_token[token] = {op.key, list.size()};
+        list.push_back(h);
+      }
+    } else if (op.f == "release") {
+      auto it = open.find({op.process, op.key});
+      if (it != open.end()) {
+        Hold& h = holds[op.key][it->second];
+        h.end = op.time;
+        h.release_invoke = &op;
+        open.erase(it);
+        continue;
+      }
+      // A release of an info acquire's token that succeeded proves the
+      // acquire took effect and held until this release executed.
+      if (done == nullptr || done->type != OpType::kOk) continue;
+      auto pt = possible_by_token.find(TokenOf(op));
+      if (pt == possible_by_token.end()) continue;
+      Hold& h = holds[pt->second.first][pt->second.second];
+      h.certain = true;
+      h.start = h.acquire_done->time;
+      h.end = op.time;
+      h.release_invoke = &op;
+      possible_by_token.erase(pt);
+    }
+  }
+  return holds;
+}
+
+}  // namespace
+
+CheckResult DoubleHolderChecker::Check(const History& history) const {
+  CheckResult result;
+  const auto completion_of = PairCompletions(history);
+  auto holds_by_key = CollectHolds(history, completion_of);
+
+  int64_t unsafe_grants = 0, expired_lease_uses = 0, possible = 0, total_holds = 0;
+  nlohmann::json possible_listed = nlohmann::json::array();
+
+  for (auto& [key, holds] : holds_by_key) {
+    std::sort(holds.begin(), holds.end(),
+              [](const Hold& a, const Hold& b) { return a.start < b.start; });
+    total_holds += static_cast<int64_t>(holds.size());
+    // Sweep: `active` holds positions whose interval may still overlap.
+    std::vector<size_t> active;
+    for (size_t i = 0; i < holds.size(); ++i) {
+      const Hold& b = holds[i];
+      std::erase_if(active, [&](size_t j) { return holds[j].end <= b.start; });
+      for (size_t j : active) {
+        const Hold& a = holds[j];
+        if (a.process == b.process) continue;
+        const int64_t from = b.start;
+        const int64_t to = std::min(a.end, b.end);
+        nlohmann::json anomaly{
+            {"type", "double-holder"},
+            {"key", key},
+            {"holders", {HolderJson(a), HolderJson(b)}},
+            {"overlap_ns", {from, to == kOpen ? nlohmann::json(nullptr) : nlohmann::json(to)}},
+            {"ops", {OpRef(*a.acquire_done), OpRef(*b.acquire_done)}}};
+        if (a.release_invoke) anomaly["ops"].push_back(OpRef(*a.release_invoke));
+        if (b.release_invoke) anomaly["ops"].push_back(OpRef(*b.release_invoke));
+        if (!a.certain || !b.certain) {
+          ++possible;
+          if (possible_listed.size() < max_listed_) possible_listed.push_back(std::move(anomaly));
+          continue;
+        }
+        const bool both_valid = from < std::min(a.lease_end, b.lease_end);
+        anomaly["class"] = both_valid ? "unsafe-grant" : "expired-lease-use";
+        ++(both_valid ? unsafe_grants : expired_lease_uses);
+        if (result.anomalies.size() < max_listed_) result.anomalies.push_back(std::move(anomaly));
+      }
+      active.push_back(i);
+    }
+  }
+
+  if (unsafe_grants + expired_lease_uses > 0) result.valid = Validity::kFalse;
+  result.stats = {{"holds", total_holds},
+                  {"double_holders", unsafe_grants + expired_lease_uses},
+                  {"unsafe_grants", unsafe_grants},
+                  {"expired_lease_uses", expired_lease_uses},
+                  {"possible_overlaps", possible},
+                  {"possible_overlaps_listed", possible_listed}};
+  return result;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,37 @@
+// DoubleHolderChecker: finds every moment two processes held the same lock
+// key at once, by intervals (no search). A hold is [acquire ok, release
+// invoke] of one process on one key. An acquire that ended `info` may have
+// taken effect: when its token is later released with `ok` (by any process),
+// the acquire certainly held from its completion to that release's invoke
+// and counts as a hold; otherwise it is a possible hold [invoke, invoke +
+// lease] whose overlaps are listed in stats but do not make the history
+// invalid (the acquire may never have happened).
+//
+// Each overlap is classified by the clients' own lease reckoning (lease end =
+// acquire completion + validity_ms):
+//   unsafe-grant      both leases were still valid during the overlap: the
+//                     service broke mutual exclusion (failover, clock jump,
+//                     restart without persistence);
+//   expired-lease-use one holder kept working past its validity (a pause):
+//                     only fencing helps.
+// Stateless; Check is thread-safe.
+#pragma once
+
+#include <cstddef>
+
+#include "checker/checker.h"
+
+namespace locksmith {
+
+class DoubleHolderChecker : public Checker {
+ public:
+  // At most `max_listed` overlaps are listed as anomalies; all are counted.
+  explicit DoubleHolderChecker(size_t max_listed = 1000) : max_listed_(max_listed) {}
+  std::string Name() const override { return "double-holder"; }
+  CheckResult Check(const History& history) const override;
+
+ private:
+  size_t max_listed_;
+};
+
+}  // namespace locksmith

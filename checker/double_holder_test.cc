@@ -1,0 +1,166 @@
+#include "checker/double_holder.h"
+
+#include <gtest/gtest.h>
+
+namespace locksmith {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// Builds histories by hand; times are in ms for readability.
+class Builder {
+ public:
+  Builder& Invoke(int64_t p, int64_t ms, const std::string& f, nlohmann::json value = nullptr) {
+    return Add(p, ms, OpType::kInvoke, f, std::move(value));
+  }
+  Builder& Ok(int64_t p, int64_t ms, const std::string& f, nlohmann::json value = nullptr) {
+    return Add(p, ms, OpType::kOk, f, std::move(value));
+  }
+  Builder& Fail(int64_t p, int64_t ms, const std::string& f) {
+    return Add(p, ms, OpType::kFail, f, nullptr);
+  }
+  Builder& Info(int64_t p, int64_t ms, const std::string& f, nlohmann::json value = nullptr) {
+    return Add(p, ms, OpType::kInfo, f, std::move(value));
+  }
+  // acquire ok with the given token and validity, lease 1000 ms.
+  Builder& Acquired(int64_t p, int64_t from, int64_t to, const std::string& token,
+                    int64_t validity_ms = 1000) {
+    Invoke(p, from, "acquire", {{"lease_ms", 1000}});
+    return Ok(p, to, "acquire", {{"token", token}, {"validity_ms", validity_ms}});
+  }
+  Builder& Released(int64_t p, int64_t from, int64_t to, const std::string& token) {
+    Invoke(p, from, "release", {{"token", token}});
+    return Ok(p, to, "release");
+  }
+  const History& history() const { return h_; }
+
+ private:
+  Builder& Add(int64_t p, int64_t ms, OpType type, const std::string& f, nlohmann::json value) {
+    Op op;
+    op.index = static_cast<int64_t>(h_.size());
+    op.time = ms * kMs;
+    op.process = p;
+    op.type = type;
+    op.f = f;
+    op.key = key_;
+    op.value = std::move(value);
+    h_.push_back(std::move(op));
+    return *this;
+  }
+  History h_;
+  std::string key_ = "lock-0";
+};
+
+CheckResult Check(const Builder& b) { return DoubleHolderChecker().Check(b.history()); }
+
+TEST(DoubleHolderTest, SequentialHoldsAreValid) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Released(0, 10, 11, "a").Acquired(1, 11, 12, "b").Released(1, 20, 21, "b");
+  auto r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kTrue);
+  EXPECT_TRUE(r.anomalies.empty());
+  EXPECT_EQ(r.stats["holds"], 2);
+}
+
+TEST(DoubleHolderTest, OverlappingValidLeasesAreAnUnsafeGrant) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Acquired(1, 5, 6, "b").Released(0, 10, 11, "a").Released(1, 12, 13, "b");
+  auto r = Check(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  const auto& a = r.anomalies[0];
+  EXPECT_EQ(a["class"], "unsafe-grant");
+  EXPECT_EQ(a["key"], "lock-0");
+  EXPECT_EQ(a["holders"][0]["process"], 0);
+  EXPECT_EQ(a["holders"][1]["process"], 1);
+  // The proof names both acquires' completions (indices 1 and 3).
+  EXPECT_EQ(a["ops"][0]["index"], 1);
+  EXPECT_EQ(a["ops"][1]["index"], 3);
+  EXPECT_EQ(a["overlap_ns"][0], 6 * kMs);
+  EXPECT_EQ(a["overlap_ns"][1], 10 * kMs);
+}
+
+TEST(DoubleHolderTest, HolderPastItsValidityIsExpiredLeaseUse) {
+  Builder b;
+  // Process 0's lease ends at 1 + 100 ms; it keeps holding until 500 ms.
+  b.Acquired(0, 0, 1, "a", 100).Acquired(1, 200, 201, "b").Released(0, 500, 501, "a")
+      .Released(1, 600, 601, "b");
+  auto r = Check(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["class"], "expired-lease-use");
+  EXPECT_EQ(r.stats["expired_lease_uses"], 1);
+  EXPECT_EQ(r.stats["unsafe_grants"], 0);
+}
+
+TEST(DoubleHolderTest, FailedAcquireIsNotAHold) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Invoke(1, 2, "acquire").Fail(1, 3, "acquire").Released(0, 10, 11, "a");
+  EXPECT_EQ(Check(b).valid, Validity::kTrue);
+}
+
+TEST(DoubleHolderTest, InfoAcquireIsOnlyAPossibleHold) {
+  Builder b;
+  b.Invoke(0, 0, "acquire", {{"lease_ms", 1000}}).Info(0, 5, "acquire", {{"token", "a"}})
+      .Acquired(1, 10, 11, "b").Released(1, 20, 21, "b");
+  auto r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kTrue);
+  EXPECT_EQ(r.stats["possible_overlaps"], 1);
+  EXPECT_EQ(r.stats["possible_overlaps_listed"][0]["holders"][0]["possible"], true);
+}
+
+TEST(DoubleHolderTest, InfoAcquireLaterReleasedOkProvesTheHold) {
+  Builder b;
+  // Process 0's acquire timed out, but its token was still there to release
+  // at 30 ms (by the worker's next process, 2): it held from 5 to 30.
+  b.Invoke(0, 0, "acquire", {{"lease_ms", 1000}}).Info(0, 5, "acquire", {{"token", "a"}})
+      .Acquired(1, 10, 11, "b").Released(2, 30, 31, "a").Released(1, 40, 41, "b");
+  auto r = Check(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["process"], 0);
+  EXPECT_EQ(r.anomalies[0]["overlap_ns"][1], 30 * kMs);
+}
+
+TEST(DoubleHolderTest, DifferentKeysNeverConflict) {
+  History h;
+  auto add = [&](int64_t p, int64_t ms, OpType t, const std::string& f, const std::string& key) {
+    Op op;
+    op.index = static_cast<int64_t>(h.size());
+    op.time = ms * kMs;
+    op.process = p;
+    op.type = t;
+    op.f = f;
+    op.key = key;
+    op.value = {{"token", key + std::to_string(p)}, {"validity_ms", 1000}};
+    h.push_back(op);
+  };
+  add(0, 0, OpType::kInvoke, "acquire", "x");
+  add(0, 1, OpType::kOk, "acquire", "x");
+  add(1, 2, OpType::kInvoke, "acquire", "y");
+  add(1, 3, OpType::kOk, "acquire", "y");
+  add(0, 9, OpType::kInvoke, "release", "x");
+  add(1, 9, OpType::kInvoke, "release", "y");
+  EXPECT_EQ(DoubleHolderChecker().Check(h).valid, Validity::kTrue);
+}
+
+TEST(DoubleHolderTest, UnreleasedHoldStaysOpenToTheEnd) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Acquired(1, 5000, 5001, "b");
+  auto r = Check(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  EXPECT_TRUE(r.anomalies[0]["overlap_ns"][1].is_null());
+  EXPECT_EQ(r.anomalies[0]["class"], "expired-lease-use");
+}
+
+TEST(DoubleHolderTest, ListsAtMostTheCapButCountsAll) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  for (int p = 1; p <= 5; ++p) b.Acquired(p, 10 * p, 10 * p + 1, "t" + std::to_string(p));
+  auto r = DoubleHolderChecker(3).Check(b.history());
+  EXPECT_EQ(r.anomalies.size(), 3u);
+  EXPECT_EQ(r.stats["double_holders"], 15);  // every pair of 6 open holds
+}
+
+}  // namespace
+}  // namespace locksmith
