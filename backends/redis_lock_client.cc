@@ -1,0 +1,146 @@
+#include "backends/redis_lock_client.h"
+
+#include <array>
+#include <charconv>
+
+namespace locksmith {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Codes Redis replies with when it refused a command before running it (see
+// the table in the header for why each is definite).
+constexpr std::array<std::string_view, 17> kDefiniteErrors = {
+    "NOAUTH",  "WRONGPASS", "NOPERM",   "LOADING",   "BUSY",  "MASTERDOWN",
+    "READONLY", "OOM",      "MISCONF",  "NOREPLICAS", "NOSCRIPT", "WRONGTYPE",
+    "MOVED",   "ASK",       "TRYAGAIN", "CROSSSLOT", "CLUSTERDOWN"};
+
+// Common to both calls: transport errors and error replies.
+bool TransportOrErrorOutcome(const RedisResponse& response, std::string* why, Outcome* outcome) {
+  switch (response.error) {
+    case RedisCallError::kNone:
+      break;
+    case RedisCallError::kNotSent:
+      *why = "not sent: " + response.message;
+      *outcome = Outcome::kFail;
+      return true;
+    case RedisCallError::kInDoubt:
+    case RedisCallError::kClosed:
+      *why = response.message;
+      *outcome = Outcome::kUnknown;
+      return true;
+  }
+  if (response.reply.type == RedisReply::Type::kError) {
+    *why = response.reply.str;
+    *outcome = IsDefiniteRedisError(response.reply) ? Outcome::kFail : Outcome::kUnknown;
+    return true;
+  }
+  return false;
+}
+
+int64_t CeilMillis(Clock::duration d) {
+  return std::chrono::ceil<std::chrono::milliseconds>(d).count();
+}
+
+}  // namespace
+
+bool IsDefiniteRedisError(const RedisReply& reply) {
+  for (std::string_view code : kDefiniteErrors) {
+    if (reply.IsError(code)) return true;
+  }
+  return false;
+}
+
+Outcome AcquireOutcome(const RedisResponse& response, std::string* why) {
+  Outcome outcome;
+  if (TransportOrErrorOutcome(response, why, &outcome)) return outcome;
+  if (response.reply.IsStatus("OK")) return Outcome::kOk;
+  if (response.reply.type == RedisReply::Type::kNil) {
+    *why = "held by another client";
+    return Outcome::kFail;
+  }
+  *why = "unexpected reply to SET: " + response.reply.Describe();
+  return Outcome::kUnknown;
+}
+
+Outcome ReleaseOutcome(const RedisResponse& response, std::string* why) {
+  Outcome outcome;
+  if (TransportOrErrorOutcome(response, why, &outcome)) return outcome;
+  if (response.reply.type == RedisReply::Type::kInteger) {
+    if (response.reply.integer == 1) return Outcome::kOk;
+    if (response.reply.integer == 0) {
+      *why = "not held by this token (expired or taken over)";
+      return Outcome::kFail;
+    }
+  }
+  *why = "unexpected reply to release: " + response.reply.Describe();
+  return Outcome::kUnknown;
+}
+
+RedisLockClient::RedisLockClient(boost::asio::any_io_executor executor,
+                                 RedisLockClientOptions options, uint64_t seed)
+    : options_(std::move(options)),
+      connection_(std::move(executor),
+                  RedisConnectionOptions{options_.endpoint, options_.connect_timeout}),
+      tokens_(seed) {}
+
+boost::asio::awaitable<Status> RedisLockClient::Connect() {
+  Status connected = co_await connection_.Connect();
+  if (!connected) co_return connected;
+  const std::array<std::string_view, 3> args{"SCRIPT", "LOAD", kReleaseScript};
+  RedisResponse r = co_await connection_.Command(args, Clock::now() + options_.timeout);
+  if (!r.ok()) co_return Error{"SCRIPT LOAD: " + r.message};
+  if (r.reply.type != RedisReply::Type::kString) {
+    co_return Error{"SCRIPT LOAD: unexpected reply " + r.reply.Describe()};
+  }
+  script_sha_ = r.reply.str;  // equals kReleaseScriptSha1 on any real Redis
+  co_return OkStatus();
+}
+
+boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string& key,
+                                                               std::chrono::milliseconds lease) {
+  AcquireResult result;
+  if (lease.count() < 1) {
+    result.outcome = Outcome::kFail;
+    result.error = "lease must be at least 1 ms";
+    co_return result;
+  }
+  std::string token = tokens_.Next();
+  char lease_buf[24];
+  auto [end, ec] = std::to_chars(lease_buf, lease_buf + sizeof(lease_buf), lease.count());
+  (void)ec;
+  const std::array<std::string_view, 6> args{
+      "SET", key, token, "NX", "PX", std::string_view(lease_buf, static_cast<size_t>(end - lease_buf))};
+
+  const Clock::time_point start = Clock::now();
+  RedisResponse r = co_await connection_.Command(args, start + options_.timeout);
+  const int64_t elapsed_ms = CeilMillis(Clock::now() - start);
+
+  result.outcome = AcquireOutcome(r, &result.error);
+  if (result.outcome != Outcome::kFail) {
+    result.token = std::move(token);
+    result.validity_ms = lease.count() - elapsed_ms;
+  }
+  co_return result;
+}
+
+boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string& key,
+                                                               const std::string& token) {
+  const Clock::time_point deadline = Clock::now() + options_.timeout;
+  std::array<std::string_view, 5> args{"EVALSHA", script_sha_, "1", key, token};
+  RedisResponse r = co_await connection_.Command(args, deadline);
+  if (r.ok() && r.reply.IsError("NOSCRIPT")) {
+    // The script did not run: retrying with its body is safe.
+    ++noscript_fallbacks_;
+    args[0] = "EVAL";
+    args[1] = kReleaseScript;
+    r = co_await connection_.Command(args, deadline);
+  }
+  ReleaseResult result;
+  result.outcome = ReleaseOutcome(r, &result.error);
+  co_return result;
+}
+
+void RedisLockClient::Close() { connection_.Close(); }
+
+}  // namespace locksmith

@@ -1,0 +1,107 @@
+// RedisLockClient: the `redis` lock client -- the single-instance recipe from
+// the Redis distributed-lock page, over one pipelined RedisConnection.
+//
+//   Acquire: SET key token NX PX lease, token = 128 random bits as 32 hex
+//            chars from a PRNG seeded by `seed` (a run replays).
+//            validity_ms = lease - (reply time - send time) on steady_clock,
+//            rounded against us (may be <= 0 if the reply came that late).
+//   Release: compare-and-delete Lua script by EVALSHA (loaded at Connect, its
+//            SHA1 also known at compile time); on NOSCRIPT (a restarted Redis
+//            without persistence forgets its script cache) the same call
+//            retries with EVAL within the same deadline.
+//
+// Error -> outcome (fail = it certainly did not take effect):
+//   reply OK / 1                                     ok
+//   reply nil (SET) / 0 (release)                    fail  (held by another / not ours any more)
+//   connect refused, connect or AUTH timeout, AUTH
+//     rejected, deadline passed before the command
+//     was written (all: nothing was sent)             fail
+//   deadline passed after the command was written    unknown
+//   connection lost after it was written             unknown
+//   unparseable / unsolicited reply                  unknown (connection is dropped)
+//   Close() while the call is pending                unknown (as LockClient requires)
+//   error replies Redis issues before executing a
+//     command: NOAUTH WRONGPASS NOPERM LOADING BUSY
+//     MASTERDOWN READONLY OOM MISCONF NOREPLICAS
+//     NOSCRIPT WRONGTYPE MOVED ASK TRYAGAIN
+//     CROSSSLOT CLUSTERDOWN                          fail
+//   any other error reply (ERR ..., unknown codes)   unknown
+// The definite list: processCommand() rejects with these codes before calling
+// the command; SET NX PX has no write-then-error path; in the release script
+// the only write is the final DEL, so a script that errors (WRONGTYPE on GET,
+// READONLY on DEL, killed while busy) deleted nothing. Redis 7 keeps the code
+// of an error raised inside a script as the reply's first word; older servers
+// wrap it in "ERR Error running script", which then maps (conservatively) to
+// unknown.
+//
+// Construction (what LockService::NewClient does):
+//   std::make_unique<RedisLockClient>(executor,
+//       RedisLockClientOptions{.endpoint = {"198.18.0.11", 6379, "pass"}}, seed);
+// then `co_await client->Connect()`. Calls after a lost connection reconnect
+// lazily. Clients of one run need distinct seeds (equal seeds = equal tokens,
+// and a client could then release another's lock).
+//
+// Thread-safety: none; one worker on the client's executor issues calls (the
+// connection would pipeline concurrent calls correctly, but LockClient
+// promises one at a time). Destroy only when no call is pending.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "backends/lock_client.h"
+#include "backends/redis_connection.h"
+#include "backends/redis_lock_token.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct RedisLockClientOptions {
+  RedisEndpoint endpoint;
+  std::chrono::milliseconds timeout{1000};  // per Acquire / Release, send to reply
+  std::chrono::milliseconds connect_timeout{1000};
+};
+
+// Reply -> outcome mapping, as tabled above (pure; exposed for tests).
+// `why` receives a message for fail / unknown.
+bool IsDefiniteRedisError(const RedisReply& reply);
+Outcome AcquireOutcome(const RedisResponse& response, std::string* why);
+Outcome ReleaseOutcome(const RedisResponse& response, std::string* why);
+
+class RedisLockClient final : public LockClient {
+ public:
+  static constexpr std::string_view kReleaseScript =
+      "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) "
+      "else return 0 end";
+  static constexpr std::string_view kReleaseScriptSha1 = "b70c2384248f88e6b75b9f89241a180f856ad852";
+
+  RedisLockClient(boost::asio::any_io_executor executor, RedisLockClientOptions options,
+                  uint64_t seed);
+
+  // Connects, authenticates and loads the release script.
+  boost::asio::awaitable<Status> Connect() override;
+  boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
+                                                std::chrono::milliseconds lease) override;
+  boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
+                                                const std::string& token) override;
+  void Close() override;
+
+  // Releases that met NOSCRIPT and fell back to EVAL.
+  uint64_t noscript_fallbacks() const { return noscript_fallbacks_; }
+  // TCP connections opened so far (reconnects show up here).
+  uint64_t connects() const { return connection_.connects(); }
+
+ private:
+  RedisLockClientOptions options_;
+  RedisConnection connection_;
+  LockTokenGenerator tokens_;
+  std::string script_sha_{kReleaseScriptSha1};
+  uint64_t noscript_fallbacks_ = 0;
+};
+
+}  // namespace locksmith
