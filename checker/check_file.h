@@ -1,0 +1,59 @@
+// The linearizability check as the rest of locksmith calls it: the CLI's
+// `locksmith check FILE --model NAME`, the run lifecycle's checker list and
+// the HTML report all go through these functions. Models and their op names
+// are listed in checker/model.h; the search in checker/linearizability_search.h.
+// All functions are safe to call from any thread (no shared state).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/checker.h"
+#include "checker/history.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct LinearizabilityOptions {
+  // "mutex", "owner-mutex", "fenced-mutex", "rw-lock", "register",
+  // "cas-register", "kv", "set", "counter".
+  std::string model;
+  // Initial value where the model has one (register, cas-register, kv:
+  // default nil; counter: default 0).
+  std::optional<nlohmann::json> initial;
+  // "edn", "jepsen-log", "jsonl"; empty = detect from content.
+  std::string format;
+  double timeout_s = 10;
+  size_t memory_limit_bytes = 2ull << 30;
+};
+
+// Checks the options without loading anything: model name, initial value,
+// format name, timeout and memory limit. One clear line on error.
+Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options);
+
+// Validates the options (unknown model or bad initial value: an Error with
+// one clear line), loads the file (malformed input: "FILE:LINE: reason") and
+// runs the check.
+Result<CheckResult> CheckHistoryFile(const std::string& path,
+                                     const LinearizabilityOptions& options);
+
+// The same for an in-memory history. The result is kTrue, kFalse (anomalies:
+// one "nonlinearizable" object per failing partition, with the op that could
+// not be linearized and the longest linearizable prefix as op refs) or
+// kUnknown with the reason (time or memory budget). Stats: model, ops,
+// partitions, states_explored, time_s, peak_memory_bytes and op counts.
+Result<CheckResult> CheckLinearizable(const History& history,
+                                      const LinearizabilityOptions& options);
+
+// Multi-line verdict for the terminal.
+std::string FormatLinearizabilityVerdict(const CheckResult& result);
+
+// A Checker for the run lifecycle, e.g. {.model = "owner-mutex"}. Invalid
+// options surface as an unknown verdict carrying the reason.
+std::unique_ptr<Checker> MakeLinearizabilityChecker(const LinearizabilityOptions& options);
+
+}  // namespace locksmith

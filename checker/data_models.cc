@@ -1,0 +1,238 @@
+#include "checker/data_models.h"
+
+#include <algorithm>
+
+namespace locksmith {
+namespace {
+
+enum RegisterCode : uint32_t { kRead, kWrite, kCas, kAppend };
+enum SetCode : uint32_t { kAdd, kRemove, kContains, kReadSet };
+enum CounterCode : uint32_t { kIncrement, kReadTotal };
+
+CompiledOp Unmodelled() {
+  CompiledOp c;
+  c.modelled = false;
+  return c;
+}
+
+CompiledOp Basic(uint32_t code, int64_t process, const nlohmann::json* output) {
+  CompiledOp c;
+  c.op.code = code;
+  c.op.process = process;
+  c.op.known = output != nullptr;
+  return c;
+}
+
+}  // namespace
+
+std::string_view RegisterModel::Name() const {
+  switch (kind_) {
+    case Kind::kRegister: return "register";
+    case Kind::kCasRegister: return "cas-register";
+    case Kind::kKv: return "kv";
+  }
+  return "register";
+}
+
+bool RegisterModel::InputIsPair(const std::string& f) const {
+  return kind_ == Kind::kCasRegister && f == "cas";
+}
+
+Result<CompiledOp> RegisterModel::Compile(const std::string& f, const nlohmann::json& input,
+                                          const nlohmann::json* output, int64_t process) {
+  const bool kv = kind_ == Kind::kKv;
+  if (f == "read" || (kv && f == "get")) {
+    CompiledOp c = Basic(kRead, process, output);
+    c.read_only = true;
+    if (output != nullptr) c.op.out = values_->Intern(*output);
+    return c;
+  }
+  if (f == "write" || (kv && f == "put")) {
+    CompiledOp c = Basic(kWrite, process, output);
+    c.op.arg0 = values_->Intern(input);
+    return c;
+  }
+  if (kv && f == "append") {
+    CompiledOp c = Basic(kAppend, process, output);
+    c.op.arg0 = values_->Intern(input);
+    return c;
+  }
+  if (f == "cas") {
+    if (kind_ != Kind::kCasRegister) {
+      return Error{"model " + std::string(Name()) + " has no cas (use --model cas-register)"};
+    }
+    if (!input.is_array() || input.size() != 2) {
+      return Error{"a cas value must be [old new], got " + SafeDump(input)};
+    }
+    CompiledOp c = Basic(kCas, process, output);
+    c.op.arg0 = values_->Intern(input[0]);
+    c.op.arg1 = values_->Intern(input[1]);
+    return c;
+  }
+  return Unmodelled();
+}
+
+ModelState RegisterModel::Initial() const {
+  ModelState s;
+  s.a = static_cast<uint64_t>(initial_);
+  return s;
+}
+
+bool RegisterModel::Step(const ModelState& state, const ModelOp& op, ModelState* next) {
+  *next = state;
+  const auto current = static_cast<int64_t>(state.a);
+  switch (op.code) {
+    case kRead: return !op.known || op.out == current;
+    case kWrite: next->a = static_cast<uint64_t>(op.arg0); return true;
+    case kCas:
+      if (current == op.arg0) {
+        next->a = static_cast<uint64_t>(op.arg1);
+        return true;
+      }
+      // A pending cas whose compare fails simply had no effect.
+      return !op.known;
+    case kAppend: {
+      nlohmann::json value = values_->Value(current);
+      nlohmann::json item = values_->Value(op.arg0);
+      if (value.is_null()) {
+        value = nlohmann::json::array({item});
+      } else if (value.is_array()) {
+        value.push_back(item);
+      } else if (value.is_string() && item.is_string()) {
+        value = value.get<std::string>() + item.get<std::string>();
+      } else {
+        return false;
+      }
+      next->a = static_cast<uint64_t>(values_->Intern(value));
+      return true;
+    }
+    default: return false;
+  }
+}
+
+std::string RegisterModel::DescribeState(const ModelState& state) const {
+  return "value " + values_->Describe(static_cast<int64_t>(state.a));
+}
+
+Result<CompiledOp> SetModel::Compile(const std::string& f, const nlohmann::json& input,
+                                     const nlohmann::json* output, int64_t process) {
+  if (f == "add" || f == "remove" || f == "delete") {
+    CompiledOp c = Basic(f == "add" ? kAdd : kRemove, process, output);
+    c.op.arg0 = values_->Intern(input);
+    return c;
+  }
+  if (f == "contains") {
+    CompiledOp c = Basic(kContains, process, output);
+    c.read_only = true;
+    c.op.arg0 = values_->Intern(input);
+    if (output != nullptr) {
+      if (!output->is_boolean()) {
+        return Error{"a set contains must complete with true or false, got " +
+                     SafeDump(*output)};
+      }
+      c.op.out = output->get<bool>() ? 1 : 0;
+    }
+    return c;
+  }
+  if (f == "read") {
+    CompiledOp c = Basic(kReadSet, process, output);
+    c.read_only = true;
+    if (output != nullptr) {
+      if (!output->is_array()) {
+        return Error{"a set read must complete with the set's elements, got " +
+                     SafeDump(*output)};
+      }
+      std::vector<int64_t> ids;
+      for (const auto& element : *output) ids.push_back(values_->Intern(element));
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      c.op.out = static_cast<int64_t>(sets_.Intern(ids));
+    }
+    return c;
+  }
+  return Unmodelled();
+}
+
+bool SetModel::Step(const ModelState& state, const ModelOp& op, ModelState* next) {
+  *next = state;
+  const std::vector<int64_t>& elements = sets_.Get(state.a);
+  auto it = std::lower_bound(elements.begin(), elements.end(), op.arg0);
+  const bool present = it != elements.end() && *it == op.arg0;
+  switch (op.code) {
+    case kAdd: {
+      if (present) return true;
+      std::vector<int64_t> more(elements.begin(), it);
+      more.push_back(op.arg0);
+      more.insert(more.end(), it, elements.end());
+      next->a = sets_.Intern(more);
+      return true;
+    }
+    case kRemove: {
+      if (!present) return true;
+      std::vector<int64_t> fewer(elements.begin(), it);
+      fewer.insert(fewer.end(), it + 1, elements.end());
+      next->a = sets_.Intern(fewer);
+      return true;
+    }
+    case kContains: return !op.known || (op.out == 1) == present;
+    case kReadSet: return !op.known || static_cast<uint64_t>(op.out) == state.a;
+    default: return false;
+  }
+}
+
+std::string SetModel::DescribeState(const ModelState& state) const {
+  std::string text = "#{";
+  const std::vector<int64_t>& elements = sets_.Get(state.a);
+  for (size_t i = 0; i < elements.size(); ++i) {
+    text += (i ? " " : "") + values_->Describe(elements[i]);
+  }
+  return text + "}";
+}
+
+Result<CompiledOp> CounterModel::Compile(const std::string& f, const nlohmann::json& input,
+                                         const nlohmann::json* output, int64_t process) {
+  if (f == "add" || f == "increment" || f == "inc") {
+    CompiledOp c = Basic(kIncrement, process, output);
+    if (input.is_null()) {
+      c.op.arg0 = 1;  // Jepsen's :inc carries no value
+    } else if (input.is_number_integer()) {
+      c.op.arg0 = input.get<int64_t>();
+    } else {
+      return Error{"a counter add must carry an integer, got " + SafeDump(input)};
+    }
+    return c;
+  }
+  if (f == "read") {
+    CompiledOp c = Basic(kReadTotal, process, output);
+    c.read_only = true;
+    if (output != nullptr) {
+      if (!output->is_number_integer()) {
+        return Error{"a counter read must complete with an integer, got " + SafeDump(*output)};
+      }
+      c.op.out = output->get<int64_t>();
+    }
+    return c;
+  }
+  return Unmodelled();
+}
+
+ModelState CounterModel::Initial() const {
+  ModelState s;
+  s.a = static_cast<uint64_t>(initial_);
+  return s;
+}
+
+bool CounterModel::Step(const ModelState& state, const ModelOp& op, ModelState* next) {
+  *next = state;
+  if (op.code == kIncrement) {
+    next->a = state.a + static_cast<uint64_t>(op.arg0);  // wraps like the service would
+    return true;
+  }
+  return !op.known || op.out == static_cast<int64_t>(state.a);
+}
+
+std::string CounterModel::DescribeState(const ModelState& state) const {
+  return "value " + std::to_string(static_cast<int64_t>(state.a));
+}
+
+}  // namespace locksmith

@@ -1,0 +1,31 @@
+// Loads a history file in any format the checker reads: Jepsen EDN, Jepsen
+// `jepsen.util` log lines, or our own history.jsonl; the format is named or
+// detected from the content. Errors read "FILE:LINE: reason" (or "FILE:
+// reason" when no line applies). Stateless free functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "checker/history.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+enum class HistoryFormat { kEdn, kJepsenLog, kJsonl };
+
+// "edn", "jepsen-log" or "jsonl".
+Result<HistoryFormat> ParseHistoryFormat(std::string_view name);
+std::string_view HistoryFormatName(HistoryFormat format);
+
+// nullopt when the text looks like none of the formats. Empty text is EDN
+// (an empty history).
+std::optional<HistoryFormat> DetectHistoryFormat(std::string_view text);
+
+// `format` empty: detect. `source` names the text in error messages.
+Result<History> ParseHistoryText(std::string_view text, const std::string& format,
+                                 const std::string& source);
+Result<History> LoadHistoryFile(const std::string& path, const std::string& format);
+
+}  // namespace locksmith

@@ -1,0 +1,236 @@
+#include "checker/linearizability_checker.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+#include "checker/history_file.h"
+#include "checker/linearizability_search.h"
+#include "checker/model.h"
+#include "checker/value_table.h"
+
+namespace locksmith {
+namespace {
+
+// Anomalies name at most this many ops of the prefix (the latest ones):
+// enough to see what led to the failure without a 10k-entry JSON array.
+constexpr size_t kMaxPrefixRefs = 100;
+
+struct Partition {
+  std::string key;
+  std::vector<SearchOp> ops;
+  // History positions of each op's invoke and completion (-1: none).
+  std::vector<std::pair<int64_t, int64_t>> positions;
+};
+
+bool IsPair(const nlohmann::json& v) { return v.is_array() && v.size() == 2; }
+
+// jepsen.independent wraps every value as [key value]. A plain cas-register
+// also has pairs ([old new]) but its reads carry nil, so the history counts
+// as independent only when every client invoke carries a pair, and ops
+// whose own input is a pair carry a pair inside.
+bool LooksIndependent(const History& history, const Model& model) {
+  bool any = false;
+  for (const Op& op : history) {
+    if (op.type != OpType::kInvoke || !op.is_client()) continue;
+    if (!op.key.empty() || !IsPair(op.value)) return false;
+    if (model.InputIsPair(op.f) && !IsPair(op.value[1])) return false;
+    any = true;
+  }
+  return any;
+}
+
+std::string KeyText(const nlohmann::json& key) {
+  return key.is_string() ? key.get<std::string>() : SafeDump(key);
+}
+
+nlohmann::json LinearizedOpRef(const History& history, std::pair<int64_t, int64_t> at) {
+  const Op& invoke = history[static_cast<size_t>(at.first)];
+  const Op* completion = at.second >= 0 ? &history[static_cast<size_t>(at.second)] : nullptr;
+  nlohmann::json ref = OpRef(completion != nullptr ? *completion : invoke);
+  ref["invoke_index"] = invoke.index;
+  const bool ok = completion != nullptr && completion->type == OpType::kOk;
+  ref["value"] = ok ? completion->value : invoke.value;
+  return ref;
+}
+
+std::string Describe(const nlohmann::json& ref) {
+  std::string process = ref["process"].is_string() ? ref["process"].get<std::string>()
+                                                   : std::to_string(ref["process"].get<int64_t>());
+  return "process " + process + " " + ref["type"].get<std::string>() + " " +
+         ref["f"].get<std::string>() + " " + DescribeValue(ref["value"]) + " (index " +
+         std::to_string(ref["invoke_index"].get<int64_t>()) + ".." +
+         std::to_string(ref["index"].get<int64_t>()) + ")";
+}
+
+nlohmann::json BuildAnomaly(const History& history, const Partition& partition,
+                            const SearchOutcome& outcome, const Model& model) {
+  nlohmann::json anomaly;
+  anomaly["type"] = "nonlinearizable";
+  anomaly["model"] = std::string(model.Name());
+  anomaly["key"] = partition.key;
+  const nlohmann::json op =
+      LinearizedOpRef(history, partition.positions[static_cast<size_t>(outcome.failed_op)]);
+  anomaly["op"] = op;
+  anomaly["ops"] = nlohmann::json::array({op});
+  const size_t total = outcome.prefix.size();
+  const size_t omitted = total > kMaxPrefixRefs ? total - kMaxPrefixRefs : 0;
+  nlohmann::json prefix = nlohmann::json::array();
+  for (size_t i = omitted; i < total; ++i) {
+    prefix.push_back(
+        LinearizedOpRef(history, partition.positions[static_cast<size_t>(outcome.prefix[i])]));
+  }
+  anomaly["prefix"] = std::move(prefix);
+  anomaly["prefix_length"] = total;
+  anomaly["prefix_omitted"] = omitted;
+  anomaly["state"] = model.DescribeState(outcome.state_after_prefix);
+  anomaly["message"] = Describe(op) + " cannot be linearized after the longest linearizable "
+                       "prefix (" + std::to_string(total) + " ops; state " +
+                       model.DescribeState(outcome.state_after_prefix) + ")";
+  return anomaly;
+}
+
+}  // namespace
+
+Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options) {
+  if (!(options.timeout_s > 0) || !std::isfinite(options.timeout_s)) {
+    return Error{"the timeout must be a positive number of seconds"};
+  }
+  if (options.memory_limit_bytes == 0) return Error{"the memory limit must be positive"};
+  if (!options.format.empty()) {
+    if (auto format = ParseHistoryFormat(options.format); !format) return Error{format.error()};
+  }
+  ValueTable values;
+  if (auto model = MakeModel(options.model, options.initial, &values); !model) {
+    return Error{model.error()};
+  }
+  return OkStatus();
+}
+
+Result<CheckResult> CheckLinearizable(const History& history,
+                                      const LinearizabilityOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
+    return Error{valid.error()};
+  }
+  ValueTable values;
+  auto made = MakeModel(options.model, options.initial, &values);
+  if (!made) return Error{made.error()};
+  Model& model = **made;
+
+  const std::vector<int64_t> completion_of = PairCompletions(history);
+  const bool independent = LooksIndependent(history, model);
+  std::vector<Partition> partitions;
+  std::unordered_map<std::string, size_t> partition_of;
+  std::map<std::string, int64_t> ignored;
+  int64_t client_ops = 0, modelled = 0, pending = 0, failed = 0;
+
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Op& invoke = history[i];
+    if (invoke.type != OpType::kInvoke || !invoke.is_client()) continue;
+    ++client_ops;
+    const int64_t c = completion_of[i];
+    const Op* completion = c >= 0 ? &history[static_cast<size_t>(c)] : nullptr;
+    if (completion != nullptr && completion->type == OpType::kFail) {
+      ++failed;  // certainly had no effect
+      continue;
+    }
+    const bool ok = completion != nullptr && completion->type == OpType::kOk;
+    std::string key = invoke.key.empty() && completion != nullptr ? completion->key : invoke.key;
+    const nlohmann::json* input = &invoke.value;
+    const nlohmann::json* output = ok ? &completion->value : nullptr;
+    if (independent) {
+      key = KeyText(invoke.value[0]);
+      input = &invoke.value[1];
+      if (ok && IsPair(completion->value) && completion->value[0] == invoke.value[0]) {
+        output = &completion->value[1];
+      }
+    }
+    auto compiled = model.Compile(invoke.f, *input, output, invoke.process);
+    if (!compiled) {
+      return Error{"op at index " + std::to_string(invoke.index) + " (process " +
+                   std::to_string(invoke.process) + ", " + invoke.f + "): " + compiled.error()};
+    }
+    if (!compiled->modelled) {
+      ++ignored[invoke.f];
+      continue;
+    }
+    ++modelled;
+    if (!ok) ++pending;
+    auto [it, inserted] = partition_of.emplace(key, partitions.size());
+    if (inserted) partitions.push_back(Partition{key, {}, {}});
+    Partition& p = partitions[it->second];
+    p.ops.push_back(SearchOp{compiled->op, static_cast<int64_t>(i), ok ? c : -1,
+                             compiled->read_only, compiled->only_own_process_observes});
+    p.positions.emplace_back(static_cast<int64_t>(i), c);
+  }
+  if (client_ops > 0 && modelled == 0) {
+    std::string seen;
+    for (const auto& [f, n] : ignored) seen += (seen.empty() ? "" : ", ") + f;
+    return Error{"no op in the history is one that model " + options.model +
+                 " checks (f seen: " + seen + ")"};
+  }
+
+  SearchBudget budget;
+  budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                std::chrono::duration<double>(options.timeout_s));
+  budget.memory_limit_bytes = options.memory_limit_bytes;
+  const size_t op_bytes = static_cast<size_t>(modelled) *
+                          (sizeof(SearchOp) + sizeof(std::pair<int64_t, int64_t>));
+  budget.shared_bytes = [&values, op_bytes] { return values.MemoryBytes() + op_bytes; };
+
+  CheckResult result;
+  uint64_t states = 0;
+  size_t peak = 0;
+  int64_t invalid = 0, undecided = 0;
+  std::string reasons;
+  for (const Partition& partition : partitions) {
+    LinearizabilitySearch search(model, partition.ops, budget);
+    const SearchOutcome outcome = search.Run();
+    states += outcome.states_explored;
+    peak = std::max(peak, outcome.peak_memory_bytes);
+    if (outcome.valid == Validity::kFalse) {
+      ++invalid;
+      result.anomalies.push_back(BuildAnomaly(history, partition, outcome, model));
+    } else if (outcome.valid == Validity::kUnknown) {
+      ++undecided;
+      if (reasons.empty()) {
+        reasons = (partition.key.empty() ? "" : "key " + partition.key + ": ") + outcome.reason;
+      }
+    }
+  }
+  result.valid = invalid > 0     ? Validity::kFalse
+                 : undecided > 0 ? Validity::kUnknown
+                                 : Validity::kTrue;
+  if (undecided > 0) {
+    result.reason = std::to_string(undecided) + " of " + std::to_string(partitions.size()) +
+                    " partitions undecided (" + reasons + ")";
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.stats = {{"model", options.model},
+                  {"ops", modelled},
+                  {"pending_ops", pending},
+                  {"failed_ops", failed},
+                  {"partitions", partitions.size()},
+                  {"partitions_invalid", invalid},
+                  {"partitions_unknown", undecided},
+                  {"independent_keys", independent},
+                  {"states_explored", states},
+                  {"time_s", seconds},
+                  {"peak_memory_bytes", peak}};
+  if (!ignored.empty()) result.stats["ignored_ops"] = ignored;
+  return result;
+}
+
+CheckResult LinearizabilityChecker::Check(const History& history) const {
+  auto result = CheckLinearizable(history, options_);
+  if (result) return std::move(result).value();
+  CheckResult unknown;
+  unknown.valid = Validity::kUnknown;
+  unknown.reason = result.error();
+  return unknown;
+}
+
+}  // namespace locksmith

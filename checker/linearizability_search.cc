@@ -1,0 +1,257 @@
+#include "checker/linearizability_search.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace locksmith {
+namespace {
+
+// Budget checks read the clock; every this many steps is cheap and still
+// stops within milliseconds of the deadline.
+constexpr uint64_t kBudgetCheckInterval = 512;
+
+void PushState(const ModelState& s, std::vector<uint32_t>* words) {
+  words->push_back(static_cast<uint32_t>(s.a));
+  words->push_back(static_cast<uint32_t>(s.a >> 32));
+  words->push_back(static_cast<uint32_t>(s.b));
+  words->push_back(static_cast<uint32_t>(s.b >> 32));
+}
+
+}  // namespace
+
+LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops,
+                                             SearchBudget budget)
+    : model_(model), ops_(ops), budget_(std::move(budget)) {
+  const auto n = static_cast<int32_t>(ops_.size());
+  call_node_.assign(n, -1);
+  return_node_.assign(n, -1);
+
+  std::unordered_map<int64_t, int64_t> last_call;  // process -> its last invoke here
+  for (const SearchOp& op : ops_) {
+    auto [it, inserted] = last_call.emplace(op.op.process, op.call);
+    if (!inserted) it->second = std::max(it->second, op.call);
+  }
+
+  struct Event {
+    int64_t position;
+    int32_t op;
+    bool is_call;
+  };
+  std::vector<Event> events;
+  std::vector<int32_t> pending;
+  for (int32_t i = 0; i < n; ++i) {
+    const SearchOp& op = ops_[i];
+    if (op.ret >= 0) {
+      events.push_back({op.call, i, true});
+      events.push_back({op.ret, i, false});
+      ++completed_;
+      continue;
+    }
+    if (op.read_only) continue;  // an unobserved read has no effect
+    if (op.only_own_process_observes && last_call[op.op.process] == op.call) continue;
+    pending.push_back(i);
+  }
+  std::sort(events.begin(), events.end(), [](const Event& x, const Event& y) {
+    return std::tie(x.position, x.is_call) < std::tie(y.position, y.is_call);
+  });
+
+  const size_t nodes = events.size() + 1;
+  next_.resize(nodes);
+  prev_.resize(nodes);
+  node_op_.assign(nodes, -1);
+  node_is_call_.assign(nodes, false);
+  node_position_.assign(nodes, -1);
+  for (size_t k = 0; k < nodes; ++k) {
+    next_[k] = k + 1 < nodes ? static_cast<int32_t>(k + 1) : -1;
+    prev_[k] = static_cast<int32_t>(k) - 1;
+  }
+  for (size_t k = 0; k < events.size(); ++k) {
+    const auto node = static_cast<int32_t>(k + 1);
+    node_op_[node] = events[k].op;
+    node_is_call_[node] = events[k].is_call;
+    node_position_[node] = events[k].position;
+    (events[k].is_call ? call_node_ : return_node_)[events[k].op] = node;
+  }
+
+  std::sort(pending.begin(), pending.end(),
+            [&](int32_t x, int32_t y) { return ops_[x].call < ops_[y].call; });
+  using ClassKey = std::tuple<uint32_t, int64_t, int64_t, int64_t>;
+  std::map<ClassKey, int32_t> classes;
+  for (int32_t i : pending) {
+    const ModelOp& m = ops_[i].op;
+    ClassKey key{m.code, m.arg0, m.arg1, model_.UsesProcess() ? m.process : 0};
+    auto [it, inserted] = classes.emplace(key, static_cast<int32_t>(class_ops_.size()));
+    if (inserted) {
+      class_ops_.emplace_back();
+      class_first_call_.push_back(ops_[i].call);
+    }
+    class_ops_[it->second].push_back(i);
+  }
+  consumed_.assign(class_ops_.size(), 0);
+}
+
+void LinearizabilitySearch::Lift(int32_t op) {
+  for (int32_t node : {call_node_[op], return_node_[op]}) {
+    next_[prev_[node]] = next_[node];
+    if (next_[node] >= 0) prev_[next_[node]] = prev_[node];
+  }
+}
+
+void LinearizabilitySearch::Unlift(int32_t op) {
+  for (int32_t node : {return_node_[op], call_node_[op]}) {
+    next_[prev_[node]] = node;
+    if (next_[node] >= 0) prev_[next_[node]] = node;
+  }
+}
+
+size_t LinearizabilitySearch::MemoryBytes() const {
+  size_t bytes = memo_.MemoryBytes() + stack_.capacity() * sizeof(Frame) +
+                 best_path_.capacity() * sizeof(Frame) + model_.MemoryBytes();
+  if (budget_.shared_bytes) bytes += budget_.shared_bytes();
+  return bytes;
+}
+
+LinearizabilitySearch::Entered LinearizabilitySearch::Enter() {
+  ++explored_;
+  if (lifted_ == completed_) return Entered::kDone;
+  key_.clear();
+  PushState(state_, &key_);
+  key_.push_back(0);  // placeholder for the first return's op
+  int32_t node = next_[0];
+  while (node_is_call_[node]) {
+    key_.push_back(static_cast<uint32_t>(node_op_[node]));
+    node = next_[node];
+  }
+  key_[4] = static_cast<uint32_t>(node_op_[node]);
+  if (memo_.CoveredOrInsert(key_, nonzero_, consumed_)) return Entered::kCovered;
+  first_return_ = node;
+  if (lifted_ > best_lifted_) {
+    best_lifted_ = lifted_;
+    best_depth_ = stack_.size();
+    best_failed_op_ = node_op_[node];
+    best_state_ = state_;
+    best_dirty_ = true;
+  }
+  return Entered::kNew;
+}
+
+// The stack's bottom frames are copied only when they changed since the
+// last copy, so recording stays linear in the number of pushes.
+void LinearizabilitySearch::RecordBestPath() {
+  if (!best_dirty_) return;
+  const size_t keep = std::min(synced_, best_depth_);
+  best_path_.resize(keep);
+  best_path_.insert(best_path_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(keep),
+                    stack_.begin() + static_cast<std::ptrdiff_t>(best_depth_));
+  synced_ = best_depth_;
+  best_dirty_ = false;
+}
+
+bool LinearizabilitySearch::OverBudget(SearchOutcome* outcome) {
+  const size_t bytes = MemoryBytes();
+  peak_bytes_ = std::max(peak_bytes_, bytes);
+  if (bytes > budget_.memory_limit_bytes) {
+    outcome->reason = "memory budget of " + std::to_string(budget_.memory_limit_bytes >> 20) +
+                      " MiB exhausted after " + std::to_string(explored_) + " states";
+    return true;
+  }
+  if (std::chrono::steady_clock::now() > budget_.deadline) {
+    outcome->reason = "time budget exhausted after " + std::to_string(explored_) + " states";
+    return true;
+  }
+  return false;
+}
+
+SearchOutcome LinearizabilitySearch::Run() {
+  SearchOutcome outcome;
+  state_ = model_.Initial();
+  auto finish = [&](Validity v) {
+    outcome.valid = v;
+    outcome.states_explored = explored_;
+    peak_bytes_ = std::max(peak_bytes_, MemoryBytes());
+    outcome.peak_memory_bytes = peak_bytes_;
+    return outcome;
+  };
+  if (Enter() == Entered::kDone) return finish(Validity::kTrue);
+
+  // Where to continue among the current node's candidates: a list node in
+  // the completed phase, then pending classes from next_class.
+  int32_t cursor = next_[0];
+  int32_t next_class = -1;
+  uint64_t steps = 0;
+  while (true) {
+    if (++steps % kBudgetCheckInterval == 0 && OverBudget(&outcome)) {
+      outcome.valid = Validity::kUnknown;
+      return finish(Validity::kUnknown);
+    }
+    bool descended = false;
+    Entered entered = Entered::kNew;
+    ModelState next;
+    if (next_class < 0) {
+      for (int32_t node = cursor; node_is_call_[node]; node = next_[node]) {
+        const int32_t op = node_op_[node];
+        if (!model_.Step(state_, ops_[op].op, &next)) continue;
+        stack_.push_back({op, -1, first_return_, state_});
+        Lift(op);
+        ++lifted_;
+        state_ = next;
+        descended = true;
+        break;
+      }
+      if (!descended) next_class = 0;
+    }
+    if (!descended) {
+      const int64_t horizon = node_position_[first_return_];
+      const auto active = static_cast<int32_t>(
+          std::lower_bound(class_first_call_.begin(), class_first_call_.end(), horizon) -
+          class_first_call_.begin());
+      for (int32_t cls = next_class; cls < active; ++cls) {
+        const uint32_t used = consumed_[cls];
+        if (used == class_ops_[cls].size()) continue;
+        const int32_t op = class_ops_[cls][used];
+        if (ops_[op].call >= horizon) continue;
+        if (!model_.Step(state_, ops_[op].op, &next) || next == state_) continue;
+        stack_.push_back({op, cls, first_return_, state_});
+        if (consumed_[cls]++ == 0) nonzero_.push_back(static_cast<uint32_t>(cls));
+        state_ = next;
+        descended = true;
+        break;
+      }
+    }
+    if (descended) {
+      entered = Enter();
+      if (entered == Entered::kDone) return finish(Validity::kTrue);
+      if (entered == Entered::kNew) {
+        cursor = next_[0];
+        next_class = -1;
+        continue;
+      }
+    }
+    // Backtrack: every candidate of this node failed (or the node we just
+    // stepped into was covered).
+    RecordBestPath();
+    if (stack_.empty()) break;
+    const Frame frame = stack_.back();
+    stack_.pop_back();
+    synced_ = std::min(synced_, stack_.size());
+    state_ = frame.previous;
+    first_return_ = frame.parent_return;
+    if (frame.cls < 0) {
+      Unlift(frame.op);
+      --lifted_;
+      cursor = next_[call_node_[frame.op]];
+      next_class = -1;
+    } else {
+      if (--consumed_[frame.cls] == 0) nonzero_.pop_back();
+      next_class = frame.cls + 1;
+    }
+  }
+  outcome.failed_op = best_failed_op_;
+  outcome.state_after_prefix = best_state_;
+  for (const Frame& f : best_path_) outcome.prefix.push_back(f.op);
+  return finish(Validity::kFalse);
+}
+
+}  // namespace locksmith

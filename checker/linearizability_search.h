@@ -1,0 +1,129 @@
+// LinearizabilitySearch: decides whether one partition of a history (one
+// key) has a legal sequential order under a Model — Wing & Gong's search as
+// Lowe and Porcupine refine it, with our own additions for pending ops.
+//
+// Completed ops live in a doubly linked list of call/return entries in
+// history order; the candidates at a node are the call entries before the
+// first return entry, which is taken out ("lifted") when linearized and put
+// back on backtrack. A node is identified by (state, first unlinearized
+// return R, unlinearized calls before R) — enough to know every linearized
+// completed op — plus how many pending ops of each class were linearized.
+//
+// Pending ops (info, or never completed) may take effect at any point after
+// their invoke, or never, so the search never needs them to finish. They are
+// kept apart from the list, grouped in classes of identical ops (same f,
+// inputs, and process when the model cares): identical ops that are both
+// already invoked are interchangeable, so within a class only the earliest
+// unused one is ever tried, and "how many were used" describes the class.
+// A pending op is only linearized when it changes the state, a node is
+// skipped when a node with the same key and no more pending ops used was
+// already seen (see MemoTable), pending reads are dropped, and pending
+// acquires that only their own (finished) process could observe are dropped.
+//
+// The search is iterative (histories of a million ops nest deep),
+// deterministic, and stops with kUnknown at the time or memory budget.
+// Not thread-safe; one instance per partition.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "checker/checker.h"
+#include "checker/memo_table.h"
+#include "checker/model.h"
+
+namespace locksmith {
+
+struct SearchOp {
+  ModelOp op;
+  int64_t call = 0;  // history position of the invoke
+  int64_t ret = -1;  // history position of the ok completion; -1 when pending
+  bool read_only = false;
+  bool only_own_process_observes = false;
+};
+
+struct SearchBudget {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  size_t memory_limit_bytes = SIZE_MAX;
+  // Bytes held outside the search that it makes grow (interned values).
+  std::function<size_t()> shared_bytes;
+};
+
+struct SearchOutcome {
+  Validity valid = Validity::kTrue;
+  std::string reason;  // for kUnknown
+  uint64_t states_explored = 0;
+  size_t peak_memory_bytes = 0;
+  // For kFalse: the completed op that could not be linearized after the
+  // longest linearizable prefix found (indices into the input ops), and the
+  // model state after that prefix.
+  int64_t failed_op = -1;
+  std::vector<int64_t> prefix;
+  ModelState state_after_prefix;
+};
+
+class LinearizabilitySearch {
+ public:
+  // `ops` in any order; calls and returns are compared by history position.
+  LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops, SearchBudget budget);
+  SearchOutcome Run();
+
+ private:
+  enum class Entered { kNew, kCovered, kDone };
+  struct Frame {
+    int32_t op;  // index into ops_
+    int32_t cls;  // pending class, or -1 for a completed op
+    int32_t parent_return;  // list node of the parent's first return
+    ModelState previous;
+  };
+
+  void Lift(int32_t op);
+  void Unlift(int32_t op);
+  Entered Enter();
+  void RecordBestPath();
+  bool OverBudget(SearchOutcome* outcome);
+  size_t MemoryBytes() const;
+
+  Model& model_;
+  const std::vector<SearchOp>& ops_;
+  SearchBudget budget_;
+
+  // Completed ops, list nodes: node 0 is the head; each completed op has a
+  // call node and a return node.
+  int32_t completed_ = 0;
+  std::vector<int32_t> next_, prev_;
+  std::vector<int32_t> node_op_;  // op of a node
+  std::vector<bool> node_is_call_;
+  std::vector<int64_t> node_position_;
+  std::vector<int32_t> call_node_, return_node_;  // per op (-1 for pending)
+
+  // Pending classes, ordered by their first invoke.
+  std::vector<std::vector<int32_t>> class_ops_;
+  std::vector<int64_t> class_first_call_;
+  std::vector<uint32_t> consumed_;
+  std::vector<uint32_t> nonzero_;
+
+  // Search state.
+  ModelState state_;
+  int32_t lifted_ = 0;
+  int32_t first_return_ = 0;  // list node of the current node's first return
+  std::vector<Frame> stack_;
+  std::vector<uint32_t> key_;
+  MemoTable memo_;
+  uint64_t explored_ = 0;
+  size_t peak_bytes_ = 0;
+
+  // Longest prefix, recorded lazily (see RecordBestPath).
+  int32_t best_lifted_ = -1;
+  size_t best_depth_ = 0;
+  int32_t best_failed_op_ = -1;
+  ModelState best_state_;
+  bool best_dirty_ = false;
+  std::vector<Frame> best_path_;
+  size_t synced_ = 0;  // leading frames of stack_ equal to best_path_
+};
+
+}  // namespace locksmith

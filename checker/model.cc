@@ -1,0 +1,63 @@
+#include "checker/model.h"
+
+#include "checker/data_models.h"
+#include "checker/lock_models.h"
+
+namespace locksmith {
+
+const std::vector<std::string>& ModelNames() {
+  static const std::vector<std::string> kNames = {
+      "mutex",        "owner-mutex", "fenced-mutex", "rw-lock", "register",
+      "cas-register", "kv",          "set",          "counter"};
+  return kNames;
+}
+
+Result<std::unique_ptr<Model>> MakeModel(const std::string& name,
+                                         const std::optional<nlohmann::json>& initial,
+                                         ValueTable* values) {
+  const bool takes_initial =
+      name == "register" || name == "cas-register" || name == "kv" || name == "counter";
+  bool known = false;
+  for (const auto& n : ModelNames()) known = known || n == name;
+  if (!known) {
+    std::string list;
+    for (const auto& n : ModelNames()) list += (list.empty() ? "" : ", ") + n;
+    return Error{"unknown model \"" + name + "\" (expected one of: " + list + ")"};
+  }
+  if (initial.has_value() && !takes_initial) {
+    return Error{"model " + name +
+                 " has no initial value (only register, cas-register, kv and counter take "
+                 "--initial)"};
+  }
+  std::unique_ptr<Model> model;
+  if (name == "mutex") {
+    model = std::make_unique<MutexModel>(MutexModel::Kind::kPlain);
+  } else if (name == "owner-mutex") {
+    model = std::make_unique<MutexModel>(MutexModel::Kind::kOwner);
+  } else if (name == "fenced-mutex") {
+    model = std::make_unique<MutexModel>(MutexModel::Kind::kFenced);
+  } else if (name == "rw-lock") {
+    model = std::make_unique<RwLockModel>();
+  } else if (name == "set") {
+    model = std::make_unique<SetModel>(values);
+  } else if (name == "counter") {
+    int64_t start = 0;
+    if (initial.has_value()) {
+      if (!initial->is_number_integer()) {
+        return Error{"the counter's initial value must be an integer, got " +
+                     SafeDump(*initial)};
+      }
+      start = initial->get<int64_t>();
+    }
+    model = std::make_unique<CounterModel>(start);
+  } else {
+    const auto kind = name == "register"       ? RegisterModel::Kind::kRegister
+                      : name == "cas-register" ? RegisterModel::Kind::kCasRegister
+                                               : RegisterModel::Kind::kKv;
+    const int64_t start = values->Intern(initial.value_or(nlohmann::json(nullptr)));
+    model = std::make_unique<RegisterModel>(kind, start, values);
+  }
+  return model;
+}
+
+}  // namespace locksmith

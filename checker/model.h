@@ -1,0 +1,100 @@
+// Model: the sequential specification a history is checked against (a
+// mutex, a register, ...), in the compact form the linearizability search
+// runs on. A model first compiles each op's JSON into a ModelOp of integers
+// (values interned in a ValueTable), then steps states. States are two
+// 64-bit words; models whose state is a collection intern it, so equal
+// states always have equal words.
+//
+// Models and their op names (see DESIGN.md for our own histories):
+//   mutex         acquire (legal iff free), release (legal iff held): Knossos
+//   owner-mutex   acquire, release (legal only for the holder's process)
+//   fenced-mutex  owner-mutex where each ok acquire's fence (value.fence, or
+//                 an integer value) is strictly greater than every earlier one
+//   rw-lock       acquire / release (exclusive), acquire-shared /
+//                 release-shared; aliases acquire-write, release-write,
+//                 acquire-read, release-read, acquire-exclusive,
+//                 release-exclusive
+//   register      read, write
+//   cas-register  read, write, cas [old new]
+//   kv            get (or read), put (or write), append, per key
+//   set           add, remove, contains (completion value true/false), read
+//                 (completion value: the whole set)
+//   counter       add (value: the increment), read
+// Ops whose f a model does not know are ignored (our histories mix lock ops
+// with resource ops). Nemesis ops never reach a model.
+// Not thread-safe: a model instance belongs to one check.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "checker/value_table.h"
+
+namespace locksmith {
+
+struct ModelOp {
+  uint32_t code = 0;  // model-specific operation
+  int64_t process = 0;
+  int64_t arg0 = 0;  // inputs (interned values, ints, fences)
+  int64_t arg1 = 0;
+  int64_t out = 0;  // output, when known
+  bool known = true;  // false for a pending op: it may take effect, output unknown
+};
+
+struct ModelState {
+  uint64_t a = 0;
+  uint64_t b = 0;
+  bool operator==(const ModelState&) const = default;
+};
+
+struct CompiledOp {
+  // False: this model has no such f; the op is left out of the check.
+  bool modelled = true;
+  // Never changes the state (a read): a pending one can be dropped.
+  bool read_only = false;
+  // If it takes effect, only later ops of its own process can observe it
+  // (acquires in owner-aware locks): a pending one whose process issues no
+  // later op in the partition can be dropped, since taking effect would
+  // only block everybody else forever.
+  bool only_own_process_observes = false;
+  ModelOp op;
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual std::string_view Name() const = 0;
+  // `input` is the invoke's value, `output` the ok completion's value or
+  // nullptr for a pending op; both already unwrapped from [key value] tuples.
+  virtual Result<CompiledOp> Compile(const std::string& f, const nlohmann::json& input,
+                                     const nlohmann::json* output, int64_t process) = 0;
+  virtual ModelState Initial() const = 0;
+  // False when `op` is illegal in `state`; otherwise sets *next.
+  virtual bool Step(const ModelState& state, const ModelOp& op, ModelState* next) = 0;
+  virtual std::string DescribeState(const ModelState& state) const = 0;
+  // True when ops of different processes with the same inputs differ.
+  virtual bool UsesProcess() const { return false; }
+  // True when f's own input is a 2-element vector (cas [old new]), which
+  // matters when telling [key value] tuples (jepsen.independent) apart.
+  virtual bool InputIsPair(const std::string& /*f*/) const { return false; }
+  // Bytes held by interned states, for the memory budget.
+  virtual size_t MemoryBytes() const { return 0; }
+};
+
+// Names accepted by MakeModel, in documentation order.
+const std::vector<std::string>& ModelNames();
+
+// `values` outlives the model. Errors: unknown name, initial value given to
+// a model without one, or an initial value of the wrong type.
+Result<std::unique_ptr<Model>> MakeModel(const std::string& name,
+                                         const std::optional<nlohmann::json>& initial,
+                                         ValueTable* values);
+
+}  // namespace locksmith
