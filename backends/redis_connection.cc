@@ -3,7 +3,6 @@
 #include <array>
 #include <vector>
 
-#include <boost/asio/append.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
@@ -97,14 +96,33 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     Clock::time_point deadline;
     uint64_t seq = 0;
     Handler handler;
+
+    Pending() = default;
+    Pending(Clock::time_point d, uint64_t s, Handler h)
+        : deadline(d), seq(s), handler(std::move(h)) {}
+    Pending(Pending&&) noexcept = default;
+    // Boost 1.81's any_completion_handler::operator=(&&) copy-constructs from
+    // an lvalue of itself, which its unconstrained converting constructor
+    // turns into infinite recursion; move-construct and swap instead.
+    Pending& operator=(Pending&& other) noexcept {
+      deadline = other.deadline;
+      seq = other.seq;
+      Handler taken(std::move(other.handler));
+      handler.swap(taken);
+      return *this;
+    }
   };
 
   void Complete(Handler handler, RedisCallError error, std::string message,
                 RedisReply reply = {}) {
     // Posted, never invoked inline: the caller's coroutine must not resume
     // inside our reader or inside its own Enqueue call.
-    asio::post(executor_, asio::append(std::move(handler),
-                            RedisResponse{error, std::move(message), std::move(reply)}));
+    // (A lambda, not asio::append: see Pending::operator= on Boost 1.81's
+    // any_completion_handler and lvalues of itself.)
+    asio::post(executor_, [h = std::move(handler),
+                           r = RedisResponse{error, std::move(message), std::move(reply)}]() mutable {
+      std::move(h)(std::move(r));
+    });
   }
 
   // The one place where a connection dies. Commands whose bytes were handed

@@ -1,0 +1,260 @@
+// Unit tests for RedisConnection against FakeRedisServer on loopback: FIFO
+// matching under pipelining, AUTH, and every failure path's classification
+// (kNotSent vs kInDoubt vs kClosed). No real Redis, no timing assertions.
+#include "backends/redis_connection.h"
+
+#include <array>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <gtest/gtest.h>
+
+#include "backends/redis_fake_server.h"
+
+namespace locksmith {
+namespace {
+
+namespace asio = boost::asio;
+using Clock = RedisConnection::Clock;
+using std::chrono::milliseconds;
+
+constexpr std::array<std::string_view, 1> kPing{"PING"};
+
+// Runs `body` on `ioc` until it finishes; rethrows what it threw.
+template <typename F>
+void RunCo(asio::io_context& ioc, F body) {
+  std::exception_ptr error;
+  asio::co_spawn(ioc, body(), [&](std::exception_ptr e) {
+    error = e;
+    ioc.stop();
+  });
+  ioc.run();
+  if (error) std::rethrow_exception(error);
+}
+
+Clock::time_point In(milliseconds d) { return Clock::now() + d; }
+
+FakeRedisServer::Action Reply(std::string bytes) { return {std::move(bytes), false}; }
+
+RedisConnectionOptions Options(uint16_t port, std::string password = "") {
+  RedisConnectionOptions o;
+  o.endpoint = {"127.0.0.1", port, std::move(password)};
+  o.connect_timeout = milliseconds(2000);
+  return o;
+}
+
+// A port with nothing listening: bind an ephemeral port, then close it.
+uint16_t DeadPort() {
+  asio::io_context ioc;
+  asio::ip::tcp::acceptor a(ioc, {asio::ip::make_address("127.0.0.1"), 0});
+  return a.local_endpoint().port();
+}
+
+TEST(RedisConnectionTest, PipelinedRepliesAreMatchedInOrder) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command& c) {
+    return Reply("$" + std::to_string(c[1].size()) + "\r\n" + c[1] + "\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  std::vector<std::string> got(20);
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    auto one = [&](int i) -> asio::awaitable<void> {
+      const std::string arg = "v" + std::to_string(i);
+      const std::array<std::string_view, 2> args{"ECHO", arg};
+      RedisResponse r = co_await conn.Command(args, In(milliseconds(5000)));
+      got[static_cast<size_t>(i)] = r.ok() ? r.reply.str : "error: " + r.message;
+    };
+    // Twenty commands in flight on one connection at once.
+    auto ex = co_await asio::this_coro::executor;
+    int done = 0;
+    for (int i = 0; i < 20; ++i) {
+      asio::co_spawn(ex, one(i), [&](std::exception_ptr) { ++done; });
+    }
+    asio::steady_timer t(ex);
+    while (done < 20) {
+      t.expires_after(milliseconds(1));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    server.Stop();
+  });
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(got[static_cast<size_t>(i)], "v" + std::to_string(i));
+  EXPECT_EQ(server.connections(), 1);
+}
+
+TEST(RedisConnectionTest, SendsAuthFirstAndAnswersAfterIt) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command& c) {
+    return Reply(c[0] == "AUTH" ? "+OK\r\n" : "+PONG\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port(), "s3cret"));
+  std::optional<Status> status;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    status = co_await conn.Connect();
+    server.Stop();
+  });
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(status->ok()) << status->error();
+  ASSERT_EQ(server.commands().size(), 2u);
+  EXPECT_EQ(server.commands()[0], (FakeRedisServer::Command{"AUTH", "s3cret"}));
+  EXPECT_EQ(server.commands()[1], (FakeRedisServer::Command{"PING"}));
+}
+
+TEST(RedisConnectionTest, RejectedAuthFailsQueuedCommandsAsNotSent) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command&) {
+    return Reply("-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port(), "bad"));
+  RedisResponse r;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    r = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_EQ(r.error, RedisCallError::kNotSent);
+  EXPECT_NE(r.message.find("WRONGPASS"), std::string::npos) << r.message;
+  ASSERT_EQ(server.commands().size(), 1u);  // PING never went out
+}
+
+TEST(RedisConnectionTest, DeadlineWhileAuthIsUnansweredIsNotSent) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(),
+                         [](const FakeRedisServer::Command&) { return Reply(""); });
+  RedisConnection conn(ioc.get_executor(), Options(server.port(), "pw"));
+  RedisResponse r;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    r = co_await conn.Command(kPing, In(milliseconds(100)));
+    server.Stop();
+  });
+  // The PING waited behind the handshake and never reached the socket.
+  EXPECT_EQ(r.error, RedisCallError::kNotSent);
+  ASSERT_EQ(server.commands().size(), 1u);
+  EXPECT_EQ(server.commands()[0][0], "AUTH");
+}
+
+TEST(RedisConnectionTest, ConnectionRefusedIsNotSent) {
+  asio::io_context ioc;
+  RedisConnection conn(ioc.get_executor(), Options(DeadPort()));
+  RedisResponse r;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    r = co_await conn.Command(kPing, In(milliseconds(5000)));
+  });
+  EXPECT_EQ(r.error, RedisCallError::kNotSent);
+  EXPECT_NE(r.message.find("connect"), std::string::npos) << r.message;
+}
+
+TEST(RedisConnectionTest, DeadlineAfterWriteIsInDoubtAndTheNextCallReconnects) {
+  asio::io_context ioc;
+  int pings = 0;
+  FakeRedisServer server(ioc.get_executor(), [&](const FakeRedisServer::Command&) {
+    // The first PING is swallowed; a late reply to it would be stale.
+    return Reply(++pings == 1 ? "" : "+PONG\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  RedisResponse first, second;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    first = co_await conn.Command(kPing, In(milliseconds(100)));
+    second = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_EQ(first.error, RedisCallError::kInDoubt);
+  EXPECT_TRUE(second.ok()) << second.message;
+  EXPECT_TRUE(second.reply.IsStatus("PONG"));
+  EXPECT_EQ(server.connections(), 2);
+  EXPECT_EQ(conn.connects(), 2u);
+}
+
+TEST(RedisConnectionTest, ServerClosingAfterTheCommandIsInDoubt) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command&) {
+    return FakeRedisServer::Action{"", true};
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  RedisResponse r;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    r = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_EQ(r.error, RedisCallError::kInDoubt);
+}
+
+TEST(RedisConnectionTest, GarbageReplyIsInDoubtAndDropsTheConnection) {
+  asio::io_context ioc;
+  int n = 0;
+  FakeRedisServer server(ioc.get_executor(), [&](const FakeRedisServer::Command&) {
+    return Reply(++n == 1 ? "?garbage\r\n" : "+PONG\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  RedisResponse first, second;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    first = co_await conn.Command(kPing, In(milliseconds(5000)));
+    second = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_EQ(first.error, RedisCallError::kInDoubt);
+  EXPECT_NE(first.message.find("protocol error"), std::string::npos) << first.message;
+  EXPECT_TRUE(second.ok()) << second.message;
+  EXPECT_EQ(server.connections(), 2);
+}
+
+TEST(RedisConnectionTest, UnsolicitedReplyIsAProtocolError) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command&) {
+    return Reply("+PONG\r\n+EXTRA\r\n");
+  });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  RedisResponse first, second;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    first = co_await conn.Command(kPing, In(milliseconds(5000)));
+    // The extra reply arrives with no command pending: the stream is not
+    // trusted any more; the next call must run on a fresh connection.
+    asio::steady_timer t(co_await asio::this_coro::executor, milliseconds(50));
+    co_await t.async_wait(asio::use_awaitable);
+    second = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_TRUE(first.ok());
+  EXPECT_TRUE(second.ok()) << second.message;
+  EXPECT_TRUE(second.reply.IsStatus("PONG"));
+  EXPECT_EQ(server.connections(), 2);
+}
+
+TEST(RedisConnectionTest, CloseCompletesPendingAsClosedAndLaterCallsAsNotSent) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(),
+                         [](const FakeRedisServer::Command&) { return Reply(""); });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  RedisResponse pending, after;
+  RunCo(ioc, [&]() -> asio::awaitable<void> {
+    auto ex = co_await asio::this_coro::executor;
+    bool done = false;
+    asio::co_spawn(
+        ex,
+        [&]() -> asio::awaitable<void> {
+          pending = co_await conn.Command(kPing, In(milliseconds(60000)));
+        },
+        [&](std::exception_ptr) { done = true; });
+    asio::steady_timer t(ex);
+    while (server.commands().empty()) {
+      t.expires_after(milliseconds(1));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    conn.Close();
+    while (!done) {
+      t.expires_after(milliseconds(1));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    after = co_await conn.Command(kPing, In(milliseconds(5000)));
+    server.Stop();
+  });
+  EXPECT_EQ(pending.error, RedisCallError::kClosed);
+  EXPECT_EQ(after.error, RedisCallError::kNotSent);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,242 @@
+// Unit tests for RedisLockClient: the reply -> outcome mapping as pure
+// functions, the token generator, and the wire commands against
+// FakeRedisServer (SET NX PX, EVALSHA, the NOSCRIPT -> EVAL fallback).
+#include "backends/redis_lock_client.h"
+
+#include <chrono>
+#include <exception>
+#include <cctype>
+#include <optional>
+#include <set>
+#include <string>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <gtest/gtest.h>
+
+#include "backends/redis_fake_server.h"
+
+namespace locksmith {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+template <typename F>
+void RunCo(asio::io_context& ioc, F body) {
+  std::exception_ptr error;
+  asio::co_spawn(ioc, body(), [&](std::exception_ptr e) {
+    error = e;
+    ioc.stop();
+  });
+  ioc.run();
+  if (error) std::rethrow_exception(error);
+}
+
+RedisResponse ReplyOf(RedisReply::Type type, std::string str = "", int64_t integer = 0) {
+  RedisResponse r;
+  r.reply.type = type;
+  r.reply.str = std::move(str);
+  r.reply.integer = integer;
+  return r;
+}
+
+RedisResponse Transport(RedisCallError error) {
+  RedisResponse r;
+  r.error = error;
+  r.message = "boom";
+  return r;
+}
+
+TEST(RedisOutcomeTest, AcquireReplies) {
+  std::string why;
+  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kStatus, "OK"), &why), Outcome::kOk);
+  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kNil), &why), Outcome::kFail);
+  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kInteger, "", 1), &why), Outcome::kUnknown);
+  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kStatus, "QUEUED"), &why),
+            Outcome::kUnknown);
+}
+
+TEST(RedisOutcomeTest, ReleaseReplies) {
+  std::string why;
+  EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kInteger, "", 1), &why), Outcome::kOk);
+  EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kInteger, "", 0), &why), Outcome::kFail);
+  EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kInteger, "", 2), &why), Outcome::kUnknown);
+  EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kNil), &why), Outcome::kUnknown);
+}
+
+TEST(RedisOutcomeTest, TransportErrorsAreFailOnlyWhenNothingWasSent) {
+  std::string why;
+  for (auto* f : {&AcquireOutcome, &ReleaseOutcome}) {
+    EXPECT_EQ(f(Transport(RedisCallError::kNotSent), &why), Outcome::kFail);
+    EXPECT_EQ(f(Transport(RedisCallError::kInDoubt), &why), Outcome::kUnknown);
+    EXPECT_EQ(f(Transport(RedisCallError::kClosed), &why), Outcome::kUnknown);
+  }
+}
+
+TEST(RedisOutcomeTest, OnlyRejectionsBeforeExecutionAreDefinite) {
+  std::string why;
+  for (const char* definite :
+       {"NOAUTH Authentication required.", "LOADING Redis is loading the dataset in memory",
+        "BUSY Redis is busy running a script.", "READONLY You can't write against a read only replica.",
+        "MASTERDOWN Link with MASTER is down", "OOM command not allowed",
+        "MISCONF Redis is configured to save RDB snapshots", "NOREPLICAS Not enough good replicas",
+        "WRONGTYPE Operation against a key holding the wrong kind of value", "NOPERM no"}) {
+    EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kError, definite), &why), Outcome::kFail)
+        << definite;
+    EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kError, definite), &why), Outcome::kFail)
+        << definite;
+    EXPECT_EQ(why, definite);
+  }
+  for (const char* in_doubt : {"ERR Error running script", "ERR something new", "BUSYKEY x",
+                               "SOMENEWCODE what", ""}) {
+    EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why),
+              Outcome::kUnknown)
+        << in_doubt;
+    EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why),
+              Outcome::kUnknown)
+        << in_doubt;
+  }
+}
+
+TEST(LockTokenGeneratorTest, IsThirtyTwoHexCharsAndReplaysFromTheSeed) {
+  LockTokenGenerator a(7), b(7), c(8);
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    std::string ta = a.Next();
+    ASSERT_EQ(ta.size(), 32u);
+    for (char ch : ta) ASSERT_TRUE(std::isxdigit(static_cast<unsigned char>(ch)) && !std::isupper(ch));
+    EXPECT_EQ(ta, b.Next());
+    EXPECT_NE(ta, c.Next());
+    seen.insert(ta);
+  }
+  EXPECT_EQ(seen.size(), 1000u);
+}
+
+TEST(LockTokenGeneratorTest, FormatsBigEndianHex) {
+  char out[33] = {};
+  LockTokenGenerator::FormatHex(0x0123456789abcdefULL, 0xfedcba9876543210ULL, out);
+  EXPECT_STREQ(out, "0123456789abcdeffedcba9876543210");
+}
+
+TEST(LockTokenGeneratorTest, TokensAreStableAcrossBuilds) {
+  // mt19937_64's output is fixed by the standard: this pins replays.
+  EXPECT_EQ(LockTokenGenerator(42).Next(), "23c18b60556ba7f9f82564b8ecf0f325");
+  EXPECT_NE(LockTokenGenerator(43).Next(), "23c18b60556ba7f9f82564b8ecf0f325");
+}
+
+// The wire protocol, end to end against canned replies.
+class RedisLockClientFakeTest : public ::testing::Test {
+ protected:
+  RedisLockClientOptions Options(uint16_t port) {
+    RedisLockClientOptions o;
+    o.endpoint = {"127.0.0.1", port, "pw"};
+    return o;
+  }
+  asio::io_context ioc_;
+};
+
+TEST_F(RedisLockClientFakeTest, AcquireSendsSetNxPxWithAFreshTokenAndMapsReplies) {
+  int sets = 0;
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "SET") return FakeRedisServer::Action{++sets == 1 ? "+OK\r\n" : "$-1\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port()), 99);
+  AcquireResult first, second;
+  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    first = co_await client.Acquire("lock-1", milliseconds(30000));
+    second = co_await client.Acquire("lock-1", milliseconds(30000));
+    server.Stop();
+  });
+  EXPECT_EQ(first.outcome, Outcome::kOk);
+  EXPECT_EQ(first.token.size(), 32u);
+  EXPECT_GT(first.validity_ms, 0);
+  EXPECT_LE(first.validity_ms, 30000);
+  EXPECT_EQ(second.outcome, Outcome::kFail);
+  EXPECT_TRUE(second.token.empty());
+  ASSERT_EQ(server.commands().size(), 3u);  // AUTH, SET, SET
+  const auto& set = server.commands()[1];
+  EXPECT_EQ(set, (FakeRedisServer::Command{"SET", "lock-1", first.token, "NX", "PX", "30000"}));
+  EXPECT_NE(server.commands()[2][2], first.token);  // a new token per acquisition
+  LockTokenGenerator replay(99);
+  EXPECT_EQ(first.token, replay.Next());
+}
+
+TEST_F(RedisLockClientFakeTest, ReleaseFallsBackToEvalOnNoscript) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "EVALSHA") return FakeRedisServer::Action{"-NOSCRIPT No matching script.\r\n"};
+    if (c[0] == "EVAL") return FakeRedisServer::Action{":1\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
+  ReleaseResult r;
+  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await client.Release("lock-1", "tok");
+    server.Stop();
+  });
+  EXPECT_EQ(r.outcome, Outcome::kOk) << r.error;
+  EXPECT_EQ(client.noscript_fallbacks(), 1u);
+  ASSERT_EQ(server.commands().size(), 3u);
+  EXPECT_EQ(server.commands()[1],
+            (FakeRedisServer::Command{"EVALSHA", std::string(RedisLockClient::kReleaseScriptSha1),
+                                      "1", "lock-1", "tok"}));
+  EXPECT_EQ(server.commands()[2],
+            (FakeRedisServer::Command{"EVAL", std::string(RedisLockClient::kReleaseScript), "1",
+                                      "lock-1", "tok"}));
+}
+
+TEST_F(RedisLockClientFakeTest, ReleaseOfAnotherTokenFails) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    return FakeRedisServer::Action{c[0] == "EVALSHA" ? ":0\r\n" : "+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
+  ReleaseResult r;
+  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await client.Release("lock-1", "not-mine");
+    server.Stop();
+  });
+  EXPECT_EQ(r.outcome, Outcome::kFail);
+}
+
+TEST_F(RedisLockClientFakeTest, AcquireWithNoReplyIsUnknownAndKeepsTheToken) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    return FakeRedisServer::Action{c[0] == "SET" ? "" : "+OK\r\n"};
+  });
+  RedisLockClientOptions o = Options(server.port());
+  o.timeout = milliseconds(100);
+  RedisLockClient client(ioc_.get_executor(), o, 1);
+  AcquireResult r;
+  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await client.Acquire("lock-1", milliseconds(30000));
+    server.Stop();
+  });
+  EXPECT_EQ(r.outcome, Outcome::kUnknown);
+  EXPECT_EQ(r.token.size(), 32u);
+  EXPECT_FALSE(r.error.empty());
+}
+
+TEST_F(RedisLockClientFakeTest, ConnectLoadsTheScript) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "PING") return FakeRedisServer::Action{"+PONG\r\n"};
+    if (c[0] == "SCRIPT") {
+      return FakeRedisServer::Action{"$40\r\n" + std::string(RedisLockClient::kReleaseScriptSha1) +
+                                     "\r\n"};
+    }
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
+  std::optional<Status> s;
+  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    s = co_await client.Connect();
+    server.Stop();
+  });
+  ASSERT_TRUE(s.has_value());
+  EXPECT_TRUE(s->ok()) << s->error();
+  ASSERT_EQ(server.commands().size(), 3u);
+  EXPECT_EQ(server.commands()[2],
+            (FakeRedisServer::Command{"SCRIPT", "LOAD", std::string(RedisLockClient::kReleaseScript)}));
+}
+
+}  // namespace
+}  // namespace locksmith
