@@ -1,0 +1,248 @@
+#include "harness/run_config.h"
+
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "backends/backend_registry.h"
+#include "workloads/workload_registry.h"
+
+namespace locksmith {
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+Result<int64_t> ParseMs(std::string_view text) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return Error{"\"" + std::string(text) + "\" is not a whole number of milliseconds"};
+  }
+  return v;
+}
+
+// Typed readers: each names the key it failed on.
+template <typename T>
+Status Read(const nlohmann::json& j, const char* key, T& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return OkStatus();
+  const auto& v = *it;
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) return Error{std::string("\"") + key + "\" must be a string"};
+    out = v.get<std::string>();
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) return Error{std::string("\"") + key + "\" must be true or false"};
+    out = v.get<bool>();
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (!v.is_number()) return Error{std::string("\"") + key + "\" must be a number"};
+    out = v.get<double>();
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    if (!v.is_number_unsigned()) {
+      return Error{std::string("\"") + key + "\" must be a non-negative integer"};
+    }
+    out = v.get<uint64_t>();
+  } else {
+    if (!v.is_number_integer()) return Error{std::string("\"") + key + "\" must be an integer"};
+    const int64_t wide = v.get<int64_t>();
+    if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max()) {
+      return Error{std::string("\"") + key + "\" is out of range"};
+    }
+    out = static_cast<T>(wide);
+  }
+  return OkStatus();
+}
+
+Status ReadRange(const nlohmann::json& j, const char* key, MsRange& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return OkStatus();
+  if (it->is_number_integer()) {
+    out = {it->get<int64_t>(), it->get<int64_t>()};
+    return OkStatus();
+  }
+  if (!it->is_string()) {
+    return Error{std::string("\"") + key + "\" must be milliseconds like \"100-300\" or 200"};
+  }
+  auto range = ParseMsRange(it->get<std::string>());
+  if (!range) return Error{std::string("\"") + key + "\": " + range.error()};
+  out = *range;
+  return OkStatus();
+}
+
+Status ReadNames(const nlohmann::json& j, const char* key, std::vector<std::string>& out) {
+  auto it = j.find(key);
+  if (it == j.end()) return OkStatus();
+  std::vector<std::string> names;
+  if (it->is_string()) {
+    std::stringstream ss(it->get<std::string>());
+    for (std::string part; std::getline(ss, part, ',');) {
+      if (!part.empty()) names.push_back(part);
+    }
+  } else if (it->is_array()) {
+    for (const auto& e : *it) {
+      if (!e.is_string()) return Error{std::string("\"") + key + "\" must list names as strings"};
+      names.push_back(e.get<std::string>());
+    }
+  } else {
+    return Error{std::string("\"") + key + "\" must be a list of names or \"a,b\""};
+  }
+  out = std::move(names);
+  return OkStatus();
+}
+
+const char* const kKeys[] = {
+    "test_name", "store", "backend", "workload", "concurrency", "keys", "hold", "backoff",
+    "lease_ms", "rate", "time_limit_s", "seed", "nemesis", "nemesis_interval_s",
+    "restart_delay_ms", "redis_persistence", "client_timeout_ms", "loopback", "scenario",
+    "prediction", "description"};
+
+}  // namespace
+
+Result<MsRange> ParseMsRange(const std::string& text) {
+  const size_t dash = text.find('-', 1);
+  if (dash == std::string::npos) {
+    auto v = ParseMs(text);
+    if (!v) return Error{v.error()};
+    return MsRange{*v, *v};
+  }
+  auto lo = ParseMs(std::string_view(text).substr(0, dash));
+  auto hi = ParseMs(std::string_view(text).substr(dash + 1));
+  if (!lo) return Error{lo.error()};
+  if (!hi) return Error{hi.error()};
+  return MsRange{*lo, *hi};
+}
+
+std::string FormatMsRange(MsRange range) {
+  if (range.min == range.max) return std::to_string(range.min);
+  return std::to_string(range.min) + "-" + std::to_string(range.max);
+}
+
+std::vector<std::string> NemesisNames() { return {"kill"}; }
+std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }
+
+std::string RunConfig::ResolvedTestName() const {
+  if (!test_name.empty()) return test_name;
+  std::string name = backend + "-" + workload;
+  for (const auto& n : nemesis) name += "-" + n;
+  return name;
+}
+
+nlohmann::json RunConfig::ToJson() const {
+  const WorkloadOptions& w = workload_options;
+  return {{"test_name", ResolvedTestName()},
+          {"store", store},
+          {"backend", backend},
+          {"workload", workload},
+          {"concurrency", w.concurrency},
+          {"keys", w.keys},
+          {"hold", FormatMsRange(w.hold)},
+          {"backoff", FormatMsRange(w.backoff)},
+          {"lease_ms", w.lease_ms},
+          {"rate", w.rate},
+          {"time_limit_s", time_limit_s},
+          {"seed", seed},
+          {"nemesis", nemesis},
+          {"nemesis_interval_s", nemesis_interval_s},
+          {"restart_delay_ms", restart_delay_ms},
+          {"redis_persistence", redis_persistence},
+          {"client_timeout_ms", client_timeout_ms},
+          {"loopback", loopback},
+          {"scenario", scenario},
+          {"prediction", prediction}};
+}
+
+Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
+  if (!j.is_object()) return Error{"a config must be a JSON object"};
+  for (const auto& [key, value] : j.items()) {
+    if (std::find_if(std::begin(kKeys), std::end(kKeys),
+                     [&](const char* k) { return key == k; }) == std::end(kKeys)) {
+      return Error{"unknown config key \"" + key + "\""};
+    }
+  }
+  WorkloadOptions& w = c.workload_options;
+  for (Status s : {Read(j, "test_name", c.test_name), Read(j, "store", c.store),
+                   Read(j, "backend", c.backend), Read(j, "workload", c.workload),
+                   Read(j, "concurrency", w.concurrency), Read(j, "keys", w.keys),
+                   ReadRange(j, "hold", w.hold), ReadRange(j, "backoff", w.backoff),
+                   Read(j, "lease_ms", w.lease_ms), Read(j, "rate", w.rate),
+                   Read(j, "time_limit_s", c.time_limit_s), Read(j, "seed", c.seed),
+                   ReadNames(j, "nemesis", c.nemesis),
+                   Read(j, "nemesis_interval_s", c.nemesis_interval_s),
+                   Read(j, "restart_delay_ms", c.restart_delay_ms),
+                   Read(j, "redis_persistence", c.redis_persistence),
+                   Read(j, "client_timeout_ms", c.client_timeout_ms),
+                   Read(j, "loopback", c.loopback), Read(j, "scenario", c.scenario),
+                   Read(j, "prediction", c.prediction)}) {
+    if (!s) return s;
+  }
+  return OkStatus();
+}
+
+Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
+  std::ifstream in(path);
+  if (!in) return Error{"cannot read config file " + path};
+  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false,
+                                           /*ignore_comments=*/true);
+  if (j.is_discarded()) return Error{path + ": not valid JSON"};
+  Status s = MergeRunConfigJson(j, config);
+  if (!s) return Error{path + ": " + s.error()};
+  return OkStatus();
+}
+
+Status ValidateRunConfig(const RunConfig& c) {
+  const WorkloadOptions& w = c.workload_options;
+  static const std::regex kName("[A-Za-z0-9._-]{1,100}");
+  if (!c.test_name.empty() && !std::regex_match(c.test_name, kName)) {
+    return Error{"--test-name must be 1-100 characters of letters, digits, '.', '_' or '-'"};
+  }
+  if (c.store.empty()) return Error{"--store must not be empty"};
+  if (!Contains(BackendNames(), c.backend)) {
+    return Error{"unknown backend \"" + c.backend + "\" (known: " + JoinNames(BackendNames()) + ")"};
+  }
+  if (!Contains(WorkloadNames(), c.workload)) {
+    return Error{"unknown workload \"" + c.workload + "\" (known: " + JoinNames(WorkloadNames()) +
+                 ")"};
+  }
+  if (w.concurrency < 1 || w.concurrency > 5000) return Error{"--concurrency must be 1 to 5000"};
+  if (w.keys < 1 || w.keys > 1'000'000) return Error{"--keys must be 1 to 1000000"};
+  for (auto [name, r] : {std::pair{"--hold", w.hold}, std::pair{"--backoff", w.backoff}}) {
+    if (r.min < 0 || r.max < r.min || r.max > 3'600'000) {
+      return Error{std::string(name) + " must be MIN-MAX milliseconds with 0 <= MIN <= MAX <= 3600000"};
+    }
+  }
+  if (w.lease_ms < 1 || w.lease_ms > 86'400'000) return Error{"--lease must be 1 to 86400000 ms"};
+  if (!(w.rate >= 0) || w.rate > 1e7) return Error{"--rate must be 0 (unlimited) to 10000000 per second"};
+  if (!(c.time_limit_s > 0) || c.time_limit_s > 86400) {
+    return Error{"--time-limit must be more than 0 and at most 86400 seconds"};
+  }
+  for (const auto& n : c.nemesis) {
+    if (!Contains(NemesisNames(), n)) {
+      return Error{"unknown nemesis \"" + n + "\" (known: " + JoinNames(NemesisNames()) + ")"};
+    }
+  }
+  if (!(c.nemesis_interval_s > 0) || c.nemesis_interval_s > 86400) {
+    return Error{"--nemesis-interval must be more than 0 and at most 86400 seconds"};
+  }
+  if (c.restart_delay_ms < 0 || c.restart_delay_ms > 3'600'000) {
+    return Error{"--restart-delay must be 0 to 3600000 ms"};
+  }
+  if (!Contains(PersistenceModes(), c.redis_persistence)) {
+    return Error{"--redis-persistence must be one of " + JoinNames(PersistenceModes()) + ", not \"" +
+                 c.redis_persistence + "\""};
+  }
+  if (c.client_timeout_ms < 1 || c.client_timeout_ms > 600'000) {
+    return Error{"--client-timeout must be 1 to 600000 ms"};
+  }
+  return OkStatus();
+}
+
+}  // namespace locksmith

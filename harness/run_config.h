@@ -1,0 +1,57 @@
+// RunConfig: the whole resolved configuration of one run, typed and
+// validated. It comes from CLI flags over an optional JSON scenario file (the
+// same keys as the flags) and is written to config.json, seed included, so
+// `locksmith run --config <run>/config.json` replays a run. Plain value; not
+// thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "workloads/workload.h"
+
+namespace locksmith {
+
+struct RunConfig {
+  std::string test_name;  // empty: derived from backend, workload, nemesis
+  std::string store = "store";
+  std::string backend = "redis";
+  std::string workload = "mutex";
+  WorkloadOptions workload_options;  // concurrency, keys, hold, backoff, lease, rate
+  double time_limit_s = 30;
+  uint64_t seed = 0;
+  std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
+  double nemesis_interval_s = 10;
+  int64_t restart_delay_ms = 2000;   // kill: how long a killed node stays down
+  std::string redis_persistence = "none";  // none | everysec | always
+  int64_t client_timeout_ms = 500;   // deadline of every client call
+  bool loopback = false;             // never use namespaces, even as root
+  std::string scenario;              // the DESIGN/debate row a scenario file tests
+  std::string prediction;            // what the debate predicts for it
+
+  nlohmann::json ToJson() const;
+  // The test name actually used for the store directory.
+  std::string ResolvedTestName() const;
+};
+
+// Checks every field; the error is one line naming the field and the problem.
+Status ValidateRunConfig(const RunConfig& config);
+
+// Reads keys of `j` into `config` (unknown keys and wrong types are errors
+// naming the key); keys not present keep their current value.
+Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config);
+// Loads a scenario/config JSON file into `config` (see MergeRunConfigJson).
+Status LoadRunConfigFile(const std::string& path, RunConfig& config);
+
+// "100-300" or "200" (milliseconds) -> MsRange.
+Result<MsRange> ParseMsRange(const std::string& text);
+std::string FormatMsRange(MsRange range);
+
+std::vector<std::string> NemesisNames();
+std::vector<std::string> PersistenceModes();
+
+}  // namespace locksmith

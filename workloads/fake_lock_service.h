@@ -1,0 +1,99 @@
+// FakeLockService: an in-memory lock service for unit tests of workloads and
+// the run loop (no servers). Keys expire by lease on the steady clock. It can
+// be told to break mutual exclusion (grant every acquire) or to answer some
+// calls as unknown, to check that workloads and checkers notice. Runs on one
+// io_context thread; not thread-safe. Test-only: not part of any library.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "backends/lock_service.h"
+
+namespace locksmith {
+
+struct FakeLockState {
+  struct Entry {
+    std::string token;
+    std::chrono::steady_clock::time_point expires;
+  };
+  std::map<std::string, Entry> keys;
+  bool grant_everything = false;  // break mutual exclusion on purpose
+  int unknown_every = 0;          // every n-th call (n > 0) answers unknown
+  int calls = 0;
+};
+
+class FakeLockClient : public LockClient {
+ public:
+  FakeLockClient(FakeLockState& state, uint64_t seed) : state_(state), seed_(seed) {}
+
+  boost::asio::awaitable<Status> Connect() override { co_return OkStatus(); }
+
+  boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
+                                                std::chrono::milliseconds lease) override {
+    co_await Yield();
+    AcquireResult r;
+    r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
+    if (Unknown()) co_return r;
+    const auto now = std::chrono::steady_clock::now();
+    auto it = state_.keys.find(key);
+    if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
+      r.outcome = Outcome::kFail;
+      co_return r;
+    }
+    state_.keys[key] = {r.token, now + lease};
+    r.outcome = Outcome::kOk;
+    r.validity_ms = lease.count();
+    co_return r;
+  }
+
+  boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
+                                                const std::string& token) override {
+    co_await Yield();
+    ReleaseResult r;
+    if (Unknown()) co_return r;
+    auto it = state_.keys.find(key);
+    const bool ours = it != state_.keys.end() && it->second.token == token &&
+                      it->second.expires > std::chrono::steady_clock::now();
+    if (ours) state_.keys.erase(it);
+    r.outcome = ours ? Outcome::kOk : Outcome::kFail;
+    co_return r;
+  }
+
+  void Close() override {}
+
+ private:
+  // Every call suspends once, as a network round trip would.
+  static boost::asio::awaitable<void> Yield() {
+    co_await boost::asio::post(co_await boost::asio::this_coro::executor,
+                               boost::asio::use_awaitable);
+  }
+  bool Unknown() {
+    return state_.unknown_every > 0 && ++state_.calls % state_.unknown_every == 0;
+  }
+
+  FakeLockState& state_;
+  uint64_t seed_;
+  int acquisitions_ = 0;
+};
+
+class FakeLockService : public LockService {
+ public:
+  Status Start() override { return OkStatus(); }
+  void Stop() override {}
+  std::vector<std::string> Nodes() const override { return {"n1"}; }
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t seed) override {
+    return std::make_unique<FakeLockClient>(state, seed);
+  }
+  nlohmann::json Describe() const override { return {{"backend", "fake"}}; }
+
+  FakeLockState state;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,114 @@
+#include "workloads/mutex_workload.h"
+
+#include <random>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "checker/double_holder.h"
+#include "checker/perf_stats.h"
+#include "checker/seed.h"
+#include "workloads/op_log.h"
+
+namespace locksmith {
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+asio::awaitable<void> SleepFor(std::chrono::milliseconds d) {
+  if (d.count() <= 0) co_return;
+  asio::steady_timer timer(co_await asio::this_coro::executor, d);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+asio::awaitable<void> SleepUntil(Clock::time_point t) {
+  asio::steady_timer timer(co_await asio::this_coro::executor, t);
+  co_await timer.async_wait(asio::use_awaitable);
+}
+
+int64_t Draw(std::mt19937_64& rng, MsRange range) {
+  return std::uniform_int_distribution<int64_t>(range.min, range.max)(rng);
+}
+
+}  // namespace
+
+asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
+  const int n = ctx.options.concurrency;
+  std::vector<std::unique_ptr<LockClient>> clients;
+  clients.reserve(n);
+  for (int i = 0; i < n; ++i) {
+    clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), SubSeed(ctx.options.seed, i)));
+    Status connected = co_await clients.back()->Connect();
+    if (!connected) {
+      co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
+    }
+  }
+
+  // Waits for every worker: the last one to finish cancels the timer.
+  int running = n;
+  asio::steady_timer all_done(ctx.io, Clock::time_point::max());
+  for (int i = 0; i < n; ++i) {
+    asio::co_spawn(
+        ctx.io,
+        [&, i]() -> asio::awaitable<void> {
+          co_await Worker(ctx, i, *clients[i]);
+          if (--running == 0) all_done.cancel();
+        },
+        asio::detached);
+  }
+  boost::system::error_code ec;
+  co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  for (auto& c : clients) c->Close();
+  co_return OkStatus();
+}
+
+asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client) {
+  const WorkloadOptions& o = ctx.options;
+  std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
+  std::uniform_int_distribution<int> pick_key(0, o.keys - 1);
+  OpLog log(ctx.recorder, worker, o.concurrency);
+  const auto spacing = o.rate > 0 ? std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(o.concurrency / o.rate))
+                                  : Clock::duration::zero();
+  auto next_attempt = Clock::now();
+
+  while (!ctx.interrupted && Clock::now() < ctx.deadline) {
+    if (spacing.count() > 0) {
+      co_await SleepUntil(next_attempt);
+      next_attempt += spacing;
+      if (ctx.interrupted || Clock::now() >= ctx.deadline) break;
+    }
+    const std::string key = "lock-" + std::to_string(pick_key(rng));
+    log.Invoke("acquire", key, {{"lease_ms", o.lease_ms}});
+    AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(o.lease_ms));
+    nlohmann::json value = {{"token", acquired.token}};
+    if (acquired.outcome == Outcome::kOk) {
+      value["validity_ms"] = acquired.validity_ms;
+      if (acquired.fence) value["fence"] = *acquired.fence;
+    }
+    log.Complete(acquired.outcome, std::move(value), acquired.error);
+    if (acquired.outcome == Outcome::kFail) {
+      co_await SleepFor(std::chrono::milliseconds(Draw(rng, o.backoff)));
+      continue;
+    }
+    if (acquired.outcome == Outcome::kUnknown) continue;
+
+    if (!ctx.interrupted) co_await SleepFor(std::chrono::milliseconds(Draw(rng, o.hold)));
+    log.Invoke("release", key, {{"token", acquired.token}});
+    ReleaseResult released = co_await client.Release(key, acquired.token);
+    log.Complete(released.outcome, nullptr, released.error);
+  }
+}
+
+std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
+  std::vector<std::unique_ptr<Checker>> checkers;
+  checkers.push_back(std::make_unique<DoubleHolderChecker>());
+  checkers.push_back(std::make_unique<PerfStatsChecker>());
+  return checkers;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,25 @@
+// The `mutex` workload: `concurrency` workers over `keys` lock keys; each
+// loops acquire, hold for a random time in `hold`, release. A worker whose op
+// ended unknown (info) continues under a new process number (process +
+// concurrency), as in Jepsen: a process never issues another op after info.
+// Judged by the double-holder checker and perf stats. Runs on one io_context
+// thread; not thread-safe.
+#pragma once
+
+#include "workloads/workload.h"
+
+namespace locksmith {
+
+class LockClient;
+
+class MutexWorkload : public Workload {
+ public:
+  std::string Name() const override { return "mutex"; }
+  boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override;
+  std::vector<std::unique_ptr<Checker>> Checkers() const override;
+
+ private:
+  boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client);
+};
+
+}  // namespace locksmith

@@ -1,0 +1,37 @@
+// OpLog: records one worker's ops as invoke + completion pairs and applies
+// Jepsen's process rule: after an op ends unknown (info) the worker continues
+// under a new process number (old + stride), so a process never issues an op
+// after an info. Owned by one worker; not thread-safe (the recorder is).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/lock_client.h"
+#include "checker/op_recorder.h"
+
+namespace locksmith {
+
+class OpLog {
+ public:
+  OpLog(OpRecorder& recorder, int64_t first_process, int64_t stride)
+      : recorder_(recorder), process_(first_process), stride_(stride) {}
+
+  // Records the invoke of the op in flight.
+  void Invoke(const std::string& f, const std::string& key, nlohmann::json value);
+  // Records its completion: ok, fail, or info for Outcome::kUnknown.
+  void Complete(Outcome outcome, nlohmann::json value, const std::string& error);
+
+  int64_t process() const { return process_; }
+
+ private:
+  OpRecorder& recorder_;
+  int64_t process_;
+  int64_t stride_;
+  std::string f_;
+  std::string key_;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,43 @@
+#include "workloads/op_log.h"
+
+#include <gtest/gtest.h>
+
+#include "workloads/memory_recorder.h"
+
+namespace locksmith {
+namespace {
+
+TEST(OpLogTest, RecordsInvokeAndCompletionUnderOneProcess) {
+  MemoryRecorder recorder;
+  OpLog log(recorder, 2, 10);
+  log.Invoke("acquire", "lock-1", {{"lease_ms", 100}});
+  log.Complete(Outcome::kOk, {{"token", "t"}}, "");
+  const History h = recorder.history();
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[0].type, OpType::kInvoke);
+  EXPECT_EQ(h[1].type, OpType::kOk);
+  EXPECT_EQ(h[1].f, "acquire");
+  EXPECT_EQ(h[1].key, "lock-1");
+  EXPECT_EQ(h[0].process, 2);
+  EXPECT_EQ(h[1].process, 2);
+  EXPECT_EQ(h[1].index, 1);
+}
+
+TEST(OpLogTest, UnknownBecomesInfoAndTheNextOpUsesANewProcess) {
+  MemoryRecorder recorder;
+  OpLog log(recorder, 2, 10);
+  log.Invoke("acquire", "k", nullptr);
+  log.Complete(Outcome::kUnknown, nullptr, "timeout");
+  log.Invoke("acquire", "k", nullptr);
+  log.Complete(Outcome::kFail, nullptr, "held");
+  const History h = recorder.history();
+  EXPECT_EQ(h[1].type, OpType::kInfo);
+  EXPECT_EQ(h[1].error, "timeout");
+  EXPECT_EQ(h[1].process, 2);
+  EXPECT_EQ(h[2].process, 12);
+  EXPECT_EQ(h[3].type, OpType::kFail);
+  EXPECT_EQ(log.process(), 12);
+}
+
+}  // namespace
+}  // namespace locksmith
