@@ -1,0 +1,43 @@
+// The per-run HTML report: one self-contained report.html (inline CSS, JS and
+// data; no network fetches, so CI artifacts open offline) with the verdict,
+// run facts, per-checker results, the anomalies with their ops, a zoomable
+// canvas timeline of every op (one lane per process, a nemesis lane, fault
+// intervals shaded, lock holds per key) and latency / throughput plots.
+// The ops are embedded as columnar JSON (see ReportModel) and drawn on
+// <canvas>, so a 100k-op history costs no DOM elements per op.
+// Free functions; thread-safe (no shared state).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/history.h"
+#include "checker/result.h"
+#include "reports/report_model.h"
+
+namespace locksmith {
+
+struct HtmlReportOptions {
+  ReportModel::Options model;
+  // Anomalies rendered in full; the rest are counted and left to results.json.
+  size_t max_anomalies = 500;
+};
+
+// Reads run_dir/{history.jsonl, results.json, config.json} and writes
+// run_dir/report.html. A missing or malformed results.json or history is an
+// error; a missing config.json only leaves the run facts blank.
+Status WriteHtmlReport(const std::string& run_dir);
+Status WriteHtmlReport(const std::string& run_dir, const HtmlReportOptions& options);
+
+// In memory: `results` is CheckResult::ToJson() output, `config` the resolved
+// config (null or {} when unknown).
+Status WriteHtmlReport(const History& history, const nlohmann::json& results,
+                       const nlohmann::json& config, const std::string& output_path,
+                       const HtmlReportOptions& options = HtmlReportOptions());
+Result<std::string> RenderHtmlReport(const History& history, const nlohmann::json& results,
+                                     const nlohmann::json& config,
+                                     const HtmlReportOptions& options = HtmlReportOptions());
+
+}  // namespace locksmith

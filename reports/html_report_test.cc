@@ -1,0 +1,284 @@
+#include "reports/html_report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "checker/checker.h"
+
+namespace locksmith {
+namespace {
+
+const std::string kHostileKey = "</script><script>alert(1)</script>";
+const std::string kHostileError = "<!-- & \"quoted\" 'x' \xff bad utf8";
+
+Op MakeOp(int64_t index, int64_t time, int64_t process, OpType type, std::string f,
+          std::string key = "", nlohmann::json value = nullptr, std::string error = "") {
+  Op op;
+  op.index = index, op.time = time, op.process = process, op.type = type;
+  op.f = std::move(f), op.key = std::move(key), op.value = std::move(value), op.error = std::move(error);
+  return op;
+}
+
+// Two clients on lock-0 overlapping while n1 is killed; a third with a hostile
+// key and error; a pending op at the end.
+History SampleHistory() {
+  return {
+      MakeOp(0, 1'000, kNemesisProcess, OpType::kInvoke, "kill", "", {{"node", "n1"}}),
+      MakeOp(1, 2'000, kNemesisProcess, OpType::kInfo, "kill", "", {{"node", "n1"}}),
+      MakeOp(2, 10'000, 0, OpType::kInvoke, "acquire", "lock-0"),
+      MakeOp(3, 20'000, 0, OpType::kOk, "acquire", "lock-0", {{"token", "a"}, {"validity_ms", 1}}),
+      MakeOp(4, 25'000, 1, OpType::kInvoke, "acquire", "lock-0"),
+      MakeOp(5, 30'000, 1, OpType::kOk, "acquire", "lock-0", {{"token", "b"}}),
+      MakeOp(6, 40'000, 0, OpType::kInvoke, "release", "lock-0"),
+      MakeOp(7, 45'000, 0, OpType::kOk, "release", "lock-0"),
+      MakeOp(8, 50'000, 2, OpType::kInvoke, "acquire", kHostileKey),
+      MakeOp(9, 60'000, 2, OpType::kInfo, "acquire", kHostileKey, nullptr, kHostileError),
+      MakeOp(10, 70'000, kNemesisProcess, OpType::kInvoke, "start", "", {{"node", "n1"}}),
+      MakeOp(11, 80'000, kNemesisProcess, OpType::kInfo, "start", "", {{"node", "n1"}}),
+      MakeOp(12, 90'000, 1, OpType::kInvoke, "release", "lock-0"),
+      MakeOp(13, 95'000, 3, OpType::kInvoke, "acquire", "lock-1", {{"lease_ms", 5}}),
+  };
+}
+
+nlohmann::json SampleResults(const History& h) {
+  nlohmann::json double_holder = {
+      {"type", "double-holder"},
+      {"key", "lock-0"},
+      {"class", "unsafe-grant"},
+      {"checker", "double-holder"},
+      {"holders", {{{"process", 0}, {"acquire", OpRef(h[3])}, {"release", OpRef(h[6])}},
+                   {{"process", 1}, {"acquire", OpRef(h[5])}, {"release", nullptr}}}},
+      {"overlap_ns", {30'000, 40'000}},
+      {"ops", {OpRef(h[3]), OpRef(h[5])}}};
+  nlohmann::json future = {{"type", "from-the-future"},
+                           {"checker", "double-holder"},
+                           {"key", kHostileKey},
+                           {"weird_field", kHostileError},
+                           {"ops", {OpRef(h[9])}}};
+  return {{"valid", false},
+          {"anomalies", {double_holder, future}},
+          {"stats",
+           {{"double-holder", {{"valid", false}, {"stats", {{"holds", 2}}}}},
+            {"linearizable", {{"valid", "unknown"}, {"reason", "budget"}}}}},
+          {"reason", "linearizable: budget"}};
+}
+
+std::string Render(const History& h, const nlohmann::json& results,
+                   const HtmlReportOptions& options = HtmlReportOptions()) {
+  auto html = RenderHtmlReport(h, results, {{"backend", "redlock"}, {"seed", 7}}, options);
+  EXPECT_TRUE(html.ok()) << (html.ok() ? "" : html.error());
+  return html.ok() ? *html : "";
+}
+
+nlohmann::json Blob(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"report-data\">";
+  size_t start = html.find(open);
+  EXPECT_NE(start, std::string::npos);
+  start += open.size();
+  size_t end = html.find("</script>", start);
+  EXPECT_NE(end, std::string::npos);
+  return nlohmann::json::parse(html.substr(start, end - start));
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(HtmlReportTest, EmbeddedDataHoldsEveryOp) {
+  const History h = SampleHistory();
+  const nlohmann::json data = Blob(Render(h, SampleResults(h)));
+  const auto& ops = data["ops"];
+  std::set<int64_t> seen;
+  int64_t index = 0, start = 0;
+  ASSERT_EQ(ops["i"].size(), ops["s"].size());
+  for (size_t r = 0; r < ops["i"].size(); ++r) {
+    index += ops["i"][r].get<int64_t>();
+    start += ops["s"][r].get<int64_t>();
+    seen.insert(index);
+    EXPECT_EQ(start, h[static_cast<size_t>(index)].time);
+    if (int64_t ci = ops["ci"][r]; ci >= 0) {
+      seen.insert(index + ci);
+      EXPECT_EQ(start + ops["d"][r].get<int64_t>(), h[static_cast<size_t>(index + ci)].time);
+    } else {
+      EXPECT_EQ(ops["d"][r], -1);  // the pending release and acquire
+    }
+  }
+  EXPECT_EQ(seen.size(), h.size());
+  EXPECT_EQ(data["t1"], 95'000);
+  EXPECT_EQ(data["lanes"][0], "nemesis");
+}
+
+TEST(HtmlReportTest, VerdictAndRunFactsInHeader) {
+  const History h = SampleHistory();
+  const std::string html = Render(h, SampleResults(h));
+  EXPECT_NE(html.find("id=\"verdict\">INVALID</div>"), std::string::npos);
+  EXPECT_NE(html.find("<header class=\"run invalid\">"), std::string::npos);
+  EXPECT_NE(html.find("<dd>redlock</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dd>7</dd>"), std::string::npos);
+  EXPECT_NE(html.find("linearizable: budget"), std::string::npos);
+
+  auto valid = Render(h, {{"valid", true}});
+  EXPECT_NE(valid.find("id=\"verdict\">valid</div>"), std::string::npos);
+  auto unknown = Render(h, {{"valid", "unknown"}, {"reason", "timed out"}});
+  EXPECT_NE(unknown.find("id=\"verdict\">unknown</div>"), std::string::npos);
+  EXPECT_NE(unknown.find("timed out"), std::string::npos);
+}
+
+TEST(HtmlReportTest, AnomaliesListTheirOps) {
+  const History h = SampleHistory();
+  const std::string html = Render(h, SampleResults(h));
+  EXPECT_NE(html.find("Anomalies (2)"), std::string::npos);
+  // Every op the anomaly names, at any depth, is highlighted together.
+  EXPECT_NE(html.find("data-ops=\"3,5,6\" data-span=\"30000,40000\""), std::string::npos);
+  EXPECT_NE(html.find("data-idx=\"3\""), std::string::npos);
+  EXPECT_NE(html.find("data-idx=\"5\""), std::string::npos);
+  EXPECT_NE(html.find("data-idx=\"9\""), std::string::npos);
+  // Fields other than type/ops/key are shown generically.
+  EXPECT_NE(html.find("<th>class</th><td>unsafe-grant</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>weird_field</th>"), std::string::npos);
+  EXPECT_NE(html.find(">from-the-future<"), std::string::npos);
+}
+
+TEST(HtmlReportTest, HostileStringsAreEscaped) {
+  const History h = SampleHistory();
+  const std::string html = Render(h, SampleResults(h));
+  // Only the report's own two script elements open or close.
+  EXPECT_EQ(Count(html, "<script"), 2u);
+  EXPECT_EQ(Count(html, "</script>"), 2u);
+  EXPECT_EQ(Count(html, "<!--"), 0u);
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(1)"), std::string::npos);
+  EXPECT_NE(html.find("&lt;!-- &amp; &quot;quoted&quot; &#39;x&#39; \xEF\xBF\xBD bad utf8"),
+            std::string::npos);
+  // The data blob still carries the exact key and the repaired error.
+  const nlohmann::json data = Blob(html);
+  bool key_found = false;
+  for (const auto& k : data["keys"]) key_found |= k == kHostileKey;
+  EXPECT_TRUE(key_found);
+  ASSERT_EQ(data["errors"].size(), 1u);
+  EXPECT_EQ(data["errors"][0], "<!-- & \"quoted\" 'x' \xEF\xBF\xBD bad utf8");
+}
+
+TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
+  const History h = SampleHistory();
+  const nlohmann::json data = Blob(Render(h, SampleResults(h)));
+  ASSERT_EQ(data["faults"].size(), 1u);
+  EXPECT_EQ(data["faults"][0]["f"], "kill");
+  EXPECT_EQ(data["faults"][0]["s"], 1'000);
+  EXPECT_EQ(data["faults"][0]["e"], 80'000);
+  EXPECT_EQ(data["faults"][0]["open"], false);
+  // Process 0 held lock-0 [20000, 40000] (lease 1 ms); process 1 from 30000
+  // to its release invoke at 90000.
+  const auto& holds = data["holds"];
+  ASSERT_EQ(holds["s"].size(), 2u);
+  EXPECT_EQ(holds["s"][0], 20'000);
+  EXPECT_EQ(holds["e"][0], 40'000);
+  EXPECT_EQ(holds["x"][0], 20'000 + 1'000'000);
+  EXPECT_EQ(holds["s"][1], 30'000);
+  EXPECT_EQ(holds["e"][1], 90'000);
+}
+
+TEST(HtmlReportTest, ValuesBeyondTheBudgetAreDroppedExceptAnomalyOps) {
+  const History h = SampleHistory();
+  HtmlReportOptions options;
+  options.model.max_values = 0;
+  const nlohmann::json data = Blob(Render(h, SampleResults(h), options));
+  EXPECT_TRUE(data["values"]["truncated"].get<bool>());
+  // Nemesis ops and the anomaly's acquires (rows of indices 2 and 4) keep theirs.
+  std::string all;
+  for (const auto& t : data["values"]["text"]) all += t.get<std::string>() + "\n";
+  EXPECT_NE(all.find("\"token\":\"a\""), std::string::npos);
+  EXPECT_NE(all.find("\"token\":\"b\""), std::string::npos);
+  EXPECT_NE(all.find("\"node\":\"n1\""), std::string::npos);
+  EXPECT_EQ(all.find("lease_ms"), std::string::npos);
+
+  const nlohmann::json everything = Blob(Render(h, SampleResults(h)));
+  EXPECT_FALSE(everything["values"]["truncated"].get<bool>());
+  EXPECT_EQ(everything["values"]["rows"].size(), 5u);  // 2 acquires, 2 nemesis, lock-1
+}
+
+TEST(HtmlReportTest, EmptyHistoryStillRenders) {
+  auto html = RenderHtmlReport({}, {{"valid", true}}, nullptr);
+  ASSERT_TRUE(html.ok()) << html.error();
+  EXPECT_EQ(Blob(*html)["ops"]["i"].size(), 0u);
+}
+
+class RunDirTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("locksmith_html_test_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+            "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    // On disk, as the recorder writes it: valid UTF-8 (OpToJsonLine throws
+    // on anything else).
+    std::ofstream out(dir_ / "history.jsonl");
+    for (Op op : SampleHistory()) {
+      if (!op.error.empty()) op.error = "<!-- & \"quoted\"";
+      out << OpToJsonLine(op) << "\n";
+    }
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void Write(const std::string& name, const std::string& text) {
+    std::ofstream(dir_ / name) << text;
+  }
+  std::filesystem::path dir_;
+};
+
+TEST_F(RunDirTest, WritesReportHtml) {
+  Write("results.json", SampleResults(SampleHistory())
+                            .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  Write("config.json", R"({"test_name":"t1","backend":"redis","workload":"mutex"})");
+  auto st = WriteHtmlReport(dir_.string());
+  ASSERT_TRUE(st.ok()) << st.error();
+  std::ifstream in(dir_ / "report.html");
+  std::string html((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_NE(html.find("<h1>t1</h1>"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "report.html.tmp"));
+}
+
+TEST_F(RunDirTest, MissingResultsIsAClearError) {
+  auto st = WriteHtmlReport(dir_.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("results.json"), std::string::npos) << st.error();
+  EXPECT_NE(st.error().find("run the checkers"), std::string::npos) << st.error();
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "report.html"));
+}
+
+TEST_F(RunDirTest, MalformedResultsIsAClearError) {
+  Write("results.json", "{\"valid\": tru");
+  auto st = WriteHtmlReport(dir_.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("results.json"), std::string::npos) << st.error();
+  EXPECT_NE(st.error().find("not valid JSON"), std::string::npos) << st.error();
+
+  Write("results.json", R"({"valid": "maybe"})");
+  st = WriteHtmlReport(dir_.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("\"valid\" must be true, false or \"unknown\""), std::string::npos)
+      << st.error();
+
+  Write("results.json", R"({"valid": true, "anomalies": {}})");
+  st = WriteHtmlReport(dir_.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("\"anomalies\" must be an array"), std::string::npos) << st.error();
+}
+
+TEST_F(RunDirTest, MissingConfigIsFineMalformedIsNot) {
+  Write("results.json", R"({"valid": true})");
+  auto st = WriteHtmlReport(dir_.string());
+  EXPECT_TRUE(st.ok()) << st.error();
+  Write("config.json", "{oops");
+  st = WriteHtmlReport(dir_.string());
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().find("config.json"), std::string::npos) << st.error();
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,544 @@
+// Stylesheet and script of report.html. Kept as raw string literals in this
+// file so the report writer needs no template file at runtime; each literal
+// stays under the 64 KiB that -Wpedantic (overlength-strings) allows.
+#include "reports/html_template.h"
+
+namespace locksmith {
+namespace {
+
+constexpr std::string_view kCss = R"CSS(
+:root{--ok:#2e9e4f;--fail:#d6455d;--info:#e8a317;--pending:#9aa0a6;--nem:#7b4fc9;--fault:rgba(255,140,0,.16);
+--hold:#3b7dd8;--overlap:#e0002a;--expired:#8a5a00;--fg:#1d2430;--muted:#6b7280;--line:#e3e6eb;--bg:#fff}
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:#f5f6f8}
+header.run{display:flex;gap:24px;align-items:center;padding:18px 28px;background:var(--bg);border-bottom:4px solid var(--muted)}
+header.valid{border-color:var(--ok)}header.invalid{border-color:var(--fail)}header.unknown{border-color:var(--info)}
+.verdict{font-size:28px;font-weight:800;padding:10px 22px;border-radius:8px;color:#fff;background:var(--muted);letter-spacing:.5px}
+.valid .verdict{background:var(--ok)}.invalid .verdict{background:var(--fail)}.unknown .verdict{background:var(--info)}
+h1{margin:0 0 6px;font-size:20px;word-break:break-all}
+h2{font-size:17px;margin:0 0 10px}
+dl.meta{display:flex;flex-wrap:wrap;gap:4px 22px;margin:0}
+dl.meta div{display:flex;gap:6px}dt{color:var(--muted)}dd{margin:0;font-weight:600;word-break:break-all}
+.reason{margin:8px 0 0;color:#8a5a00}
+nav{position:sticky;top:0;z-index:5;background:#fff;border-bottom:1px solid var(--line);padding:6px 28px;display:flex;gap:18px}
+nav a{color:#2456a6;text-decoration:none}
+main{padding:0 28px 40px}
+section{background:var(--bg);border:1px solid var(--line);border-radius:8px;margin:18px 0;padding:16px 18px}
+.muted{color:var(--muted)}
+table.grid{border-collapse:collapse;margin-top:10px}
+table.grid th,table.grid td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
+table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}
+tr.total td{font-weight:700}
+.badge{display:inline-block;padding:1px 8px;border-radius:10px;color:#fff;font-weight:700;font-size:12px}
+.badge.valid{background:var(--ok)}.badge.invalid{background:var(--fail)}.badge.unknown{background:var(--info)}
+table.kv{border-collapse:collapse;font-size:13px}
+table.kv th{color:var(--muted);font-weight:500;text-align:left;padding:1px 10px 1px 0;vertical-align:top;white-space:nowrap}
+table.kv td{padding:1px 0;word-break:break-word}
+.anomaly{border:1px solid var(--line);border-left:4px solid var(--fail);border-radius:6px;padding:8px 12px;margin:8px 0}
+.anomaly.selected{background:#fff8d6;border-left-color:#e0b000}
+.ahead{display:flex;align-items:center;gap:8px;flex-wrap:wrap;margin-bottom:4px}
+.num{color:var(--muted);font-size:12px}
+.atype{font-weight:700;color:#a1132b;font-family:ui-monospace,monospace}
+.checker{font-size:12px;background:#eef1f5;border-radius:8px;padding:0 8px}
+.aops{margin:4px 0}.label{color:var(--muted);margin-right:4px}
+.item{border-left:2px solid var(--line);padding-left:8px;margin:2px 0}
+a.opref{display:inline-block;font:12px ui-monospace,monospace;padding:0 6px;margin:1px 2px;border-radius:4px;background:#eef1f5;color:var(--fg);text-decoration:none;border-left:3px solid var(--muted)}
+a.opref:hover{background:#dfe6f3}
+a.opref.t-ok{border-color:var(--ok)}a.opref.t-fail{border-color:var(--fail)}a.opref.t-info{border-color:var(--info)}a.opref.t-invoke{border-color:var(--hold)}
+button{font:inherit;font-size:12px;padding:2px 10px;border:1px solid #c8ced8;border-radius:4px;background:#fff;cursor:pointer}
+button:hover{background:#eef1f5}
+.controls{display:flex;gap:8px;align-items:center;margin-bottom:8px}
+.tl-wrap{position:relative;border:1px solid var(--line)}
+#tl{display:block;width:100%;cursor:grab;touch-action:none}
+#tl.dragging{cursor:grabbing}
+.tip{position:absolute;z-index:4;pointer-events:none;background:rgba(20,24,32,.94);color:#fff;font:12px/1.4 ui-monospace,monospace;padding:6px 9px;border-radius:5px;white-space:pre;max-width:640px;overflow:hidden}
+.legend{margin-top:6px;font-size:12px}
+.sw{display:inline-block;width:12px;height:10px;margin:0 4px 0 10px;vertical-align:middle;border-radius:2px}
+.sw.ok{background:var(--ok)}.sw.fail{background:var(--fail)}.sw.info{background:var(--info)}.sw.pending{background:var(--pending)}
+.sw.nem{background:var(--nem)}.sw.fault{background:rgba(255,140,0,.35)}.sw.hold{background:var(--hold)}.sw.overlap{background:var(--overlap)}.sw.expired{background:var(--expired)}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(380px,1fr));gap:14px}
+figure{margin:0}figcaption{font-size:12px;color:var(--muted);margin-bottom:4px}
+.plots canvas{width:100%;height:300px;display:block;border:1px solid var(--line)}
+pre{font-size:12px;max-height:480px;overflow:auto;background:#f7f8fa;padding:10px}
+code{font-family:ui-monospace,monospace;font-size:12px;background:#f1f3f6;padding:0 4px;border-radius:3px}
+)CSS";
+
+constexpr std::string_view kJs = R"JS(
+(function () {
+'use strict';
+const D = JSON.parse(document.getElementById('report-data').textContent);
+const O = D.ops, N = O.s.length, T1 = Math.max(D.t1, 1);
+const COLORS = ['#2e9e4f', '#d6455d', '#e8a317', '#9aa0a6', '#7b4fc9'];
+const OUTCOME = ['ok', 'fail', 'info', 'never completed'];
+// Decode the columns once: start/invoke index are delta-encoded.
+const S = new Float64Array(N), E = new Float64Array(N), IDX = new Float64Array(N);
+const LANE = Int32Array.from(O.p), OUT = Uint8Array.from(O.o);
+let maxDur = 0;
+for (let i = 0, s = 0, ix = 0; i < N; i++) {
+  s += O.s[i]; ix += O.i[i]; S[i] = s; IDX[i] = ix;
+  const d = O.d[i];
+  E[i] = d < 0 ? T1 : s + d;
+  if (E[i] - s > maxDur) maxDur = E[i] - s;
+}
+const VAL = new Map();
+D.values.rows.forEach((r, j) => VAL.set(r, D.values.text[j]));
+const NL = D.lanes.length;
+const nemLane = D.lane_process.indexOf(-1);
+const laneRows = [];
+{
+  const cnt = new Int32Array(NL);
+  for (let i = 0; i < N; i++) cnt[LANE[i]]++;
+  for (let l = 0; l < NL; l++) laneRows.push(new Int32Array(cnt[l]));
+  cnt.fill(0);
+  for (let i = 0; i < N; i++) laneRows[LANE[i]][cnt[LANE[i]]++] = i;
+}
+// Holds and key lanes (only keys that were ever held).
+const H = D.holds, HN = H.s.length, MAX_KEY_LANES = 400;
+const keyLane = new Int32Array(D.keys.length).fill(-1), keyList = [];
+let keysDropped = 0;
+for (let j = 0; j < HN; j++) {
+  const k = H.k[j];
+  if (keyLane[k] >= 0) continue;
+  if (keyList.length >= MAX_KEY_LANES) { keysDropped++; keyLane[k] = -2; continue; }
+  keyLane[k] = keyList.length; keyList.push(k);
+}
+const keyHolds = keyList.map(() => []);
+for (let j = 0; j < HN; j++) if (keyLane[H.k[j]] >= 0) keyHolds[keyLane[H.k[j]]].push(j);
+// Overlaps per key: holds come sorted by start, so a sweep with the latest
+// end seen finds every instant where two processes held the key.
+const overlaps = [];
+keyHolds.forEach((list, kl) => {
+  let maxEnd = -Infinity, maxLane = -1;
+  for (const j of list) {
+    if (H.s[j] < maxEnd && H.p[j] !== maxLane) overlaps.push([kl, H.s[j], Math.min(H.e[j], maxEnd)]);
+    if (H.e[j] > maxEnd) { maxEnd = H.e[j]; maxLane = H.p[j]; }
+  }
+});
+
+function lowerBound(arr, x, lo, hi) {
+  lo = lo || 0; hi = hi === undefined ? arr.length : hi;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (arr[m] < x) lo = m + 1; else hi = m; }
+  return lo;
+}
+function fmtNs(ns) {
+  const a = Math.abs(ns);
+  if (a >= 1e9) return (ns / 1e9).toFixed(a >= 1e11 ? 1 : 3) + ' s';
+  if (a >= 1e6) return (ns / 1e6).toPrecision(3) + ' ms';
+  if (a >= 1e3) return (ns / 1e3).toPrecision(3) + ' µs';
+  return Math.round(ns) + ' ns';
+}
+function niceStep(span, target) {
+  const raw = span / target, p = Math.pow(10, Math.floor(Math.log10(raw))), r = raw / p;
+  return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * p;
+}
+function setup(canvas, h) {
+  const dpr = window.devicePixelRatio || 1, w = canvas.clientWidth || canvas.width;
+  canvas.width = Math.round(w * dpr); canvas.height = Math.round(h * dpr);
+  canvas.style.height = h + 'px';
+  const ctx = canvas.getContext('2d');
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return { ctx, w, h };
+}
+
+// ---------------------------------------------------------------- timeline
+const tl = document.getElementById('tl'), tip = document.getElementById('tip');
+const GUT = 70, AX = 22, KEYHDR = keyList.length ? 20 : 0;
+const totalLanes = NL + keyList.length;
+const laneH = Math.max(4, Math.min(18, Math.floor(560 / Math.max(1, totalLanes))));
+const contentH = AX + NL * laneH + KEYHDR + keyList.length * laneH + 4;
+const viewH = Math.min(contentH, 640);
+let v0 = 0, v1 = T1, yOff = 0, W = 0, ctx = null;
+let highlight = [], highlightHolds = new Set(), spanH = null;
+let showFaults = true, showHolds = true, pending = false;
+const laneY = l => AX + l * laneH - yOff;
+const keyY = kl => AX + NL * laneH + KEYHDR + kl * laneH - yOff;
+const X = t => GUT + (t - v0) * (W - GUT) / (v1 - v0);
+const T = x => v0 + (x - GUT) * (v1 - v0) / (W - GUT);
+function keyColor(k) { return 'hsl(' + ((k * 137.5) % 360) + ',60%,48%)'; }
+
+function resize() { const s = setup(tl, viewH); ctx = s.ctx; W = s.w; schedule(); }
+function schedule() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
+function draw() {
+  pending = false;
+  const h = viewH;
+  ctx.clearRect(0, 0, W, h);
+  ctx.save();
+  ctx.beginPath(); ctx.rect(GUT, AX, W - GUT, h - AX); ctx.clip();
+  for (let l = 0; l < NL; l++) {
+    const y = laneY(l);
+    if (y + laneH < AX || y > h) continue;
+    ctx.fillStyle = l === nemLane ? '#f3effa' : (l % 2 ? '#fafbfc' : '#fff');
+    ctx.fillRect(GUT, y, W - GUT, laneH);
+  }
+  if (KEYHDR) {
+    ctx.fillStyle = '#eef1f5'; ctx.fillRect(GUT, keyY(0) - KEYHDR, W - GUT, KEYHDR);
+    for (let kl = 0; kl < keyList.length; kl++) {
+      ctx.fillStyle = kl % 2 ? '#f6f9fd' : '#fff'; ctx.fillRect(GUT, keyY(kl), W - GUT, laneH);
+    }
+  }
+  if (showFaults) {
+    for (const f of D.faults) {
+      const x0 = Math.max(GUT, X(f.s)), x1 = Math.min(W, X(f.e));
+      if (x1 < GUT || x0 > W) continue;
+      ctx.fillStyle = f.open ? 'rgba(255,140,0,.10)' : 'rgba(255,140,0,.18)';
+      ctx.fillRect(x0, AX, Math.max(1, x1 - x0), h - AX);
+    }
+  }
+  if (spanH) {
+    ctx.fillStyle = 'rgba(255,220,0,.35)';
+    ctx.fillRect(X(spanH[0]), AX, Math.max(2, X(spanH[1]) - X(spanH[0])), h - AX);
+  }
+  // Ops: one rect per visible pixel and lane at most; a later op in a pixel
+  // already drawn only paints when it is more alarming (fail > info > ok).
+  const PRI = [0, 3, 2, 1, 0];
+  const paths = COLORS.map(() => new Path2D());
+  const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
+  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1));
+  for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
+    if (E[i] < v0) continue;
+    const l = LANE[i], y = laneY(l);
+    if (y + laneH < AX || y > h) continue;
+    const c = l === nemLane ? 4 : OUT[i];
+    const x0 = Math.max(GUT - 2, X(S[i])), x1 = Math.min(W + 2, X(E[i]));
+    const px = Math.floor(x1);
+    if (px <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
+    if (px > lastPx[l]) { lastPx[l] = px; lastPri[l] = PRI[c]; } else lastPri[l] = PRI[c];
+    paths[c].rect(x0, y + 1, Math.max(1, x1 - x0), bh);
+  }
+  paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
+  if (showHolds && HN) {
+    const band = new Path2D(), bars = new Path2D(), expired = new Path2D();
+    const lastK = new Float64Array(keyList.length).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
+    for (let j = 0; j < HN; j++) {
+      if (H.e[j] < v0 || H.s[j] > v1) continue;
+      const x0 = Math.max(GUT - 2, X(H.s[j])), x1 = Math.min(W + 2, X(H.e[j]));
+      const l = H.p[j];
+      if (laneH >= 8 && x1 > lastB[l]) {
+        lastB[l] = Math.floor(x1);
+        band.rect(x0, laneY(l) + laneH - 4, Math.max(1, x1 - x0), 3);
+      }
+      const kl = keyLane[H.k[j]];
+      if (kl < 0) continue;
+      const y = keyY(kl);
+      if (y + laneH < AX || y > h) continue;
+      const xe = H.x[j] >= 0 && H.x[j] < H.e[j] ? Math.max(x0, X(H.x[j])) : x1;
+      if (Math.floor(x1) > lastK[kl] || highlightHolds.has(j)) {
+        lastK[kl] = Math.floor(x1);
+        bars.rect(x0, y + 1, Math.max(1, xe - x0), laneH - 2);
+        if (xe < x1) expired.rect(xe, y + 1, x1 - xe, laneH - 2);
+      }
+    }
+    ctx.fillStyle = 'rgba(59,125,216,.55)'; ctx.fill(band);
+    ctx.fillStyle = 'rgba(59,125,216,.45)'; ctx.fill(bars);
+    ctx.fillStyle = 'rgba(138,90,0,.6)'; ctx.fill(expired);
+    ctx.fillStyle = '#e0002a';
+    for (const [kl, s, e] of overlaps) {
+      if (e < v0 || s > v1) continue;
+      const x0 = X(s); ctx.fillRect(x0, keyY(kl) + 1, Math.max(2, X(e) - x0), laneH - 2);
+    }
+  }
+  ctx.lineWidth = 2; ctx.strokeStyle = '#111';
+  for (const i of highlight) {
+    const x0 = X(S[i]), x1 = X(E[i]), y = laneY(LANE[i]);
+    ctx.strokeRect(x0 - 2, y - 1, Math.max(4, x1 - x0 + 4), laneH + 2);
+    ctx.fillStyle = '#111';
+    ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x0 - 5, y - 8); ctx.lineTo(x0 + 5, y - 8); ctx.fill();
+  }
+  for (const j of highlightHolds) {
+    const kl = keyLane[H.k[j]];
+    if (kl < 0) continue;
+    const x0 = X(H.s[j]);
+    ctx.strokeRect(x0 - 1, keyY(kl), Math.max(3, X(H.e[j]) - x0 + 2), laneH);
+  }
+  ctx.restore();
+  // Axis and lane labels.
+  ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, W, AX); ctx.fillRect(0, AX, GUT, h - AX);
+  ctx.fillStyle = '#1d2430'; ctx.strokeStyle = '#c8ced8'; ctx.lineWidth = 1;
+  ctx.font = '11px system-ui,sans-serif'; ctx.textBaseline = 'middle';
+  const step = niceStep(v1 - v0, Math.max(2, (W - GUT) / 110));
+  for (let t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
+    const x = Math.round(X(t)) + 0.5;
+    ctx.beginPath(); ctx.moveTo(x, AX - 5); ctx.lineTo(x, AX); ctx.stroke();
+    ctx.fillText(fmtNs(t), x + 3, AX / 2);
+  }
+  ctx.beginPath(); ctx.moveTo(GUT, AX - 0.5); ctx.lineTo(W, AX - 0.5); ctx.stroke();
+  const every = Math.ceil(11 / laneH);
+  ctx.save(); ctx.beginPath(); ctx.rect(0, AX, GUT, h - AX); ctx.clip();
+  for (let l = 0; l < NL; l += (l === nemLane ? 1 : every)) {
+    const y = laneY(l);
+    if (y + laneH < AX || y > h) continue;
+    ctx.fillText(l === nemLane ? 'nemesis' : 'p' + D.lanes[l], 4, y + laneH / 2);
+  }
+  if (KEYHDR) {
+    ctx.fillText('lock holds' + (keysDropped ? ' (' + MAX_KEY_LANES + ' keys)' : ''), 4, keyY(0) - KEYHDR / 2);
+    for (let kl = 0; kl < keyList.length; kl += every) {
+      const y = keyY(kl);
+      if (y + laneH < AX || y > h) continue;
+      ctx.fillText(D.keys[keyList[kl]].slice(0, 11), 4, y + laneH / 2);
+    }
+  }
+  ctx.restore();
+  document.getElementById('tl-range').textContent =
+    fmtNs(v0) + ' – ' + fmtNs(v1) + ' (' + fmtNs(v1 - v0) + ' visible, ' + N + ' ops, ' +
+    NL + ' lanes' + (contentH > viewH ? '; drag up/down for more lanes' : '') + ')';
+}
+function setView(a, b) {
+  const minSpan = 1000, pad = T1 * 0.05;
+  if (b - a < minSpan) { const m = (a + b) / 2; a = m - minSpan / 2; b = m + minSpan / 2; }
+  const span = b - a;
+  if (span > T1 + 2 * pad) { a = -pad; b = T1 + pad; }
+  else { if (a < -pad) { b += -pad - a; a = -pad; } if (b > T1 + pad) { a -= b - T1 - pad; b = T1 + pad; } }
+  v0 = a; v1 = b; schedule();
+}
+function zoom(factor, t) { setView(t - (t - v0) * factor, t + (v1 - t) * factor); }
+function setYOff(y) { yOff = Math.max(0, Math.min(contentH - viewH, y)); schedule(); }
+
+// Hit testing for the tooltip.
+function opAt(l, t, tol) {
+  const rows = laneRows[l];
+  let lo = 0, hi = rows.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (S[rows[m]] <= t + tol) lo = m + 1; else hi = m; }
+  let best = -1, bestD = Infinity;
+  for (let k = lo - 1; k >= 0 && k >= lo - 4; k--) {
+    const i = rows[k], d = t < S[i] ? S[i] - t : t > E[i] ? t - E[i] : 0;
+    if (d <= tol && d < bestD) { best = i; bestD = d; }
+  }
+  return best;
+}
+function describeOp(i) {
+  const ci = O.ci[i], lines = [];
+  const lane = LANE[i], who = lane === nemLane ? 'nemesis' : 'process ' + D.lanes[lane];
+  lines.push('#' + IDX[i] + '  ' + who + '  ' + D.fs[O.f[i]] + (O.k[i] >= 0 ? '  ' + D.keys[O.k[i]] : ''));
+  lines.push(OUTCOME[OUT[i]] + (O.d[i] >= 0 ? ' after ' + fmtNs(O.d[i]) : ''));
+  lines.push('invoke @ ' + fmtNs(S[i]) + (ci >= 0 ? '   completion #' + (IDX[i] + ci) + ' @ ' + fmtNs(E[i]) : ''));
+  if (O.e[i] >= 0) lines.push('error: ' + D.errors[O.e[i]]);
+  if (VAL.has(i)) lines.push('value: ' + VAL.get(i));
+  else if (D.values.truncated) lines.push('value: see history.jsonl');
+  return lines;
+}
+function describeHold(j) {
+  const lines = ['lock ' + D.keys[H.k[j]] + ' held by process ' + D.lanes[H.p[j]],
+    fmtNs(H.s[j]) + ' – ' + fmtNs(H.e[j]) + (H.open[j] ? ' (never released)' : '') +
+    ' acquired by #' + H.a[j]];
+  if (H.x[j] >= 0) lines.push('lease valid until ' + fmtNs(H.x[j]) + (H.x[j] < H.e[j] ? ' — held ' + fmtNs(H.e[j] - H.x[j]) + ' past it' : ''));
+  return lines;
+}
+function hover(ev) {
+  const r = tl.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+  if (x < GUT || y < AX) { tip.hidden = true; return; }
+  const t = T(x), tol = 3 * (v1 - v0) / (W - GUT);
+  let lines = [];
+  const l = Math.floor((y + yOff - AX) / laneH);
+  if (l >= 0 && l < NL) {
+    const i = opAt(l, t, tol);
+    if (i >= 0) lines = describeOp(i);
+  } else {
+    const kl = Math.floor((y + yOff - AX - NL * laneH - KEYHDR) / laneH);
+    if (kl >= 0 && kl < keyList.length) {
+      const list = keyHolds[kl];
+      let lo = 0, hi = list.length;
+      while (lo < hi) { const m = (lo + hi) >> 1; if (H.s[list[m]] <= t + tol) lo = m + 1; else hi = m; }
+      for (let k = lo - 1, seen = 0; k >= 0 && seen < 4000; k--, seen++) {
+        const j = list[k];
+        if (H.e[j] >= t - tol) { if (lines.length) lines.push(''); lines = lines.concat(describeHold(j)); }
+        if (lines.length > 24) break;
+      }
+    }
+  }
+  if (showFaults) {
+    for (const f of D.faults) {
+      if (f.s <= t && t <= f.e) lines.push('fault ' + f.f + ' ' + (f.value || '') + ' since ' + fmtNs(f.s) + (f.open ? ' (not healed)' : ' until ' + fmtNs(f.e)));
+    }
+  }
+  if (!lines.length) { tip.hidden = true; return; }
+  tip.textContent = lines.join('\n');
+  tip.hidden = false;
+  const tw = tip.offsetWidth, th = tip.offsetHeight;
+  tip.style.left = Math.max(0, Math.min(W - tw, x + 14)) + 'px';
+  tip.style.top = (y + 16 + th > viewH ? Math.max(0, y - th - 8) : y + 16) + 'px';
+}
+
+let drag = null;
+tl.addEventListener('wheel', ev => {
+  ev.preventDefault();
+  const r = tl.getBoundingClientRect(), x = ev.clientX - r.left;
+  if (ev.shiftKey) { setYOff(yOff + ev.deltaY); return; }
+  if (Math.abs(ev.deltaX) > Math.abs(ev.deltaY)) {
+    const dt = ev.deltaX * (v1 - v0) / (W - GUT); setView(v0 + dt, v1 + dt); return;
+  }
+  zoom(Math.exp(ev.deltaY * 0.0015), T(Math.max(GUT, x)));
+}, { passive: false });
+tl.addEventListener('mousedown', ev => { drag = { x: ev.clientX, y: ev.clientY, v0, v1, yOff }; tl.classList.add('dragging'); tip.hidden = true; });
+window.addEventListener('mouseup', () => { drag = null; tl.classList.remove('dragging'); });
+window.addEventListener('mousemove', ev => {
+  if (!drag) return;
+  const dt = (drag.x - ev.clientX) * (drag.v1 - drag.v0) / (W - GUT);
+  setView(drag.v0 + dt, drag.v1 + dt);
+  setYOff(drag.yOff + drag.y - ev.clientY);
+});
+tl.addEventListener('mousemove', ev => { if (!drag) hover(ev); });
+tl.addEventListener('mouseleave', () => { tip.hidden = true; });
+tl.addEventListener('dblclick', () => setView(0, T1));
+document.querySelectorAll('.controls button').forEach(b => b.addEventListener('click', () => {
+  const m = (v0 + v1) / 2;
+  if (b.dataset.act === 'fit') setView(0, T1);
+  else zoom(b.dataset.act === 'in' ? 0.5 : 2, m);
+}));
+document.getElementById('tl-faults').addEventListener('change', e => { showFaults = e.target.checked; schedule(); });
+document.getElementById('tl-holds').addEventListener('change', e => { showHolds = e.target.checked; schedule(); });
+
+// Anomaly ops: highlight them and zoom the timeline to them.
+function focusOps(indices, span, el) {
+  const want = new Set(indices);
+  highlight = [];
+  const completions = new Set();
+  for (let i = 0; i < N; i++) {
+    const ci = O.ci[i];
+    if (want.has(IDX[i]) || (ci >= 0 && want.has(IDX[i] + ci))) {
+      highlight.push(i);
+      if (ci >= 0) completions.add(IDX[i] + ci);
+    }
+  }
+  highlightHolds = new Set();
+  for (let j = 0; j < HN; j++) if (want.has(H.a[j]) || completions.has(H.a[j])) highlightHolds.add(j);
+  spanH = span ? span.split(',').map(v => v === 'end' ? T1 : Number(v)) : null;
+  let a = Infinity, b = -Infinity;
+  for (const i of highlight) { a = Math.min(a, S[i]); b = Math.max(b, O.d[i] >= 0 ? E[i] : S[i]); }
+  for (const j of highlightHolds) { a = Math.min(a, H.s[j]); b = Math.max(b, H.e[j]); }
+  if (spanH) { a = Math.min(a, spanH[0]); b = Math.max(b, spanH[1]); }
+  document.querySelectorAll('.anomaly.selected').forEach(n => n.classList.remove('selected'));
+  if (el) el.classList.add('selected');
+  if (a <= b) {
+    const pad = Math.max((b - a) * 0.25, 1e6);
+    setView(a - pad, b + pad);
+    if (highlight.length) {
+      const y = laneY(LANE[highlight[0]]) + yOff;
+      if (y < yOff + AX || y > yOff + viewH - laneH) setYOff(y - AX - 2 * laneH);
+    }
+  }
+  schedule();
+  document.getElementById('timeline').scrollIntoView({ behavior: 'smooth', block: 'start' });
+}
+document.addEventListener('click', ev => {
+  const chip = ev.target.closest('a.opref');
+  if (chip) { ev.preventDefault(); focusOps([Number(chip.dataset.idx)], null, chip.closest('.anomaly')); return; }
+  const btn = ev.target.closest('button.show');
+  if (btn) {
+    const a = btn.closest('.anomaly');
+    focusOps(a.dataset.ops.split(',').filter(Boolean).map(Number), a.dataset.span || null, a);
+  }
+});
+
+// ---------------------------------------------------------------- plots
+const P = D.plots;
+function chart(id, yLo, yHi, yLog, yFmt) {
+  const c = document.getElementById(id);
+  const { ctx, w, h } = setup(c, 300);
+  const L = 62, R = 10, TP = 10, B = 24;
+  const X = t => L + t / T1 * (w - L - R);
+  const ly0 = yLog ? Math.log10(Math.max(yLo, 1)) : yLo, ly1 = yLog ? Math.log10(Math.max(yHi, yLo * 10, 10)) : Math.max(yHi, yLo + 1);
+  const Y = v => { const u = yLog ? Math.log10(Math.max(v, 1)) : v; return h - B - (u - ly0) / (ly1 - ly0) * (h - B - TP); };
+  ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
+  for (const f of D.faults) { ctx.fillStyle = 'rgba(255,140,0,.16)'; ctx.fillRect(X(f.s), TP, Math.max(1, X(f.e) - X(f.s)), h - B - TP); }
+  ctx.strokeStyle = '#e3e6eb'; ctx.fillStyle = '#555'; ctx.font = '11px system-ui,sans-serif'; ctx.lineWidth = 1;
+  ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+  const ticks = [];
+  if (yLog) for (let e = Math.floor(ly0); e <= Math.ceil(ly1); e++) ticks.push(Math.pow(10, e));
+  else { const st = niceStep(ly1 - ly0, 5); for (let v = Math.ceil(ly0 / st) * st; v <= ly1; v += st) ticks.push(v); }
+  for (const v of ticks) {
+    const y = Math.round(Y(v)) + 0.5;
+    if (y < TP - 1 || y > h - B + 1) continue;
+    ctx.beginPath(); ctx.moveTo(L, y); ctx.lineTo(w - R, y); ctx.stroke();
+    ctx.fillText(yFmt(v), L - 4, y);
+  }
+  ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+  const st = niceStep(T1, Math.max(2, (w - L) / 90));
+  for (let t = 0; t <= T1; t += st) ctx.fillText(fmtNs(t), X(t), h - B + 5);
+  ctx.strokeStyle = '#9aa0a6'; ctx.strokeRect(L + 0.5, TP + 0.5, w - L - R, h - B - TP);
+  ctx.save(); ctx.beginPath(); ctx.rect(L, TP, w - L - R, h - B - TP); ctx.clip();
+  return { ctx, X, Y, w, h, L, R, TP, B, done: () => ctx.restore() };
+}
+function legend(g, items) {
+  const ctx = g.ctx; ctx.restore(); ctx.font = '11px system-ui,sans-serif'; ctx.textAlign = 'left'; ctx.textBaseline = 'middle';
+  let x = g.L + 8;
+  for (const [label, color, dash] of items) {
+    ctx.strokeStyle = color; ctx.fillStyle = color; ctx.lineWidth = 2; ctx.setLineDash(dash || []);
+    ctx.beginPath(); ctx.moveTo(x, g.TP + 10); ctx.lineTo(x + 14, g.TP + 10); ctx.stroke(); ctx.setLineDash([]);
+    ctx.fillStyle = '#333'; ctx.fillText(label, x + 18, g.TP + 10); x += 26 + ctx.measureText(label).width;
+  }
+}
+function drawPlots() {
+  const sc = P.sc;
+  if (sc.mode === 'raw') {
+    let hi = 10; for (const l of sc.l) hi = Math.max(hi, l);
+    let lo = hi; for (const l of sc.l) lo = Math.min(lo, Math.max(l, 1));
+    const g = chart('p-scatter', Math.max(1, lo / 2), hi * 2, true, fmtNs);
+    for (let i = 0; i < sc.t.length; i++) {
+      g.ctx.fillStyle = COLORS[sc.o[i]]; g.ctx.globalAlpha = 0.7;
+      g.ctx.fillRect(g.X(sc.t[i]) - 1.5, g.Y(Math.max(sc.l[i], 1)) - 1.5, 3, 3);
+    }
+    g.ctx.globalAlpha = 1;
+    legend(g, [['ok', COLORS[0]], ['fail', COLORS[1]], ['info', COLORS[2]]]);
+  } else {
+    const g = chart('p-scatter', sc.lmin / 1.5, sc.lmax * 1.5, true, fmtNs);
+    const c = sc.c, ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
+    let maxN = 1; for (let i = 3; i < c.length; i += 4) maxN = Math.max(maxN, c[i]);
+    const cw = Math.max(2, (g.w - g.L - g.R) / sc.xb);
+    for (let i = 0; i < c.length; i += 4) {
+      const t = (c[i] + 0.5) / sc.xb * T1, lat = Math.pow(10, ll0 + (c[i + 1] + 0.5) / sc.yb * (ll1 - ll0));
+      g.ctx.globalAlpha = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / Math.log(1 + maxN);
+      g.ctx.fillStyle = COLORS[c[i + 2]];
+      g.ctx.fillRect(g.X(t) - cw / 2, g.Y(lat) - 1.5, cw, 3);
+    }
+    g.ctx.globalAlpha = 1;
+    legend(g, [['ok', COLORS[0]], ['fail', COLORS[1]], ['info', COLORS[2]], ['(density)', '#fff']]);
+  }
+  {
+    let lo = Infinity, hi = 10;
+    for (const s of P.q) for (const k of ['p50', 'max']) for (const v of s[k]) if (v >= 0) { lo = Math.min(lo, Math.max(v, 1)); hi = Math.max(hi, v); }
+    if (!isFinite(lo)) lo = 1;
+    const g = chart('p-quant', lo / 1.5, hi * 1.5, true, fmtNs), bw = P.bucket_ns;
+    const pal = ['#2456a6', '#d6455d', '#2e9e4f', '#7b4fc9', '#e8a317', '#00897b', '#6d4c41', '#c2185b'];
+    const items = [];
+    P.q.forEach((s, n) => {
+      const color = pal[n % pal.length];
+      items.push([s.f, color]);
+      [['p50', []], ['p95', [6, 3]], ['p99', [2, 3]]].forEach(([k, dash]) => {
+        g.ctx.strokeStyle = color; g.ctx.lineWidth = 1.5; g.ctx.setLineDash(dash); g.ctx.beginPath();
+        let open = false;
+        s[k].forEach((v, b) => {
+          if (v < 0) { open = false; return; }
+          const x = g.X((b + 0.5) * bw), y = g.Y(Math.max(v, 1));
+          if (open) g.ctx.lineTo(x, y); else g.ctx.moveTo(x, y);
+          open = true;
+        });
+        g.ctx.stroke();
+      });
+    });
+    g.ctx.setLineDash([]);
+    legend(g, items.slice(0, 8));
+  }
+  {
+    const tp = P.tp, sec = P.bucket_ns / 1e9, keys = ['ok', 'fail', 'info'];
+    let hi = 1; for (const k of keys) for (const v of tp[k]) hi = Math.max(hi, v / sec);
+    const g = chart('p-tp', 0, hi * 1.1, false, v => v >= 1000 ? (v / 1000).toPrecision(3) + 'k' : String(Math.round(v * 10) / 10));
+    keys.forEach((k, n) => {
+      g.ctx.strokeStyle = COLORS[n]; g.ctx.lineWidth = 1.5; g.ctx.beginPath();
+      tp[k].forEach((v, b) => { const x = g.X((b + 0.5) * P.bucket_ns), y = g.Y(v / sec); if (b) g.ctx.lineTo(x, y); else g.ctx.moveTo(x, y); });
+      g.ctx.stroke();
+    });
+    legend(g, keys.map((k, n) => [k + '/s', COLORS[n]]));
+  }
+}
+window.addEventListener('resize', () => { resize(); drawPlots(); });
+resize();
+drawPlots();
+})();
+)JS";
+
+}  // namespace
+
+std::string_view HtmlReportCss() { return kCss; }
+std::string_view HtmlReportJs() { return kJs; }
+
+}  // namespace locksmith

@@ -1,0 +1,192 @@
+#include "reports/junit_report.h"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "checker/history.h"
+#include "reports/escape.h"
+#include "reports/report_model.h"
+#include "reports/run_results.h"
+#include "reports/run_summary.h"
+
+namespace locksmith {
+namespace {
+
+constexpr size_t kMaxAnomaliesListed = 200;
+
+std::string Attr(const std::string& name, const std::string& value) {
+  return " " + name + "=\"" + XmlEscape(value) + "\"";
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s);
+  return buf;
+}
+
+std::string AnomalyType(const nlohmann::json& a) {
+  if (a.is_object()) {
+    if (auto it = a.find("type"); it != a.end() && it->is_string()) return it->get<std::string>();
+  }
+  return "anomaly";
+}
+
+// One line per anomaly: "#1 double-holder key=lock-0 ops=#12,#13 class=...".
+std::string AnomalyLine(const nlohmann::json& a, size_t number) {
+  std::string line = "#" + std::to_string(number) + " " + AnomalyType(a);
+  if (!a.is_object()) return line + " " + DumpJson(a);
+  if (auto it = a.find("key"); it != a.end()) {
+    line += " key=" + (it->is_string() ? it->get<std::string>() : DumpJson(*it));
+  }
+  std::set<int64_t> ops;
+  CollectOpIndices(a, &ops);
+  if (!ops.empty()) {
+    line += " ops=";
+    size_t n = 0;
+    for (int64_t i : ops) {
+      if (n++ == 20) {
+        line += ",…";
+        break;
+      }
+      line += (n > 1 ? ",#" : "#") + std::to_string(i);
+    }
+  }
+  for (const auto& [name, v] : a.items()) {
+    if (name == "type" || name == "key" || name == "checker" || !v.is_primitive() || v.is_null()) {
+      continue;
+    }
+    line += " " + name + "=" + (v.is_string() ? v.get<std::string>() : DumpJson(v));
+  }
+  return line;
+}
+
+std::string Summary(const std::vector<nlohmann::json>& anomalies) {
+  std::map<std::string, int64_t> by_type;
+  for (const auto& a : anomalies) ++by_type[AnomalyType(a)];
+  std::string s = std::to_string(anomalies.size()) + (anomalies.size() == 1 ? " anomaly" : " anomalies");
+  std::string sep = ": ";
+  for (const auto& [t, n] : by_type) {
+    s += sep + t + " x" + std::to_string(n);
+    sep = ", ";
+  }
+  return s;
+}
+
+// Time of the last op, from the file's tail only (histories can be large).
+double LastOpSeconds(const std::string& history_path) {
+  std::ifstream in(history_path, std::ios::binary | std::ios::ate);
+  if (!in) return 0;
+  const std::streamoff size = in.tellg();
+  const std::streamoff tail = std::min<std::streamoff>(size, 65536);
+  std::string buf(static_cast<size_t>(tail), '\0');
+  in.seekg(size - tail);
+  in.read(buf.data(), tail);
+  size_t end = buf.size();
+  while (end > 0) {
+    size_t start = buf.rfind('\n', end - 1);
+    start = start == std::string::npos ? 0 : start + 1;
+    if (auto op = ParseOpLine(std::string_view(buf).substr(start, end - start)); op) {
+      return static_cast<double>(op->time) / 1e9;
+    }
+    if (start == 0) break;
+    end = start - 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
+                                   double duration_s) {
+  auto parsed = RunResults::Parse(results);
+  if (!parsed) return Error{parsed.error()};
+  const RunResults& r = *parsed;
+  const RunSummary summary = RunSummary::FromConfig(config);
+
+  int failures = 0, errors = 0;
+  for (const auto& c : r.checkers()) {
+    failures += c.valid == Validity::kFalse;
+    errors += c.valid == Validity::kUnknown;
+  }
+  std::string classname = "locksmith";
+  for (const std::string* part : {&summary.backend, &summary.workload}) {
+    if (!part->empty()) classname += "." + *part;
+  }
+  const std::string tests = std::to_string(r.checkers().size());
+  const std::string time = Seconds(duration_s);
+
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites";
+  x += Attr("name", "locksmith") + Attr("tests", tests) + Attr("failures", std::to_string(failures)) +
+       Attr("errors", std::to_string(errors)) + Attr("time", time) + ">\n";
+  x += "  <testsuite" + Attr("name", summary.DisplayName()) + Attr("tests", tests) +
+       Attr("failures", std::to_string(failures)) + Attr("errors", std::to_string(errors)) +
+       Attr("skipped", "0") + Attr("time", time) + ">\n    <properties>\n";
+  auto property = [&](const std::string& name, const std::string& value) {
+    if (!value.empty()) x += "      <property" + Attr("name", name) + Attr("value", value) + "/>\n";
+  };
+  property("verdict", VerdictText(r.valid()));
+  property("backend", summary.backend);
+  property("workload", summary.workload);
+  property("nemesis", summary.nemesis);
+  property("seed", summary.seed);
+  property("reason", r.reason());
+  x += "    </properties>\n";
+
+  for (const auto& c : r.checkers()) {
+    x += "    <testcase" + Attr("classname", classname) + Attr("name", c.name) + Attr("time", "0");
+    if (c.valid == Validity::kTrue) {
+      x += "/>\n";
+      continue;
+    }
+    x += ">\n";
+    std::string body;
+    size_t number = 0;
+    for (const auto& a : c.anomalies) {
+      if (number == kMaxAnomaliesListed) {
+        body += "… " + std::to_string(c.anomalies.size() - number) + " more in results.json\n";
+        break;
+      }
+      body += AnomalyLine(a, ++number) + "\n";
+    }
+    if (c.valid == Validity::kFalse) {
+      std::string message = c.anomalies.empty() ? "invalid (no anomalies recorded)" : Summary(c.anomalies);
+      if (!c.reason.empty()) message += " (" + c.reason + ")";
+      std::string type = c.anomalies.empty() ? "invalid" : AnomalyType(c.anomalies.front());
+      x += "      <failure" + Attr("message", message) + Attr("type", type) + ">" + XmlEscape(body) +
+           "</failure>\n";
+    } else {
+      x += "      <error" + Attr("message", "unknown: " + (c.reason.empty() ? "the checker could not decide" : c.reason)) +
+           Attr("type", "unknown") + ">" + XmlEscape(body) + "</error>\n";
+    }
+    x += "    </testcase>\n";
+  }
+  x += "  </testsuite>\n</testsuites>\n";
+  return x;
+}
+
+Status WriteJunitXml(const nlohmann::json& results, const nlohmann::json& config,
+                     const std::string& output_path, double duration_s) {
+  auto xml = RenderJunitXml(results, config, duration_s);
+  if (!xml) return Error{xml.error()};
+  return WriteFileAtomically(output_path, *xml);
+}
+
+Status WriteJunitXml(const std::string& run_dir) {
+  auto results = ReadJsonFile(run_dir + "/results.json", "results.json");
+  if (!results) return Error{results.error() + " (run the checkers first to produce it)"};
+  if (auto parsed = RunResults::Parse(*results); !parsed) {
+    return Error{run_dir + "/results.json: " + parsed.error()};
+  }
+  nlohmann::json config;
+  if (auto c = ReadJsonFile(run_dir + "/config.json", "config.json"); c) {
+    config = std::move(c).value();
+  } else if (std::ifstream(run_dir + "/config.json").good()) {
+    return Error{c.error()};
+  }
+  return WriteJunitXml(*results, config, run_dir + "/junit.xml",
+                       LastOpSeconds(run_dir + "/history.jsonl"));
+}
+
+}  // namespace locksmith

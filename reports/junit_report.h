@@ -1,0 +1,26 @@
+// JUnit XML for CI: one <testsuite> per run, one <testcase> per checker (from
+// results.json; see RunResults). An invalid checker gets a <failure> whose
+// body lists its anomalies (type, key, op indices, scalar fields); an unknown
+// verdict is an <error> (the checker could not decide: CI must not read that
+// as a pass). Free functions; thread-safe.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+
+namespace locksmith {
+
+// Reads run_dir/results.json (required) and config.json (optional), takes the
+// run's duration from the last line of history.jsonl if present, and writes
+// run_dir/junit.xml.
+Status WriteJunitXml(const std::string& run_dir);
+
+Status WriteJunitXml(const nlohmann::json& results, const nlohmann::json& config,
+                     const std::string& output_path, double duration_s = 0);
+Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
+                                   double duration_s = 0);
+
+}  // namespace locksmith

@@ -1,0 +1,162 @@
+// report_bench: writes synthetic mutex-workload runs of 10k, 100k and 1M
+// history entries (50 workers, 8 keys, a nemesis killing and partitioning)
+// and reports how long report.html and junit.xml take and how big they are.
+// Usage: report_bench [output dir, default /tmp/locksmith-report-bench]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checker/checker.h"
+#include "checker/history.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+
+namespace {
+
+using locksmith::History;
+using locksmith::Op;
+using locksmith::OpType;
+
+History Synthesize(size_t target_ops, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::lognormal_distribution<double> latency_ms(0.0, 0.8);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  constexpr int kWorkers = 50;
+  constexpr int kKeys = 8;
+  // ~2.5 ops per ms per worker pair keeps the run length near real ones.
+  const int64_t duration_ns = static_cast<int64_t>(target_ops) * 60'000'000'000 / 1'000'000 + 10'000'000'000;
+  std::vector<Op> ops;
+  ops.reserve(target_ops + 64);
+  int64_t next_process = kWorkers;
+  const size_t per_worker = target_ops / kWorkers;
+  for (int w = 0; w < kWorkers; ++w) {
+    int64_t process = w;
+    int64_t t = static_cast<int64_t>(unit(rng) * 5e6);
+    size_t emitted = 0;
+    while (emitted + 4 <= per_worker) {
+      std::string key = "lock-" + std::to_string(rng() % kKeys);
+      auto emit = [&](OpType type, const std::string& f, int64_t time, nlohmann::json value,
+                      std::string error) {
+        Op op;
+        op.time = time, op.process = process, op.type = type, op.f = f, op.key = key;
+        op.value = std::move(value), op.error = std::move(error);
+        ops.push_back(std::move(op));
+        ++emitted;
+      };
+      const int64_t lat = static_cast<int64_t>(latency_ms(rng) * 1e6) + 50'000;
+      emit(OpType::kInvoke, "acquire", t, nlohmann::json{{"lease_ms", 10000}}, "");
+      t += lat;
+      const double u = unit(rng);
+      if (u < 0.03) {
+        emit(OpType::kInfo, "acquire", t, nullptr, "timeout");
+        process = next_process++;
+      } else if (u < 0.30) {
+        emit(OpType::kFail, "acquire", t, nullptr, "lock held");
+      } else {
+        emit(OpType::kOk, "acquire", t,
+             nlohmann::json{{"token", std::to_string(rng())}, {"fence", emitted}, {"validity_ms", 9800}},
+             "");
+        t += static_cast<int64_t>(unit(rng) * 2e6);
+        emit(OpType::kInvoke, "release", t, nullptr, "");
+        t += static_cast<int64_t>(latency_ms(rng) * 5e5) + 40'000;
+        emit(OpType::kOk, "release", t, nullptr, "");
+      }
+      t += static_cast<int64_t>(unit(rng) * 4e6);
+      if (t > duration_ns) break;
+    }
+  }
+  for (int64_t t = 3'000'000'000, n = 0; t + 4'000'000'000 < duration_ns; t += 10'000'000'000, ++n) {
+    const bool kill = n % 2 == 0;
+    const std::string node = "n" + std::to_string(1 + n % 5);
+    auto nem = [&](OpType type, const std::string& f, int64_t time) {
+      Op op;
+      op.time = time, op.process = locksmith::kNemesisProcess, op.type = type, op.f = f;
+      op.value = kill ? nlohmann::json{{"node", node}} : nlohmann::json{{"grudge", "halves"}};
+      ops.push_back(std::move(op));
+    };
+    nem(OpType::kInvoke, kill ? "kill" : "partition-start", t);
+    nem(OpType::kInfo, kill ? "kill" : "partition-start", t + 20'000'000);
+    nem(OpType::kInvoke, kill ? "start" : "partition-stop", t + 4'000'000'000);
+    nem(OpType::kInfo, kill ? "start" : "partition-stop", t + 4'030'000'000);
+  }
+  std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.time < b.time; });
+  for (size_t i = 0; i < ops.size(); ++i) ops[i].index = static_cast<int64_t>(i);
+  return ops;
+}
+
+nlohmann::json SyntheticResults(const History& h) {
+  nlohmann::json anomalies = nlohmann::json::array();
+  // Point a few anomalies at real ops so the page has something to show.
+  for (size_t i = 0, n = 0; i < h.size() && n < 3; i += h.size() / 4 + 1) {
+    size_t j = i;
+    while (j < h.size() && !(h[j].type == OpType::kOk && h[j].f == "acquire")) ++j;
+    if (j >= h.size()) break;
+    anomalies.push_back({{"type", "double-holder"}, {"key", h[j].key}, {"class", "unsafe-grant"},
+                         {"checker", "double-holder"},
+                         {"overlap_ns", {h[j].time, h[j].time + 1'000'000}},
+                         {"ops", {locksmith::OpRef(h[j])}}});
+    ++n;
+  }
+  return {{"valid", false},
+          {"anomalies", anomalies},
+          {"stats",
+           {{"double-holder", {{"valid", false}, {"stats", {{"holds", h.size() / 5}}}}},
+            {"perf", {{"valid", true}, {"stats", nlohmann::json::object()}}}}}};
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::filesystem::path root = argc > 1 ? argv[1] : "/tmp/locksmith-report-bench";
+  std::printf("%-8s %12s %12s %12s %12s %10s\n", "ops", "render_s", "from_dir_s",
+              "html_MB", "history_MB", "junit_KB");
+  for (size_t n : {10'000u, 100'000u, 1'000'000u}) {
+    const History history = Synthesize(n, 42 + n);
+    const nlohmann::json results = SyntheticResults(history);
+    const nlohmann::json config = {{"test_name", "bench-" + std::to_string(n)}, {"backend", "redlock"},
+                                   {"workload", "mutex"}, {"nemesis", {"kill", "partition"}},
+                                   {"seed", 42 + n}, {"time_limit_s", history.back().time / 1'000'000'000}};
+    const auto dir = root / ("ops-" + std::to_string(n));
+    std::filesystem::create_directories(dir);
+    {
+      std::ofstream out(dir / "history.jsonl");
+      for (const Op& op : history) out << locksmith::OpToJsonLine(op) << '\n';
+      std::ofstream(dir / "results.json") << results.dump();
+      std::ofstream(dir / "config.json") << config.dump(2);
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    auto html = locksmith::RenderHtmlReport(history, results, config);
+    auto t1 = std::chrono::steady_clock::now();
+    if (!html) {
+      std::fprintf(stderr, "render failed: %s\n", html.error().c_str());
+      return 1;
+    }
+    auto st = locksmith::WriteHtmlReport(dir.string());
+    auto t2 = std::chrono::steady_clock::now();
+    if (!st) {
+      std::fprintf(stderr, "report failed: %s\n", st.error().c_str());
+      return 1;
+    }
+    if (auto j = locksmith::WriteJunitXml(dir.string()); !j) {
+      std::fprintf(stderr, "junit failed: %s\n", j.error().c_str());
+      return 1;
+    }
+    std::printf("%-8zu %12.3f %12.3f %12.2f %12.2f %10.1f\n", history.size(),
+                Seconds(t1 - t0), Seconds(t2 - t1),
+                static_cast<double>(std::filesystem::file_size(dir / "report.html")) / 1e6,
+                static_cast<double>(std::filesystem::file_size(dir / "history.jsonl")) / 1e6,
+                static_cast<double>(std::filesystem::file_size(dir / "junit.xml")) / 1e3);
+    std::fflush(stdout);
+  }
+  std::printf("reports under %s\n", root.c_str());
+  return 0;
+}
