@@ -213,6 +213,15 @@ SearchOutcome LinearizabilitySearch::Run() {
         const int32_t op = class_ops_[cls][used];
         if (ops_[op].call >= horizon) continue;
         if (!model_.Step(state_, ops_[op].op, &next) || next == state_) continue;
+        // Straight after another pending op P: if this op Q leaves the same
+        // state whether or not P ran first (a write after a write), the
+        // parent's own try of Q covers this with P still unused.
+        if (!stack_.empty() && stack_.back().cls >= 0) {
+          ModelState without;
+          if (model_.Step(stack_.back().previous, ops_[op].op, &without) && without == next) {
+            continue;
+          }
+        }
         stack_.push_back({op, cls, first_return_, state_});
         if (consumed_[cls]++ == 0) nonzero_.push_back(static_cast<uint32_t>(cls));
         state_ = next;
