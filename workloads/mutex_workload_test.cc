@@ -9,7 +9,7 @@
 #include <boost/asio/detached.hpp>
 
 #include "workloads/fake_lock_service.h"
-#include "workloads/memory_recorder.h"
+#include "checker/memory_recorder.h"
 
 namespace locksmith {
 namespace {

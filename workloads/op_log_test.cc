@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "workloads/memory_recorder.h"
+#include "checker/memory_recorder.h"
 
 namespace locksmith {
 namespace {

@@ -1,0 +1,34 @@
+#include "nemesis/kill_nemesis.h"
+
+namespace locksmith {
+
+FaultResult KillNemesis::Invoke(const FaultOp& op) {
+  if (!op.value.is_object() || !op.value.contains("node") || !op.value["node"].is_string()) {
+    return {false, nullptr, op.f + " needs {\"node\": name}"};
+  }
+  const std::string node = op.value["node"].get<std::string>();
+  Status s = OkStatus();
+  if (op.f == "kill") {
+    s = service_.KillNode(node);
+    if (s) down_.insert(node);
+  } else if (op.f == "start") {
+    s = service_.StartNode(node);
+    if (s) down_.erase(node);
+  } else {
+    return {false, nullptr, "kill nemesis cannot " + op.f};
+  }
+  if (!s) return {false, op.value, s.error()};
+  return {true, op.value, ""};
+}
+
+void KillNemesis::Teardown() {
+  for (auto it = down_.begin(); it != down_.end();) {
+    if (service_.StartNode(*it)) {
+      it = down_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+}  // namespace locksmith

@@ -1,0 +1,27 @@
+// KillNemesis: "kill" SIGKILLs a node's server, "start" starts it again (what
+// it remembers depends on the backend's persistence). Teardown starts every
+// node it killed that is still down. Used from the nemesis thread;
+// Teardown afterwards from the run thread; not otherwise thread-safe.
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "backends/lock_service.h"
+#include "nemesis/nemesis.h"
+
+namespace locksmith {
+
+class KillNemesis : public Nemesis {
+ public:
+  explicit KillNemesis(KillableService& service) : service_(service) {}
+  std::vector<std::string> Faults() const override { return {"kill", "start"}; }
+  FaultResult Invoke(const FaultOp& op) override;
+  void Teardown() override;
+
+ private:
+  KillableService& service_;
+  std::set<std::string> down_;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,36 @@
+#include "nemesis/schedule.h"
+
+#include <algorithm>
+#include <random>
+
+namespace locksmith {
+
+std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
+  std::vector<ScheduledFault> schedule;
+  if (o.faults.empty() || o.nodes.empty() || !(o.interval_s > 0)) return schedule;
+  std::mt19937_64 rng(o.seed);
+  const int64_t interval_ms = static_cast<int64_t>(o.interval_s * 1000);
+  const int64_t limit_ms = static_cast<int64_t>(o.time_limit_s * 1000);
+  std::uniform_int_distribution<int64_t> jitter(0, interval_ms / 4);
+  std::uniform_int_distribution<size_t> pick(0, o.nodes.size() - 1);
+
+  size_t family = 0;
+  for (int64_t cycle = interval_ms; cycle < limit_ms; cycle += interval_ms) {
+    const int64_t start = cycle + jitter(rng);
+    const std::string& node = o.nodes[pick(rng)];
+    const std::string& fault = o.faults[family++ % o.faults.size()];
+    if (start >= limit_ms) break;
+    if (fault == "kill") {
+      // The node stays down for the restart delay, but comes back before the
+      // next cycle so faults never pile up on one node.
+      const int64_t stop = std::min(start + o.restart_delay_ms, cycle + interval_ms - 1);
+      schedule.push_back({start, {"kill", {{"node", node}}}});
+      schedule.push_back({std::max(stop, start), {"start", {{"node", node}}}});
+    }
+  }
+  std::stable_sort(schedule.begin(), schedule.end(),
+                   [](const ScheduledFault& a, const ScheduledFault& b) { return a.at_ms < b.at_ms; });
+  return schedule;
+}
+
+}  // namespace locksmith

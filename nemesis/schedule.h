@@ -1,0 +1,36 @@
+// Fault schedules as plain data: which fault op runs at which time, computed
+// by pure seeded functions so a schedule can be unit-tested without a
+// cluster and replayed from a run's seed. Thread-safe (pure).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nemesis/nemesis.h"
+
+namespace locksmith {
+
+struct ScheduledFault {
+  int64_t at_ms = 0;  // since the workload started
+  FaultOp op;
+};
+
+struct ScheduleOptions {
+  std::vector<std::string> faults;   // fault families, e.g. {"kill"}
+  std::vector<std::string> nodes;    // candidate targets
+  double interval_s = 10;            // one fault cycle per interval
+  int64_t restart_delay_ms = 2000;   // kill: downtime before "start"
+  double time_limit_s = 60;
+  uint64_t seed = 0;
+};
+
+// One cycle per interval, starting after the first (a quiet warm-up): in
+// cycle k a fault family (round robin) starts at k*interval plus a seeded
+// jitter of up to a quarter interval, on a seeded node, and ends before the
+// next cycle. Every start op has its stop op; nothing is scheduled at or
+// after the time limit except the stop of a fault that started before it.
+// Ops are sorted by time.
+std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& options);
+
+}  // namespace locksmith
