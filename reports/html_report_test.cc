@@ -114,6 +114,17 @@ TEST(HtmlReportTest, EmbeddedDataHoldsEveryOp) {
   EXPECT_EQ(data["lanes"][0], "nemesis");
 }
 
+TEST(HtmlReportTest, ProcessesWithDisjointLivesShareALane) {
+  // p0's last op ends at 45000, p2 lives 50000-60000 (ends info), p3 starts
+  // at 95000: all three fit one lane; p1 (until its pending release) overlaps.
+  const History h = SampleHistory();
+  const nlohmann::json data = Blob(Render(h, SampleResults(h)));
+  EXPECT_EQ(data["lanes"], nlohmann::json({"nemesis", "p0 +2", "p1"}));
+  EXPECT_EQ(data["segments"]["process"], nlohmann::json({0, 2, 3, 1}));
+  EXPECT_EQ(data["segments"]["lane"], nlohmann::json({1, 1, 1, 2}));
+  EXPECT_EQ(data["holds"]["proc"], nlohmann::json({0, 1}));
+}
+
 TEST(HtmlReportTest, VerdictAndRunFactsInHeader) {
   const History h = SampleHistory();
   const std::string html = Render(h, SampleResults(h));

@@ -84,6 +84,17 @@ const VAL = new Map();
 D.values.rows.forEach((r, j) => VAL.set(r, D.values.text[j]));
 const NL = D.lanes.length;
 const nemLane = D.lane_process.indexOf(-1);
+// Processes sharing a lane, by start time, to name the process of an op.
+const segStart = D.lanes.map(() => []), segProc = D.lanes.map(() => []);
+D.segments.lane.forEach((l, k) => { segStart[l].push(D.segments.s[k]); segProc[l].push(D.segments.process[k]); });
+function processOf(i) {
+  const l = LANE[i];
+  if (l === nemLane) return 'nemesis';
+  const st = segStart[l];
+  let lo = 0, hi = st.length;
+  while (lo < hi) { const m = (lo + hi) >> 1; if (st[m] <= S[i]) lo = m + 1; else hi = m; }
+  return 'process ' + segProc[l][Math.max(0, lo - 1)];
+}
 const laneRows = [];
 {
   const cnt = new Int32Array(NL);
@@ -127,6 +138,12 @@ function fmtNs(ns) {
   if (a >= 1e3) return (ns / 1e3).toPrecision(3) + ' µs';
   return Math.round(ns) + ' ns';
 }
+// Axis labels: as many decimals as the tick step needs, no more.
+function fmtTick(t, step) {
+  const [div, unit] = step >= 1e9 ? [1e9, ' s'] : step >= 1e6 ? [1e6, ' ms'] : step >= 1e3 ? [1e3, ' µs'] : [1, ' ns'];
+  const digits = Math.max(0, Math.min(6, -Math.floor(Math.log10(step / div) + 1e-9)));
+  return (t / div).toFixed(digits) + unit;
+}
 function niceStep(span, target) {
   const raw = span / target, p = Math.pow(10, Math.floor(Math.log10(raw))), r = raw / p;
   return (r < 1.5 ? 1 : r < 3.5 ? 2 : r < 7.5 ? 5 : 10) * p;
@@ -145,13 +162,23 @@ const tl = document.getElementById('tl'), tip = document.getElementById('tip');
 const GUT = 70, AX = 22, KEYHDR = keyList.length ? 20 : 0;
 const totalLanes = NL + keyList.length;
 const laneH = Math.max(4, Math.min(18, Math.floor(560 / Math.max(1, totalLanes))));
-const contentH = AX + NL * laneH + KEYHDR + keyList.length * laneH + 4;
+// The nemesis lane stays readable however many client lanes there are.
+const hasNem = nemLane === 0, NEMH = hasNem ? Math.max(laneH, 14) : 0;
+const procH = hasNem ? NEMH + (NL - 1) * laneH : NL * laneH;
+const contentH = AX + procH + KEYHDR + keyList.length * laneH + 4;
 const viewH = Math.min(contentH, 640);
 let v0 = 0, v1 = T1, yOff = 0, W = 0, ctx = null;
 let highlight = [], highlightHolds = new Set(), spanH = null;
 let showFaults = true, showHolds = true, pending = false;
-const laneY = l => AX + l * laneH - yOff;
-const keyY = kl => AX + NL * laneH + KEYHDR + kl * laneH - yOff;
+const laneHt = l => (hasNem && l === 0 ? NEMH : laneH);
+const laneY = l => AX + (hasNem && l > 0 ? NEMH + (l - 1) * laneH : l * laneH) - yOff;
+const keyY = kl => AX + procH + KEYHDR + kl * laneH - yOff;
+// Lane under content offset yy (from the top of the lanes): >= NL for none.
+function laneAt(yy) {
+  if (yy < 0) return -1;
+  if (hasNem) return yy < NEMH ? 0 : 1 + Math.floor((yy - NEMH) / laneH);
+  return Math.floor(yy / laneH);
+}
 const X = t => GUT + (t - v0) * (W - GUT) / (v1 - v0);
 const T = x => v0 + (x - GUT) * (v1 - v0) / (W - GUT);
 function keyColor(k) { return 'hsl(' + ((k * 137.5) % 360) + ',60%,48%)'; }
@@ -166,9 +193,9 @@ function draw() {
   ctx.beginPath(); ctx.rect(GUT, AX, W - GUT, h - AX); ctx.clip();
   for (let l = 0; l < NL; l++) {
     const y = laneY(l);
-    if (y + laneH < AX || y > h) continue;
+    if (y + laneHt(l) < AX || y > h) continue;
     ctx.fillStyle = l === nemLane ? '#f3effa' : (l % 2 ? '#fafbfc' : '#fff');
-    ctx.fillRect(GUT, y, W - GUT, laneH);
+    ctx.fillRect(GUT, y, W - GUT, laneHt(l));
   }
   if (KEYHDR) {
     ctx.fillStyle = '#eef1f5'; ctx.fillRect(GUT, keyY(0) - KEYHDR, W - GUT, KEYHDR);
@@ -197,13 +224,13 @@ function draw() {
   for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
     if (E[i] < v0) continue;
     const l = LANE[i], y = laneY(l);
-    if (y + laneH < AX || y > h) continue;
+    if (y + laneHt(l) < AX || y > h) continue;
     const c = l === nemLane ? 4 : OUT[i];
     const x0 = Math.max(GUT - 2, X(S[i])), x1 = Math.min(W + 2, X(E[i]));
     const px = Math.floor(x1);
     if (px <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
     if (px > lastPx[l]) { lastPx[l] = px; lastPri[l] = PRI[c]; } else lastPri[l] = PRI[c];
-    paths[c].rect(x0, y + 1, Math.max(1, x1 - x0), bh);
+    paths[c].rect(x0, y + 1, Math.max(1, x1 - x0), l === nemLane ? NEMH - 2 : bh);
   }
   paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
   if (showHolds && HN) {
@@ -240,7 +267,7 @@ function draw() {
   ctx.lineWidth = 2; ctx.strokeStyle = '#111';
   for (const i of highlight) {
     const x0 = X(S[i]), x1 = X(E[i]), y = laneY(LANE[i]);
-    ctx.strokeRect(x0 - 2, y - 1, Math.max(4, x1 - x0 + 4), laneH + 2);
+    ctx.strokeRect(x0 - 2, y - 1, Math.max(4, x1 - x0 + 4), laneHt(LANE[i]) + 2);
     ctx.fillStyle = '#111';
     ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x0 - 5, y - 8); ctx.lineTo(x0 + 5, y - 8); ctx.fill();
   }
@@ -259,15 +286,16 @@ function draw() {
   for (let t = Math.ceil(v0 / step) * step; t <= v1; t += step) {
     const x = Math.round(X(t)) + 0.5;
     ctx.beginPath(); ctx.moveTo(x, AX - 5); ctx.lineTo(x, AX); ctx.stroke();
-    ctx.fillText(fmtNs(t), x + 3, AX / 2);
+    ctx.fillText(fmtTick(t, step), x + 3, AX / 2);
   }
   ctx.beginPath(); ctx.moveTo(GUT, AX - 0.5); ctx.lineTo(W, AX - 0.5); ctx.stroke();
   const every = Math.ceil(11 / laneH);
   ctx.save(); ctx.beginPath(); ctx.rect(0, AX, GUT, h - AX); ctx.clip();
   for (let l = 0; l < NL; l += (l === nemLane ? 1 : every)) {
+    if (l === 1 && hasNem && laneH < 11) continue;  // would overlap the nemesis label
     const y = laneY(l);
-    if (y + laneH < AX || y > h) continue;
-    ctx.fillText(l === nemLane ? 'nemesis' : 'p' + D.lanes[l], 4, y + laneH / 2);
+    if (y + laneHt(l) < AX || y > h) continue;
+    ctx.fillText(D.lanes[l], 4, y + laneHt(l) / 2);
   }
   if (KEYHDR) {
     ctx.fillText('lock holds' + (keysDropped ? ' (' + MAX_KEY_LANES + ' keys)' : ''), 4, keyY(0) - KEYHDR / 2);
@@ -307,7 +335,7 @@ function opAt(l, t, tol) {
 }
 function describeOp(i) {
   const ci = O.ci[i], lines = [];
-  const lane = LANE[i], who = lane === nemLane ? 'nemesis' : 'process ' + D.lanes[lane];
+  const who = processOf(i);
   lines.push('#' + IDX[i] + '  ' + who + '  ' + D.fs[O.f[i]] + (O.k[i] >= 0 ? '  ' + D.keys[O.k[i]] : ''));
   lines.push(OUTCOME[OUT[i]] + (O.d[i] >= 0 ? ' after ' + fmtNs(O.d[i]) : ''));
   lines.push('invoke @ ' + fmtNs(S[i]) + (ci >= 0 ? '   completion #' + (IDX[i] + ci) + ' @ ' + fmtNs(E[i]) : ''));
@@ -317,7 +345,7 @@ function describeOp(i) {
   return lines;
 }
 function describeHold(j) {
-  const lines = ['lock ' + D.keys[H.k[j]] + ' held by process ' + D.lanes[H.p[j]],
+  const lines = ['lock ' + D.keys[H.k[j]] + ' held by process ' + H.proc[j],
     fmtNs(H.s[j]) + ' – ' + fmtNs(H.e[j]) + (H.open[j] ? ' (never released)' : '') +
     ' acquired by #' + H.a[j]];
   if (H.x[j] >= 0) lines.push('lease valid until ' + fmtNs(H.x[j]) + (H.x[j] < H.e[j] ? ' — held ' + fmtNs(H.e[j] - H.x[j]) + ' past it' : ''));
@@ -328,12 +356,12 @@ function hover(ev) {
   if (x < GUT || y < AX) { tip.hidden = true; return; }
   const t = T(x), tol = 3 * (v1 - v0) / (W - GUT);
   let lines = [];
-  const l = Math.floor((y + yOff - AX) / laneH);
+  const l = laneAt(y + yOff - AX);
   if (l >= 0 && l < NL) {
     const i = opAt(l, t, tol);
     if (i >= 0) lines = describeOp(i);
   } else {
-    const kl = Math.floor((y + yOff - AX - NL * laneH - KEYHDR) / laneH);
+    const kl = Math.floor((y + yOff - AX - procH - KEYHDR) / laneH);
     if (kl >= 0 && kl < keyList.length) {
       const list = keyHolds[kl];
       let lo = 0, hi = list.length;
@@ -453,7 +481,7 @@ function chart(id, yLo, yHi, yLog, yFmt) {
   }
   ctx.textAlign = 'center'; ctx.textBaseline = 'top';
   const st = niceStep(T1, Math.max(2, (w - L) / 90));
-  for (let t = 0; t <= T1; t += st) ctx.fillText(fmtNs(t), X(t), h - B + 5);
+  for (let t = 0; t <= T1; t += st) ctx.fillText(fmtTick(t, st), X(t), h - B + 5);
   ctx.strokeStyle = '#9aa0a6'; ctx.strokeRect(L + 0.5, TP + 0.5, w - L - R, h - B - TP);
   ctx.save(); ctx.beginPath(); ctx.rect(L, TP, w - L - R, h - B - TP); ctx.clip();
   return { ctx, X, Y, w, h, L, R, TP, B, done: () => ctx.restore() };
@@ -533,6 +561,16 @@ function drawPlots() {
 window.addEventListener('resize', () => { resize(); drawPlots(); });
 resize();
 drawPlots();
+// #anomaly-N in the URL (links from the suite index or a CI comment) opens
+// the report focused on that anomaly.
+function focusHash() {
+  const m = /^#anomaly-(\d+)$/.exec(location.hash), a = m && document.getElementById('anomaly-' + m[1]);
+  if (a) focusOps(a.dataset.ops.split(',').filter(Boolean).map(Number), a.dataset.span || null, a);
+}
+window.addEventListener('hashchange', focusHash);
+focusHash();
+// Lets tooling measure time to first paint (ms since navigation start).
+requestAnimationFrame(() => { document.documentElement.dataset.firstPaintMs = Math.round(performance.now()); });
 })();
 )JS";
 

@@ -2,6 +2,7 @@
 // history entries (50 workers, 8 keys, a nemesis killing and partitioning)
 // and reports how long report.html and junit.xml take and how big they are.
 // Usage: report_bench [output dir, default /tmp/locksmith-report-bench]
+//        report_bench --run-dir DIR   (write the reports of one run)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -22,54 +23,73 @@ using locksmith::History;
 using locksmith::Op;
 using locksmith::OpType;
 
+// An event-driven mutex simulation: each worker loops acquire (fails while
+// the key is held; ~3% time out as info and continue as a new process),
+// holds, releases, thinks. Keys stay mutually exclusive, so the page shows
+// realistic holds; the synthetic anomalies come from SyntheticResults.
 History Synthesize(size_t target_ops, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::lognormal_distribution<double> latency_ms(0.0, 0.8);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   constexpr int kWorkers = 50;
   constexpr int kKeys = 8;
-  // ~2.5 ops per ms per worker pair keeps the run length near real ones.
-  const int64_t duration_ns = static_cast<int64_t>(target_ops) * 60'000'000'000 / 1'000'000 + 10'000'000'000;
+  // About 1 s of run per 600 ops per 50 workers, like a real local run.
+  const double think_ns = 80e6;
+  struct Worker {
+    int64_t process;
+    int64_t t;
+    int state = 0;  // 0: next acquire, 1: holding
+    std::string key;
+  };
+  std::vector<Worker> workers;
+  for (int w = 0; w < kWorkers; ++w) workers.push_back({w, static_cast<int64_t>(unit(rng) * think_ns), 0, ""});
+  std::vector<int64_t> free_at(kKeys, 0);
   std::vector<Op> ops;
   ops.reserve(target_ops + 64);
   int64_t next_process = kWorkers;
-  const size_t per_worker = target_ops / kWorkers;
-  for (int w = 0; w < kWorkers; ++w) {
-    int64_t process = w;
-    int64_t t = static_cast<int64_t>(unit(rng) * 5e6);
-    size_t emitted = 0;
-    while (emitted + 4 <= per_worker) {
-      std::string key = "lock-" + std::to_string(rng() % kKeys);
-      auto emit = [&](OpType type, const std::string& f, int64_t time, nlohmann::json value,
-                      std::string error) {
-        Op op;
-        op.time = time, op.process = process, op.type = type, op.f = f, op.key = key;
-        op.value = std::move(value), op.error = std::move(error);
-        ops.push_back(std::move(op));
-        ++emitted;
-      };
-      const int64_t lat = static_cast<int64_t>(latency_ms(rng) * 1e6) + 50'000;
-      emit(OpType::kInvoke, "acquire", t, nlohmann::json{{"lease_ms", 10000}}, "");
-      t += lat;
-      const double u = unit(rng);
-      if (u < 0.03) {
-        emit(OpType::kInfo, "acquire", t, nullptr, "timeout");
-        process = next_process++;
-      } else if (u < 0.30) {
-        emit(OpType::kFail, "acquire", t, nullptr, "lock held");
+  auto emit = [&](const Worker& w, OpType type, const std::string& f, int64_t time,
+                  nlohmann::json value, std::string error) {
+    Op op;
+    op.time = time, op.process = w.process, op.type = type, op.f = f, op.key = w.key;
+    op.value = std::move(value), op.error = std::move(error);
+    ops.push_back(std::move(op));
+  };
+  int64_t fence = 0;
+  while (ops.size() + 4 < target_ops) {
+    auto it = std::min_element(workers.begin(), workers.end(),
+                               [](const Worker& a, const Worker& b) { return a.t < b.t; });
+    Worker& w = *it;
+    const int64_t lat = static_cast<int64_t>(latency_ms(rng) * 1e6) + 50'000;
+    if (w.state == 0) {
+      const int k = static_cast<int>(rng() % kKeys);
+      w.key = "lock-" + std::to_string(k);
+      emit(w, OpType::kInvoke, "acquire", w.t, nlohmann::json{{"lease_ms", 10000}}, "");
+      const int64_t done = w.t + lat;
+      if (unit(rng) < 0.03) {
+        emit(w, OpType::kInfo, "acquire", done, nullptr, "timeout");
+        w.process = next_process++;
+        w.t = done + static_cast<int64_t>(unit(rng) * think_ns);
+      } else if (free_at[static_cast<size_t>(k)] > w.t) {
+        emit(w, OpType::kFail, "acquire", done, nullptr, "lock held");
+        w.t = done + static_cast<int64_t>(unit(rng) * think_ns);
       } else {
-        emit(OpType::kOk, "acquire", t,
-             nlohmann::json{{"token", std::to_string(rng())}, {"fence", emitted}, {"validity_ms", 9800}},
+        const int64_t hold = static_cast<int64_t>(unit(rng) * think_ns / 4);
+        free_at[static_cast<size_t>(k)] = done + hold + 2 * lat;
+        emit(w, OpType::kOk, "acquire", done,
+             nlohmann::json{{"token", std::to_string(rng())}, {"fence", ++fence}, {"validity_ms", 9800}},
              "");
-        t += static_cast<int64_t>(unit(rng) * 2e6);
-        emit(OpType::kInvoke, "release", t, nullptr, "");
-        t += static_cast<int64_t>(latency_ms(rng) * 5e5) + 40'000;
-        emit(OpType::kOk, "release", t, nullptr, "");
+        w.state = 1;
+        w.t = done + hold;
       }
-      t += static_cast<int64_t>(unit(rng) * 4e6);
-      if (t > duration_ns) break;
+    } else {
+      emit(w, OpType::kInvoke, "release", w.t, nullptr, "");
+      emit(w, OpType::kOk, "release", w.t + lat / 2, nullptr, "");
+      w.state = 0;
+      w.t += lat / 2 + static_cast<int64_t>(unit(rng) * think_ns);
     }
   }
+  int64_t duration_ns = 0;
+  for (const Op& op : ops) duration_ns = std::max(duration_ns, op.time);
   for (int64_t t = 3'000'000'000, n = 0; t + 4'000'000'000 < duration_ns; t += 10'000'000'000, ++n) {
     const bool kill = n % 2 == 0;
     const std::string node = "n" + std::to_string(1 + n % 5);
@@ -116,6 +136,16 @@ double Seconds(std::chrono::steady_clock::duration d) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --run-dir DIR: (re)write report.html and junit.xml of an existing run.
+  if (argc == 3 && std::string(argv[1]) == "--run-dir") {
+    auto t0 = std::chrono::steady_clock::now();
+    auto html = locksmith::WriteHtmlReport(argv[2]);
+    if (!html) std::fprintf(stderr, "report.html: %s\n", html.error().c_str());
+    auto junit = locksmith::WriteJunitXml(argv[2]);
+    if (!junit) std::fprintf(stderr, "junit.xml: %s\n", junit.error().c_str());
+    std::printf("%.3f s\n", Seconds(std::chrono::steady_clock::now() - t0));
+    return html && junit ? 0 : 1;
+  }
   const std::filesystem::path root = argc > 1 ? argv[1] : "/tmp/locksmith-report-bench";
   std::printf("%-8s %12s %12s %12s %12s %10s\n", "ops", "render_s", "from_dir_s",
               "html_MB", "history_MB", "junit_KB");

@@ -178,26 +178,77 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   }
 
   // Lanes: the nemesis first (fault ops read best above the clients), then
-  // client processes in numeric order.
-  std::set<int64_t> processes;
+  // client lanes. A process whose op ended info never runs again and its
+  // worker continues as a new process (DESIGN.md), so one lane per process
+  // would leave hundreds of mostly empty lanes; instead processes whose lives
+  // do not overlap share a lane, preferring the lane freed most recently
+  // (that is usually the same worker).
+  struct Life {
+    int64_t first = INT64_MAX, last = 0;
+  };
+  std::map<int64_t, Life> lives;
+  std::unordered_map<int64_t, bool> waiting;  // process -> has an open invoke
   bool has_nemesis = false;
   for (const Op& op : history) {
     if (op.is_nemesis()) {
       has_nemesis = true;
-    } else {
-      processes.insert(op.process);
+      continue;
     }
+    Life& life = lives[op.process];
+    life.first = std::min(life.first, op.time);
+    life.last = std::max(life.last, op.time);
+    waiting[op.process] = op.type == OpType::kInvoke;
   }
+  for (auto& [p, life] : lives) {
+    if (waiting[p]) life.last = m.end_time_;  // never completed: busy to the end
+  }
+  std::vector<std::pair<int64_t, int64_t>> by_start;  // (first, process)
+  for (const auto& [p, life] : lives) by_start.emplace_back(life.first, p);
+  std::sort(by_start.begin(), by_start.end());
+  std::set<std::pair<int64_t, int32_t>> free_lanes;  // (free since, lane)
+  std::vector<std::vector<int64_t>> lane_members;
+  std::unordered_map<int64_t, int32_t> packed;
+  for (const auto& [first, p] : by_start) {
+    auto it = free_lanes.lower_bound({first, INT32_MIN});
+    int32_t lane;
+    if (it == free_lanes.begin()) {
+      lane = static_cast<int32_t>(lane_members.size());
+      lane_members.emplace_back();
+    } else {
+      --it;
+      lane = it->second;
+      free_lanes.erase(it);
+    }
+    lane_members[static_cast<size_t>(lane)].push_back(p);
+    free_lanes.insert({lives[p].last, lane});
+  }
+  // Order lanes by their lowest process so p0, p1, ... read top-down.
+  std::vector<size_t> lane_order(lane_members.size());
+  std::iota(lane_order.begin(), lane_order.end(), 0);
+  auto lowest = [&](size_t l) {
+    return *std::min_element(lane_members[l].begin(), lane_members[l].end());
+  };
+  std::sort(lane_order.begin(), lane_order.end(),
+            [&](size_t a, size_t b) { return lowest(a) < lowest(b); });
   std::unordered_map<int64_t, int32_t> lane_of;
   if (has_nemesis) {
     lane_of[kNemesisProcess] = 0;
     m.lane_labels_.push_back("nemesis");
     m.lane_process_.push_back(kNemesisProcess);
   }
-  for (int64_t p : processes) {
-    lane_of[p] = static_cast<int32_t>(m.lane_labels_.size());
-    m.lane_labels_.push_back(std::to_string(p));
-    m.lane_process_.push_back(p);
+  for (size_t l : lane_order) {
+    const auto lane = static_cast<int32_t>(m.lane_labels_.size());
+    const auto& members = lane_members[l];
+    std::string label = "p" + std::to_string(members.front());
+    if (members.size() > 1) label += " +" + std::to_string(members.size() - 1);
+    m.lane_labels_.push_back(label);
+    m.lane_process_.push_back(members.front());
+    for (int64_t p : members) {
+      lane_of[p] = lane;
+      m.segment_lane_.push_back(lane);
+      m.segment_process_.push_back(p);
+      m.segment_start_.push_back(lives[p].first);
+    }
   }
 
   // Rows: one per invoke with its completion; a completion without invoke
@@ -291,6 +342,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
                         bool is_open) {
     m.hold_key_.push_back(keys.Id(pk.second));
     m.hold_lane_.push_back(lane_of[pk.first]);
+    m.hold_process_.push_back(pk.first);
     m.hold_start_.push_back(h.start);
     m.hold_end_.push_back(std::max(h.start, end));
     m.hold_expiry_.push_back(h.expiry);
@@ -330,7 +382,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
       auto copy = v;
       for (size_t i = 0; i < order.size(); ++i) v[i] = copy[order[i]];
     };
-    permute(m.hold_key_), permute(m.hold_lane_), permute(m.hold_start_), permute(m.hold_end_);
+    permute(m.hold_key_), permute(m.hold_lane_), permute(m.hold_process_), permute(m.hold_start_), permute(m.hold_end_);
     permute(m.hold_expiry_), permute(m.hold_acquire_index_), permute(m.hold_open_);
   }
 
@@ -488,7 +540,13 @@ void ReportModel::AppendJson(std::string* out) const {
   AppendStringArray(out, "lanes", lane_labels_);
   *out += ',';
   AppendIntArray(out, "lane_process", lane_process_);
+  *out += ",\"segments\":{";
+  AppendIntArray(out, "lane", segment_lane_);
   *out += ',';
+  AppendIntArray(out, "process", segment_process_);
+  *out += ',';
+  AppendIntArray(out, "s", segment_start_);
+  *out += "},";
   AppendStringArray(out, "fs", fs_);
   *out += ',';
   AppendStringArray(out, "keys", keys_);
@@ -521,6 +579,8 @@ void ReportModel::AppendJson(std::string* out) const {
   AppendIntArray(out, "k", hold_key_);
   *out += ',';
   AppendIntArray(out, "p", hold_lane_);
+  *out += ',';
+  AppendIntArray(out, "proc", hold_process_);
   *out += ',';
   AppendIntArray(out, "s", hold_start_);
   *out += ',';

@@ -5,6 +5,7 @@
 // (throughput and latency quantiles per time bucket, a latency scatter that
 // becomes a density grid past a few thousand points). AppendJson writes it as
 // the compact JSON blob the page's script decodes (format: see AppendJson).
+// Client processes share a lane when their lives do not overlap (see Build).
 // Built once, then read-only; safe to read from several threads.
 #pragma once
 
@@ -85,7 +86,10 @@ class ReportModel {
 
   int64_t end_time_ = 0;
   std::vector<std::string> lane_labels_;
-  std::vector<int64_t> lane_process_;
+  std::vector<int64_t> lane_process_;  // first process of each lane
+  // Which process ran in which lane from when: sorted by lane, then start.
+  std::vector<int32_t> segment_lane_;
+  std::vector<int64_t> segment_process_, segment_start_;
   std::vector<std::string> fs_, keys_, errors_;
 
   // Rows, sorted by start.
@@ -97,6 +101,7 @@ class ReportModel {
   bool values_truncated_ = false;
 
   std::vector<int32_t> hold_key_, hold_lane_;
+  std::vector<int64_t> hold_process_;
   std::vector<int64_t> hold_start_, hold_end_, hold_expiry_, hold_acquire_index_;
   std::vector<uint8_t> hold_open_;
 
