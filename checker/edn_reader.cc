@@ -44,50 +44,6 @@ void AppendUtf8(uint32_t cp, std::string* out) {
 
 }  // namespace
 
-std::string SanitizeUtf8(std::string_view in) {
-  std::string out;
-  out.reserve(in.size());
-  size_t i = 0;
-  while (i < in.size()) {
-    const auto c = static_cast<unsigned char>(in[i]);
-    size_t len = 0;
-    uint32_t cp = 0;
-    if (c < 0x80) {
-      out.push_back(static_cast<char>(c));
-      ++i;
-      continue;
-    } else if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      cp = c & 0x07;
-    }
-    bool valid = len > 0 && i + len <= in.size();
-    for (size_t k = 1; valid && k < len; ++k) {
-      const auto cc = static_cast<unsigned char>(in[i + k]);
-      if ((cc & 0xC0) != 0x80) valid = false;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    // Overlong forms are as invalid as bad continuation bytes.
-    if (valid && ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-                  (len == 4 && cp < 0x10000))) {
-      valid = false;
-    }
-    if (!valid) {
-      AppendUtf8(0xFFFD, &out);
-      ++i;
-      continue;
-    }
-    AppendUtf8(cp, &out);
-    i += len;
-  }
-  return out;
-}
-
 namespace {
 
 std::optional<uint32_t> ParseHex(std::string_view digits) {

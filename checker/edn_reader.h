@@ -18,12 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/result.h"
+#include "checker/utf8.h"
 
 namespace locksmith {
 
-// Replaces invalid UTF-8 with U+FFFD: nlohmann::json throws when it dumps
-// invalid UTF-8, so text taken from input passes through this first.
-std::string SanitizeUtf8(std::string_view in);
 
 class EdnReader {
  public:

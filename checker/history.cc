@@ -42,7 +42,11 @@ nlohmann::json OpToJson(const Op& op) {
   return j;
 }
 
-std::string OpToJsonLine(const Op& op) { return OpToJson(op).dump(); }
+// Errors and keys come from lock services and users and may hold invalid
+// UTF-8; a history line must still be written, so bad bytes become U+FFFD.
+std::string OpToJsonLine(const Op& op) {
+  return OpToJson(op).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 namespace {
 

@@ -99,6 +99,15 @@ Status ReadNames(const nlohmann::json& j, const char* key, std::vector<std::stri
   return OkStatus();
 }
 
+Status ReadSeed(const nlohmann::json& j, std::optional<uint64_t>& seed) {
+  auto it = j.find("seed");
+  if (it == j.end() || it->is_null()) return OkStatus();
+  uint64_t value = 0;
+  if (Status s = Read(j, "seed", value); !s) return s;
+  seed = value;
+  return OkStatus();
+}
+
 const char* const kKeys[] = {
     "test_name", "store", "backend", "workload", "concurrency", "keys", "hold", "backoff",
     "lease_ms", "rate", "time_limit_s", "seed", "nemesis", "nemesis_interval_s",
@@ -149,7 +158,7 @@ nlohmann::json RunConfig::ToJson() const {
           {"lease_ms", w.lease_ms},
           {"rate", w.rate},
           {"time_limit_s", time_limit_s},
-          {"seed", seed},
+          {"seed", seed ? nlohmann::json(*seed) : nlohmann::json(nullptr)},
           {"nemesis", nemesis},
           {"nemesis_interval_s", nemesis_interval_s},
           {"restart_delay_ms", restart_delay_ms},
@@ -174,7 +183,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
                    Read(j, "concurrency", w.concurrency), Read(j, "keys", w.keys),
                    ReadRange(j, "hold", w.hold), ReadRange(j, "backoff", w.backoff),
                    Read(j, "lease_ms", w.lease_ms), Read(j, "rate", w.rate),
-                   Read(j, "time_limit_s", c.time_limit_s), Read(j, "seed", c.seed),
+                   Read(j, "time_limit_s", c.time_limit_s), ReadSeed(j, c.seed),
                    ReadNames(j, "nemesis", c.nemesis),
                    Read(j, "nemesis_interval_s", c.nemesis_interval_s),
                    Read(j, "restart_delay_ms", c.restart_delay_ms),

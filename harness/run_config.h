@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,7 @@ struct RunConfig {
   std::string workload = "mutex";
   WorkloadOptions workload_options;  // concurrency, keys, hold, backoff, lease, rate
   double time_limit_s = 30;
-  uint64_t seed = 0;
+  std::optional<uint64_t> seed;      // unset: drawn at random, then logged
   std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
   double nemesis_interval_s = 10;
   int64_t restart_delay_ms = 2000;   // kill: how long a killed node stays down

@@ -10,10 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace locksmith {
+#include "checker/utf8.h"
 
-// Replaces each byte sequence that is not valid UTF-8 with U+FFFD.
-std::string SanitizeUtf8(std::string_view text);
+namespace locksmith {
 
 // Safe for element text and for quoted attribute values.
 std::string HtmlEscape(std::string_view text);

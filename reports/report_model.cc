@@ -135,19 +135,19 @@ struct Row {
   int64_t start = 0;
   int64_t duration = -1;
   int32_t lane = 0, f = 0, key = -1, error = -1;
-  Outcome outcome = Outcome::kPending;
+  OpOutcome outcome = OpOutcome::kPending;
   size_t invoke_pos = 0;  // positions in the history vector
   int64_t completion_pos = -1;
 };
 
-Outcome OutcomeOf(OpType t) {
+OpOutcome OutcomeOf(OpType t) {
   switch (t) {
-    case OpType::kOk: return Outcome::kOk;
-    case OpType::kFail: return Outcome::kFail;
-    case OpType::kInfo: return Outcome::kInfo;
+    case OpType::kOk: return OpOutcome::kOk;
+    case OpType::kFail: return OpOutcome::kFail;
+    case OpType::kInfo: return OpOutcome::kInfo;
     case OpType::kInvoke: break;
   }
-  return Outcome::kPending;
+  return OpOutcome::kPending;
 }
 
 }  // namespace
@@ -394,7 +394,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   std::vector<OpenFault> open_faults;
   for (const Row& row : rows) {
     const Op& inv = history[row.invoke_pos];
-    if (!inv.is_nemesis() || row.outcome == Outcome::kFail) continue;
+    if (!inv.is_nemesis() || row.outcome == OpOutcome::kFail) continue;
     const Op* done = row.completion_pos >= 0 ? &history[static_cast<size_t>(row.completion_pos)]
                                              : nullptr;
     std::string node = NodeOf(inv.value);
@@ -445,7 +445,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   int64_t lmin = INT64_MAX, lmax = 0;
   size_t completed = 0;
   for (const Row& row : rows) {
-    if (!history[row.invoke_pos].is_client() || row.outcome == Outcome::kPending) continue;
+    if (!history[row.invoke_pos].is_client() || row.outcome == OpOutcome::kPending) continue;
     ++completed;
     const auto o = static_cast<size_t>(row.outcome);
     ++throughput[o][static_cast<size_t>(bucket_of(row.start + row.duration))];
@@ -497,7 +497,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   if (completed <= options.max_raw_scatter_points) {
     std::vector<int64_t> t, l, o;
     for (const Row& row : rows) {
-      if (!history[row.invoke_pos].is_client() || row.outcome == Outcome::kPending) continue;
+      if (!history[row.invoke_pos].is_client() || row.outcome == OpOutcome::kPending) continue;
       t.push_back(row.start), l.push_back(row.duration), o.push_back(static_cast<int>(row.outcome));
     }
     scatter = {{"mode", "raw"}, {"t", t}, {"l", l}, {"o", o}};
@@ -507,7 +507,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     const double hi = std::max(lo + 1e-9, std::log10(static_cast<double>(std::max<int64_t>(1, lmax))));
     std::unordered_map<int64_t, int64_t> cells;
     for (const Row& row : rows) {
-      if (!history[row.invoke_pos].is_client() || row.outcome == Outcome::kPending) continue;
+      if (!history[row.invoke_pos].is_client() || row.outcome == OpOutcome::kPending) continue;
       int x = std::clamp(static_cast<int>(static_cast<double>(row.start) / span * xb), 0, xb - 1);
       double ll = std::log10(static_cast<double>(std::max<int64_t>(1, row.duration)));
       int y = std::clamp(static_cast<int>((ll - lo) / (hi - lo) * yb), 0, yb - 1);

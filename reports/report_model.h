@@ -30,7 +30,7 @@ bool IsOpRef(const nlohmann::json& j);
 void CollectOpIndices(const nlohmann::json& j, std::set<int64_t>* out);
 
 // Outcome of a row: how its invoke completed.
-enum class Outcome : uint8_t { kOk = 0, kFail = 1, kInfo = 2, kPending = 3 };
+enum class OpOutcome : uint8_t { kOk = 0, kFail = 1, kInfo = 2, kPending = 3 };
 
 class ReportModel {
  public:

@@ -1,0 +1,180 @@
+#include "harness/cli.h"
+
+#include <sys/stat.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "checker/check_file.h"
+#include "harness/cleanup.h"
+#include "harness/run.h"
+#include "harness/signal_watcher.h"
+
+namespace locksmith {
+namespace {
+
+constexpr int kBadInput = 254;
+
+int BadInput(const std::string& message) {
+  std::cerr << "locksmith: " << message << "\n";
+  return kBadInput;
+}
+
+// The flags of `run`, parsed into typed temporaries; only those given on the
+// command line override the config file.
+struct RunFlags {
+  std::string config_file;
+  std::string test_name, store, backend, workload, hold, backoff, nemesis, persistence;
+  int concurrency = 0, keys = 0;
+  int64_t lease_ms = 0, restart_delay_ms = 0, client_timeout_ms = 0;
+  double rate = 0, time_limit_s = 0, nemesis_interval_s = 0;
+  uint64_t seed = 0;
+  bool loopback = false;
+};
+
+void AddRunFlags(CLI::App& run, RunFlags& f) {
+  run.add_option("--config", f.config_file,
+                 "JSON scenario/config file (keys as the flags: \"concurrency\", \"hold\", ...); "
+                 "flags override it; a run's config.json replays that run")
+      ->check(CLI::ExistingFile);
+  run.add_option("--test-name", f.test_name, "store directory name [default: backend-workload-nemesis]");
+  run.add_option("--store", f.store, "store root directory [default: store]");
+  run.add_option("--backend", f.backend, "lock backend: redis [default: redis]");
+  run.add_option("--workload", f.workload, "workload: mutex [default: mutex]");
+  run.add_option("--concurrency", f.concurrency, "concurrent clients [default: 10]");
+  run.add_option("--keys", f.keys, "lock keys [default: 3]");
+  run.add_option("--hold", f.hold, "hold time after acquiring, ms, MIN-MAX or N [default: 10-100]");
+  run.add_option("--backoff", f.backoff, "pause after a failed acquire, ms, MIN-MAX [default: 1-10]");
+  run.add_option("--lease", f.lease_ms, "lock lease (TTL), ms [default: 1000]");
+  run.add_option("--rate", f.rate, "total acquire attempts per second, 0 = unlimited [default: 0]");
+  run.add_option("--time-limit", f.time_limit_s, "seconds of workload [default: 30]");
+  run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
+  run.add_option("--nemesis", f.nemesis, "fault families, comma-separated: kill [default: none]");
+  run.add_option("--nemesis-interval", f.nemesis_interval_s, "seconds between faults [default: 10]");
+  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms [default: 2000]");
+  run.add_option("--redis-persistence", f.persistence, "none | everysec | always [default: none]");
+  run.add_option("--client-timeout", f.client_timeout_ms, "deadline of every client call, ms [default: 500]");
+  run.add_flag("--loopback", f.loopback, "use loopback hosts even as root (no network faults)");
+}
+
+// Overrides from flags that were given, as config JSON keys.
+nlohmann::json GivenFlags(const CLI::App& run, const RunFlags& f) {
+  nlohmann::json j = nlohmann::json::object();
+  auto given = [&](const char* flag) { return run.count(flag) > 0; };
+  if (given("--test-name")) j["test_name"] = f.test_name;
+  if (given("--store")) j["store"] = f.store;
+  if (given("--backend")) j["backend"] = f.backend;
+  if (given("--workload")) j["workload"] = f.workload;
+  if (given("--concurrency")) j["concurrency"] = f.concurrency;
+  if (given("--keys")) j["keys"] = f.keys;
+  if (given("--hold")) j["hold"] = f.hold;
+  if (given("--backoff")) j["backoff"] = f.backoff;
+  if (given("--lease")) j["lease_ms"] = f.lease_ms;
+  if (given("--rate")) j["rate"] = f.rate;
+  if (given("--time-limit")) j["time_limit_s"] = f.time_limit_s;
+  if (given("--seed")) j["seed"] = f.seed;
+  if (given("--nemesis")) j["nemesis"] = f.nemesis;
+  if (given("--nemesis-interval")) j["nemesis_interval_s"] = f.nemesis_interval_s;
+  if (given("--restart-delay")) j["restart_delay_ms"] = f.restart_delay_ms;
+  if (given("--redis-persistence")) j["redis_persistence"] = f.persistence;
+  if (given("--client-timeout")) j["client_timeout_ms"] = f.client_timeout_ms;
+  if (given("--loopback")) j["loopback"] = f.loopback;
+  return j;
+}
+
+struct CheckFlags {
+  std::string path, model, initial, format;
+  double timeout_s = 10;
+};
+
+int RunCheck(const CLI::App& check, const CheckFlags& f) {
+  struct stat st {};
+  if (::stat(f.path.c_str(), &st) != 0) return BadInput("no such file or directory: " + f.path);
+  if (S_ISDIR(st.st_mode) && f.model.empty()) return RecheckRun(f.path, std::cout);
+  if (f.model.empty()) {
+    return BadInput("checking a history file needs --model (or give a run directory)");
+  }
+  LinearizabilityOptions options;
+  options.model = f.model;
+  options.format = f.format;
+  options.timeout_s = f.timeout_s;
+  if (check.count("--initial")) {
+    const std::string text = f.initial == "nil" ? "null" : f.initial;
+    auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) {
+      return BadInput("--initial must be a JSON value or nil, not \"" + f.initial + "\"");
+    }
+    options.initial = value;
+  }
+  std::string path = f.path;
+  if (S_ISDIR(st.st_mode)) path += "/history.jsonl";
+  auto result = CheckHistoryFile(path, options);
+  if (!result) return BadInput(result.error());
+  std::cout << FormatLinearizabilityVerdict(*result);
+  return ExitCodeFor(result->valid);
+}
+
+}  // namespace
+
+int CliMain(int argc, char** argv) {
+  CLI::App app{"locksmith: a Jepsen-style correctness and fault-injection harness for distributed locks"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "help for every subcommand");
+
+  RunFlags run_flags;
+  CLI::App* run = app.add_subcommand("run", "start a cluster, run a workload with faults, check it");
+  AddRunFlags(*run, run_flags);
+
+  CheckFlags check_flags;
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "check a stored run directory again, or a history file (history.jsonl, Jepsen EDN or log) "
+      "for linearizability with --model");
+  check->add_option("path", check_flags.path, "run directory or history file")->required();
+  check->add_option("--model", check_flags.model,
+                    "mutex | owner-mutex | fenced-mutex | rw-lock | register | cas-register | kv | "
+                    "set | counter");
+  check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
+  check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
+  check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
+
+  CLI::App* cleanup = app.add_subcommand(
+      "cleanup", "remove namespaces, bridges and processes that killed runs left behind");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 messages are one line; keep ours in the same shape.
+    return BadInput(e.what());
+  }
+
+  if (run->parsed()) {
+    RunConfig config;
+    if (!run_flags.config_file.empty()) {
+      if (Status s = LoadRunConfigFile(run_flags.config_file, config); !s) return BadInput(s.error());
+    }
+    if (Status s = MergeRunConfigJson(GivenFlags(*run, run_flags), config); !s) {
+      return BadInput(s.error());
+    }
+    if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
+    SignalWatcher signals;  // before any thread starts
+    return RunTest(config, signals, std::cout);
+  }
+  if (check->parsed()) return RunCheck(*check, check_flags);
+  if (cleanup->parsed()) {
+    Status s = CleanupLeftovers(std::cout);
+    if (!s) {
+      std::cerr << "locksmith: cleanup: " << s.error() << "\n";
+      return 255;
+    }
+    return 0;
+  }
+  return BadInput("no subcommand");
+}
+
+}  // namespace locksmith

@@ -1,0 +1,262 @@
+#include "harness/run.h"
+
+#include <random>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include "backends/backend_registry.h"
+#include "checker/seed.h"
+#include "harness/history_recorder.h"
+#include "harness/local_cluster.h"
+#include "harness/run_log.h"
+#include "harness/run_store.h"
+#include "harness/signal_watcher.h"
+#include "nemesis/kill_nemesis.h"
+#include "nemesis/nemesis_runner.h"
+#include "reports/html_report.h"
+#include "reports/junit_report.h"
+#include "workloads/workload_registry.h"
+
+namespace locksmith {
+namespace {
+
+constexpr int kRunFailed = 255;
+constexpr int kBadInput = 254;
+
+// Stream numbers for SubSeed: one per consumer of randomness.
+enum SeedStream : uint64_t { kWorkloadSeed = 1, kScheduleSeed = 2, kPasswordSeed = 3 };
+
+std::string RandomHex(uint64_t seed, int bytes) {
+  std::mt19937_64 rng(seed);
+  static const char* kHex = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < bytes; ++i) {
+    const auto b = static_cast<unsigned>(rng() & 0xff);
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  }
+  return out;
+}
+
+// Builds the nemesis for the configured fault families.
+Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockService& service) {
+  std::vector<std::unique_ptr<Nemesis>> parts;
+  for (const auto& name : config.nemesis) {
+    if (name == "kill") {
+      auto* killable = dynamic_cast<KillableService*>(&service);
+      if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
+      parts.push_back(std::make_unique<KillNemesis>(*killable));
+    }
+  }
+  return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
+}
+
+void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r) {
+  const auto& perf = r.stats.value("perf", nlohmann::json::object()).value("stats", nlohmann::json::object());
+  const auto& by_type = perf.value("by_type", nlohmann::json::object());
+  out << "run:     " << run_dir << "\n"
+      << "ops:     " << perf.value("ops", 0) << " (ok " << by_type.value("ok", 0) << ", fail "
+      << by_type.value("fail", 0) << ", info " << by_type.value("info", 0) << ")\n";
+  for (const auto& [name, checker] : r.stats.items()) {
+    if (name == "perf") continue;
+    out << name << ": " << ValidityToJson(ValidityFromJson(checker["valid"]).ok()
+                                              ? *ValidityFromJson(checker["valid"])
+                                              : Validity::kUnknown)
+                              .dump();
+    const auto& s = checker.value("stats", nlohmann::json::object());
+    if (s.contains("double_holders")) {
+      out << " (" << s["double_holders"] << " double holders: " << s.value("unsafe_grants", 0)
+          << " unsafe grants, " << s.value("expired_lease_uses", 0) << " expired-lease uses)";
+    }
+    out << "\n";
+  }
+  size_t shown = 0;
+  for (const auto& a : r.anomalies) {
+    if (shown++ == 5) {
+      out << "  ... " << r.anomalies.size() - 5 << " more in results.json\n";
+      break;
+    }
+    out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
+        << a.value("key", "?") << ":";
+    for (const auto& h : a.value("holders", nlohmann::json::array())) {
+      out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
+    }
+    out << "\n";
+  }
+  const char* verdict = r.valid == Validity::kTrue    ? "VALID"
+                        : r.valid == Validity::kFalse ? "INVALID"
+                                                      : "UNKNOWN";
+  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n"
+      << "report:  " << run_dir << "/report.html\n";
+}
+
+}  // namespace
+
+Result<CheckResult> JudgeAndReport(const std::string& run_dir, const std::string& workload_name,
+                                   const nlohmann::json& extra) {
+  auto workload = MakeWorkload(workload_name);
+  if (!workload) return Error{workload.error()};
+  auto history = ReadHistoryJsonl(run_dir + "/history.jsonl");
+  if (!history) return Error{history.error()};
+  CompositeChecker checker((*workload)->Checkers());
+  CheckResult result = checker.Check(*history);
+  nlohmann::json results = result.ToJson();
+  for (const auto& [k, v] : extra.items()) results[k] = v;
+  if (Status s = WriteTextFile(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
+    return Error{s.error()};
+  }
+  if (Status s = WriteHtmlReport(run_dir); !s) return Error{"report: " + s.error()};
+  if (Status s = WriteJunitXml(run_dir); !s) return Error{"junit: " + s.error()};
+  return result;
+}
+
+int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
+  if (!config.seed) config.seed = std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
+  auto store = CreateRunStore(config.store, config.ResolvedTestName());
+  if (!store) {
+    std::fprintf(stderr, "locksmith: %s\n", store.error().c_str());
+    return kBadInput;
+  }
+  RunLog log;
+  log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
+  nlohmann::json config_json = config.ToJson();
+  if (Status s = WriteTextFile(store->File("config.json"), config_json.dump(2) + "\n"); !s) {
+    log.Error(s.error());
+    return kRunFailed;
+  }
+  log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
+
+  // --- cluster and servers; teardown is the cluster's destructor from here on.
+  auto nodes = BackendNodeNames(config.backend);
+  if (!nodes) {
+    log.Error(nodes.error());
+    return kBadInput;
+  }
+  LocalClusterOptions cluster_options;
+  cluster_options.node_names = *nodes;
+  cluster_options.nodes_dir = store->NodesDir();
+  cluster_options.force_loopback = config.loopback;
+  auto cluster = CreateLocalCluster(cluster_options);
+  if (!cluster) {
+    log.Error("cluster: " + cluster.error());
+    return kRunFailed;
+  }
+  log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
+           " hosts");
+  const uint64_t seed = *config.seed;
+
+  BackendOptions backend_options;
+  backend_options.name = config.backend;
+  backend_options.nodes_dir = store->NodesDir();
+  backend_options.redis_persistence = config.redis_persistence;
+  backend_options.password = "ls-" + RandomHex(SubSeed(seed, kPasswordSeed), 12);
+  backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
+  auto service = MakeLockService(backend_options, **cluster);
+  if (!service) {
+    log.Error(service.error());
+    return kRunFailed;
+  }
+  auto teardown = [&](const std::string& why) {
+    log.Info("teardown (" + why + ")");
+    (*service)->Stop();
+    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
+  };
+  if (Status s = (*service)->Start(); !s) {
+    log.Error("servers: " + s.error());
+    teardown("servers did not start");
+    return kRunFailed;
+  }
+  log.Info("servers up: " + (*service)->Describe().dump());
+  if (signals.interrupted()) {
+    teardown("interrupted before the workload");
+    return kRunFailed;
+  }
+
+  // --- workload and nemesis.
+  const auto zero = std::chrono::steady_clock::now();
+  auto recorder = HistoryRecorder::Open(store->File("history.jsonl"), zero);
+  if (!recorder) {
+    log.Error(recorder.error());
+    teardown("no history file");
+    return kRunFailed;
+  }
+  auto workload = MakeWorkload(config.workload);
+  auto nemesis = MakeNemesis(config, **service);
+  if (!workload || !nemesis) {
+    log.Error(workload ? nemesis.error() : workload.error());
+    teardown("bad workload or nemesis");
+    return kBadInput;
+  }
+  ScheduleOptions schedule;
+  schedule.faults = config.nemesis;
+  schedule.nodes = (*service)->Nodes();
+  schedule.interval_s = config.nemesis_interval_s;
+  schedule.restart_delay_ms = config.restart_delay_ms;
+  schedule.time_limit_s = config.time_limit_s;
+  schedule.seed = SubSeed(seed, kScheduleSeed);
+  NemesisRunner runner(**nemesis, **recorder, BuildSchedule(schedule));
+
+  boost::asio::io_context io;
+  WorkloadOptions workload_options = config.workload_options;
+  workload_options.seed = SubSeed(seed, kWorkloadSeed);
+  WorkloadContext ctx{io, **service, **recorder, workload_options,
+                      zero + std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000)),
+                      signals.interrupted()};
+  signals.OnInterrupt([&](int sig) {
+    log.Warn("signal " + std::to_string(sig) + ": stopping the workload (again to force)");
+  });
+  signals.OnForce([&] { io.stop(); });
+  Status workload_status = OkStatus();
+  boost::asio::co_spawn(
+      io,
+      [&]() -> boost::asio::awaitable<void> { workload_status = co_await (*workload)->Run(ctx); },
+      boost::asio::detached);
+  log.Info("workload " + config.workload + " for " + std::to_string(config.time_limit_s) + " s, " +
+           std::to_string(workload_options.concurrency) + " clients");
+  runner.Start(zero);
+  io.run();
+  runner.Stop();
+  log.Info("workload done: " + std::to_string((*recorder)->count()) + " ops recorded");
+
+  // --- heal, then stop everything before judging (checking needs no servers).
+  (*nemesis)->Teardown();
+  const bool interrupted = signals.interrupted();
+  teardown(interrupted ? "interrupted" : "run complete");
+  if (!workload_status) log.Error("workload: " + workload_status.error());
+  if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
+  recorder->reset();
+
+  nlohmann::json extra{{"interrupted", interrupted},
+                       {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
+  if (!workload_status) extra["workload_error"] = workload_status.error();
+  auto result = JudgeAndReport(store->dir, config.workload, extra);
+  if (!result) {
+    log.Error("check: " + result.error());
+    return kRunFailed;
+  }
+  PrintSummary(out, store->dir, *result);
+  if (!workload_status) return kRunFailed;
+  return ExitCodeFor(result->valid);
+}
+
+int RecheckRun(const std::string& run_dir, std::ostream& out) {
+  RunConfig config;
+  if (Status s = LoadRunConfigFile(run_dir + "/config.json", config); !s) {
+    std::fprintf(stderr, "locksmith: %s is not a run directory: %s\n", run_dir.c_str(),
+                 s.error().c_str());
+    return kBadInput;
+  }
+  nlohmann::json extra{{"rechecked", true}};
+  auto result = JudgeAndReport(run_dir, config.workload, extra);
+  if (!result) {
+    std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
+    return kBadInput;
+  }
+  PrintSummary(out, run_dir, *result);
+  return ExitCodeFor(result->valid);
+}
+
+}  // namespace locksmith

@@ -1,0 +1,34 @@
+// The run lifecycle: config -> store -> cluster -> servers -> clients and
+// nemesis until the time limit -> heal -> check -> report -> teardown, which
+// happens on every path (normal end, error, SIGINT/SIGTERM via the
+// SignalWatcher). RecheckRun re-judges a stored run from its files.
+// Functions of the main thread; not reentrant.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "checker/checker.h"
+#include "harness/run_config.h"
+
+namespace locksmith {
+
+class SignalWatcher;
+
+// Runs one test and returns the exit code: 0 valid, 1 invalid, 2 unknown,
+// 255 when the run itself failed (servers did not start, ...). The summary
+// goes to `out`, progress to stderr and locksmith.log.
+int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
+
+// Checks a stored run again with its workload's checkers; rewrites
+// results.json, report.html and junit.xml. Returns the verdict's exit code,
+// or 254 when the directory is not a readable run.
+int RecheckRun(const std::string& run_dir, std::ostream& out);
+
+// Judges a history with a workload's checkers and writes results.json,
+// report.html and junit.xml into run_dir. `extra` is merged into results.json
+// (run facts such as "interrupted").
+Result<CheckResult> JudgeAndReport(const std::string& run_dir, const std::string& workload,
+                                   const nlohmann::json& extra);
+
+}  // namespace locksmith

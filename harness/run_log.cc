@@ -1,0 +1,27 @@
+#include "harness/run_log.h"
+
+namespace locksmith {
+
+RunLog::~RunLog() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+bool RunLog::Open(const std::string& path, bool echo_to_stderr) {
+  std::lock_guard lock(mu_);
+  file_ = std::fopen(path.c_str(), "ae");
+  echo_ = echo_to_stderr;
+  return file_ != nullptr;
+}
+
+void RunLog::Write(const char* level, const std::string& message) {
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::lock_guard lock(mu_);
+  if (file_ != nullptr) {
+    std::fprintf(file_, "%9.3f %s %s\n", elapsed, level, message.c_str());
+    std::fflush(file_);
+  }
+  if (echo_ || file_ == nullptr) std::fprintf(stderr, "%9.3f %s %s\n", elapsed, level, message.c_str());
+}
+
+}  // namespace locksmith

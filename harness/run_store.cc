@@ -1,0 +1,66 @@
+#include "harness/run_store.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+namespace locksmith {
+namespace fs = std::filesystem;
+
+namespace {
+
+// 20261121T054400.123Z: sorts by time, safe in a path.
+std::string Timestamp() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t secs = std::chrono::system_clock::to_time_t(now);
+  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()) % 1000;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y%m%dT%H%M%S", &tm);
+  char out[40];
+  std::snprintf(out, sizeof(out), "%s.%03dZ", buf, static_cast<int>(ms.count()));
+  return out;
+}
+
+}  // namespace
+
+Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name) {
+  std::error_code ec;
+  const fs::path parent = fs::path(root) / test_name;
+  fs::create_directories(parent, ec);
+  if (ec) return Error{"cannot create store directory " + parent.string() + ": " + ec.message()};
+  const std::string stamp = Timestamp();
+  fs::path dir;
+  for (int attempt = 0;; ++attempt) {
+    dir = parent / (attempt ? stamp + "-" + std::to_string(attempt) : stamp);
+    // create_directory is atomic: false means another run took the name.
+    if (fs::create_directory(dir, ec)) break;
+    if (ec) return Error{"cannot create " + dir.string() + ": " + ec.message()};
+    if (attempt > 100) return Error{"cannot find a free run directory under " + parent.string()};
+  }
+  fs::create_directory(dir / "nodes", ec);
+  if (ec) return Error{"cannot create " + (dir / "nodes").string() + ": " + ec.message()};
+
+  // Point latest at the run with a rename, so readers never see it missing.
+  const fs::path latest = fs::path(root) / "latest";
+  const fs::path tmp = fs::path(root) / (".latest-" + std::to_string(::getpid()));
+  fs::remove(tmp, ec);
+  fs::create_directory_symlink(fs::relative(dir, root), tmp, ec);
+  if (!ec) fs::rename(tmp, latest, ec);
+  if (ec) return Error{"cannot update " + latest.string() + ": " + ec.message()};
+  return RunStore{dir.string()};
+}
+
+Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return Error{"cannot write " + path};
+  return OkStatus();
+}
+
+}  // namespace locksmith

@@ -1,0 +1,26 @@
+// RunStore: a run's directory, store/<test-name>/<timestamp>/, holding
+// config.json, history.jsonl, results.json, locksmith.log, report.html,
+// junit.xml and nodes/<node>/; store/latest points at the newest run. Plain
+// value; creation is safe against concurrent runs (a taken directory name
+// gets a suffix).
+#pragma once
+
+#include <string>
+
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct RunStore {
+  std::string dir;
+  std::string File(const std::string& name) const { return dir + "/" + name; }
+  std::string NodesDir() const { return dir + "/nodes"; }
+};
+
+// Creates the run directory (and nodes/) and points <root>/latest at it.
+Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name);
+
+// Writes text to a file in one go; the error names the file.
+Status WriteTextFile(const std::string& path, const std::string& text);
+
+}  // namespace locksmith
