@@ -1,0 +1,358 @@
+// LocalCluster with real namespaces, bridge and veths (root only): hosts can
+// reach each other and the controller can reach them, two runs do not
+// collide, Teardown leaves nothing, and CleanupLeftovers removes what a
+// SIGKILLed controller left while leaving a live run alone.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "harness/cleanup.h"
+#include "harness/local_cluster.h"
+#include "harness/net_plan.h"
+#include "harness/net_setup.h"
+#include "harness/proc_info.h"
+#include "harness/run_registry.h"
+
+namespace locksmith {
+namespace {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+#define SKIP_UNLESS_ROOT() \
+  if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces, bridge and veths"
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/locksmith-cluster-it-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+LocalClusterOptions Options(const TempDir& dir, std::vector<std::string> nodes) {
+  LocalClusterOptions o;
+  o.node_names = std::move(nodes);
+  o.nodes_dir = dir.path() + "/nodes";
+  return o;
+}
+
+std::unique_ptr<LocalCluster> Create(const LocalClusterOptions& o) {
+  auto c = CreateLocalCluster(o);
+  EXPECT_TRUE(c.ok()) << c.error();
+  if (!c.ok()) return nullptr;
+  return std::unique_ptr<LocalCluster>(static_cast<LocalCluster*>(c->release()));
+}
+
+// Everything of `tag` still in the kernel or the registry, for assertions.
+std::vector<std::string> Remains(const std::string& tag) {
+  std::vector<std::string> left;
+  for (const auto& ns : ListNetns()) {
+    if (TagFromNetnsName(ns) == tag) left.push_back("netns " + ns);
+  }
+  for (const auto& l : ListLinks()) {
+    if (TagFromLinkName(l) == tag) left.push_back("link " + l);
+  }
+  if (fs::exists(RunRegistry::DefaultDir() + "/runs/" + tag + ".json")) left.push_back("record");
+  return left;
+}
+
+// Sends PING to a Redis server; "+PONG" when it answered.
+std::string RedisPing(const std::string& address, int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  timeval tv{1, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
+  std::string reply;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      write(fd, "PING\r\n", 6) == 6) {
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    if (n > 0) reply.assign(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  while (!reply.empty() && (reply.back() == '\n' || reply.back() == '\r')) reply.pop_back();
+  return reply;
+}
+
+int StartRedis(Host* host) {
+  auto pid = host->Spawn({{"redis-server", "--port", "6379", "--bind", host->Address(),
+                           "127.0.0.1", "--protected-mode", "no", "--save", "", "--appendonly",
+                           "no"},
+                          {},
+                          "",
+                          ""});
+  EXPECT_TRUE(pid.ok()) << pid.error();
+  return pid.ok() ? *pid : -1;
+}
+
+bool WaitForRedis(const std::string& address) {
+  for (int i = 0; i < 500; ++i) {
+    if (RedisPing(address, 6379) == "+PONG") return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
+std::string ExecOutput(Host* host, const std::vector<std::string>& argv) {
+  auto r = host->Exec(argv, 5s);
+  if (!r.ok()) return "error: " + r.error();
+  std::string out = r->output;
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+TEST(LocalClusterIntegrationTest, ThreeNodesReachEachOtherAndTeardownLeavesNothing) {
+  SKIP_UNLESS_ROOT();
+  TempDir dir;
+  auto cluster = Create(Options(dir, {"n1", "n2", "n3"}));
+  ASSERT_NE(cluster, nullptr);
+  const std::string tag = cluster->Tag();
+  std::vector<std::pair<int, uint64_t>> procs;
+  for (Host* h : cluster->Hosts()) {
+    auto* host = static_cast<LocalHost*>(h);
+    EXPECT_TRUE(host->HasOwnNetwork());
+    EXPECT_EQ(host->Address().rfind("198.18.0.", 0), 0u);
+    EXPECT_EQ(host->ServicePort(6379), 6379);
+    auto pid = host->Spawn({{"sleep", "1000"}, {}, host->Directory() + "/sleep.log", ""});
+    ASSERT_TRUE(pid.ok()) << pid.error();
+    // The pid we hold is the program itself, inside the host's namespace.
+    auto ns = NetnsIdOf(NetnsPath(host->NetnsName()));
+    ASSERT_TRUE(ns.ok()) << ns.error();
+    auto in_ns = PidsInNetns(*ns);
+    EXPECT_NE(std::find(in_ns.begin(), in_ns.end(), *pid), in_ns.end());
+    EXPECT_EQ(*NetnsIdOf("/proc/" + std::to_string(*pid) + "/ns/net"), *ns);
+    procs.emplace_back(*pid, ReadProcStat(*pid)->start_time);
+    int redis = StartRedis(host);
+    procs.emplace_back(redis, ReadProcStat(redis)->start_time);
+  }
+  for (Host* h : cluster->Hosts()) {
+    // The controller reaches every node through the bridge.
+    EXPECT_TRUE(WaitForRedis(h->Address())) << h->Name() << " at " << h->Address();
+  }
+  Host* n1 = cluster->FindHost("n1");
+  Host* n3 = cluster->FindHost("n3");
+  // Node to node over the bridge, and loopback inside a node.
+  EXPECT_EQ(ExecOutput(n1, {"redis-cli", "-h", n3->Address(), "ping"}), "PONG");
+  EXPECT_EQ(ExecOutput(n3, {"redis-cli", "-h", n1->Address(), "ping"}), "PONG");
+  EXPECT_EQ(ExecOutput(n1, {"redis-cli", "-h", "127.0.0.1", "ping"}), "PONG");
+  // The namespace has only its own links (lo and the veth end).
+  std::string links = ExecOutput(n1, {"ip", "-o", "link", "show"});
+  EXPECT_NE(links.find(NodeVethName(tag, 0)), std::string::npos) << links;
+  EXPECT_EQ(links.find("eth0"), std::string::npos) << links;
+  // iptables works inside the namespace and leaves the controller's alone.
+  auto ipt = n1->Exec({"iptables", "-A", "INPUT", "-s", n3->Address(), "-j", "DROP"}, 10s);
+  ASSERT_TRUE(ipt.ok()) << ipt.error();
+  EXPECT_EQ(ipt->exit_code, 0) << ipt->output;
+  EXPECT_NE(ExecOutput(n3, {"timeout", "2", "redis-cli", "-h", n1->Address(), "ping"}), "PONG");
+  EXPECT_TRUE(WaitForRedis(n1->Address()));  // the controller is not partitioned
+  // Signal/Kill refuse what the host did not start.
+  EXPECT_FALSE(n1->Signal(procs[2].first, SIGSTOP).ok());  // n2's sleeper
+  EXPECT_FALSE(n1->Kill(getpid()).ok());
+
+  ASSERT_TRUE(cluster->Teardown().ok());
+  EXPECT_TRUE(cluster->Teardown().ok());
+  EXPECT_EQ(Remains(tag), std::vector<std::string>{});
+  for (const auto& [pid, start] : procs) EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
+}
+
+TEST(LocalClusterIntegrationTest, ConcurrentTeardownsFromSeveralThreads) {
+  SKIP_UNLESS_ROOT();
+  TempDir dir;
+  auto cluster = Create(Options(dir, {"a", "b"}));
+  ASSERT_NE(cluster, nullptr);
+  for (Host* h : cluster->Hosts()) ASSERT_TRUE(h->Spawn({{"sleep", "1000"}, {}, "", ""}).ok());
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (!cluster->Teardown().ok()) ++failures;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(Remains(cluster->Tag()), std::vector<std::string>{});
+}
+
+TEST(LocalClusterIntegrationTest, TwoClustersAtOnceDoNotCollide) {
+  SKIP_UNLESS_ROOT();
+  TempDir dir_a, dir_b;
+  auto a = Create(Options(dir_a, {"n1", "n2"}));
+  auto b = Create(Options(dir_b, {"n1", "n2"}));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a->Tag(), b->Tag());
+  EXPECT_NE(a->Record().slice, b->Record().slice);
+  EXPECT_NE(a->ControllerAddress(), b->ControllerAddress());
+  for (auto* c : {a.get(), b.get()}) {
+    for (Host* h : c->Hosts()) StartRedis(h);
+  }
+  Host* a1 = a->FindHost("n1");
+  Host* b1 = b->FindHost("n1");
+  EXPECT_NE(a1->Address(), b1->Address());
+  EXPECT_TRUE(WaitForRedis(a1->Address()));
+  EXPECT_TRUE(WaitForRedis(b1->Address()));
+  // The runs' networks are separate: a node of one cannot reach the other.
+  EXPECT_NE(ExecOutput(a1, {"timeout", "2", "redis-cli", "-h", b1->Address(), "ping"}), "PONG");
+  ASSERT_TRUE(a->Teardown().ok());
+  EXPECT_EQ(Remains(a->Tag()), std::vector<std::string>{});
+  EXPECT_TRUE(WaitForRedis(b1->Address()));  // b unharmed by a's teardown
+  ASSERT_TRUE(b->Teardown().ok());
+  EXPECT_EQ(Remains(b->Tag()), std::vector<std::string>{});
+}
+
+TEST(LocalClusterIntegrationTest, RefusesATagWhoseObjectsExistAndLeavesThemAlone) {
+  SKIP_UNLESS_ROOT();
+  TempDir dir;
+  // A namespace with our naming but no record here (another registry's run).
+  std::string tag = RandomTag();
+  ASSERT_TRUE(RunIp({"netns", "add", NetnsName(tag, "n2")}).ok());
+  auto o = Options(dir, {"n1", "n2"});
+  o.tag = tag;
+  auto c = CreateLocalCluster(o);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().find("already exists"), std::string::npos) << c.error();
+  EXPECT_EQ(Remains(tag), std::vector<std::string>{"netns " + NetnsName(tag, "n2")});
+  // Cleanup reports it but does not remove what no record claims...
+  std::ostringstream out;
+  EXPECT_TRUE(CleanupLeftovers(out).ok());
+  EXPECT_TRUE(NetnsExists(NetnsName(tag, "n2"))) << out.str();
+  // ...unless asked to.
+  EXPECT_TRUE(CleanupLeftovers(out, {"", true}).ok()) << out.str();
+  EXPECT_EQ(Remains(tag), std::vector<std::string>{});
+}
+
+// Forks a controller that creates a cluster, starts a sleeper on each host
+// and a wrapper-with-child on n2, reports its tag, and waits to be killed.
+std::string StartDoomedController(const TempDir& dir, bool die_with_controller, pid_t* pid) {
+  int fds[2];
+  if (pipe(fds) != 0) return "";
+  *pid = fork();
+  if (*pid == 0) {
+    close(fds[0]);
+    auto o = Options(dir, {"n1", "n2", "n3"});
+    o.die_with_controller = die_with_controller;
+    auto c = CreateLocalCluster(o);
+    if (!c.ok()) _exit(1);
+    for (Host* h : (*c)->Hosts()) {
+      if (!h->Spawn({{"sleep", "1000"}, {}, "", ""}).ok()) _exit(1);
+    }
+    if (!(*c)->FindHost("n2")->Spawn({{"sh", "-c", "sleep 1000 & wait"}, {}, "", ""}).ok()) {
+      _exit(1);
+    }
+    std::string tag = (*c)->Tag() + "\n";
+    if (write(fds[1], tag.data(), tag.size()) < 0) _exit(1);
+    while (true) pause();
+  }
+  close(fds[1]);
+  char buf[16] = {};
+  ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+  close(fds[0]);
+  return n == kTagLength + 1 ? std::string(buf, kTagLength) : "";
+}
+
+void ReapOrphans() {
+  while (waitpid(-1, nullptr, WNOHANG) > 0) {
+  }
+}
+
+class CleanupAfterCrashTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CleanupAfterCrashTest, RemovesADeadRunAndLeavesALiveOne) {
+  SKIP_UNLESS_ROOT();
+  // This machine's pid 1 does not reap orphans: adopt the dead controller's
+  // children so no zombie outlives the test.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  TempDir dir, live_dir;
+  pid_t controller = 0;
+  // Fork before any thread exists in this process (the child builds a cluster).
+  std::string tag = StartDoomedController(dir, GetParam(), &controller);
+  ASSERT_EQ(tag.size(), static_cast<size_t>(kTagLength)) << "the doomed controller failed";
+  RunRecord dead_record;
+  for (const auto& r : RunRegistry(RunRegistry::DefaultDir()).List().records) {
+    if (r.tag == tag) dead_record = r;
+  }
+  ASSERT_EQ(dead_record.processes.size(), 4u);
+  std::vector<std::pair<int, uint64_t>> in_namespaces;
+  for (const auto& ns : dead_record.netns) {
+    for (int pid : PidsInNetns(*NetnsIdOf(NetnsPath(ns)))) {
+      if (auto st = ReadProcStat(pid)) in_namespaces.emplace_back(pid, st->start_time);
+    }
+  }
+  EXPECT_EQ(in_namespaces.size(), 5u);  // 3 sleepers, the wrapper and its child
+  ASSERT_EQ(kill(controller, SIGKILL), 0);
+  ASSERT_EQ(waitpid(controller, nullptr, 0), controller);
+  EXPECT_FALSE(Remains(tag).empty());
+
+  auto live = Create(Options(live_dir, {"l1"}));
+  ASSERT_NE(live, nullptr);
+  auto live_pid = live->FindHost("l1")->Spawn({{"sleep", "1000"}, {}, "", ""});
+  ASSERT_TRUE(live_pid.ok());
+
+  std::ostringstream out;
+  auto s = CleanupLeftovers(out);
+  std::cout << out.str();
+  EXPECT_TRUE(s.ok()) << s.error();
+  ReapOrphans();
+  EXPECT_EQ(Remains(tag), std::vector<std::string>{});
+  for (const auto& p : dead_record.processes) {
+    EXPECT_FALSE(IsSameProcessAlive(p.pid, p.start_time)) << p.pid;
+  }
+  // n2's wrapper had a child the record never saw; the sweep by namespace
+  // found it.
+  for (const auto& [pid, start] : in_namespaces) {
+    EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
+  }
+
+  // The live run is untouched.
+  EXPECT_TRUE(live->FindHost("l1")->Alive(*live_pid));
+  EXPECT_EQ(Remains(live->Tag()).size(), 4u);  // netns, veth, bridge, record
+  EXPECT_NE(out.str().find("run " + live->Tag() + ": controller pid"), std::string::npos);
+  ASSERT_TRUE(live->Teardown().ok());
+  EXPECT_EQ(Remains(live->Tag()), std::vector<std::string>{});
+  ReapOrphans();
+}
+
+INSTANTIATE_TEST_SUITE_P(DieWithController, CleanupAfterCrashTest, ::testing::Bool());
+
+TEST(LocalClusterIntegrationTest, MeasuresCreateAndTeardown) {
+  SKIP_UNLESS_ROOT();
+  for (int nodes : {1, 5, 13}) {
+    TempDir dir;
+    std::vector<std::string> names;
+    for (int i = 0; i < nodes; ++i) names.push_back("n" + std::to_string(i + 1));
+    auto t0 = std::chrono::steady_clock::now();
+    auto cluster = Create(Options(dir, names));
+    ASSERT_NE(cluster, nullptr);
+    auto t1 = std::chrono::steady_clock::now();
+    ASSERT_TRUE(cluster->Teardown().ok());
+    auto t2 = std::chrono::steady_clock::now();
+    auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
+    std::cout << nodes << " node(s): create " << ms(t1 - t0) << " ms, teardown " << ms(t2 - t1)
+              << " ms\n";
+    RecordProperty("create_ms_" + std::to_string(nodes), static_cast<int>(ms(t1 - t0)));
+    EXPECT_EQ(Remains(cluster->Tag()), std::vector<std::string>{});
+  }
+}
+
+}  // namespace
+}  // namespace locksmith

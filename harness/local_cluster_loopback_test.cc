@@ -1,0 +1,190 @@
+// LocalCluster in loopback mode and CleanupLeftovers' process handling: no
+// root needed (namespaces are covered by the integration test).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/cleanup.h"
+#include "harness/local_cluster.h"
+#include "harness/net_plan.h"
+#include "harness/proc_info.h"
+#include "harness/run_registry.h"
+
+namespace locksmith {
+namespace {
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/locksmith-loopback-test-XXXXXX";
+    path_ = mkdtemp(tmpl);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+LocalClusterOptions Options(const TempDir& dir) {
+  LocalClusterOptions o;
+  o.node_names = {"n1", "n2", "n3"};
+  o.nodes_dir = dir.path() + "/nodes";
+  o.force_loopback = true;
+  o.state_dir = dir.path() + "/state";
+  return o;
+}
+
+TEST(LocalClusterLoopbackTest, HostsShareLoopbackWithDistinctStablePorts) {
+  TempDir dir;
+  auto cluster = CreateLocalCluster(Options(dir));
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  EXPECT_TRUE(ValidateTag((*cluster)->Tag()).ok());
+  std::set<int> ports;
+  for (Host* h : (*cluster)->Hosts()) {
+    EXPECT_EQ(h->Address(), "127.0.0.1");
+    EXPECT_FALSE(h->HasOwnNetwork());
+    int port = h->ServicePort(6379);
+    EXPECT_GT(port, 0);
+    EXPECT_EQ(h->ServicePort(6379), port);  // a restarted server gets the same port
+    EXPECT_TRUE(ports.insert(port).second);
+    EXPECT_TRUE(ports.insert(h->ServicePort(26379)).second);
+    EXPECT_TRUE(fs::is_directory(dir.path() + "/nodes/" + h->Name()));
+  }
+  EXPECT_EQ((*cluster)->FindHost("n2")->Name(), "n2");
+  EXPECT_EQ((*cluster)->FindHost("n9"), nullptr);
+}
+
+TEST(LocalClusterLoopbackTest, RejectsBadOptions) {
+  TempDir dir;
+  auto o = Options(dir);
+  o.node_names = {"n1", "n1"};
+  EXPECT_FALSE(CreateLocalCluster(o).ok());
+  o.node_names = {"bad/name"};
+  EXPECT_FALSE(CreateLocalCluster(o).ok());
+  o.node_names = {};
+  EXPECT_FALSE(CreateLocalCluster(o).ok());
+  o.node_names = std::vector<std::string>(14, "");
+  for (int i = 0; i < 14; ++i) o.node_names[i] = "n" + std::to_string(i);
+  EXPECT_FALSE(CreateLocalCluster(o).ok());
+  o = Options(dir);
+  o.tag = "BAD";
+  EXPECT_FALSE(CreateLocalCluster(o).ok());
+}
+
+TEST(LocalClusterLoopbackTest, SpawnsAreRecordedAndTeardownKillsThem) {
+  TempDir dir;
+  auto o = Options(dir);
+  o.tag = "test01";
+  auto created = CreateLocalCluster(o);
+  ASSERT_TRUE(created.ok()) << created.error();
+  auto& cluster = *created;
+  RunRegistry registry(o.state_dir);
+  std::vector<int> pids;
+  for (Host* h : cluster->Hosts()) {
+    auto pid = h->Spawn({{"sleep", "1000"}, {}, "", ""});
+    ASSERT_TRUE(pid.ok()) << pid.error();
+    pids.push_back(*pid);
+  }
+  // Hosts refuse each other's pids.
+  EXPECT_FALSE(cluster->FindHost("n2")->Kill(pids[0]).ok());
+  // Firewall tools would hit the controller's own network here.
+  auto exec = cluster->FindHost("n1")->Exec({"iptables", "-L"}, 1s);
+  ASSERT_FALSE(exec.ok());
+  EXPECT_NE(exec.error().find("loopback"), std::string::npos);
+  auto echo = cluster->FindHost("n1")->Exec({"echo", "hi"}, 5s);
+  ASSERT_TRUE(echo.ok()) << echo.error();
+  EXPECT_EQ(echo->output, "hi\n");
+
+  auto listing = registry.List();
+  ASSERT_EQ(listing.records.size(), 1u);
+  EXPECT_EQ(listing.records[0].tag, "test01");
+  EXPECT_EQ(listing.records[0].slice, -1);
+  ASSERT_EQ(listing.records[0].processes.size(), 3u);
+  EXPECT_EQ(listing.records[0].processes[0].pid, pids[0]);
+
+  ASSERT_TRUE(cluster->Teardown().ok());
+  for (int pid : pids) EXPECT_FALSE(ReadProcStat(pid).has_value());
+  EXPECT_TRUE(registry.List().records.empty());
+  EXPECT_TRUE(cluster->Teardown().ok());  // idempotent
+  EXPECT_FALSE(cluster->FindHost("n1")->Spawn({{"sleep", "1000"}, {}, "", ""}).ok());
+}
+
+// `sleep 1000` started outside any supervisor (as if by a dead controller);
+// killed and reaped when the test ends, whatever happened.
+class Sleeper {
+ public:
+  Sleeper() {
+    pid_ = fork();
+    if (pid_ == 0) {
+      int null = open("/dev/null", O_RDWR);  // never hold the test runner's pipes
+      dup2(null, 1);
+      dup2(null, 2);
+      execlp("sleep", "sleep", "1000", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  ~Sleeper() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  int pid() const { return pid_; }
+  // Waits for the exit; true if SIGKILL ended it.
+  bool WaitKilled() {
+    int status = 0;
+    bool killed = waitpid(pid_, &status, 0) == pid_ && WIFSIGNALED(status) &&
+                  WTERMSIG(status) == SIGKILL;
+    pid_ = -1;
+    return killed;
+  }
+
+ private:
+  int pid_;
+};
+
+TEST(CleanupLeftoversTest, KillsADeadRunsProcessesOnlyWhenTheStartTimeMatches) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  Sleeper victim_proc, bystander_proc;
+  int victim = victim_proc.pid();
+  int bystander = bystander_proc.pid();
+  // Both asleep: neither can still be between fork and exec.
+  while (ReadProcStat(victim)->state != 'S' || ReadProcStat(bystander)->state != 'S') {
+    std::this_thread::sleep_for(1ms);
+  }
+  auto dead = NewRecordForThisProcess("dead01");
+  ASSERT_TRUE(dead.ok());
+  dead->controller_start_time += 1;  // the controller is gone; its pid was reused (by us)
+  dead->processes = {{victim, ReadProcStat(victim)->start_time, "n1"},
+                     // the recorded process is gone and its pid now belongs to someone else
+                     {bystander, ReadProcStat(bystander)->start_time + 1, "n2"}};
+  auto live = NewRecordForThisProcess("live01");
+  ASSERT_TRUE(live.ok());
+  live->processes = {{bystander, ReadProcStat(bystander)->start_time, "n1"}};
+  ASSERT_TRUE(registry.Save(*dead).ok());
+  ASSERT_TRUE(registry.Save(*live).ok());
+
+  std::ostringstream out;
+  auto s = CleanupLeftovers(out, {dir.path(), false});
+  EXPECT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(victim_proc.WaitKilled());
+  EXPECT_EQ(waitpid(bystander, nullptr, WNOHANG), 0);  // still running
+  auto listing = registry.List();
+  ASSERT_EQ(listing.records.size(), 1u);
+  EXPECT_EQ(listing.records[0].tag, "live01");
+  EXPECT_NE(out.str().find("live01: controller pid"), std::string::npos) << out.str();
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,133 @@
+#include "harness/net_setup.h"
+
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "harness/net_plan.h"
+#include "harness/proc_info.h"
+#include "harness/process_supervisor.h"
+
+namespace locksmith {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr auto kIpTimeout = std::chrono::seconds(20);
+constexpr auto kDeathTimeout = std::chrono::seconds(10);
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// SIGKILLs (pid, start) if it is still that process; its whole group when it
+// leads one (a wrapper's children go too).
+void KillVerified(int pid, uint64_t start_time) {
+  auto st = ReadProcStat(pid);
+  if (!st || st->start_time != start_time || st->state == 'Z') return;
+  if (st->pgrp == pid) kill(-pid, SIGKILL);
+  kill(pid, SIGKILL);
+}
+
+}  // namespace
+
+std::string NetnsPath(const std::string& name) { return "/var/run/netns/" + name; }
+
+Status RunIp(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"ip"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = RunCommand(argv, "", kIpTimeout);
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (!r.ok()) return Error{r.error()};
+  if (r->exit_code != 0) {
+    std::string out = r->output;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return Error{"'" + cmd + "' failed with exit code " + std::to_string(r->exit_code) + ": " +
+                 out};
+  }
+  return OkStatus();
+}
+
+bool NetnsExists(const std::string& name) {
+  std::error_code ec;
+  return fs::exists(NetnsPath(name), ec);
+}
+
+bool LinkExists(const std::string& name) {
+  std::error_code ec;
+  return fs::exists("/sys/class/net/" + name, ec);
+}
+
+std::vector<std::string> ListNetns() { return ListDir("/var/run/netns"); }
+std::vector<std::string> ListLinks() { return ListDir("/sys/class/net"); }
+
+Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {
+  std::string errors;
+  auto note = [&](const std::string& s) {
+    if (log != nullptr) *log << s << "\n";
+  };
+
+  std::vector<std::pair<int, uint64_t>> dying;
+  for (const auto& p : record.processes) {
+    if (IsSameProcessAlive(p.pid, p.start_time)) {
+      KillVerified(p.pid, p.start_time);
+      dying.emplace_back(p.pid, p.start_time);
+      note("killed process " + std::to_string(p.pid) + " (host " + p.host + ")");
+    }
+  }
+  // Whatever runs inside the run's own namespaces is certainly the run's,
+  // e.g. children of a recorded wrapper, or a process spawned just before a
+  // crash and never recorded.
+  auto own = NetnsIdOf("/proc/self/ns/net");
+  for (const auto& ns : record.netns) {
+    if (!NetnsExists(ns)) continue;
+    auto id = NetnsIdOf(NetnsPath(ns));
+    // Never sweep the controller's own namespace, whatever the file says.
+    if (!id.ok() || !own.ok() || *id == *own) continue;
+    for (int pid : PidsInNetns(*id)) {
+      auto st = ReadProcStat(pid);
+      if (!st) continue;
+      kill(pid, SIGKILL);
+      dying.emplace_back(pid, st->start_time);
+      note("killed process " + std::to_string(pid) + " inside namespace " + ns);
+    }
+  }
+  // A namespace lives while a process is inside: wait before deleting.
+  auto stuck = WaitUntilGone(dying, kDeathTimeout);
+  for (int pid : stuck) {
+    errors += "\n  process " + std::to_string(pid) + " did not die within 10 s of SIGKILL";
+  }
+
+  // Host-side veths first (deleting one end removes the pair), the bridge last.
+  std::vector<std::string> links = record.links;
+  std::stable_partition(links.begin(), links.end(),
+                        [&](const std::string& l) { return l != BridgeName(record.tag); });
+  for (const auto& link : links) {
+    if (!LinkExists(link)) continue;
+    if (auto s = RunIp({"link", "del", link}); !s.ok() && LinkExists(link)) {
+      errors += "\n  " + s.error();
+    } else {
+      note("removed link " + link);
+    }
+  }
+  for (const auto& ns : record.netns) {
+    if (!NetnsExists(ns)) continue;
+    if (auto s = RunIp({"netns", "del", ns}); !s.ok() && NetnsExists(ns)) {
+      errors += "\n  " + s.error();
+    } else {
+      note("removed namespace " + ns);
+    }
+  }
+  if (!errors.empty()) return Error{"run " + record.tag + " could not be fully removed:" + errors};
+  return OkStatus();
+}
+
+}  // namespace locksmith

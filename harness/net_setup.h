@@ -1,0 +1,35 @@
+// NetSetup: the kernel objects of a local cluster, created and removed with
+// iproute2 (`ip`, always via argv): namespaces, the bridge, veth pairs; plus
+// RemoveRunObjects, the one removal routine shared by Teardown and
+// `locksmith cleanup`. Every failure names the command and its output.
+// Free functions without state; thread-safe (the kernel serialises).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "checker/result.h"
+#include "harness/run_registry.h"
+
+namespace locksmith {
+
+// /var/run/netns/<name>.
+std::string NetnsPath(const std::string& name);
+// Runs `ip <args>`; an error names the command, exit code and output.
+Status RunIp(const std::vector<std::string>& args);
+
+bool NetnsExists(const std::string& name);
+bool LinkExists(const std::string& name);  // in the root namespace
+// Names under /var/run/netns and of links in the controller's namespace.
+std::vector<std::string> ListNetns();
+std::vector<std::string> ListLinks();
+
+// Kills what runs in the record's namespaces and its recorded processes
+// (those whose start time still matches: pid reuse is never hit), waits for
+// them to die, then deletes its host-side links, bridge and namespaces.
+// Absent objects are fine, so it is idempotent. Each removal is reported on
+// `log` when not null. Returns an error listing whatever could not be removed.
+Status RemoveRunObjects(const RunRecord& record, std::ostream* log);
+
+}  // namespace locksmith
