@@ -45,14 +45,14 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
   run.add_option("--concurrency", f.concurrency, "concurrent clients [default: 10]");
   run.add_option("--keys", f.keys, "lock keys [default: 3]");
   run.add_option("--hold", f.hold, "hold time after acquiring, ms, MIN-MAX or N [default: 10-100]");
-  run.add_option("--backoff", f.backoff, "pause after a failed acquire, ms, MIN-MAX [default: 1-10]");
+  run.add_option("--backoff", f.backoff, "pause after a failed acquire, ms, MIN-MAX [default: 5-50]");
   run.add_option("--lease", f.lease_ms, "lock lease (TTL), ms [default: 1000]");
   run.add_option("--rate", f.rate, "total acquire attempts per second, 0 = unlimited [default: 0]");
   run.add_option("--time-limit", f.time_limit_s, "seconds of workload [default: 30]");
   run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
   run.add_option("--nemesis", f.nemesis, "fault families, comma-separated: kill [default: none]");
   run.add_option("--nemesis-interval", f.nemesis_interval_s, "seconds between faults [default: 10]");
-  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms [default: 2000]");
+  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms [default: 100]");
   run.add_option("--redis-persistence", f.persistence, "none | everysec | always [default: none]");
   run.add_option("--client-timeout", f.client_timeout_ms, "deadline of every client call, ms [default: 500]");
   run.add_flag("--loopback", f.loopback, "use loopback hosts even as root (no network faults)");

@@ -27,7 +27,7 @@ struct RunConfig {
   std::optional<uint64_t> seed;      // unset: drawn at random, then logged
   std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
   double nemesis_interval_s = 10;
-  int64_t restart_delay_ms = 2000;   // kill: how long a killed node stays down
+  int64_t restart_delay_ms = 100;    // kill: how long a killed node stays down
   std::string redis_persistence = "none";  // none | everysec | always
   int64_t client_timeout_ms = 500;   // deadline of every client call
   bool loopback = false;             // never use namespaces, even as root

@@ -33,7 +33,7 @@ struct WorkloadOptions {
   int concurrency = 10;             // workers, each with its own client
   int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
   MsRange hold{10, 100};            // time spent holding an acquired lock
-  MsRange backoff{1, 10};           // pause after an acquire that failed
+  MsRange backoff{5, 50};           // pause after an acquire that failed
   int64_t lease_ms = 1000;          // lease asked for on every acquire
   double rate = 0;                  // total acquire attempts per second; 0 = unlimited
   uint64_t seed = 0;
