@@ -1,6 +1,8 @@
 #include "harness/net_setup.h"
 
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -27,13 +29,19 @@ std::vector<std::string> ListDir(const std::string& dir) {
   return names;
 }
 
-// SIGKILLs (pid, start) if it is still that process; its whole group when it
-// leads one (a wrapper's children go too).
+// SIGKILLs (pid, start_time) only if it is still that process: the pidfd
+// pins the process before its identity is checked, so a pid reused between
+// the check and the signal cannot be hit. Its group goes too when it leads
+// one (a wrapper's children).
 void KillVerified(int pid, uint64_t start_time) {
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return;  // gone
   auto st = ReadProcStat(pid);
-  if (!st || st->start_time != start_time || st->state == 'Z') return;
-  if (st->pgrp == pid) kill(-pid, SIGKILL);
-  kill(pid, SIGKILL);
+  if (st && st->start_time == start_time && st->state != 'Z') {
+    if (st->pgrp == pid) kill(-pid, SIGKILL);
+    syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+  }
+  close(pidfd);
 }
 
 }  // namespace
@@ -95,7 +103,7 @@ Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {
     for (int pid : PidsInNetns(*id)) {
       auto st = ReadProcStat(pid);
       if (!st) continue;
-      kill(pid, SIGKILL);
+      KillVerified(pid, st->start_time);
       dying.emplace_back(pid, st->start_time);
       note("killed process " + std::to_string(pid) + " inside namespace " + ns);
     }
