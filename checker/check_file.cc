@@ -18,9 +18,16 @@ std::string ProcessText(const nlohmann::json& process) {
 }
 
 std::string OpLine(const nlohmann::json& ref) {
-  std::string line = "process " + ProcessText(ref.value("process", nlohmann::json(0))) + " " +
-                     ref.value("type", std::string("?")) + " " + ref.value("f", std::string("?"));
-  line += " " + DescribeValue(ref.value("value", nlohmann::json()));
+  // Appends rather than operator+ chains: GCC 12 at -O3 reports a bogus
+  // -Wrestrict on "literal" + std::string&&.
+  std::string line = "process ";
+  line += ProcessText(ref.value("process", nlohmann::json(0)));
+  line += ' ';
+  line += ref.value("type", std::string("?"));
+  line += ' ';
+  line += ref.value("f", std::string("?"));
+  line += ' ';
+  line += DescribeValue(ref.value("value", nlohmann::json()));
   line += "  (invoke index " + std::to_string(ref.value("invoke_index", int64_t{-1})) +
           ", completion index " + std::to_string(ref.value("index", int64_t{-1})) + ")";
   return line;

@@ -184,7 +184,8 @@ std::string SetModel::DescribeState(const ModelState& state) const {
   std::string text = "#{";
   const std::vector<int64_t>& elements = sets_.Get(state.a);
   for (size_t i = 0; i < elements.size(); ++i) {
-    text += (i ? " " : "") + values_->Describe(elements[i]);
+    if (i) text += ' ';
+    text += values_->Describe(elements[i]);
   }
   return text + "}";
 }

@@ -307,6 +307,25 @@ TEST(CasRegisterModelTest, IndependentTuplesArePartitionedPerKey) {
   EXPECT_EQ(r.anomalies[0]["key"], "x");
 }
 
+TEST(CasRegisterModelTest, IndependentDetectionIgnoresOpsTheModelDoesNotCheck) {
+  HistoryBuilder b;
+  b.Call(0, "write", json::array({1, 4})).Call(0, "cas", json::array({1, json::array({4, 0})}));
+  b.Call(1, "final-reads", nullptr, json::object());
+  b.Call(1, "read", json::array({1, nullptr}), json::array({1, 0}));
+  CheckResult r = Check("cas-register", b.Build());
+  EXPECT_EQ(r.valid, kValid);
+  EXPECT_EQ(r.stats["independent_keys"], true);
+  EXPECT_EQ(r.stats["ignored_ops"]["final-reads"], 1);
+}
+
+TEST(CasRegisterModelTest, PlainCasPairsAreNotTakenForTuples) {
+  HistoryBuilder b;
+  b.Call(0, "write", 1).Call(0, "cas", json::array({1, 2})).Call(1, "read", nullptr, 2);
+  CheckResult r = Check("cas-register", b.Build());
+  EXPECT_EQ(r.valid, kValid);
+  EXPECT_EQ(r.stats["independent_keys"], false);
+}
+
 // --- kv ---
 
 TEST(KvModelTest, PutGetAppendPerKey) {
