@@ -1,0 +1,177 @@
+// redis_lock_bench: lock ops/s of RedisLockClient the way the harness runs
+// clients -- N clients, one connection each, all on one io_context thread --
+// each looping acquire (SET NX PX) then, if it got the lock, release
+// (EVALSHA), with hold 0, over K keys, for T seconds against a running
+// redis-server. Acquire and release each count as one op, fail results
+// included. Prints one line of key=value pairs (scripts/bench-redis-client.sh
+// parses `ops_per_sec=`).
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "backends/redis_lock_client.h"
+
+namespace {
+
+namespace asio = boost::asio;
+using locksmith::Outcome;
+using Clock = std::chrono::steady_clock;
+
+struct Flags {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  std::string password;
+  int clients = 10;
+  double seconds = 5;
+  double warmup_seconds = 1;
+  int keys = 0;  // 0: one key per client (no contention)
+  int lease_ms = 10000;
+  int timeout_ms = 1000;
+  uint64_t seed = 1;
+};
+
+void Usage() {
+  std::fprintf(stderr,
+               "usage: redis_lock_bench [--host H] [--port P] [--password PW] [--clients N]\n"
+               "       [--seconds T] [--warmup S] [--keys K] [--lease-ms MS] [--timeout-ms MS]\n"
+               "       [--seed S]\n");
+  std::exit(254);
+}
+
+Flags Parse(int argc, char** argv) {
+  Flags f;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (i + 1 >= argc) Usage();
+    const char* v = argv[++i];
+    if (a == "--host") f.host = v;
+    else if (a == "--port") f.port = std::atoi(v);
+    else if (a == "--password") f.password = v;
+    else if (a == "--clients") f.clients = std::atoi(v);
+    else if (a == "--seconds") f.seconds = std::atof(v);
+    else if (a == "--warmup") f.warmup_seconds = std::atof(v);
+    else if (a == "--keys") f.keys = std::atoi(v);
+    else if (a == "--lease-ms") f.lease_ms = std::atoi(v);
+    else if (a == "--timeout-ms") f.timeout_ms = std::atoi(v);
+    else if (a == "--seed") f.seed = std::strtoull(v, nullptr, 10);
+    else Usage();
+  }
+  if (f.clients < 1 || f.port < 1 || f.port > 65535 || f.seconds <= 0 || f.keys < 0) Usage();
+  if (f.keys == 0) f.keys = f.clients;
+  return f;
+}
+
+struct Counters {
+  uint64_t ops = 0;
+  uint64_t acquire[3] = {0, 0, 0};  // by Outcome
+  uint64_t release[3] = {0, 0, 0};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Flags flags = Parse(argc, argv);
+  // Concurrency hint 1: the harness runs all clients on one thread.
+  asio::io_context ioc(1);
+  std::vector<std::unique_ptr<locksmith::RedisLockClient>> clients;
+  std::vector<std::string> keys;
+  for (int k = 0; k < flags.keys; ++k) keys.push_back("bench-lock-" + std::to_string(k));
+  for (int i = 0; i < flags.clients; ++i) {
+    locksmith::RedisLockClientOptions o;
+    o.endpoint = {flags.host, static_cast<uint16_t>(flags.port), flags.password};
+    o.timeout = std::chrono::milliseconds(flags.timeout_ms);
+    clients.push_back(std::make_unique<locksmith::RedisLockClient>(ioc.get_executor(), o,
+                                                                   flags.seed + static_cast<uint64_t>(i)));
+  }
+
+  Counters counters;
+  bool stop = false;
+  int connect_failures = 0;
+  int running = 0;
+  Counters at_start;
+  Clock::time_point t_start, t_end;
+
+  auto loop = [&](int i) -> asio::awaitable<void> {
+    auto& c = *clients[static_cast<size_t>(i)];
+    const std::string& key = keys[static_cast<size_t>(i % flags.keys)];
+    const std::chrono::milliseconds lease(flags.lease_ms);
+    while (!stop) {
+      locksmith::AcquireResult a = co_await c.Acquire(key, lease);
+      ++counters.ops;
+      ++counters.acquire[static_cast<int>(a.outcome)];
+      if (a.outcome != Outcome::kOk) continue;
+      locksmith::ReleaseResult r = co_await c.Release(key, a.token);
+      ++counters.ops;
+      ++counters.release[static_cast<int>(r.outcome)];
+    }
+    --running;
+  };
+
+  asio::co_spawn(
+      ioc,
+      [&]() -> asio::awaitable<void> {
+        for (auto& c : clients) {
+          locksmith::Status s = co_await c->Connect();
+          if (!s.ok()) {
+            std::fprintf(stderr, "connect: %s\n", s.error().c_str());
+            ++connect_failures;
+          }
+        }
+        if (connect_failures > 0) {
+          for (auto& c : clients) c->Close();
+          co_return;
+        }
+        auto ex = co_await asio::this_coro::executor;
+        running = flags.clients;
+        for (int i = 0; i < flags.clients; ++i) asio::co_spawn(ex, loop(i), asio::detached);
+        asio::steady_timer t(ex);
+        t.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.warmup_seconds)));
+        co_await t.async_wait(asio::use_awaitable);
+        at_start = counters;
+        t_start = Clock::now();
+        t.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.seconds)));
+        co_await t.async_wait(asio::use_awaitable);
+        t_end = Clock::now();
+        Counters at_end = counters;
+        stop = true;
+        counters = at_end;
+        // The loops finish their current op; they are not counted.
+        while (running > 0) {
+          t.expires_after(std::chrono::milliseconds(1));
+          co_await t.async_wait(asio::use_awaitable);
+        }
+        counters = at_end;
+        // Each connection's read loop keeps the io_context busy until closed.
+        for (auto& c : clients) c->Close();
+      },
+      asio::detached);
+  ioc.run();
+  if (connect_failures > 0) return 1;
+
+  const double secs = std::chrono::duration<double>(t_end - t_start).count();
+  auto d = [&](const uint64_t* end, const uint64_t* begin, int k) { return end[k] - begin[k]; };
+  const uint64_t ops = counters.ops - at_start.ops;
+  std::printf(
+      "clients=%d keys=%d seconds=%.2f ops=%llu ops_per_sec=%.0f "
+      "acquire_ok=%llu acquire_fail=%llu acquire_unknown=%llu "
+      "release_ok=%llu release_fail=%llu release_unknown=%llu\n",
+      flags.clients, flags.keys, secs, static_cast<unsigned long long>(ops), ops / secs,
+      static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 0)),
+      static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 1)),
+      static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 2)),
+      static_cast<unsigned long long>(d(counters.release, at_start.release, 0)),
+      static_cast<unsigned long long>(d(counters.release, at_start.release, 1)),
+      static_cast<unsigned long long>(d(counters.release, at_start.release, 2)));
+  return 0;
+}
