@@ -30,7 +30,9 @@ std::string Timestamp() {
 
 Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name) {
   std::error_code ec;
-  const fs::path parent = fs::path(root) / test_name;
+  // Absolute: servers run with their node directory as working directory.
+  const fs::path parent = fs::absolute(fs::path(root) / test_name, ec);
+  if (ec) return Error{"cannot resolve store directory " + root + ": " + ec.message()};
   fs::create_directories(parent, ec);
   if (ec) return Error{"cannot create store directory " + parent.string() + ": " + ec.message()};
   const std::string stamp = Timestamp();
@@ -49,7 +51,7 @@ Result<RunStore> CreateRunStore(const std::string& root, const std::string& test
   const fs::path latest = fs::path(root) / "latest";
   const fs::path tmp = fs::path(root) / (".latest-" + std::to_string(::getpid()));
   fs::remove(tmp, ec);
-  fs::create_directory_symlink(fs::relative(dir, root), tmp, ec);
+  fs::create_directory_symlink(fs::relative(dir, fs::absolute(root)), tmp, ec);
   if (!ec) fs::rename(tmp, latest, ec);
   if (ec) return Error{"cannot update " + latest.string() + ": " + ec.message()};
   return RunStore{dir.string()};

@@ -1,0 +1,81 @@
+#include "harness/history_recorder.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace locksmith {
+namespace {
+
+TEST(HistoryRecorderTest, WritesEveryOpAsItIsRecordedWithIndexAndTime) {
+  const std::string path = ::testing::TempDir() + "/recorder_test.jsonl";
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok()) << recorder.error();
+  Op op;
+  op.process = 4;
+  op.f = "acquire";
+  op.key = "lock-0";
+  Op first = (*recorder)->Record(op);
+  op.type = OpType::kOk;
+  Op second = (*recorder)->Record(op);
+  // Already on disk before the recorder is closed: a killed run keeps it.
+  auto history = ReadHistoryJsonl(path, /*allow_truncated_tail=*/false);
+  ASSERT_TRUE(history.ok()) << history.error();
+  ASSERT_EQ(history->size(), 2u);
+  EXPECT_EQ((*history)[0].index, 0);
+  EXPECT_EQ((*history)[1].index, 1);
+  EXPECT_EQ(first.index, 0);
+  EXPECT_LE(first.time, second.time);
+  EXPECT_EQ((*history)[1].time, second.time);
+  EXPECT_EQ((*history)[1].type, OpType::kOk);
+}
+
+TEST(HistoryRecorderTest, ConcurrentRecordersKeepIndexAndTimeInStep) {
+  const std::string path = ::testing::TempDir() + "/recorder_threads.jsonl";
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 500; ++i) {
+        Op op;
+        op.process = t;
+        op.f = "acquire";
+        (*recorder)->Record(op);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  auto history = ReadHistoryJsonl(path, false);
+  ASSERT_TRUE(history.ok());
+  ASSERT_EQ(history->size(), 2000u);
+  for (size_t i = 0; i < history->size(); ++i) {
+    EXPECT_EQ((*history)[i].index, static_cast<int64_t>(i));
+    if (i > 0) {
+      EXPECT_LE((*history)[i - 1].time, (*history)[i].time);
+    }
+  }
+}
+
+TEST(HistoryRecorderTest, InvalidUtf8InAnErrorStillMakesAValidLine) {
+  const std::string path = ::testing::TempDir() + "/recorder_utf8.jsonl";
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok());
+  Op op;
+  op.f = "acquire";
+  op.type = OpType::kInfo;
+  op.error = std::string("bad \xff\xfe byte");
+  (*recorder)->Record(op);
+  auto history = ReadHistoryJsonl(path, false);
+  ASSERT_TRUE(history.ok()) << history.error();
+  EXPECT_EQ((*history)[0].error.substr(0, 4), "bad ");
+}
+
+TEST(HistoryRecorderTest, UnwritablePathIsAnError) {
+  auto recorder = HistoryRecorder::Open("/nonexistent-dir/h.jsonl", std::chrono::steady_clock::now());
+  ASSERT_FALSE(recorder.ok());
+  EXPECT_NE(recorder.error().find("/nonexistent-dir/h.jsonl"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,174 @@
+#include "tests/locksmith_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace locksmith::testing {
+namespace fs = std::filesystem;
+
+LocksmithProcess::LocksmithProcess(const std::string& dir, const std::vector<std::string>& args)
+    : dir_(dir) {
+  std::vector<std::string> argv{LOCKSMITH_BINARY};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = fork();
+  if (pid_ == 0) {
+    // The test runner may block signals; the child must see SIGINT.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (chdir(dir.c_str()) != 0) _exit(127);
+    int out = open("stdout.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int err = open("stderr.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(out, 1);
+    dup2(err, 2);
+    std::vector<char*> cargv;
+    for (auto& a : argv) cargv.push_back(a.data());
+    cargv.push_back(nullptr);
+    execv(cargv[0], cargv.data());
+    _exit(127);
+  }
+}
+
+LocksmithProcess::~LocksmithProcess() {
+  if (pid_ > 0 && !reaped_) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::optional<int> LocksmithProcess::Wait(std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      reaped_ = true;
+      if (WIFEXITED(status)) return WEXITSTATUS(status);
+      return 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return std::nullopt;
+}
+
+void LocksmithProcess::Signal(int sig) { kill(pid_, sig); }
+std::string LocksmithProcess::Stdout() const { return ReadText(dir_ + "/stdout.txt"); }
+std::string LocksmithProcess::Stderr() const { return ReadText(dir_ + "/stderr.txt"); }
+
+int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,
+                 std::chrono::seconds timeout, std::string* out) {
+  LocksmithProcess p(dir, args);
+  auto code = p.Wait(timeout);
+  if (out != nullptr) *out = p.Stdout() + p.Stderr();
+  return code.value_or(-1);
+}
+
+TempDir::TempDir() {
+  std::string pattern = "/tmp/locksmith-test-XXXXXX";
+  path_ = mkdtemp(pattern.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
+
+std::string LatestRun(const std::string& store) {
+  std::error_code ec;
+  auto target = fs::canonical(fs::path(store) / "latest", ec);
+  return ec ? "" : target.string();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  return nlohmann::json::parse(ReadText(path), nullptr, false);
+}
+
+std::string RunTag(const std::string& run_dir) {
+  std::istringstream log(ReadText(run_dir + "/locksmith.log"));
+  for (std::string line; std::getline(log, line);) {
+    auto at = line.find(" cluster ");
+    if (at == std::string::npos) continue;
+    std::string rest = line.substr(at + 9);
+    return rest.substr(0, rest.find(':'));
+  }
+  return "";
+}
+
+namespace {
+
+std::string Capture(const std::string& command) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");  // fixed commands only, no input in them
+  if (p == nullptr) return out;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  pclose(p);
+  return out;
+}
+
+std::vector<std::string> LinesContaining(const std::string& text, const std::string& needle) {
+  std::vector<std::string> hits;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(needle) != std::string::npos) hits.push_back(line);
+  }
+  return hits;
+}
+
+}  // namespace
+
+std::vector<std::string> Leftovers(const std::string& tag, const std::string& run_dir) {
+  std::vector<std::string> left;
+  if (!tag.empty()) {
+    const std::string name = "lsm-" + tag;
+    for (auto& l : LinesContaining(Capture("ip netns list 2>/dev/null"), name)) left.push_back("netns " + l);
+    for (auto& l : LinesContaining(Capture("ip -o link show 2>/dev/null"), name)) left.push_back("link " + l);
+    for (auto& l : LinesContaining(Capture("iptables-save 2>/dev/null"), tag)) left.push_back("iptables " + l);
+  }
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string pid = entry.path().filename();
+    if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmdline = ReadText(entry.path().string() + "/cmdline");
+    for (char& c : cmdline) {
+      if (c == '\0') c = ' ';
+    }
+    // Servers rewrite their titles (redis-server shows only its address), so
+    // their working directory, which is inside the run directory, counts too.
+    std::error_code ec;
+    const std::string cwd = fs::read_symlink(entry.path() / "cwd", ec).string();
+    if (cmdline.find(run_dir) != std::string::npos || cwd.rfind(run_dir, 0) == 0) {
+      left.push_back("process " + pid + ": " + cmdline + " (cwd " + cwd + ")");
+    }
+  }
+  return left;
+}
+
+bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    const std::string text = ReadText(path);
+    if (static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) >= lines) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+}  // namespace locksmith::testing

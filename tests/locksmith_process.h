@@ -1,0 +1,65 @@
+// LocksmithProcess: runs the locksmith binary as a child for end-to-end
+// tests, with its stdout/stderr captured to files, and finds what a run may
+// have left behind (namespaces, links, iptables rules, processes). Test-only;
+// not thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace locksmith::testing {
+
+class LocksmithProcess {
+ public:
+  // Starts `locksmith args...` in `dir` (stdout to dir/stdout.txt).
+  LocksmithProcess(const std::string& dir, const std::vector<std::string>& args);
+  ~LocksmithProcess();  // SIGKILLs the child if it still runs
+
+  pid_t pid() const { return pid_; }
+  // Waits for the exit code; nullopt on timeout (the child keeps running).
+  std::optional<int> Wait(std::chrono::seconds timeout);
+  void Signal(int sig);
+  std::string Stdout() const;
+  std::string Stderr() const;
+
+ private:
+  std::string dir_;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+// Runs locksmith to completion and returns its exit code (-1 on timeout).
+int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,
+                 std::chrono::seconds timeout, std::string* out = nullptr);
+
+// A fresh directory under /tmp, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// The run directory store/latest points at, and its files.
+std::string LatestRun(const std::string& store);
+nlohmann::json ReadJson(const std::string& path);
+std::string ReadText(const std::string& path);
+// The cluster tag the run logged ("cluster <tag>: ..."), or "".
+std::string RunTag(const std::string& run_dir);
+// Everything of run `tag` / `run_dir` still present: namespaces and links
+// whose name carries the tag, root iptables rules naming it, and processes
+// whose command line or working directory is in the run directory. Empty when all is gone.
+std::vector<std::string> Leftovers(const std::string& tag, const std::string& run_dir);
+// Waits until the file has at least `lines` lines; false on timeout.
+bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds timeout);
+
+}  // namespace locksmith::testing
