@@ -17,9 +17,11 @@
 // certainly did not run).
 //
 // Thread-safety: none. Call it only from its executor (a single-threaded
-// io_context, or a strand). Completions are always posted, never invoked
-// inline. Destroying the object closes the connection; do not destroy it
-// while a caller still awaits a command.
+// io_context, or a strand). A completion never runs inside the call that
+// started it: errors are posted; replies are dispatched from the read loop,
+// so the caller resumes right away (inline) and pipelines its next command.
+// Destroying the object closes the connection; do not destroy it while a
+// caller still awaits a command.
 #pragma once
 
 #include <chrono>
