@@ -4,6 +4,7 @@
 // Jepsen etcd-like cas-register histories full of timeouts. Each case runs
 // in a forked child so its peak RSS (getrusage maxrss) is its own.
 // Usage: checker_bench [--quick]   (quick: skips the 1M cases)
+//        checker_bench --jepsen COUNT EVENTS PROCESSES INFO_RATE STALE_RATE
 // Not a test: scripts/bench-checker.sh builds it in Release and runs it.
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <queue>
 #include <random>
@@ -274,13 +276,14 @@ std::string RunCase(const Workload& w) {
 
 // Small histories like the etcd ones Jepsen recorded: values 0-4, many
 // timeouts, stale reads in every other history.
-std::string RunJepsenBatch(int count, size_t min_events, int processes, double info_rate) {
+std::string RunJepsenBatch(int count, size_t min_events, int processes, double info_rate,
+                           double stale_rate = 0.2) {
   std::vector<double> times;
   int valid = 0, invalid = 0, unknown = 0;
   size_t events = 0;
   for (int i = 0; i < count; ++i) {
     Workload w{"cas-register", min_events + static_cast<size_t>(i % 51), processes, 1,
-               info_rate, i % 2 ? 0.2 : 0.0};
+               info_rate, i % 2 ? stale_rate : 0.0};
     const History history = Simulator(w, 1000 + static_cast<uint32_t>(i)).Run();
     events += history.size();
     LinearizabilityOptions options;
@@ -314,6 +317,14 @@ std::string RunJepsenBatch(int count, size_t min_events, int processes, double i
 
 int main(int argc, char** argv) {
   using locksmith::Workload;
+  if (argc == 7 && std::strcmp(argv[1], "--jepsen") == 0) {
+    locksmith::InChild([&] {
+      return locksmith::RunJepsenBatch(std::atoi(argv[2]), std::strtoul(argv[3], nullptr, 10),
+                                       std::atoi(argv[4]), std::atof(argv[5]),
+                                       std::atof(argv[6]));
+    });
+    return 0;
+  }
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   std::printf(
       "| model        |   events | procs | keys |  info  | verdict |  check time |     states "

@@ -204,7 +204,7 @@ Result<CheckResult> CheckLinearizable(const History& history,
   budget.shared_bytes = [&values, op_bytes] { return values.MemoryBytes() + op_bytes; };
 
   CheckResult result;
-  uint64_t states = 0;
+  uint64_t states = 0, keys = 0;
   size_t peak = 0;
   int64_t invalid = 0, undecided = 0;
   std::string reasons;
@@ -212,6 +212,7 @@ Result<CheckResult> CheckLinearizable(const History& history,
     LinearizabilitySearch search(model, partition.ops, budget);
     const SearchOutcome outcome = search.Run();
     states += outcome.states_explored;
+    keys += outcome.distinct_keys;
     peak = std::max(peak, outcome.peak_memory_bytes);
     if (outcome.valid == Validity::kFalse) {
       ++invalid;
@@ -241,6 +242,7 @@ Result<CheckResult> CheckLinearizable(const History& history,
                   {"partitions_unknown", undecided},
                   {"independent_keys", independent},
                   {"states_explored", states},
+                  {"distinct_keys", keys},
                   {"time_s", seconds},
                   {"peak_memory_bytes", peak}};
   if (!ignored.empty()) result.stats["ignored_ops"] = ignored;

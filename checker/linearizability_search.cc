@@ -106,6 +106,28 @@ void LinearizabilitySearch::Unlift(int32_t op) {
   }
 }
 
+// Pending ops are only worth linearizing just before a completed op that
+// needs them. The chain of pending ops on top of the stack (since the last
+// completed op) can wait when `op` gives the same state without it, or when
+// replaying the chain after `op` ends in the same state: either way,
+// linearizing `op` before the chain reaches this node or one that dominates
+// it (same ops, fewer pending ops used), and that is tried from the chain's
+// first node.
+bool LinearizabilitySearch::ChainCanWait(const ModelOp& op, const ModelState& after) {
+  size_t first = stack_.size();
+  while (first > 0 && stack_[first - 1].cls >= 0) --first;
+  if (first == stack_.size()) return false;
+  ModelState state;
+  if (!model_.Step(stack_[first].previous, op, &state)) return false;
+  if (state == after) return true;
+  for (size_t i = first; i < stack_.size(); ++i) {
+    ModelState next;
+    if (!model_.Step(state, ops_[stack_[i].op].op, &next)) return false;
+    state = next;
+  }
+  return state == after;
+}
+
 size_t LinearizabilitySearch::MemoryBytes() const {
   size_t bytes = memo_.MemoryBytes() + stack_.capacity() * sizeof(Frame) +
                  best_path_.capacity() * sizeof(Frame) + model_.MemoryBytes();
@@ -170,6 +192,7 @@ SearchOutcome LinearizabilitySearch::Run() {
   auto finish = [&](Validity v) {
     outcome.valid = v;
     outcome.states_explored = explored_;
+    outcome.distinct_keys = memo_.size();
     peak_bytes_ = std::max(peak_bytes_, MemoryBytes());
     outcome.peak_memory_bytes = peak_bytes_;
     return outcome;
@@ -192,7 +215,9 @@ SearchOutcome LinearizabilitySearch::Run() {
     if (next_class < 0) {
       for (int32_t node = cursor; node_is_call_[node]; node = next_[node]) {
         const int32_t op = node_op_[node];
-        if (!model_.Step(state_, ops_[op].op, &next)) continue;
+        if (!model_.Step(state_, ops_[op].op, &next) || ChainCanWait(ops_[op].op, next)) {
+          continue;
+        }
         stack_.push_back({op, -1, first_return_, state_});
         Lift(op);
         ++lifted_;

@@ -56,6 +56,9 @@ struct SearchOutcome {
   Validity valid = Validity::kTrue;
   std::string reason;  // for kUnknown
   uint64_t states_explored = 0;
+  // Distinct (state, linearized completed ops) keys in the memo; states
+  // beyond these differ only in which pending ops were used.
+  uint64_t distinct_keys = 0;
   size_t peak_memory_bytes = 0;
   // For kFalse: the completed op that could not be linearized after the
   // longest linearizable prefix found (indices into the input ops), and the
@@ -80,6 +83,7 @@ class LinearizabilitySearch {
     ModelState previous;
   };
 
+  bool ChainCanWait(const ModelOp& op, const ModelState& after);
   void Lift(int32_t op);
   void Unlift(int32_t op);
   Entered Enter();
