@@ -127,7 +127,6 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
   auto holds_by_key = CollectHolds(history, completion_of);
 
   int64_t unsafe_grants = 0, expired_lease_uses = 0, possible = 0, total_holds = 0;
-  nlohmann::json possible_listed = nlohmann::json::array();
 
   for (auto& [key, holds] : holds_by_key) {
     std::sort(holds.begin(), holds.end(),
@@ -141,25 +140,25 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
       for (size_t j : active) {
         const Hold& a = holds[j];
         if (a.process == b.process) continue;
+        if (!a.certain || !b.certain) {
+          ++possible;
+          continue;
+        }
         const int64_t from = b.start;
+        const bool both_valid = from < std::min(a.lease_end, b.lease_end);
+        ++(both_valid ? unsafe_grants : expired_lease_uses);
+        if (result.anomalies.size() >= max_listed_) continue;
         const int64_t to = std::min(a.end, b.end);
         nlohmann::json anomaly{
             {"type", "double-holder"},
+            {"class", both_valid ? "unsafe-grant" : "expired-lease-use"},
             {"key", key},
             {"holders", {HolderJson(a), HolderJson(b)}},
             {"overlap_ns", {from, to == kOpen ? nlohmann::json(nullptr) : nlohmann::json(to)}},
             {"ops", {OpRef(*a.acquire_done), OpRef(*b.acquire_done)}}};
         if (a.release_invoke) anomaly["ops"].push_back(OpRef(*a.release_invoke));
         if (b.release_invoke) anomaly["ops"].push_back(OpRef(*b.release_invoke));
-        if (!a.certain || !b.certain) {
-          ++possible;
-          if (possible_listed.size() < max_listed_) possible_listed.push_back(std::move(anomaly));
-          continue;
-        }
-        const bool both_valid = from < std::min(a.lease_end, b.lease_end);
-        anomaly["class"] = both_valid ? "unsafe-grant" : "expired-lease-use";
-        ++(both_valid ? unsafe_grants : expired_lease_uses);
-        if (result.anomalies.size() < max_listed_) result.anomalies.push_back(std::move(anomaly));
+        result.anomalies.push_back(std::move(anomaly));
       }
       active.push_back(i);
     }
@@ -170,8 +169,7 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
                   {"double_holders", unsafe_grants + expired_lease_uses},
                   {"unsafe_grants", unsafe_grants},
                   {"expired_lease_uses", expired_lease_uses},
-                  {"possible_overlaps", possible},
-                  {"possible_overlaps_listed", possible_listed}};
+                  {"possible_overlaps", possible}};
   return result;
 }
 

@@ -4,7 +4,7 @@
 // taken effect: when its token is later released with `ok` (by any process),
 // the acquire certainly held from its completion to that release's invoke
 // and counts as a hold; otherwise it is a possible hold [invoke, invoke +
-// lease] whose overlaps are listed in stats but do not make the history
+// lease] whose overlaps are counted in stats but do not make the history
 // invalid (the acquire may never have happened).
 //
 // Each overlap is classified by the clients' own lease reckoning (lease end =
