@@ -84,6 +84,10 @@ void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResu
     for (const auto& h : a.value("holders", nlohmann::json::array())) {
       out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
     }
+    if (a.contains("op") && a["op"].is_object()) {
+      out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
+          << a["op"]["process"] << " cannot be linearized";
+    }
     out << "\n";
   }
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"

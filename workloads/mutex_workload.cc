@@ -8,6 +8,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "checker/check_file.h"
 #include "checker/double_holder.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
@@ -107,6 +108,11 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
 std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;
   checkers.push_back(std::make_unique<DoubleHolderChecker>());
+  // The same question by search: is there a legal order of the lock ops?
+  // Release only by the holder; an info acquire may have happened or not.
+  LinearizabilityOptions linearizable;
+  linearizable.model = "owner-mutex";
+  checkers.push_back(MakeLinearizabilityChecker(linearizable));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   return checkers;
 }

@@ -2,7 +2,8 @@
 // loops acquire, hold for a random time in `hold`, release. A worker whose op
 // ended unknown (info) continues under a new process number (process +
 // concurrency), as in Jepsen: a process never issues another op after info.
-// Judged by the double-holder checker and perf stats. Runs on one io_context
+// Judged by the double-holder checker, owner-mutex linearizability and perf
+// stats. Runs on one io_context
 // thread; not thread-safe.
 #pragma once
 
