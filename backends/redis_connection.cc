@@ -114,14 +114,13 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     }
   };
 
-  void Complete(Handler handler, RedisCallError error, std::string message,
-                RedisReply reply = {}) {
+  void Complete(Handler handler, RedisCallError error, std::string message, RedisReply reply = {}) {
     // Posted, never invoked inline: the caller's coroutine must not resume
     // inside our reader or inside its own Enqueue call.
     // (A lambda, not asio::append: see Pending::operator= on Boost 1.81's
     // any_completion_handler and lvalues of itself.)
-    asio::post(executor_, [h = std::move(handler),
-                           r = RedisResponse{error, std::move(message), std::move(reply)}]() mutable {
+    asio::post(executor_, [h = std::move(handler), r = RedisResponse{error, std::move(message),
+                                                                     std::move(reply)}]() mutable {
       std::move(h)(std::move(r));
     });
   }
@@ -131,11 +130,11 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
   // return to the reactor, saving a trip through the scheduler queue per op.
   // Safe because this never runs inside the caller's own Enqueue.
   void Deliver(Handler handler, RedisReply reply) {
-    asio::dispatch(executor_, [h = std::move(handler),
-                               r = RedisResponse{RedisCallError::kNone, std::string(),
-                                                 std::move(reply)}]() mutable {
-      std::move(h)(std::move(r));
-    });
+    asio::dispatch(executor_,
+                   [h = std::move(handler), r = RedisResponse{RedisCallError::kNone, std::string(),
+                                                              std::move(reply)}]() mutable {
+                     std::move(h)(std::move(r));
+                   });
   }
 
   // The one place where a connection dies. Commands whose bytes were handed
@@ -154,8 +153,8 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     while (!pending_.empty()) {
       Pending p = pending_.pop_front();
       RedisCallError error = kind == FailKind::kClosed ? RedisCallError::kClosed
-                             : p.seq < written_          ? RedisCallError::kInDoubt
-                                                         : RedisCallError::kNotSent;
+                             : p.seq < written_        ? RedisCallError::kInDoubt
+                                                       : RedisCallError::kNotSent;
       Complete(std::move(p.handler), error, why);
     }
     written_ = enqueued_;
@@ -181,8 +180,8 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     boost::system::error_code parse_ec;
     auto address = asio::ip::make_address(c.options_.endpoint.host, parse_ec);
     if (!parse_ec) {
-      std::tie(ec) = co_await c.socket_.async_connect(
-          tcp::endpoint(address, c.options_.endpoint.port), tuple);
+      std::tie(ec) =
+          co_await c.socket_.async_connect(tcp::endpoint(address, c.options_.endpoint.port), tuple);
     } else {
       tcp::resolver resolver(c.executor_);
       auto [rec, results] = co_await resolver.async_resolve(
@@ -330,7 +329,8 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
   void OnTimer() {
     timer_at_ = Clock::time_point::max();
     Clock::time_point earliest = connect_deadline_;
-    for (size_t i = 0; i < pending_.size(); ++i) earliest = std::min(earliest, pending_.at(i).deadline);
+    for (size_t i = 0; i < pending_.size(); ++i)
+      earliest = std::min(earliest, pending_.at(i).deadline);
     if (earliest == Clock::time_point::max()) return;
     if (earliest <= Clock::now()) {
       Fail(FailKind::kError, state_ == State::kConnecting

@@ -90,7 +90,9 @@ class RedisConnection {
   auto AsyncCommand(std::span<const std::string_view> args, Clock::time_point deadline,
                     Token&& token) {
     return boost::asio::async_initiate<Token, void(RedisResponse)>(
-        [this, args, deadline](auto handler) { Enqueue(args, deadline, Handler(std::move(handler))); },
+        [this, args, deadline](auto handler) {
+          Enqueue(args, deadline, Handler(std::move(handler)));
+        },
         token);
   }
 
@@ -110,8 +112,7 @@ class RedisConnection {
 
  private:
   class Impl;
-  void Enqueue(std::span<const std::string_view> args, Clock::time_point deadline,
-               Handler handler);
+  void Enqueue(std::span<const std::string_view> args, Clock::time_point deadline, Handler handler);
 
   std::shared_ptr<Impl> impl_;
 };

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <gtest/gtest.h>
 
 #include "backends/redis_fake_server.h"
 

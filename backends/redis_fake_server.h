@@ -52,8 +52,8 @@ class FakeRedisServer {
 
   boost::asio::awaitable<void> AcceptLoop() {
     for (;;) {
-      auto [ec, socket] = co_await acceptor_.async_accept(
-          boost::asio::as_tuple(boost::asio::use_awaitable));
+      auto [ec, socket] =
+          co_await acceptor_.async_accept(boost::asio::as_tuple(boost::asio::use_awaitable));
       if (ec) co_return;
       ++connections_;
       auto s = std::make_shared<Socket>(std::move(socket));

@@ -55,17 +55,28 @@ Flags Parse(int argc, char** argv) {
     std::string_view a = argv[i];
     if (i + 1 >= argc) Usage();
     const char* v = argv[++i];
-    if (a == "--host") f.host = v;
-    else if (a == "--port") f.port = std::atoi(v);
-    else if (a == "--password") f.password = v;
-    else if (a == "--clients") f.clients = std::atoi(v);
-    else if (a == "--seconds") f.seconds = std::atof(v);
-    else if (a == "--warmup") f.warmup_seconds = std::atof(v);
-    else if (a == "--keys") f.keys = std::atoi(v);
-    else if (a == "--lease-ms") f.lease_ms = std::atoi(v);
-    else if (a == "--timeout-ms") f.timeout_ms = std::atoi(v);
-    else if (a == "--seed") f.seed = std::strtoull(v, nullptr, 10);
-    else Usage();
+    if (a == "--host")
+      f.host = v;
+    else if (a == "--port")
+      f.port = std::atoi(v);
+    else if (a == "--password")
+      f.password = v;
+    else if (a == "--clients")
+      f.clients = std::atoi(v);
+    else if (a == "--seconds")
+      f.seconds = std::atof(v);
+    else if (a == "--warmup")
+      f.warmup_seconds = std::atof(v);
+    else if (a == "--keys")
+      f.keys = std::atoi(v);
+    else if (a == "--lease-ms")
+      f.lease_ms = std::atoi(v);
+    else if (a == "--timeout-ms")
+      f.timeout_ms = std::atoi(v);
+    else if (a == "--seed")
+      f.seed = std::strtoull(v, nullptr, 10);
+    else
+      Usage();
   }
   if (f.clients < 1 || f.port < 1 || f.port > 65535 || f.seconds <= 0 || f.keys < 0) Usage();
   if (f.keys == 0) f.keys = f.clients;
@@ -91,8 +102,8 @@ int main(int argc, char** argv) {
     locksmith::RedisLockClientOptions o;
     o.endpoint = {flags.host, static_cast<uint16_t>(flags.port), flags.password};
     o.timeout = std::chrono::milliseconds(flags.timeout_ms);
-    clients.push_back(std::make_unique<locksmith::RedisLockClient>(ioc.get_executor(), o,
-                                                                   flags.seed + static_cast<uint64_t>(i)));
+    clients.push_back(std::make_unique<locksmith::RedisLockClient>(
+        ioc.get_executor(), o, flags.seed + static_cast<uint64_t>(i)));
   }
 
   Counters counters;
@@ -136,11 +147,13 @@ int main(int argc, char** argv) {
         running = flags.clients;
         for (int i = 0; i < flags.clients; ++i) asio::co_spawn(ex, loop(i), asio::detached);
         asio::steady_timer t(ex);
-        t.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.warmup_seconds)));
+        t.expires_after(std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(flags.warmup_seconds)));
         co_await t.async_wait(asio::use_awaitable);
         at_start = counters;
         t_start = Clock::now();
-        t.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(flags.seconds)));
+        t.expires_after(std::chrono::duration_cast<Clock::duration>(
+            std::chrono::duration<double>(flags.seconds)));
         co_await t.async_wait(asio::use_awaitable);
         t_end = Clock::now();
         Counters at_end = counters;

@@ -11,9 +11,9 @@ using Clock = std::chrono::steady_clock;
 // Codes Redis replies with when it refused a command before running it (see
 // the table in the header for why each is definite).
 constexpr std::array<std::string_view, 17> kDefiniteErrors = {
-    "NOAUTH",  "WRONGPASS", "NOPERM",   "LOADING",   "BUSY",  "MASTERDOWN",
-    "READONLY", "OOM",      "MISCONF",  "NOREPLICAS", "NOSCRIPT", "WRONGTYPE",
-    "MOVED",   "ASK",       "TRYAGAIN", "CROSSSLOT", "CLUSTERDOWN"};
+    "NOAUTH",   "WRONGPASS", "NOPERM",   "LOADING",    "BUSY",       "MASTERDOWN",
+    "READONLY", "OOM",       "MISCONF",  "NOREPLICAS", "NOSCRIPT",   "WRONGTYPE",
+    "MOVED",    "ASK",       "TRYAGAIN", "CROSSSLOT",  "CLUSTERDOWN"};
 
 // Common to both calls: transport errors and error replies.
 bool TransportOrErrorOutcome(const RedisResponse& response, std::string* why, Outcome* outcome) {
@@ -110,7 +110,8 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
   auto [end, ec] = std::to_chars(lease_buf, lease_buf + sizeof(lease_buf), lease.count());
   (void)ec;
   const std::array<std::string_view, 6> args{
-      "SET", key, token, "NX", "PX", std::string_view(lease_buf, static_cast<size_t>(end - lease_buf))};
+      "SET", key,  token,
+      "NX",  "PX", std::string_view(lease_buf, static_cast<size_t>(end - lease_buf))};
 
   const Clock::time_point start = Clock::now();
   RedisResponse r = co_await connection_.Command(args, start + options_.timeout);

@@ -19,12 +19,12 @@
 #include <thread>
 #include <vector>
 
+#include <gtest/gtest.h>
+#include <hiredis/hiredis.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <gtest/gtest.h>
-#include <hiredis/hiredis.h>
 
 #include "backends/redis_lock_client.h"
 
@@ -72,9 +72,10 @@ class RedisServerProcess {
   bool Start() {
     const std::string port = std::to_string(port_);
     const std::string log = dir_ + "/redis.log";
-    std::vector<std::string> args = {"redis-server", "--port", port, "--bind", "127.0.0.1",
-                                     "--requirepass", kPassword, "--save", "", "--appendonly",
-                                     "no", "--dir", dir_, "--logfile", log, "--daemonize", "no"};
+    std::vector<std::string> args = {
+        "redis-server", "--port",    port, "--bind",       "127.0.0.1", "--requirepass",
+        kPassword,      "--save",    "",   "--appendonly", "no",        "--dir",
+        dir_,           "--logfile", log,  "--daemonize",  "no"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -296,7 +297,8 @@ TEST_F(RedisLockClientIntegrationTest, TimeoutWhileTheServerIsPausedIsUnknown) {
   EXPECT_TRUE(*value == "(nil)" || *value == paused.token) << *value;
 }
 
-TEST_F(RedisLockClientIntegrationTest, ConnectionLostMidCallIsUnknownThenReconnectsAndNoscriptFallsBack) {
+TEST_F(RedisLockClientIntegrationTest,
+       ConnectionLostMidCallIsUnknownThenReconnectsAndNoscriptFallsBack) {
   auto a = NewClient(1, milliseconds(5000));
   ASSERT_TRUE(ConnectNow(*a).ok());
   AcquireResult lost, after;
@@ -332,9 +334,8 @@ TEST_F(RedisLockClientIntegrationTest, ReleaseStillWorksAfterScriptFlush) {
   ASSERT_TRUE(ConnectNow(*a).ok());
   AcquireResult ra;
   ReleaseResult rel;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
-    ra = co_await a->Acquire("k", milliseconds(10000));
-  });
+  RunCo(ioc_,
+        [&]() -> asio::awaitable<void> { ra = co_await a->Acquire("k", milliseconds(10000)); });
   ASSERT_EQ(server_.Admin({"SCRIPT", "FLUSH"}), std::optional<std::string>("OK"));
   RunCo(ioc_, [&]() -> asio::awaitable<void> { rel = co_await a->Release("k", ra.token); });
   EXPECT_EQ(ra.outcome, Outcome::kOk);
@@ -369,9 +370,8 @@ TEST_F(RedisLockClientIntegrationTest, ServerDownIsADefiniteFail) {
   auto a = NewClient(1);
   server_.Kill();
   AcquireResult r;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
-    r = co_await a->Acquire("k", milliseconds(10000));
-  });
+  RunCo(ioc_,
+        [&]() -> asio::awaitable<void> { r = co_await a->Acquire("k", milliseconds(10000)); });
   EXPECT_EQ(r.outcome, Outcome::kFail) << r.error;
   EXPECT_NE(r.error.find("not sent"), std::string::npos) << r.error;
 }

@@ -3,16 +3,16 @@
 // FakeRedisServer (SET NX PX, EVALSHA, the NOSCRIPT -> EVAL fallback).
 #include "backends/redis_lock_client.h"
 
+#include <cctype>
 #include <chrono>
 #include <exception>
-#include <cctype>
 #include <optional>
 #include <set>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-#include <gtest/gtest.h>
 
 #include "backends/redis_fake_server.h"
 
@@ -53,8 +53,7 @@ TEST(RedisOutcomeTest, AcquireReplies) {
   EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kStatus, "OK"), &why), Outcome::kOk);
   EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kNil), &why), Outcome::kFail);
   EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kInteger, "", 1), &why), Outcome::kUnknown);
-  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kStatus, "QUEUED"), &why),
-            Outcome::kUnknown);
+  EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kStatus, "QUEUED"), &why), Outcome::kUnknown);
 }
 
 TEST(RedisOutcomeTest, ReleaseReplies) {
@@ -78,7 +77,8 @@ TEST(RedisOutcomeTest, OnlyRejectionsBeforeExecutionAreDefinite) {
   std::string why;
   for (const char* definite :
        {"NOAUTH Authentication required.", "LOADING Redis is loading the dataset in memory",
-        "BUSY Redis is busy running a script.", "READONLY You can't write against a read only replica.",
+        "BUSY Redis is busy running a script.",
+        "READONLY You can't write against a read only replica.",
         "MASTERDOWN Link with MASTER is down", "OOM command not allowed",
         "MISCONF Redis is configured to save RDB snapshots", "NOREPLICAS Not enough good replicas",
         "WRONGTYPE Operation against a key holding the wrong kind of value", "NOPERM no"}) {
@@ -88,13 +88,11 @@ TEST(RedisOutcomeTest, OnlyRejectionsBeforeExecutionAreDefinite) {
         << definite;
     EXPECT_EQ(why, definite);
   }
-  for (const char* in_doubt : {"ERR Error running script", "ERR something new", "BUSYKEY x",
-                               "SOMENEWCODE what", ""}) {
-    EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why),
-              Outcome::kUnknown)
+  for (const char* in_doubt :
+       {"ERR Error running script", "ERR something new", "BUSYKEY x", "SOMENEWCODE what", ""}) {
+    EXPECT_EQ(AcquireOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why), Outcome::kUnknown)
         << in_doubt;
-    EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why),
-              Outcome::kUnknown)
+    EXPECT_EQ(ReleaseOutcome(ReplyOf(RedisReply::Type::kError, in_doubt), &why), Outcome::kUnknown)
         << in_doubt;
   }
 }
@@ -105,7 +103,8 @@ TEST(LockTokenGeneratorTest, IsThirtyTwoHexCharsAndReplaysFromTheSeed) {
   for (int i = 0; i < 1000; ++i) {
     std::string ta = a.Next();
     ASSERT_EQ(ta.size(), 32u);
-    for (char ch : ta) ASSERT_TRUE(std::isxdigit(static_cast<unsigned char>(ch)) && !std::isupper(ch));
+    for (char ch : ta)
+      ASSERT_TRUE(std::isxdigit(static_cast<unsigned char>(ch)) && !std::isupper(ch));
     EXPECT_EQ(ta, b.Next());
     EXPECT_NE(ta, c.Next());
     seen.insert(ta);
@@ -234,8 +233,9 @@ TEST_F(RedisLockClientFakeTest, ConnectLoadsTheScript) {
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->ok()) << s->error();
   ASSERT_EQ(server.commands().size(), 3u);
-  EXPECT_EQ(server.commands()[2],
-            (FakeRedisServer::Command{"SCRIPT", "LOAD", std::string(RedisLockClient::kReleaseScript)}));
+  EXPECT_EQ(
+      server.commands()[2],
+      (FakeRedisServer::Command{"SCRIPT", "LOAD", std::string(RedisLockClient::kReleaseScript)}));
 }
 
 }  // namespace

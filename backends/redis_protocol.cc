@@ -29,9 +29,15 @@ RedisReply* Slot(const redisReadTask* task) {
 void* CreateString(const redisReadTask* task, char* str, size_t len) {
   RedisReply* r = Slot(task);
   switch (task->type) {
-    case REDIS_REPLY_STATUS: r->type = RedisReply::Type::kStatus; break;
-    case REDIS_REPLY_ERROR: r->type = RedisReply::Type::kError; break;
-    default: r->type = RedisReply::Type::kString; break;
+    case REDIS_REPLY_STATUS:
+      r->type = RedisReply::Type::kStatus;
+      break;
+    case REDIS_REPLY_ERROR:
+      r->type = RedisReply::Type::kError;
+      break;
+    default:
+      r->type = RedisReply::Type::kString;
+      break;
   }
   r->str.assign(str, len);
   return r;
@@ -59,8 +65,8 @@ void* CreateNil(const redisReadTask* task) {
 
 void FreeObject(void*) {}
 
-redisReplyObjectFunctions kReplyFunctions = {CreateString, CreateArray, CreateInteger,
-                                             CreateNil, FreeObject};
+redisReplyObjectFunctions kReplyFunctions = {CreateString, CreateArray, CreateInteger, CreateNil,
+                                             FreeObject};
 
 void AppendNumber(std::string& out, char prefix, size_t n) {
   char buf[24];
@@ -82,12 +88,18 @@ bool RedisReply::IsError(std::string_view code) const {
 
 std::string RedisReply::Describe() const {
   switch (type) {
-    case Type::kNil: return "nil";
-    case Type::kStatus: return "status " + str;
-    case Type::kError: return "error " + str;
-    case Type::kInteger: return "integer " + std::to_string(integer);
-    case Type::kString: return "string " + str;
-    case Type::kArray: return "array[" + std::to_string(elements.size()) + "]";
+    case Type::kNil:
+      return "nil";
+    case Type::kStatus:
+      return "status " + str;
+    case Type::kError:
+      return "error " + str;
+    case Type::kInteger:
+      return "integer " + std::to_string(integer);
+    case Type::kString:
+      return "string " + str;
+    case Type::kArray:
+      return "array[" + std::to_string(elements.size()) + "]";
   }
   return "?";
 }

@@ -19,8 +19,8 @@ namespace locksmith {
 struct RedisReply {
   enum class Type { kNil, kStatus, kError, kInteger, kString, kArray };
   Type type = Type::kNil;
-  int64_t integer = 0;              // kInteger
-  std::string str;                  // kStatus, kError, kString
+  int64_t integer = 0;               // kInteger
+  std::string str;                   // kStatus, kError, kString
   std::vector<RedisReply> elements;  // kArray
 
   bool IsStatus(std::string_view s) const { return type == Type::kStatus && str == s; }
