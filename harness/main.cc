@@ -1,10 +1,39 @@
 // locksmith's entry point: the CLI, with crashes turned into exit code 255.
+// A fatal signal cannot run teardown safely, so its handler only kills the
+// servers this process started (async-signal-safe) and exits 255; the run's
+// namespaces stay registered for `locksmith cleanup`, and its history is on
+// disk line by line.
+#include <signal.h>
+#include <unistd.h>
+
 #include <exception>
 #include <iostream>
 
 #include "harness/cli.h"
+#include "harness/process_supervisor.h"
+
+namespace {
+
+void OnFatalSignal(int) {
+  locksmith::KillAllSpawnedAsyncSignalSafe();
+  static const char kMessage[] =
+      "locksmith: crashed (fatal signal); servers killed, run `locksmith cleanup`\n";
+  (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+  _exit(255);
+}
+
+void InstallCrashHandlers() {
+  struct sigaction sa {};
+  sa.sa_handler = OnFatalSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) sigaction(sig, &sa, nullptr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  InstallCrashHandlers();
   try {
     return locksmith::CliMain(argc, argv);
   } catch (const std::exception& e) {
