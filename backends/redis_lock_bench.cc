@@ -5,8 +5,12 @@
 // redis-server. Acquire and release each count as one op, fail results
 // included. Prints one line of key=value pairs (scripts/bench-redis-client.sh
 // parses `ops_per_sec=`).
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -39,13 +43,43 @@ struct Flags {
   int lease_ms = 10000;
   int timeout_ms = 1000;
   uint64_t seed = 1;
+  int server_pid = 0;  // if set, also report the server's CPU per op
 };
+
+// CPU seconds (user + system) this process has used.
+double SelfCpuSeconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  auto secs = [](const timeval& tv) { return tv.tv_sec + tv.tv_usec / 1e6; };
+  return secs(ru.ru_utime) + secs(ru.ru_stime);
+}
+
+// CPU seconds another process has used (utime + stime from /proc), or -1.
+double ProcessCpuSeconds(int pid) {
+  if (pid <= 0) return -1;
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos) return -1;
+  // Fields after "pid (comm)": state is field 3; utime, stime are 14 and 15.
+  std::vector<std::string> fields;
+  size_t pos = close_paren + 2;
+  while (pos < stat.size()) {
+    size_t next = stat.find(' ', pos);
+    if (next == std::string::npos) next = stat.size();
+    fields.push_back(stat.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  if (fields.size() < 13) return -1;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return (std::stod(fields[11]) + std::stod(fields[12])) / ticks;
+}
 
 void Usage() {
   std::fprintf(stderr,
                "usage: redis_lock_bench [--host H] [--port P] [--password PW] [--clients N]\n"
                "       [--seconds T] [--warmup S] [--keys K] [--lease-ms MS] [--timeout-ms MS]\n"
-               "       [--seed S]\n");
+               "       [--seed S] [--server-pid PID]\n");
   std::exit(254);
 }
 
@@ -75,6 +109,8 @@ Flags Parse(int argc, char** argv) {
       f.timeout_ms = std::atoi(v);
     else if (a == "--seed")
       f.seed = std::strtoull(v, nullptr, 10);
+    else if (a == "--server-pid")
+      f.server_pid = std::atoi(v);
     else
       Usage();
   }
@@ -112,6 +148,7 @@ int main(int argc, char** argv) {
   int running = 0;
   Counters at_start;
   Clock::time_point t_start, t_end;
+  double cpu_start = 0, cpu_end = 0, server_start = 0, server_end = 0;
 
   auto loop = [&](int i) -> asio::awaitable<void> {
     auto& c = *clients[static_cast<size_t>(i)];
@@ -152,10 +189,14 @@ int main(int argc, char** argv) {
         co_await t.async_wait(asio::use_awaitable);
         at_start = counters;
         t_start = Clock::now();
+        cpu_start = SelfCpuSeconds();
+        server_start = ProcessCpuSeconds(flags.server_pid);
         t.expires_after(std::chrono::duration_cast<Clock::duration>(
             std::chrono::duration<double>(flags.seconds)));
         co_await t.async_wait(asio::use_awaitable);
         t_end = Clock::now();
+        cpu_end = SelfCpuSeconds();
+        server_end = ProcessCpuSeconds(flags.server_pid);
         Counters at_end = counters;
         stop = true;
         counters = at_end;
@@ -178,13 +219,17 @@ int main(int argc, char** argv) {
   std::printf(
       "clients=%d keys=%d seconds=%.2f ops=%llu ops_per_sec=%.0f "
       "acquire_ok=%llu acquire_fail=%llu acquire_unknown=%llu "
-      "release_ok=%llu release_fail=%llu release_unknown=%llu\n",
+      "release_ok=%llu release_fail=%llu release_unknown=%llu "
+      "client_cpu_us_per_op=%.2f server_cpu_us_per_op=%.2f\n",
       flags.clients, flags.keys, secs, static_cast<unsigned long long>(ops), ops / secs,
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 0)),
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 1)),
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 2)),
       static_cast<unsigned long long>(d(counters.release, at_start.release, 0)),
       static_cast<unsigned long long>(d(counters.release, at_start.release, 1)),
-      static_cast<unsigned long long>(d(counters.release, at_start.release, 2)));
+      static_cast<unsigned long long>(d(counters.release, at_start.release, 2)),
+      ops ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(ops) : 0.0,
+      ops && flags.server_pid > 0 ? 1e6 * (server_end - server_start) / static_cast<double>(ops)
+                                  : -1.0);
   return 0;
 }

@@ -55,31 +55,49 @@ done
 sha=$("${cli[@]}" script load \
   'if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end')
 
-# Prints the requests/s of one redis-benchmark run (its -q summary line).
+server_cpu() { awk -v t="$(getconf CLK_TCK)" '{print ($14 + $15) / t}' "/proc/$pid/stat"; }
+
+# One redis-benchmark run: prints "requests/s client_cpu_us/req server_cpu_us/req".
 rb() {
   local n=$1; shift
-  taskset -c 1 redis-benchmark -h 127.0.0.1 -p "$port" -a "$pass" -c "$n" -n "$requests" \
-    -P 1 --threads 1 -q "$@" 2>/dev/null | tr '\r' '\n' | grep 'requests per second' | tail -1 |
-    sed -E 's/.*: ([0-9.]+) requests per second.*/\1/'
+  local s0 s1 rps
+  s0=$(server_cpu)
+  rps=$(/usr/bin/time -f '%U %S' -o "$dir/time" taskset -c 1 redis-benchmark -h 127.0.0.1 \
+    -p "$port" -a "$pass" -c "$n" -n "$requests" -P 1 --threads 1 -q "$@" 2>/dev/null |
+    tr '\r' '\n' | grep 'requests per second' | tail -1 |
+    sed -E 's/.*: ([0-9.]+) requests per second.*/\1/')
+  s1=$(server_cpu)
+  awk -v r="$rps" -v n="$requests" -v s0="$s0" -v s1="$s1" '{
+    printf "%s %.2f %.2f\n", r, 1e6 * ($1 + $2) / n, 1e6 * (s1 - s0) / n }' "$dir/time"
 }
+# One run of ours: prints "ops/s client_cpu_us/op server_cpu_us/op".
+ours_run() {
+  taskset -c 1 "$bench" --port "$port" --password "$pass" --clients "$1" --seconds "$secs" \
+    --server-pid "$pid" |
+    sed -E 's/.*ops_per_sec=([0-9.]+).*client_cpu_us_per_op=([0-9.]+) server_cpu_us_per_op=([0-9.-]+).*/\1 \2 \3/'
+}
+# Keeps, of "rate cpu cpu" lines, the highest rate and the lowest CPU costs.
+best() { awk 'NR==1 || $1>r {r=$1} NR==1 || $2<c {c=$2} NR==1 || $3<s {s=$3}
+              END {printf "%.0f %.2f %.2f\n", r, c, s}'; }
 
-printf '%-8s %14s %14s %14s %14s %9s %9s\n' clients ours_ops/s rb_set/s rb_evalsha/s \
-  rb_mix/s ours/set ours/mix
-max() { awk -v a="$1" -v b="$2" 'BEGIN{print (a+0 > b+0) ? a : b}'; }
+echo "best of $rounds rounds; rates in ops/s; cpu in microseconds per op (client | server)"
+printf '%-7s %9s %9s %9s %6s %7s %6s   %-17s %-17s %-17s\n' clients ours rb_set rb_evalsha \
+  rb_mix ours/set ours/mix "cpu ours" "cpu rb_set" "cpu rb_evalsha"
 for n in $counts; do
-  ours=0 set_rps=0 eval_rps=0
+  : > "$dir/ours"; : > "$dir/set"; : > "$dir/eval"
   for _ in $(seq "$rounds"); do
     "${cli[@]}" flushall >/dev/null
-    o=$(taskset -c 1 "$bench" --port "$port" --password "$pass" --clients "$n" \
-      --seconds "$secs" | sed -E 's/.*ops_per_sec=([0-9.]+).*/\1/')
-    ours=$(max "$ours" "$o")
-    set_rps=$(max "$set_rps" "$(rb "$n" -t set)")
-    eval_rps=$(max "$eval_rps" "$(rb "$n" evalsha "$sha" 1 'bench:__rand_int__' tok -r 100000)")
+    ours_run "$n" >> "$dir/ours"
+    rb "$n" -t set >> "$dir/set"
+    rb "$n" evalsha "$sha" 1 'bench:__rand_int__' tok -r 100000 >> "$dir/eval"
   done
+  read -r o oc os < <(best < "$dir/ours")
+  read -r s sc ss < <(best < "$dir/set")
+  read -r e ec es < <(best < "$dir/eval")
   # Our iteration is one SET + one EVALSHA on one connection: the rate
   # redis-benchmark would get alternating the two is their harmonic mean.
-  mix=$(awk -v a="$set_rps" -v b="$eval_rps" 'BEGIN{printf "%.0f", 2/(1/a+1/b)}')
-  printf '%-8s %14.0f %14.0f %14.0f %14s %8.0f%% %8.0f%%\n' "$n" "$ours" "$set_rps" "$eval_rps" \
-    "$mix" "$(awk -v a="$ours" -v b="$set_rps" 'BEGIN{print 100*a/b}')" \
-    "$(awk -v a="$ours" -v b="$mix" 'BEGIN{print 100*a/b}')"
+  mix=$(awk -v a="$s" -v b="$e" 'BEGIN{printf "%.0f", 2/(1/a+1/b)}')
+  printf '%-7s %9s %9s %9s %6s %7.0f%% %7.0f%%  %6s | %-8s %6s | %-8s %6s | %-8s\n' \
+    "$n" "$o" "$s" "$e" "$mix" "$(awk -v a="$o" -v b="$s" 'BEGIN{print 100*a/b}')" \
+    "$(awk -v a="$o" -v b="$mix" 'BEGIN{print 100*a/b}')" "$oc" "$os" "$sc" "$ss" "$ec" "$es"
 done
