@@ -3,8 +3,10 @@
 //
 //   Acquire: SET key token NX PX lease, token = 128 random bits as 32 hex
 //            chars from a PRNG seeded by `seed` (a run replays).
-//            validity_ms = lease - (reply time - send time) on steady_clock,
-//            rounded against us (may be <= 0 if the reply came that late).
+//            validity_ms = lease - (reply time - call time) on steady_clock,
+//            rounded up against us; the call time is taken before any lazy
+//            reconnect, so it is never later than the send. May be <= 0 if
+//            the reply came that late (the SET happened; the lease is gone).
 //   Release: compare-and-delete Lua script by EVALSHA (loaded at Connect, its
 //            SHA1 also known at compile time); on NOSCRIPT (a restarted Redis
 //            without persistence forgets its script cache) the same call
@@ -26,13 +28,16 @@
 //     NOSCRIPT WRONGTYPE MOVED ASK TRYAGAIN
 //     CROSSSLOT CLUSTERDOWN                          fail
 //   any other error reply (ERR ..., unknown codes)   unknown
+//   lease < 1 ms, or any call after Close()          fail  (nothing sent)
 // The definite list: processCommand() rejects with these codes before calling
 // the command; SET NX PX has no write-then-error path; in the release script
 // the only write is the final DEL, so a script that errors (WRONGTYPE on GET,
 // READONLY on DEL, killed while busy) deleted nothing. Redis 7 keeps the code
 // of an error raised inside a script as the reply's first word; older servers
 // wrap it in "ERR Error running script", which then maps (conservatively) to
-// unknown.
+// unknown. Some ERR replies are in fact definite ("ERR max number of clients
+// reached" on a server without a password) but are not told apart by their
+// text: unknown is never wrong, a wrong fail would hide a violation.
 //
 // Construction (what LockService::NewClient does):
 //   std::make_unique<RedisLockClient>(executor,
