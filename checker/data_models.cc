@@ -72,6 +72,23 @@ Result<CompiledOp> RegisterModel::Compile(const std::string& f, const nlohmann::
   return Unmodelled();
 }
 
+std::vector<ModelState> RegisterModel::CandidateStates(const std::vector<ModelOp>& ops) const {
+  std::vector<int64_t> values = {initial_};
+  for (const ModelOp& op : ops) {
+    switch (op.code) {
+      case kAppend: return {};  // appends build values no op names
+      case kWrite: values.push_back(op.arg0); break;
+      case kCas: values.push_back(op.arg1); break;
+      default: break;
+    }
+  }
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  std::vector<ModelState> states;
+  for (int64_t v : values) states.push_back(ModelState{static_cast<uint64_t>(v), 0});
+  return states;
+}
+
 ModelState RegisterModel::Initial() const {
   ModelState s;
   s.a = static_cast<uint64_t>(initial_);

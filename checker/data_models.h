@@ -21,6 +21,7 @@ class RegisterModel : public Model {
   bool Step(const ModelState& state, const ModelOp& op, ModelState* next) override;
   std::string DescribeState(const ModelState& state) const override;
   bool InputIsPair(const std::string& f) const override;
+  std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
 
  private:
   Kind kind_;

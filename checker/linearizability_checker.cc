@@ -1,5 +1,6 @@
 #include "checker/linearizability_checker.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -9,6 +10,7 @@
 #include "checker/linearizability_search.h"
 #include "checker/model.h"
 #include "checker/value_table.h"
+#include "checker/window_refuter.h"
 
 namespace locksmith {
 namespace {
@@ -85,7 +87,8 @@ std::string Describe(const nlohmann::json& ref) {
 }
 
 nlohmann::json BuildAnomaly(const History& history, const Partition& partition,
-                            const SearchOutcome& outcome, const Model& model) {
+                            const SearchOutcome& outcome, const Model& model,
+                            const WindowRefutation* window) {
   nlohmann::json anomaly;
   anomaly["type"] = "nonlinearizable";
   anomaly["model"] = std::string(model.Name());
@@ -108,6 +111,25 @@ nlohmann::json BuildAnomaly(const History& history, const Partition& partition,
   anomaly["message"] = Describe(op) + " cannot be linearized after the longest linearizable "
                        "prefix (" + std::to_string(total) + " ops; state " +
                        model.DescribeState(outcome.state_after_prefix) + ")";
+  if (window != nullptr) {
+    // The prefix starts inside the window, from the start state that got
+    // furthest; no start state the model can reach gets through.
+    const auto at = [&](int64_t position) {
+      return history[static_cast<size_t>(
+                         std::clamp<int64_t>(position, 0, static_cast<int64_t>(history.size()) - 1))]
+          .index;
+    };
+    anomaly["proof"] = "window";
+    anomaly["window"] = {{"from_index", at(window->from_position)},
+                         {"to_index", at(window->to_position)},
+                         {"start_states", window->start_states}};
+    anomaly["message"] = anomaly["message"].get<std::string>() +
+                         "; the ops completing between index " +
+                         std::to_string(at(window->from_position)) + " and " +
+                         std::to_string(at(window->to_position)) +
+                         " have no linearization from any of the " +
+                         std::to_string(window->start_states) + " states the model can be in";
+  }
   return anomaly;
 }
 
@@ -209,14 +231,31 @@ Result<CheckResult> CheckLinearizable(const History& history,
   int64_t invalid = 0, undecided = 0;
   std::string reasons;
   for (const Partition& partition : partitions) {
-    LinearizabilitySearch search(model, partition.ops, budget);
-    const SearchOutcome outcome = search.Run();
+    // Half of what is left goes to the full search; if that runs out, the
+    // rest looks for a short window that proves a violation on its own.
+    SearchBudget search_budget = budget;
+    const auto now = std::chrono::steady_clock::now();
+    if (budget.deadline > now) search_budget.deadline = now + (budget.deadline - now) / 2;
+    LinearizabilitySearch search(model, partition.ops, search_budget);
+    SearchOutcome outcome = search.Run();
+    std::optional<WindowRefutation> window;
+    if (outcome.valid == Validity::kUnknown) {
+      WindowRefuter refuter(model, partition.ops, budget);
+      window = refuter.Find();
+      states += refuter.states_explored();
+      if (window) {
+        outcome = window->outcome;
+      } else {
+        outcome.reason += "; no short window of the history refutes it either";
+      }
+    }
     states += outcome.states_explored;
     keys += outcome.distinct_keys;
     peak = std::max(peak, outcome.peak_memory_bytes);
     if (outcome.valid == Validity::kFalse) {
       ++invalid;
-      result.anomalies.push_back(BuildAnomaly(history, partition, outcome, model));
+      result.anomalies.push_back(
+          BuildAnomaly(history, partition, outcome, model, window ? &*window : nullptr));
     } else if (outcome.valid == Validity::kUnknown) {
       ++undecided;
       if (reasons.empty()) {

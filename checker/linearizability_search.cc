@@ -22,8 +22,11 @@ void PushState(const ModelState& s, std::vector<uint32_t>* words) {
 }  // namespace
 
 LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops,
-                                             SearchBudget budget)
-    : model_(model), ops_(ops), budget_(std::move(budget)) {
+                                             SearchBudget budget, std::optional<ModelState> start)
+    : model_(model),
+      ops_(ops),
+      budget_(std::move(budget)),
+      start_(start.value_or(model.Initial())) {
   const auto n = static_cast<int32_t>(ops_.size());
   call_node_.assign(n, -1);
   return_node_.assign(n, -1);
@@ -77,11 +80,12 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
 
   std::sort(pending.begin(), pending.end(),
             [&](int32_t x, int32_t y) { return ops_[x].call < ops_[y].call; });
-  using ClassKey = std::tuple<uint32_t, int64_t, int64_t, int64_t>;
+  using ClassKey = std::tuple<uint32_t, int64_t, int64_t, int64_t, bool, int64_t>;
   std::map<ClassKey, int32_t> classes;
   for (int32_t i : pending) {
     const ModelOp& m = ops_[i].op;
-    ClassKey key{m.code, m.arg0, m.arg1, model_.UsesProcess() ? m.process : 0};
+    ClassKey key{m.code, m.arg0, m.arg1, model_.UsesProcess() ? m.process : 0, m.known,
+                 m.known ? m.out : 0};
     auto [it, inserted] = classes.emplace(key, static_cast<int32_t>(class_ops_.size()));
     if (inserted) {
       class_ops_.emplace_back();
@@ -188,7 +192,7 @@ bool LinearizabilitySearch::OverBudget(SearchOutcome* outcome) {
 
 SearchOutcome LinearizabilitySearch::Run() {
   SearchOutcome outcome;
-  state_ = model_.Initial();
+  state_ = start_;
   auto finish = [&](Validity v) {
     outcome.valid = v;
     outcome.states_explored = explored_;

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,9 +39,11 @@
 namespace locksmith {
 
 struct SearchOp {
+  // op.known with ret == -1: an optional op with a known output (it may
+  // have taken effect before a window of the history; see WindowRefuter).
   ModelOp op;
   int64_t call = 0;  // history position of the invoke
-  int64_t ret = -1;  // history position of the ok completion; -1 when pending
+  int64_t ret = -1;  // history position of the ok completion; -1 when optional
   bool read_only = false;
   bool only_own_process_observes = false;
 };
@@ -71,7 +74,9 @@ struct SearchOutcome {
 class LinearizabilitySearch {
  public:
   // `ops` in any order; calls and returns are compared by history position.
-  LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops, SearchBudget budget);
+  // The search starts from `start`, or the model's initial state.
+  LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops, SearchBudget budget,
+                        std::optional<ModelState> start = std::nullopt);
   SearchOutcome Run();
 
  private:
@@ -94,6 +99,7 @@ class LinearizabilitySearch {
   Model& model_;
   const std::vector<SearchOp>& ops_;
   SearchBudget budget_;
+  ModelState start_;
 
   // Completed ops, list nodes: node 0 is the head; each completed op has a
   // call node and a return node.

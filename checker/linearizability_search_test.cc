@@ -12,6 +12,7 @@
 #include "checker/check_file.h"
 #include "checker/model.h"
 #include "checker/test_history_builder.h"
+#include "checker/window_refuter.h"
 
 namespace locksmith {
 namespace {
@@ -36,7 +37,17 @@ class Oracle {
                                       op.process);
       if (!compiled->modelled) continue;
       ops_.push_back({compiled->op, static_cast<int64_t>(i), ok ? c : INT64_MAX, ok});
+      search_ops_.push_back(SearchOp{compiled->op, static_cast<int64_t>(i), ok ? c : -1,
+                                     compiled->read_only,
+                                     compiled->only_own_process_observes});
     }
+  }
+
+  // Whether the window refuter (alone, without the full search) proves the
+  // history non-linearizable.
+  bool WindowRefutes() {
+    WindowRefuter refuter(*model_, search_ops_, SearchBudget{});
+    return refuter.Find().has_value();
   }
 
   bool Linearizable() {
@@ -74,6 +85,7 @@ class Oracle {
   ValueTable values_;
   std::unique_ptr<Model> model_;
   std::vector<Entry> ops_;
+  std::vector<SearchOp> search_ops_;
   std::vector<bool> done_;
 };
 
@@ -228,6 +240,34 @@ void CompareWithOracle(const std::string& model, const Simulation& sim, uint32_t
   EXPECT_GT(invalid, 40);
 }
 
+// A window refutation must never contradict the brute force: it may only
+// claim "not linearizable" for histories that are not.
+void CheckWindowRefutationsAreSound(const std::string& model, const Simulation& sim,
+                                    uint32_t seed) {
+  std::mt19937 rng(seed);
+  int refuted = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const History history = RandomHistory(rng, sim, 2 + round % 4, 4 + round % 7);
+    Oracle oracle(model, history);
+    if (!oracle.WindowRefutes()) continue;
+    ++refuted;
+    ASSERT_FALSE(oracle.Linearizable()) << "round " << round;
+  }
+  EXPECT_GT(refuted, 50);
+}
+
+TEST(WindowRefuterTest, SoundOnCasRegister) {
+  CheckWindowRefutationsAreSound("cas-register", CasRegisterSimulation(), 11);
+}
+
+TEST(WindowRefuterTest, SoundOnOwnerMutex) {
+  CheckWindowRefutationsAreSound("owner-mutex", OwnerMutexSimulation(), 12);
+}
+
+TEST(WindowRefuterTest, SoundOnMutex) {
+  CheckWindowRefutationsAreSound("mutex", MutexSimulation(), 13);
+}
+
 TEST(LinearizabilitySearchTest, AgreesWithBruteForceOnCasRegister) {
   CompareWithOracle("cas-register", CasRegisterSimulation(), 1);
 }
@@ -258,17 +298,38 @@ History HardInvalidHistory(int writers) {
 
 TEST(LinearizabilitySearchTest, MemoryBudgetGivesUnknownWithReason) {
   LinearizabilityOptions options;
-  options.model = "cas-register";
+  options.model = "counter";  // no window refutation for counters
   options.memory_limit_bytes = 1;
-  // Completed writes this time, so that pending-op pruning cannot help.
+  // Concurrent adds of distinct powers of two, then a read no subset sums
+  // to: every subset is a distinct state to rule out.
   HistoryBuilder b;
-  for (int p = 0; p < 14; ++p) b.Invoke(p, "write", p);
+  for (int p = 0; p < 14; ++p) b.Invoke(p, "add", 1 << p);
   for (int p = 0; p < 14; ++p) b.Ok(p);
-  b.Call(100, "read", nullptr, 99);
+  b.Call(100, "read", nullptr, -1);
   auto result = CheckLinearizable(b.Build(), options);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->valid, Validity::kUnknown);
   EXPECT_NE(result->reason.find("memory budget"), std::string::npos) << result->reason;
+}
+
+TEST(LinearizabilitySearchTest, WindowRefutesWhatTheFullSearchCannotFinish) {
+  // Many concurrent completed writes make the full search explore every
+  // subset; a stale read much later is refuted by a short window alone.
+  LinearizabilityOptions options;
+  options.model = "cas-register";
+  options.memory_limit_bytes = 4 << 20;
+  HistoryBuilder b;
+  for (int p = 0; p < 18; ++p) b.Invoke(p, "write", p);
+  for (int p = 0; p < 18; ++p) b.Ok(p);
+  for (int i = 0; i < 12; ++i) b.Call(20, "cas", json::array({i % 2 ? 7 : 8, i % 2 ? 8 : 7}));
+  b.Call(20, "write", 7).Call(21, "read", nullptr, 7).Call(21, "read", nullptr, 3);
+  auto result = CheckLinearizable(b.Build(), options);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->valid, Validity::kFalse) << result->reason;
+  const json& anomaly = result->anomalies.at(0);
+  EXPECT_EQ(anomaly["proof"], "window");
+  EXPECT_EQ(anomaly["op"]["f"], "read");
+  EXPECT_EQ(anomaly["op"]["value"], 3);
 }
 
 TEST(LinearizabilitySearchTest, PendingWritesAreCheapToRefute) {

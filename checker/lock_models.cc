@@ -95,6 +95,23 @@ bool MutexModel::Step(const ModelState& state, const ModelOp& op, ModelState* ne
   return true;
 }
 
+std::vector<ModelState> MutexModel::CandidateStates(const std::vector<ModelOp>& ops) const {
+  if (kind_ == Kind::kFenced) return {};  // fences make the states unbounded
+  std::vector<ModelState> states = {Initial()};
+  if (kind_ == Kind::kPlain) {
+    states.push_back(ModelState{1, Initial().b});
+    return states;
+  }
+  std::vector<uint64_t> holders;
+  for (const ModelOp& op : ops) {
+    if (op.code == kAcquire) holders.push_back(Holder(op.process));
+  }
+  std::sort(holders.begin(), holders.end());
+  holders.erase(std::unique(holders.begin(), holders.end()), holders.end());
+  for (uint64_t h : holders) states.push_back(ModelState{h, Initial().b});
+  return states;
+}
+
 std::string MutexModel::DescribeState(const ModelState& state) const {
   std::string text = state.a == 0 ? "free"
                      : kind_ == Kind::kPlain ? "held"

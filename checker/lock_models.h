@@ -20,6 +20,7 @@ class MutexModel : public Model {
   bool Step(const ModelState& state, const ModelOp& op, ModelState* next) override;
   std::string DescribeState(const ModelState& state) const override;
   bool UsesProcess() const override { return kind_ != Kind::kPlain; }
+  std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
 
  private:
   Kind kind_;

@@ -84,6 +84,11 @@ class Model {
   // True when f's own input is a 2-element vector (cas [old new]), which
   // matters when telling [key value] tuples (jepsen.independent) apart.
   virtual bool InputIsPair(const std::string& /*f*/) const { return false; }
+  // Every state the model could reach with these ops, so a search can start
+  // from "any state"; empty when the model cannot list them.
+  virtual std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& /*ops*/) const {
+    return {};
+  }
   // Bytes held by interned states, for the memory budget.
   virtual size_t MemoryBytes() const { return 0; }
 };
