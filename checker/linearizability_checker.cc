@@ -239,14 +239,20 @@ Result<CheckResult> CheckLinearizable(const History& history,
     LinearizabilitySearch search(model, partition.ops, search_budget);
     SearchOutcome outcome = search.Run();
     std::optional<WindowRefutation> window;
-    if (outcome.valid == Validity::kUnknown) {
+    if (outcome.valid == Validity::kUnknown &&
+        std::chrono::steady_clock::now() < budget.deadline) {
       WindowRefuter refuter(model, partition.ops, budget);
       window = refuter.Find();
       states += refuter.states_explored();
       if (window) {
         outcome = window->outcome;
       } else {
-        outcome.reason += "; no short window of the history refutes it either";
+        // Back to the full search, where it stopped, for the time left.
+        search.ExtendDeadline(budget.deadline);
+        outcome = search.Run();
+        if (outcome.valid == Validity::kUnknown) {
+          outcome.reason += "; no short window of the history refutes it either";
+        }
       }
     }
     states += outcome.states_explored;

@@ -190,9 +190,12 @@ bool LinearizabilitySearch::OverBudget(SearchOutcome* outcome) {
   return false;
 }
 
+void LinearizabilitySearch::ExtendDeadline(std::chrono::steady_clock::time_point deadline) {
+  budget_.deadline = deadline;
+}
+
 SearchOutcome LinearizabilitySearch::Run() {
   SearchOutcome outcome;
-  state_ = start_;
   auto finish = [&](Validity v) {
     outcome.valid = v;
     outcome.states_explored = explored_;
@@ -201,13 +204,19 @@ SearchOutcome LinearizabilitySearch::Run() {
     outcome.peak_memory_bytes = peak_bytes_;
     return outcome;
   };
-  if (Enter() == Entered::kDone) return finish(Validity::kTrue);
-
+  if (!started_) {
+    started_ = true;
+    state_ = start_;
+    if (Enter() == Entered::kDone) return finish(Validity::kTrue);
+    cursor_ = next_[0];
+    next_class_ = -1;
+  }
   // Where to continue among the current node's candidates: a list node in
-  // the completed phase, then pending classes from next_class.
-  int32_t cursor = next_[0];
-  int32_t next_class = -1;
-  uint64_t steps = 0;
+  // the completed phase, then pending classes from next_class. Kept in
+  // members so that a search stopped by its deadline can be resumed.
+  int32_t& cursor = cursor_;
+  int32_t& next_class = next_class_;
+  uint64_t& steps = steps_;
   while (true) {
     if (++steps % kBudgetCheckInterval == 0 && OverBudget(&outcome)) {
       outcome.valid = Validity::kUnknown;

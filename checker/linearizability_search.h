@@ -77,7 +77,10 @@ class LinearizabilitySearch {
   // The search starts from `start`, or the model's initial state.
   LinearizabilitySearch(Model& model, const std::vector<SearchOp>& ops, SearchBudget budget,
                         std::optional<ModelState> start = std::nullopt);
+  // Searches until an answer or the budget. After kUnknown from the
+  // deadline, ExtendDeadline and Run again resume where it stopped.
   SearchOutcome Run();
+  void ExtendDeadline(std::chrono::steady_clock::time_point deadline);
 
  private:
   enum class Entered { kNew, kCovered, kDone };
@@ -117,6 +120,10 @@ class LinearizabilitySearch {
   std::vector<uint32_t> nonzero_;
 
   // Search state.
+  bool started_ = false;
+  int32_t cursor_ = 0;
+  int32_t next_class_ = -1;
+  uint64_t steps_ = 0;
   ModelState state_;
   int32_t lifted_ = 0;
   int32_t first_return_ = 0;  // list node of the current node's first return
