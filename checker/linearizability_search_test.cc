@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <random>
@@ -161,6 +162,56 @@ Simulation CounterSimulation() {
           }};
 }
 
+Simulation RwLockSimulation() {
+  static const char* kOps[] = {"acquire", "release", "acquire-shared", "release-shared"};
+  return {[](std::mt19937& rng) -> std::pair<std::string, json> {
+            return {kOps[rng() % 4], nullptr};
+          },
+          [](const std::string& f, const json&, int process, json* state) -> json {
+            if (state->is_null()) *state = {{"writer", nullptr}, {"readers", json::array()}};
+            json& writer = (*state)["writer"];
+            json& readers = (*state)["readers"];
+            const bool reading =
+                std::find(readers.begin(), readers.end(), json(process)) != readers.end();
+            if (f == "acquire" && writer.is_null() && readers.empty()) {
+              writer = process;
+            } else if (f == "release" && writer == process) {
+              writer = nullptr;
+            } else if (f == "acquire-shared" && writer.is_null() && !reading) {
+              readers.push_back(process);
+            } else if (f == "release-shared" && reading) {
+              readers.erase(std::find(readers.begin(), readers.end(), json(process)));
+            } else {
+              return "fail";
+            }
+            return nullptr;
+          }};
+}
+
+Simulation SetSimulation() {
+  return {[](std::mt19937& rng) -> std::pair<std::string, json> {
+            switch (rng() % 4) {
+              case 0: return {"add", static_cast<int>(rng() % 3)};
+              case 1: return {"remove", static_cast<int>(rng() % 3)};
+              case 2: return {"contains", static_cast<int>(rng() % 3)};
+              default: return {"read", nullptr};
+            }
+          },
+          [](const std::string& f, const json& in, int, json* state) -> json {
+            if (state->is_null()) *state = json::array();
+            auto it = std::find(state->begin(), state->end(), in);
+            if (f == "add" && it == state->end()) state->push_back(in);
+            if (f == "remove" && it != state->end()) state->erase(it);
+            if (f == "contains") return it != state->end();
+            if (f == "read") {
+              json sorted = *state;
+              std::sort(sorted.begin(), sorted.end());
+              return sorted;
+            }
+            return in;
+          }};
+}
+
 // A random concurrent history from a simulated correct object, with random
 // corruption of some results so both verdicts occur.
 History RandomHistory(std::mt19937& rng, const Simulation& sim, int processes, int ops) {
@@ -202,12 +253,16 @@ History RandomHistory(std::mt19937& rng, const Simulation& sim, int processes, i
     } else if (!o.applied) {
       continue;
     } else if (roll == 2 && o.f != "read") {
-      b.Ok(p, o.in);  // corruption when the op had failed
+      // Corruption: a failed op reported ok, or a flipped answer.
+      b.Ok(p, o.out.is_boolean() ? json(!o.out.get<bool>()) : o.in);
     } else if (o.out == "fail") {
       b.Fail(p);
     } else {
       json out = o.out;
-      if (roll == 1 && o.f == "read") out = static_cast<int>(rng() % 3);  // corruption
+      if (roll == 1 && o.f == "read") {  // corruption, keeping the value's shape
+        const json wrong = static_cast<int>(rng() % 3);
+        out = out.is_array() ? json::array({wrong}) : wrong;
+      }
       b.Ok(p, out);
     }
     open.erase(it);
@@ -284,6 +339,14 @@ TEST(LinearizabilitySearchTest, AgreesWithBruteForceOnOwnerMutex) {
 
 TEST(LinearizabilitySearchTest, AgreesWithBruteForceOnCounter) {
   CompareWithOracle("counter", CounterSimulation(), 4);
+}
+
+TEST(LinearizabilitySearchTest, AgreesWithBruteForceOnRwLock) {
+  CompareWithOracle("rw-lock", RwLockSimulation(), 5);
+}
+
+TEST(LinearizabilitySearchTest, AgreesWithBruteForceOnSet) {
+  CompareWithOracle("set", SetSimulation(), 6);
 }
 
 // Many concurrent writes and a read of a value nobody wrote: the search
