@@ -42,10 +42,13 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
                                      const LinearizabilityOptions& options);
 
 // The same for an in-memory history. The result is kTrue, kFalse (anomalies:
-// one "nonlinearizable" object per failing partition, with the op that could
-// not be linearized and the longest linearizable prefix as op refs) or
-// kUnknown with the reason (time or memory budget). Stats: model, ops,
-// partitions, states_explored, time_s, peak_memory_bytes and op counts.
+// one "nonlinearizable" object per failing partition: "key", "op" (the op
+// that could not be linearized), "prefix" (the longest linearizable prefix,
+// last 100 op refs, with "prefix_length"), "state" after it, "message", and
+// "proof": "window" with "window" bounds when a stretch of the history was
+// shown impossible on its own) or kUnknown with the reason (time or memory
+// budget). Stats: model, ops, pending_ops, failed_ops, partitions,
+// states_explored, distinct_keys, time_s, peak_memory_bytes, ignored_ops.
 Result<CheckResult> CheckLinearizable(const History& history,
                                       const LinearizabilityOptions& options);
 

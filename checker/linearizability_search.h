@@ -15,14 +15,22 @@
 // inputs, and process when the model cares): identical ops that are both
 // already invoked are interchangeable, so within a class only the earliest
 // unused one is ever tried, and "how many were used" describes the class.
-// A pending op is only linearized when it changes the state, a node is
-// skipped when a node with the same key and no more pending ops used was
-// already seen (see MemoTable), pending reads are dropped, and pending
-// acquires that only their own (finished) process could observe are dropped.
+// Each of these prunings keeps a node that does at least as well:
+//   - a pending op is only linearized when it changes the state;
+//   - a pending op straight after another that it overwrites is skipped;
+//   - a completed op right after a chain of pending ops is skipped when the
+//     chain could as well come after it (same resulting state), so pending
+//     ops are only used just before a completed op that needs them;
+//   - a node is skipped when a node with the same key and no more pending
+//     ops of any class was already seen (see MemoTable);
+//   - pending reads, and pending acquires that only their own (finished)
+//     process could observe, are dropped up front.
 //
 // The search is iterative (histories of a million ops nest deep),
-// deterministic, and stops with kUnknown at the time or memory budget.
-// Not thread-safe; one instance per partition.
+// deterministic, and stops with kUnknown at the time or memory budget; it
+// can then be resumed with a later deadline. When it cannot finish,
+// WindowRefuter may still prove a violation. Not thread-safe; one instance
+// per partition.
 #pragma once
 
 #include <chrono>
