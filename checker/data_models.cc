@@ -89,6 +89,10 @@ std::vector<ModelState> RegisterModel::CandidateStates(const std::vector<ModelOp
   return states;
 }
 
+bool RegisterModel::Covers(const ModelOp& x, const ModelOp& y) const {
+  return x.code == kWrite && y.code == kCas && x.arg0 == y.arg1;
+}
+
 ModelState RegisterModel::Initial() const {
   ModelState s;
   s.a = static_cast<uint64_t>(initial_);

@@ -22,6 +22,7 @@ class RegisterModel : public Model {
   std::string DescribeState(const ModelState& state) const override;
   bool InputIsPair(const std::string& f) const override;
   std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
+  bool Covers(const ModelOp& x, const ModelOp& y) const override;
 
  private:
   Kind kind_;

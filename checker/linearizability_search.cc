@@ -94,6 +94,16 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
     class_ops_[it->second].push_back(i);
   }
   consumed_.assign(class_ops_.size(), 0);
+  covered_classes_.resize(class_ops_.size());
+  for (size_t x = 0; x < class_ops_.size(); ++x) {
+    const ModelOp& ox = ops_[class_ops_[x][0]].op;
+    for (size_t y = 0; y < class_ops_.size(); ++y) {
+      const ModelOp& oy = ops_[class_ops_[y][0]].op;
+      if (x != y && model_.Covers(ox, oy) && !model_.Covers(oy, ox)) {
+        covered_classes_[x].push_back(static_cast<int32_t>(y));
+      }
+    }
+  }
 }
 
 void LinearizabilitySearch::Lift(int32_t op) {
@@ -251,6 +261,19 @@ SearchOutcome LinearizabilitySearch::Run() {
         const int32_t op = class_ops_[cls][used];
         if (ops_[op].call >= horizon) continue;
         if (!model_.Step(state_, ops_[op].op, &next) || next == state_) continue;
+        // A less useful pending op doing the same here is tried instead.
+        bool spare = false;
+        for (int32_t other : covered_classes_[cls]) {
+          if (other >= active || consumed_[other] == class_ops_[other].size()) continue;
+          const int32_t alternative = class_ops_[other][consumed_[other]];
+          ModelState instead;
+          if (ops_[alternative].call < horizon &&
+              model_.Step(state_, ops_[alternative].op, &instead) && instead == next) {
+            spare = true;
+            break;
+          }
+        }
+        if (spare) continue;
         // Straight after another pending op P: if this op Q leaves the same
         // state whether or not P ran first (a write after a write), the
         // parent's own try of Q covers this with P still unused.

@@ -17,6 +17,8 @@
 // unused one is ever tried, and "how many were used" describes the class.
 // Each of these prunings keeps a node that does at least as well:
 //   - a pending op is only linearized when it changes the state;
+//   - a pending op is skipped when one it can stand in for (Model::Covers)
+//     gives the same state here, keeping the more useful op for later;
 //   - a pending op straight after another that it overwrites is skipped;
 //   - a completed op right after a chain of pending ops is skipped when the
 //     chain could as well come after it (same resulting state), so pending
@@ -126,6 +128,8 @@ class LinearizabilitySearch {
   std::vector<int64_t> class_first_call_;
   std::vector<uint32_t> consumed_;
   std::vector<uint32_t> nonzero_;
+  // Per class, the classes it can stand in for (Model::Covers).
+  std::vector<std::vector<int32_t>> covered_classes_;
 
   // Search state.
   bool started_ = false;

@@ -84,6 +84,10 @@ class Model {
   // True when f's own input is a 2-element vector (cas [old new]), which
   // matters when telling [key value] tuples (jepsen.independent) apart.
   virtual bool InputIsPair(const std::string& /*f*/) const { return false; }
+  // True when pending op `x` can stand in for pending op `y`: wherever `y`
+  // is legal and changes the state, `x` is legal and gives the same state
+  // (a write of b for a cas to b). Lets the search spend the less useful op.
+  virtual bool Covers(const ModelOp& /*x*/, const ModelOp& /*y*/) const { return false; }
   // Every state the model could reach with these ops, so a search can start
   // from "any state"; empty when the model cannot list them.
   virtual std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& /*ops*/) const {
