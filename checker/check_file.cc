@@ -80,6 +80,15 @@ std::string FormatLinearizabilityVerdict(const CheckResult& result) {
     const size_t length = anomaly.value("prefix_length", size_t{0});
     out += "  after the longest linearizable prefix of " + std::to_string(length) +
            " op(s), state " + anomaly.value("state", std::string("?")) + "\n";
+    if (anomaly.value("proof", std::string()) == "window") {
+      const auto& window = anomaly["window"];
+      out += "  (shown on a window alone: the ops completing between index " +
+             std::to_string(window.value("from_index", int64_t{0})) + " and " +
+             std::to_string(window.value("to_index", int64_t{0})) +
+             " have no linearization from any of the " +
+             std::to_string(window.value("start_states", size_t{0})) +
+             " states the model can be in; the prefix starts in the window)\n";
+    }
     const auto& prefix = anomaly["prefix"];
     const size_t shown = std::min(prefix.size(), kPrefixLinesShown);
     if (shown < length) {

@@ -393,6 +393,8 @@ TEST(LinearizabilitySearchTest, WindowRefutesWhatTheFullSearchCannotFinish) {
   EXPECT_EQ(anomaly["proof"], "window");
   EXPECT_EQ(anomaly["op"]["f"], "read");
   EXPECT_EQ(anomaly["op"]["value"], 3);
+  const std::string text = FormatLinearizabilityVerdict(*result);
+  EXPECT_NE(text.find("shown on a window alone"), std::string::npos) << text;
 }
 
 TEST(LinearizabilitySearchTest, PendingWritesAreCheapToRefute) {
