@@ -115,8 +115,8 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
   };
 
   void Complete(Handler handler, RedisCallError error, std::string message, RedisReply reply = {}) {
-    // Posted, never invoked inline: the caller's coroutine must not resume
-    // inside our reader or inside its own Enqueue call.
+    // Posted, never invoked inline: Fail runs inside a caller's own Enqueue
+    // (a write error) or Close, where resuming the caller would re-enter us.
     // (A lambda, not asio::append: see Pending::operator= on Boost 1.81's
     // any_completion_handler and lvalues of itself.)
     asio::post(executor_, [h = std::move(handler), r = RedisResponse{error, std::move(message),
