@@ -18,6 +18,7 @@
 #include "nemesis/nemesis_runner.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
+#include "reports/run_results.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -96,8 +97,9 @@ void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResu
 
 }  // namespace
 
-Result<CheckResult> JudgeAndReport(const std::string& run_dir, const std::string& workload_name,
+Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra) {
+  const std::string workload_name = config.value("workload", std::string());
   auto workload = MakeWorkload(workload_name);
   if (!workload) return Error{workload.error()};
   auto history = ReadHistoryJsonl(run_dir + "/history.jsonl");
@@ -109,8 +111,15 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const std::string
   if (Status s = WriteTextFile(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
     return Error{s.error()};
   }
-  if (Status s = WriteHtmlReport(run_dir); !s) return Error{"report: " + s.error()};
-  if (Status s = WriteJunitXml(run_dir); !s) return Error{"junit: " + s.error()};
+  // The reports get what is already in memory: a large history is read once.
+  const std::string report = run_dir + "/report.html";
+  if (Status s = WriteHtmlReport(*history, results, config, report); !s) {
+    return Error{"report: " + s.error()};
+  }
+  const double duration_s = history->empty() ? 0 : static_cast<double>(history->back().time) / 1e9;
+  if (Status s = WriteJunitXml(results, config, run_dir + "/junit.xml", duration_s); !s) {
+    return Error{"junit: " + s.error()};
+  }
   return result;
 }
 
@@ -233,7 +242,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   nlohmann::json extra{{"interrupted", interrupted},
                        {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
   if (!workload_status) extra["workload_error"] = workload_status.error();
-  auto result = JudgeAndReport(store->dir, config.workload, extra);
+  auto result = JudgeAndReport(store->dir, config_json, extra);
   if (!result) {
     log.Error("check: " + result.error());
     return kRunFailed;
@@ -244,14 +253,16 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
 }
 
 int RecheckRun(const std::string& run_dir, std::ostream& out) {
+  // The stored config names the workload, hence the checkers.
+  auto config_json = ReadJsonFile(run_dir + "/config.json", "config.json");
   RunConfig config;
-  if (Status s = LoadRunConfigFile(run_dir + "/config.json", config); !s) {
+  Status loaded = config_json ? MergeRunConfigJson(*config_json, config) : Error{config_json.error()};
+  if (!loaded) {
     std::fprintf(stderr, "locksmith: %s is not a run directory: %s\n", run_dir.c_str(),
-                 s.error().c_str());
+                 loaded.error().c_str());
     return kBadInput;
   }
-  nlohmann::json extra{{"rechecked", true}};
-  auto result = JudgeAndReport(run_dir, config.workload, extra);
+  auto result = JudgeAndReport(run_dir, *config_json, {{"rechecked", true}});
   if (!result) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kBadInput;

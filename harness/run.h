@@ -25,10 +25,10 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
 // or 254 when the directory is not a readable run.
 int RecheckRun(const std::string& run_dir, std::ostream& out);
 
-// Judges a history with a workload's checkers and writes results.json,
-// report.html and junit.xml into run_dir. `extra` is merged into results.json
-// (run facts such as "interrupted").
-Result<CheckResult> JudgeAndReport(const std::string& run_dir, const std::string& workload,
+// Judges run_dir/history.jsonl with the checkers of the config's workload and
+// writes results.json, report.html and junit.xml into run_dir. `extra` is
+// merged into results.json (run facts such as "interrupted").
+Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra);
 
 }  // namespace locksmith

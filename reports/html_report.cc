@@ -299,20 +299,11 @@ Status WriteHtmlReport(const History& history, const nlohmann::json& results,
 }
 
 Status WriteHtmlReport(const std::string& run_dir, const HtmlReportOptions& options) {
-  auto results = ReadJsonFile(run_dir + "/results.json", "results.json");
-  if (!results) return Error{results.error() + " (run the checkers first to produce it)"};
-  if (auto parsed = RunResults::Parse(*results); !parsed) {
-    return Error{run_dir + "/results.json: " + parsed.error()};
-  }
-  nlohmann::json config;
-  if (auto c = ReadJsonFile(run_dir + "/config.json", "config.json"); c) {
-    config = std::move(c).value();
-  } else if (std::ifstream(run_dir + "/config.json").good()) {
-    return Error{c.error()};  // present but malformed: say so rather than hide it
-  }
+  auto docs = ReadRunDocuments(run_dir);
+  if (!docs) return Error{docs.error()};
   auto history = ReadHistoryJsonl(run_dir + "/history.jsonl");
   if (!history) return Error{history.error()};
-  return WriteHtmlReport(*history, *results, config, run_dir + "/report.html", options);
+  return WriteHtmlReport(*history, docs->results, docs->config, run_dir + "/report.html", options);
 }
 
 Status WriteHtmlReport(const std::string& run_dir) {

@@ -174,18 +174,9 @@ Status WriteJunitXml(const nlohmann::json& results, const nlohmann::json& config
 }
 
 Status WriteJunitXml(const std::string& run_dir) {
-  auto results = ReadJsonFile(run_dir + "/results.json", "results.json");
-  if (!results) return Error{results.error() + " (run the checkers first to produce it)"};
-  if (auto parsed = RunResults::Parse(*results); !parsed) {
-    return Error{run_dir + "/results.json: " + parsed.error()};
-  }
-  nlohmann::json config;
-  if (auto c = ReadJsonFile(run_dir + "/config.json", "config.json"); c) {
-    config = std::move(c).value();
-  } else if (std::ifstream(run_dir + "/config.json").good()) {
-    return Error{c.error()};
-  }
-  return WriteJunitXml(*results, config, run_dir + "/junit.xml",
+  auto docs = ReadRunDocuments(run_dir);
+  if (!docs) return Error{docs.error()};
+  return WriteJunitXml(docs->results, docs->config, run_dir + "/junit.xml",
                        LastOpSeconds(run_dir + "/history.jsonl"));
 }
 

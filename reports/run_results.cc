@@ -136,4 +136,20 @@ Result<RunResults> RunResults::Read(const std::string& path) {
   return r;
 }
 
+Result<RunDocuments> ReadRunDocuments(const std::string& run_dir) {
+  RunDocuments docs;
+  auto results = ReadJsonFile(run_dir + "/results.json", "results.json");
+  if (!results) return Error{results.error() + " (run the checkers first to produce it)"};
+  if (auto parsed = RunResults::Parse(*results); !parsed) {
+    return Error{run_dir + "/results.json: " + parsed.error()};
+  }
+  docs.results = std::move(results).value();
+  if (auto c = ReadJsonFile(run_dir + "/config.json", "config.json"); c) {
+    docs.config = std::move(c).value();
+  } else if (std::ifstream(run_dir + "/config.json").good()) {
+    return Error{c.error()};  // present but malformed: say so rather than hide it
+  }
+  return docs;
+}
+
 }  // namespace locksmith

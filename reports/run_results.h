@@ -47,6 +47,14 @@ class RunResults {
 // "valid", "INVALID" or "unknown".
 const char* VerdictText(Validity v);
 
+// A run directory's results.json (validated) and config.json (null when
+// absent; a present but malformed one is an error), as the writers need them.
+struct RunDocuments {
+  nlohmann::json results;
+  nlohmann::json config;
+};
+Result<RunDocuments> ReadRunDocuments(const std::string& run_dir);
+
 // Reads a whole JSON file. `what` names it in errors ("results.json").
 Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& what);
 // Writes via a temporary file and rename, so a crash never leaves a half

@@ -10,13 +10,14 @@
 # in a temp dir; it is killed by pid on exit. Nothing else is touched.
 #
 # usage: scripts/bench-redis-client.sh [build-dir]
+#   (build-dir defaults to build/, which scripts/setup.sh makes)
 #   env: SECONDS_PER_RUN (default 5), CLIENT_COUNTS (default "10 50 200"),
 #        REQUESTS (redis-benchmark -n, default 400000), ROUNDS (default 3:
 #        each cell is the best of ROUNDS runs, the three tools interleaved,
 #        because other work on the machine makes single runs noisy)
 set -euo pipefail
 
-build=${1:-"$(cd "$(dirname "$0")/.." && pwd)/build-redis"}
+build=${1:-"$(cd "$(dirname "$0")/.." && pwd)/build"}
 bench="$build/backends/redis_lock_bench"
 secs=${SECONDS_PER_RUN:-5}
 counts=${CLIENT_COUNTS:-"10 50 200"}
@@ -101,3 +102,19 @@ for n in $counts; do
     "$n" "$o" "$s" "$e" "$mix" "$(awk -v a="$o" -v b="$s" 'BEGIN{print 100*a/b}')" \
     "$(awk -v a="$o" -v b="$mix" 'BEGIN{print 100*a/b}')" "$oc" "$os" "$sc" "$ss" "$ec" "$es"
 done
+
+# The whole harness path: `locksmith run` with its own loopback redis-server,
+# the workload, the history recorder (one write per op) and the checkers.
+# Not CPU-pinned (the run spawns its own server), so compare it with the
+# table above only loosely; acquire and release each count as one op.
+locksmith="$build/locksmith"
+if [[ -x "$locksmith" ]]; then
+  echo
+  echo "locksmith run (hold 0, backoff 0, one key per client, history recorded), ${secs} s each:"
+  for n in $counts; do
+    "$locksmith" run --loopback --store "$dir/store" --test-name bench --concurrency "$n" \
+      --keys "$n" --hold 0 --backoff 0 --lease 10000 --time-limit "$secs" >/dev/null 2>&1 || true
+    awk -v n="$n" '/"ops_per_s"/ {gsub(/[,]/, "", $2); printf "%-7s %9.0f ops/s\n", n, $2; exit}' \
+      "$dir/store/latest/results.json"
+  done
+fi
