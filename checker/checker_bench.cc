@@ -5,21 +5,34 @@
 // in a forked child so its peak RSS (getrusage maxrss) is its own.
 // Usage: checker_bench [--quick]   (quick: skips the 1M cases)
 //        checker_bench --jepsen COUNT EVENTS PROCESSES INFO_RATE STALE_RATE
+//        checker_bench --dir DIR [--model M] [--initial JSON] [--timeout S]
+//                      [--repeat N] [--expect FILE]
+// --dir times the check of every history file in DIR (sorted by name): per
+// file the load time and the check time (best of N runs, default 5, so
+// small files are not dominated by timer noise), then the average and max
+// with the load excluded and included. --expect names a file of lines
+// "NAME valid|invalid" (Porcupine's and Knossos's published verdicts, say);
+// each file's verdict is then compared and the disagreements counted.
 // Not a test: scripts/bench-checker.sh builds it in Release and runs it.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <queue>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "checker/check_file.h"
+#include "checker/history_file.h"
 
 namespace locksmith {
 namespace {
@@ -312,11 +325,157 @@ std::string RunJepsenBatch(int count, size_t min_events, int processes, double i
   return line;
 }
 
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct DirOptions {
+  std::string dir;
+  LinearizabilityOptions check;
+  int repeat = 5;
+  std::string expect_file;
+};
+
+// "NAME valid|invalid" per line; '#' starts a comment.
+Result<std::map<std::string, Validity>> LoadExpectations(const std::string& path) {
+  std::map<std::string, Validity> expected;
+  if (path.empty()) return expected;
+  std::ifstream in(path);
+  if (!in) return Error{path + ": cannot open the expectations file"};
+  std::string name, verdict;
+  while (in >> name) {
+    if (name[0] == '#') {
+      std::getline(in, verdict);
+      continue;
+    }
+    if (!(in >> verdict) || (verdict != "valid" && verdict != "invalid")) {
+      return Error{path + ": expected \"NAME valid|invalid\" lines, at " + name};
+    }
+    expected[name] = verdict == "valid" ? Validity::kTrue : Validity::kFalse;
+  }
+  return expected;
+}
+
+// Times the check of every file in a directory; returns the exit code.
+int RunDirectory(const DirOptions& o) {
+  auto expected = LoadExpectations(o.expect_file);
+  if (!expected) {
+    std::fprintf(stderr, "checker_bench: %s\n", expected.error().c_str());
+    return 254;
+  }
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(o.dir, ec)) {
+    if (entry.is_regular_file() && entry.path().filename() != "EXPECTED") {
+      files.push_back(entry.path());
+    }
+  }
+  if (ec) {
+    std::fprintf(stderr, "checker_bench: %s: %s\n", o.dir.c_str(), ec.message().c_str());
+    return 254;
+  }
+  std::sort(files.begin(), files.end());
+  std::printf("| file | events | verdict | expected | load ms | check ms | states |\n"
+              "|---|---|---|---|---|---|---|\n");
+  double check_sum = 0, check_max = 0, total_sum = 0, total_max = 0;
+  int checked = 0, agree = 0, disagree = 0, unknown = 0, errors = 0;
+  for (const auto& path : files) {
+    const std::string name = path.filename().string();
+    auto start = std::chrono::steady_clock::now();
+    auto history = LoadHistoryFile(path.string(), o.check.format);
+    const double load = SecondsSince(start);
+    if (!history) {
+      std::printf("| %s | - | error: %s | | | | |\n", name.c_str(), history.error().c_str());
+      ++errors;
+      continue;
+    }
+    double best = 0;
+    Result<CheckResult> result = Error{"not run"};
+    for (int run = 0; run < std::max(o.repeat, 1); ++run) {
+      start = std::chrono::steady_clock::now();
+      result = CheckLinearizable(*history, o.check);
+      const double seconds = SecondsSince(start);
+      best = run == 0 ? seconds : std::min(best, seconds);
+      if (!result || result->valid == Validity::kUnknown) break;  // no point repeating
+    }
+    if (!result) {
+      std::printf("| %s | %zu | error: %s | | | | |\n", name.c_str(), history->size(),
+                  result.error().c_str());
+      ++errors;
+      continue;
+    }
+    ++checked;
+    check_sum += best;
+    check_max = std::max(check_max, best);
+    total_sum += best + load;
+    total_max = std::max(total_max, best + load);
+    unknown += result->valid == Validity::kUnknown;
+    std::string want = "-";
+    if (auto it = expected->find(name); it != expected->end()) {
+      want = VerdictName(it->second);
+      (it->second == result->valid ? agree : disagree)++;
+    }
+    std::printf("| %s | %zu | %s | %s | %.3f | %.3f | %llu |\n", name.c_str(), history->size(),
+                VerdictName(result->valid), want.c_str(), 1e3 * load, 1e3 * best,
+                static_cast<unsigned long long>(result->stats.value("states_explored", 0ull)));
+  }
+  std::printf("\n%d files checked, %d errors, %d unknown", checked, errors, unknown);
+  if (!expected->empty()) std::printf("; %d agree, %d disagree with the expectations", agree,
+                                      disagree);
+  if (checked > 0) {
+    std::printf("\ncheck only:      avg %.3f ms, max %.3f ms (best of %d runs per file)"
+                "\nload and check:  avg %.3f ms, max %.3f ms",
+                1e3 * check_sum / checked, 1e3 * check_max, std::max(o.repeat, 1),
+                1e3 * total_sum / checked, 1e3 * total_max);
+  }
+  std::printf("\n");
+  return errors > 0 || disagree > 0 ? 1 : unknown > 0 ? 2 : 0;
+}
+
 }  // namespace
 }  // namespace locksmith
 
 int main(int argc, char** argv) {
   using locksmith::Workload;
+  if (argc >= 3 && std::strcmp(argv[1], "--dir") == 0) {
+    locksmith::DirOptions o;
+    o.dir = argv[2];
+    o.check.model = "cas-register";
+    for (int i = 3; i + 1 < argc; i += 2) {
+      const std::string flag = argv[i];
+      const char* value = argv[i + 1];
+      if (flag == "--model") {
+        o.check.model = value;
+      } else if (flag == "--initial") {
+        o.check.initial = nlohmann::json::parse(value, nullptr, false);
+        if (o.check.initial->is_discarded()) {
+          std::fprintf(stderr, "checker_bench: --initial must be JSON, got %s\n", value);
+          return 254;
+        }
+      } else if (flag == "--timeout") {
+        o.check.timeout_s = std::atof(value);
+      } else if (flag == "--repeat") {
+        o.repeat = std::atoi(value);
+      } else if (flag == "--expect") {
+        o.expect_file = value;
+      } else {
+        std::fprintf(stderr, "checker_bench: unknown flag %s\n", flag.c_str());
+        return 254;
+      }
+    }
+    if ((argc - 3) % 2 != 0) {
+      std::fprintf(stderr, "checker_bench: %s needs a value\n", argv[argc - 1]);
+      return 254;
+    }
+    if (auto valid = locksmith::ValidateLinearizabilityOptions(o.check); !valid) {
+      std::fprintf(stderr, "checker_bench: %s\n", valid.error().c_str());
+      return 254;
+    }
+    if (o.expect_file.empty() && std::filesystem::exists(o.dir + "/EXPECTED")) {
+      o.expect_file = o.dir + "/EXPECTED";
+    }
+    return locksmith::RunDirectory(o);
+  }
   if (argc == 7 && std::strcmp(argv[1], "--jepsen") == 0) {
     locksmith::InChild([&] {
       return locksmith::RunJepsenBatch(std::atoi(argv[2]), std::strtoul(argv[3], nullptr, 10),

@@ -50,6 +50,7 @@ Result<CompiledOp> RegisterModel::Compile(const std::string& f, const nlohmann::
   if (f == "write" || (kv && f == "put")) {
     CompiledOp c = Basic(kWrite, process, output);
     c.op.arg0 = values_->Intern(input);
+    nil_written_ = nil_written_ || c.op.arg0 == nil_;
     return c;
   }
   if (kv && f == "append") {
@@ -67,6 +68,7 @@ Result<CompiledOp> RegisterModel::Compile(const std::string& f, const nlohmann::
     CompiledOp c = Basic(kCas, process, output);
     c.op.arg0 = values_->Intern(input[0]);
     c.op.arg1 = values_->Intern(input[1]);
+    nil_written_ = nil_written_ || c.op.arg1 == nil_;
     return c;
   }
   return Unmodelled();
@@ -103,7 +105,7 @@ bool RegisterModel::Step(const ModelState& state, const ModelOp& op, ModelState*
   *next = state;
   const auto current = static_cast<int64_t>(state.a);
   switch (op.code) {
-    case kRead: return !op.known || op.out == current;
+    case kRead: return !op.known || op.out == current || (op.out == nil_ && NilReadIsUnknown());
     case kWrite: next->a = static_cast<uint64_t>(op.arg0); return true;
     case kCas:
       if (current == op.arg0) {

@@ -12,7 +12,7 @@ class RegisterModel : public Model {
  public:
   enum class Kind { kRegister, kCasRegister, kKv };
   RegisterModel(Kind kind, int64_t initial, ValueTable* values)
-      : kind_(kind), initial_(initial), values_(values) {}
+      : kind_(kind), initial_(initial), values_(values), nil_(values->Intern(nullptr)) {}
 
   std::string_view Name() const override;
   Result<CompiledOp> Compile(const std::string& f, const nlohmann::json& input,
@@ -25,9 +25,19 @@ class RegisterModel : public Model {
   bool Covers(const ModelOp& x, const ModelOp& y) const override;
 
  private:
+  // Knossos's convention: an ok read of nil is a read whose value is
+  // unknown. Only taken where nil cannot be a value of the register (a
+  // non-nil initial value, and no write or cas of nil among the ops
+  // compiled), so it never hides a register that was really emptied; where
+  // nil can be a value (etcd's absent key, Porcupine's reading) a read of nil
+  // says the register holds nil. Compile sees every op before any Step.
+  bool NilReadIsUnknown() const { return kind_ != Kind::kKv && initial_ != nil_ && !nil_written_; }
+
   Kind kind_;
   int64_t initial_;  // interned
   ValueTable* values_;
+  int64_t nil_;  // interned null
+  bool nil_written_ = false;
 };
 
 // A set of values: add and remove always succeed; contains and read observe.

@@ -30,13 +30,15 @@ bool IsPair(const nlohmann::json& v) { return v.is_array() && v.size() == 2; }
 
 // Whether the model checks ops named f: Compile with a dummy input either
 // says "not modelled" or accepts or rejects the input, which means it knows f.
+// The dummy is 0, not nil: a model may remember what values ops write (a
+// register notes whether nil is ever written).
 class ModelledNames {
  public:
   explicit ModelledNames(Model& model) : model_(model) {}
   bool Modelled(const std::string& f) {
     auto it = known_.find(f);
     if (it != known_.end()) return it->second;
-    auto probe = model_.Compile(f, nullptr, nullptr, 0);
+    auto probe = model_.Compile(f, nlohmann::json(0), nullptr, 0);
     const bool modelled = !probe.ok() || probe->modelled;
     known_.emplace(f, modelled);
     return modelled;

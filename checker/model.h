@@ -16,6 +16,10 @@
 //                 release-exclusive
 //   register      read, write
 //   cas-register  read, write, cas [old new]
+//                 (an ok read of nil: the register holds nil where nil can be
+//                 a value, as with the default initial nil of etcd histories;
+//                 where it cannot — a non-nil --initial and no op writing nil
+//                 — it is Knossos's read of an unknown value)
 //   kv            get (or read), put (or write), append, per key
 //   set           add, remove, contains (completion value true/false), read
 //                 (completion value: the whole set)

@@ -233,6 +233,28 @@ TEST(CasRegisterModelTest, NilInitialValue) {
   EXPECT_EQ(Verdict("cas-register", b, json(0)), kInvalid);
 }
 
+// Knossos reads an ok read of nil as "value unknown"; Porcupine's etcd
+// histories read it as "the key is absent". Both hold: nil is unknown only
+// where the register can never hold nil.
+TEST(CasRegisterModelTest, NilReadIsUnknownOnlyWhereNilIsNoValue) {
+  HistoryBuilder b;
+  b.Call(0, "write", 1).Call(1, "read", nullptr, nullptr).Call(1, "read", nullptr, 1);
+  EXPECT_EQ(Verdict("cas-register", b, json(0)), kValid);  // Knossos's cas-register 0
+  EXPECT_EQ(Verdict("register", b, json(0)), kValid);
+  EXPECT_EQ(Verdict("cas-register", b), kInvalid);  // nil is the initial value: absent
+  // Once some op writes nil, a read of nil means the register held nil.
+  HistoryBuilder writes_nil = b;
+  writes_nil.Invoke(2, "write", nullptr).Info(2);
+  EXPECT_EQ(Verdict("cas-register", writes_nil, json(0)), kInvalid);
+  HistoryBuilder cas_to_nil = b;
+  cas_to_nil.Invoke(2, "cas", json::array({5, nullptr})).Fail(2);  // failed: no effect
+  cas_to_nil.Invoke(3, "cas", json::array({7, nullptr})).Info(3);
+  EXPECT_EQ(Verdict("cas-register", cas_to_nil, json(0)), kInvalid);
+  // A known value is still checked.
+  b.Call(1, "read", nullptr, 2);
+  EXPECT_EQ(Verdict("cas-register", b, json(0)), kInvalid);
+}
+
 TEST(CasRegisterModelTest, ConfiguredInitialValue) {
   HistoryBuilder b;
   b.Call(0, "read", nullptr, 0).Call(0, "cas", json::array({0, 4})).Call(1, "read", nullptr, 4);

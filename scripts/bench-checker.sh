@@ -4,10 +4,22 @@
 # (mutex and cas-register at 10k, 100k and 1M events), then batches of small
 # Jepsen etcd-like cas-register histories full of timeouts.
 # Usage: scripts/bench-checker.sh [--quick]   (--quick skips the 1M cases)
+#        scripts/bench-checker.sh DIR [--model M] [--initial JSON] [--timeout S]
+#                                     [--repeat N] [--expect FILE]
+#   times the check of every history file in DIR (Jepsen EDN, jepsen.util
+#   logs or history.jsonl; default model cas-register, initial nil): per file
+#   the load and check time, then average and max with the load excluded and
+#   included. A file DIR/EXPECTED of "NAME valid|invalid" lines (or
+#   --expect FILE) makes it compare each verdict with the expected one.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${LOCKSMITH_BENCH_BUILD_DIR:-$root/build-bench}"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" --target checker_bench -j "$(nproc)" >/dev/null
 echo "checker_bench on $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
-"$build/checker/checker_bench" "$@"
+if [[ $# -gt 0 && -d "$1" ]]; then
+  dir="$1"
+  shift
+  exec "$build/checker/checker_bench" --dir "$dir" "$@"
+fi
+exec "$build/checker/checker_bench" "$@"
