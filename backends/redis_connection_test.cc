@@ -16,6 +16,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "backends/redis_fake_server.h"
+#include "backends/test_coroutine.h"
 
 namespace locksmith {
 namespace {
@@ -25,18 +26,6 @@ using Clock = RedisConnection::Clock;
 using std::chrono::milliseconds;
 
 constexpr std::array<std::string_view, 1> kPing{"PING"};
-
-// Runs `body` on `ioc` until it finishes; rethrows what it threw.
-template <typename F>
-void RunCo(asio::io_context& ioc, F body) {
-  std::exception_ptr error;
-  asio::co_spawn(ioc, body(), [&](std::exception_ptr e) {
-    error = e;
-    ioc.stop();
-  });
-  ioc.run();
-  if (error) std::rethrow_exception(error);
-}
 
 Clock::time_point In(milliseconds d) { return Clock::now() + d; }
 
@@ -63,7 +52,7 @@ TEST(RedisConnectionTest, PipelinedRepliesAreMatchedInOrder) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   std::vector<std::string> got(20);
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     auto one = [&](int i) -> asio::awaitable<void> {
       const std::string arg = "v" + std::to_string(i);
       const std::array<std::string_view, 2> args{"ECHO", arg};
@@ -94,7 +83,7 @@ TEST(RedisConnectionTest, SendsAuthFirstAndAnswersAfterIt) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port(), "s3cret"));
   std::optional<Status> status;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     status = co_await conn.Connect();
     server.Stop();
   });
@@ -112,7 +101,7 @@ TEST(RedisConnectionTest, RejectedAuthFailsQueuedCommandsAsNotSent) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port(), "bad"));
   RedisResponse r;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     r = co_await conn.Command(kPing, In(milliseconds(5000)));
     server.Stop();
   });
@@ -127,7 +116,7 @@ TEST(RedisConnectionTest, DeadlineWhileAuthIsUnansweredIsNotSent) {
                          [](const FakeRedisServer::Command&) { return Reply(""); });
   RedisConnection conn(ioc.get_executor(), Options(server.port(), "pw"));
   RedisResponse r;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     r = co_await conn.Command(kPing, In(milliseconds(100)));
     server.Stop();
   });
@@ -141,7 +130,7 @@ TEST(RedisConnectionTest, ConnectionRefusedIsNotSent) {
   asio::io_context ioc;
   RedisConnection conn(ioc.get_executor(), Options(DeadPort()));
   RedisResponse r;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     r = co_await conn.Command(kPing, In(milliseconds(5000)));
   });
   EXPECT_EQ(r.error, RedisCallError::kNotSent);
@@ -157,7 +146,7 @@ TEST(RedisConnectionTest, DeadlineAfterWriteIsInDoubtAndTheNextCallReconnects) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   RedisResponse first, second;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     first = co_await conn.Command(kPing, In(milliseconds(100)));
     second = co_await conn.Command(kPing, In(milliseconds(5000)));
     server.Stop();
@@ -176,7 +165,7 @@ TEST(RedisConnectionTest, ServerClosingAfterTheCommandIsInDoubt) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   RedisResponse r;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     r = co_await conn.Command(kPing, In(milliseconds(5000)));
     server.Stop();
   });
@@ -191,7 +180,7 @@ TEST(RedisConnectionTest, GarbageReplyIsInDoubtAndDropsTheConnection) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   RedisResponse first, second;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     first = co_await conn.Command(kPing, In(milliseconds(5000)));
     second = co_await conn.Command(kPing, In(milliseconds(5000)));
     server.Stop();
@@ -209,7 +198,7 @@ TEST(RedisConnectionTest, UnsolicitedReplyIsAProtocolError) {
   });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   RedisResponse first, second;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     first = co_await conn.Command(kPing, In(milliseconds(5000)));
     // The extra reply arrives with no command pending: the stream is not
     // trusted any more; the next call must run on a fresh connection.
@@ -230,7 +219,7 @@ TEST(RedisConnectionTest, CloseCompletesPendingAsClosedAndLaterCallsAsNotSent) {
                          [](const FakeRedisServer::Command&) { return Reply(""); });
   RedisConnection conn(ioc.get_executor(), Options(server.port()));
   RedisResponse pending, after;
-  RunCo(ioc, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     auto ex = co_await asio::this_coro::executor;
     bool done = false;
     asio::co_spawn(

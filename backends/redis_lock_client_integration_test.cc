@@ -27,6 +27,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "backends/redis_lock_client.h"
+#include "backends/test_coroutine.h"
 
 namespace locksmith {
 namespace {
@@ -156,18 +157,6 @@ class ResumeGuard {
   RedisServerProcess& s_;
 };
 
-template <typename F>
-void RunCo(asio::io_context& ioc, F body) {
-  std::exception_ptr error;
-  asio::co_spawn(ioc, body(), [&](std::exception_ptr e) {
-    error = e;
-    ioc.stop();
-  });
-  ioc.restart();
-  ioc.run();
-  if (error) std::rethrow_exception(error);
-}
-
 asio::awaitable<void> Sleep(milliseconds d) {
   asio::steady_timer t(co_await asio::this_coro::executor, d);
   co_await t.async_wait(asio::use_awaitable);
@@ -189,7 +178,7 @@ class RedisLockClientIntegrationTest : public ::testing::Test {
   }
   Status ConnectNow(RedisLockClient& c) {
     std::optional<Status> s;
-    RunCo(ioc_, [&]() -> asio::awaitable<void> { s = co_await c.Connect(); });
+    testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> { s = co_await c.Connect(); });
     return *s;
   }
 
@@ -202,7 +191,7 @@ TEST_F(RedisLockClientIntegrationTest, AcquireAndReleaseSemantics) {
   ASSERT_TRUE(ConnectNow(*a).ok());
   AcquireResult first, again, third;
   ReleaseResult rel, rel_again;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     first = co_await a->Acquire("k", milliseconds(10000));
     again = co_await a->Acquire("k", milliseconds(10000));  // a new token: not reentrant
     rel = co_await a->Release("k", first.token);
@@ -227,7 +216,7 @@ TEST_F(RedisLockClientIntegrationTest, ContentionBetweenTwoClients) {
   auto a = NewClient(1), b = NewClient(2);
   AcquireResult ra, rb, rb2;
   ReleaseResult rel;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     ra = co_await a->Acquire("k", milliseconds(10000));
     rb = co_await b->Acquire("k", milliseconds(10000));
     rel = co_await a->Release("k", ra.token);
@@ -244,7 +233,7 @@ TEST_F(RedisLockClientIntegrationTest, ExpiredLockGoesToTheNextClientAndTheOldRe
   auto a = NewClient(1), b = NewClient(2);
   AcquireResult ra, rb;
   ReleaseResult rel_a;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     ra = co_await a->Acquire("k", milliseconds(100));
     co_await Sleep(milliseconds(300));
     rb = co_await b->Acquire("k", milliseconds(10000));
@@ -261,7 +250,7 @@ TEST_F(RedisLockClientIntegrationTest, ReleaseByANonHolderFails) {
   auto a = NewClient(1), b = NewClient(2);
   AcquireResult ra, rb;
   ReleaseResult rel_b;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     ra = co_await a->Acquire("k", milliseconds(10000));
     rb = co_await b->Acquire("k", milliseconds(10000));
     rel_b = co_await b->Release("k", "0123456789abcdef0123456789abcdef");
@@ -279,11 +268,11 @@ TEST_F(RedisLockClientIntegrationTest, TimeoutWhileTheServerIsPausedIsUnknown) {
   {
     ResumeGuard guard(server_);
     server_.Pause();
-    RunCo(ioc_, [&]() -> asio::awaitable<void> {
+    testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
       paused = co_await a->Acquire("k", milliseconds(10000));
     });
   }
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     after = co_await a->Acquire("other", milliseconds(10000));
   });
   EXPECT_EQ(paused.outcome, Outcome::kUnknown) << paused.error;
@@ -303,7 +292,7 @@ TEST_F(RedisLockClientIntegrationTest,
   ASSERT_TRUE(ConnectNow(*a).ok());
   AcquireResult lost, after;
   ReleaseResult rel;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     server_.Pause();  // the SET is written but cannot be answered...
     auto ex = co_await asio::this_coro::executor;
     bool done = false;
@@ -319,7 +308,7 @@ TEST_F(RedisLockClientIntegrationTest,
 
   // A restarted Redis without persistence: empty, and its script cache gone.
   ASSERT_TRUE(server_.Start());
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     after = co_await a->Acquire("k", milliseconds(10000));
     rel = co_await a->Release("k", after.token);
   });
@@ -334,10 +323,10 @@ TEST_F(RedisLockClientIntegrationTest, ReleaseStillWorksAfterScriptFlush) {
   ASSERT_TRUE(ConnectNow(*a).ok());
   AcquireResult ra;
   ReleaseResult rel;
-  RunCo(ioc_,
+  testing::RunCoroutine(ioc_,
         [&]() -> asio::awaitable<void> { ra = co_await a->Acquire("k", milliseconds(10000)); });
   ASSERT_EQ(server_.Admin({"SCRIPT", "FLUSH"}), std::optional<std::string>("OK"));
-  RunCo(ioc_, [&]() -> asio::awaitable<void> { rel = co_await a->Release("k", ra.token); });
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> { rel = co_await a->Release("k", ra.token); });
   EXPECT_EQ(ra.outcome, Outcome::kOk);
   EXPECT_EQ(rel.outcome, Outcome::kOk) << rel.error;
   EXPECT_EQ(a->noscript_fallbacks(), 1u);
@@ -355,7 +344,7 @@ TEST_F(RedisLockClientIntegrationTest, WrongPasswordFailsConnectAndCallsDefinite
   RedisLockClient c(ioc_.get_executor(), o, 1);
   std::optional<Status> s;
   AcquireResult r;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     s = co_await c.Connect();
     r = co_await c.Acquire("k", milliseconds(10000));
   });
@@ -370,7 +359,7 @@ TEST_F(RedisLockClientIntegrationTest, ServerDownIsADefiniteFail) {
   auto a = NewClient(1);
   server_.Kill();
   AcquireResult r;
-  RunCo(ioc_,
+  testing::RunCoroutine(ioc_,
         [&]() -> asio::awaitable<void> { r = co_await a->Acquire("k", milliseconds(10000)); });
   EXPECT_EQ(r.outcome, Outcome::kFail) << r.error;
   EXPECT_NE(r.error.find("not sent"), std::string::npos) << r.error;

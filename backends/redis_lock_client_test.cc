@@ -15,23 +15,13 @@
 #include <boost/asio/io_context.hpp>
 
 #include "backends/redis_fake_server.h"
+#include "backends/test_coroutine.h"
 
 namespace locksmith {
 namespace {
 
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
-
-template <typename F>
-void RunCo(asio::io_context& ioc, F body) {
-  std::exception_ptr error;
-  asio::co_spawn(ioc, body(), [&](std::exception_ptr e) {
-    error = e;
-    ioc.stop();
-  });
-  ioc.run();
-  if (error) std::rethrow_exception(error);
-}
 
 RedisResponse ReplyOf(RedisReply::Type type, std::string str = "", int64_t integer = 0) {
   RedisResponse r;
@@ -143,7 +133,7 @@ TEST_F(RedisLockClientFakeTest, AcquireSendsSetNxPxWithAFreshTokenAndMapsReplies
   });
   RedisLockClient client(ioc_.get_executor(), Options(server.port()), 99);
   AcquireResult first, second;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     first = co_await client.Acquire("lock-1", milliseconds(30000));
     second = co_await client.Acquire("lock-1", milliseconds(30000));
     server.Stop();
@@ -170,7 +160,7 @@ TEST_F(RedisLockClientFakeTest, ReleaseFallsBackToEvalOnNoscript) {
   });
   RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
   ReleaseResult r;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     r = co_await client.Release("lock-1", "tok");
     server.Stop();
   });
@@ -191,7 +181,7 @@ TEST_F(RedisLockClientFakeTest, ReleaseOfAnotherTokenFails) {
   });
   RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
   ReleaseResult r;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     r = co_await client.Release("lock-1", "not-mine");
     server.Stop();
   });
@@ -206,7 +196,7 @@ TEST_F(RedisLockClientFakeTest, AcquireWithNoReplyIsUnknownAndKeepsTheToken) {
   o.timeout = milliseconds(100);
   RedisLockClient client(ioc_.get_executor(), o, 1);
   AcquireResult r;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     r = co_await client.Acquire("lock-1", milliseconds(30000));
     server.Stop();
   });
@@ -226,7 +216,7 @@ TEST_F(RedisLockClientFakeTest, ConnectLoadsTheScript) {
   });
   RedisLockClient client(ioc_.get_executor(), Options(server.port()), 1);
   std::optional<Status> s;
-  RunCo(ioc_, [&]() -> asio::awaitable<void> {
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     s = co_await client.Connect();
     server.Stop();
   });

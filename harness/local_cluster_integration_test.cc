@@ -23,6 +23,7 @@
 #include "harness/net_setup.h"
 #include "harness/proc_info.h"
 #include "harness/run_registry.h"
+#include "tests/temp_dir.h"
 
 namespace locksmith {
 namespace {
@@ -32,18 +33,7 @@ using namespace std::chrono_literals;
 #define SKIP_UNLESS_ROOT() \
   if (geteuid() != 0) GTEST_SKIP() << "needs root for network namespaces, bridge and veths"
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/locksmith-cluster-it-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 LocalClusterOptions Options(const TempDir& dir, std::vector<std::string> nodes) {
   LocalClusterOptions o;
@@ -292,13 +282,19 @@ TEST_P(CleanupAfterCrashTest, RemovesADeadRunAndLeavesALiveOne) {
     if (r.tag == tag) dead_record = r;
   }
   ASSERT_EQ(dead_record.processes.size(), 4u);
+  // 3 sleepers, the wrapper and its child; the wrapper forks its child on
+  // its own schedule, so wait for it (bounded) rather than sample once.
   std::vector<std::pair<int, uint64_t>> in_namespaces;
-  for (const auto& ns : dead_record.netns) {
-    for (int pid : PidsInNetns(*NetnsIdOf(NetnsPath(ns)))) {
-      if (auto st = ReadProcStat(pid)) in_namespaces.emplace_back(pid, st->start_time);
+  for (int attempt = 0; attempt < 100 && in_namespaces.size() < 5; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    in_namespaces.clear();
+    for (const auto& ns : dead_record.netns) {
+      for (int pid : PidsInNetns(*NetnsIdOf(NetnsPath(ns)))) {
+        if (auto st = ReadProcStat(pid)) in_namespaces.emplace_back(pid, st->start_time);
+      }
     }
   }
-  EXPECT_EQ(in_namespaces.size(), 5u);  // 3 sleepers, the wrapper and its child
+  EXPECT_EQ(in_namespaces.size(), 5u);
   ASSERT_EQ(kill(controller, SIGKILL), 0);
   ASSERT_EQ(waitpid(controller, nullptr, 0), controller);
   EXPECT_FALSE(Remains(tag).empty());

@@ -16,24 +16,14 @@
 #include "harness/net_plan.h"
 #include "harness/proc_info.h"
 #include "harness/run_registry.h"
+#include "tests/temp_dir.h"
 
 namespace locksmith {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/locksmith-loopback-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 LocalClusterOptions Options(const TempDir& dir) {
   LocalClusterOptions o;

@@ -11,24 +11,14 @@
 #include <thread>
 
 #include "harness/proc_info.h"
+#include "tests/temp_dir.h"
 
 namespace locksmith {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/locksmith-supervisor-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -1,4 +1,5 @@
 #include "harness/run_registry.h"
+#include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,18 +12,7 @@ namespace locksmith {
 namespace {
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/locksmith-registry-test-XXXXXX";
-    path_ = mkdtemp(tmpl);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 RunRecord SampleRecord() {
   RunRecord r;

@@ -73,16 +73,6 @@ int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,
   return code.value_or(-1);
 }
 
-TempDir::TempDir() {
-  std::string pattern = "/tmp/locksmith-test-XXXXXX";
-  path_ = mkdtemp(pattern.data());
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  fs::remove_all(path_, ec);
-}
-
 std::string LatestRun(const std::string& store) {
   std::error_code ec;
   auto target = fs::canonical(fs::path(store) / "latest", ec);

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/temp_dir.h"
+
 namespace locksmith::testing {
 
 class LocksmithProcess {
@@ -37,17 +39,6 @@ class LocksmithProcess {
 // Runs locksmith to completion and returns its exit code (-1 on timeout).
 int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,
                  std::chrono::seconds timeout, std::string* out = nullptr);
-
-// A fresh directory under /tmp, removed by the destructor.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // The run directory store/latest points at, and its files.
 std::string LatestRun(const std::string& store);

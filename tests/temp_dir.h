@@ -1,0 +1,30 @@
+// TempDir: a fresh directory under /tmp for one test, removed with everything
+// in it when the test ends. Test-only; not thread-safe.
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <string>
+
+namespace locksmith::testing {
+
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "locksmith-test") {
+    std::string pattern = "/tmp/" + prefix + "-XXXXXX";
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace locksmith::testing
