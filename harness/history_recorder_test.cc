@@ -4,11 +4,14 @@
 
 #include <thread>
 
+#include "tests/temp_dir.h"
+
 namespace locksmith {
 namespace {
 
 TEST(HistoryRecorderTest, WritesEveryOpAsItIsRecordedWithIndexAndTime) {
-  const std::string path = ::testing::TempDir() + "/recorder_test.jsonl";
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_test.jsonl";
   auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
   ASSERT_TRUE(recorder.ok()) << recorder.error();
   Op op;
@@ -31,7 +34,8 @@ TEST(HistoryRecorderTest, WritesEveryOpAsItIsRecordedWithIndexAndTime) {
 }
 
 TEST(HistoryRecorderTest, ConcurrentRecordersKeepIndexAndTimeInStep) {
-  const std::string path = ::testing::TempDir() + "/recorder_threads.jsonl";
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_threads.jsonl";
   auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
   ASSERT_TRUE(recorder.ok());
   std::vector<std::thread> threads;
@@ -58,7 +62,8 @@ TEST(HistoryRecorderTest, ConcurrentRecordersKeepIndexAndTimeInStep) {
 }
 
 TEST(HistoryRecorderTest, InvalidUtf8InAnErrorStillMakesAValidLine) {
-  const std::string path = ::testing::TempDir() + "/recorder_utf8.jsonl";
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_utf8.jsonl";
   auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
   ASSERT_TRUE(recorder.ok());
   Op op;

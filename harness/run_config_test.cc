@@ -2,8 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <fstream>
+
+#include "tests/temp_dir.h"
 
 namespace locksmith {
 namespace {
@@ -116,7 +117,8 @@ TEST(RunConfigTest, MergeKeepsAbsentKeysAndNamesBadOnes) {
 }
 
 TEST(RunConfigTest, LoadsFilesAndReportsBadOnes) {
-  const std::string path = ::testing::TempDir() + "/run_config_test.json";
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/run_config_test.json";
   {
     std::ofstream(path) << "{ // comments are allowed\n \"time_limit_s\": 5, \"hold\": \"1-2\" }";
   }
@@ -129,7 +131,6 @@ TEST(RunConfigTest, LoadsFilesAndReportsBadOnes) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find(path), std::string::npos);
   EXPECT_FALSE(LoadRunConfigFile(path + ".missing", c).ok());
-  std::remove(path.c_str());
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {
