@@ -55,7 +55,22 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockServic
   return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
 }
 
-void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r) {
+// What a scenario file predicted (Y: two holders at once possible, N: not)
+// next to what this run observed; null when the config predicts nothing.
+nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
+  const std::string predicted = config.value("prediction", std::string());
+  if (predicted.empty()) return nullptr;
+  const std::string observed = valid == Validity::kFalse  ? "Y"
+                               : valid == Validity::kTrue ? "N"
+                                                          : "?";
+  return {{"scenario", config.value("scenario", std::string())},
+          {"predicted", predicted},
+          {"observed", observed},
+          {"matches", predicted == observed}};
+}
+
+void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
+                  const nlohmann::json& config) {
   const auto& perf = r.stats.value("perf", nlohmann::json::object()).value("stats", nlohmann::json::object());
   const auto& by_type = perf.value("by_type", nlohmann::json::object());
   out << "run:     " << run_dir << "\n"
@@ -91,8 +106,14 @@ void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResu
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"
                         : r.valid == Validity::kFalse ? "INVALID"
                                                       : "UNKNOWN";
-  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n"
-      << "report:  " << run_dir << "/report.html\n";
+  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
+  if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
+    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
+        << debate["predicted"].get<std::string>() << ", this run observed "
+        << debate["observed"].get<std::string>()
+        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
+  }
+  out << "report:  " << run_dir << "/report.html\n";
 }
 
 }  // namespace
@@ -108,6 +129,7 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   CheckResult result = checker.Check(*history);
   nlohmann::json results = result.ToJson();
   for (const auto& [k, v] : extra.items()) results[k] = v;
+  if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
   if (Status s = WriteTextFile(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
     return Error{s.error()};
   }
@@ -247,7 +269,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     log.Error("check: " + result.error());
     return kRunFailed;
   }
-  PrintSummary(out, store->dir, *result);
+  PrintSummary(out, store->dir, *result, config_json);
   if (!workload_status) return kRunFailed;
   return ExitCodeFor(result->valid);
 }
@@ -267,7 +289,7 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kBadInput;
   }
-  PrintSummary(out, run_dir, *result);
+  PrintSummary(out, run_dir, *result, *config_json);
   return ExitCodeFor(result->valid);
 }
 

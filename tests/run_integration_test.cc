@@ -80,16 +80,29 @@ TEST(RunIntegrationTest, KillWithoutPersistenceFindsDoubleHolders) {
   ExpectNothingLeft(run);
 }
 
+// The default chaos scenario from its data file, shortened by flags (flags
+// override the file): fsync always keeps every lock across SIGKILL.
 TEST(RunIntegrationTest, KillWithFsyncAlwaysStaysValid) {
   TempDir dir;
   std::string out;
-  int code = RunLocksmith(dir.path(), KillArgs("always"), seconds(120), &out);
+  int code = RunLocksmith(dir.path(),
+                          {"run", "--config", LOCKSMITH_SOURCE_DIR "/scenarios/redis-kill-fsync-always.json",
+                           "--time-limit", "15", "--nemesis-interval", "3", "--seed", "1",
+                           "--store", "store"},
+                          seconds(120), &out);
   ASSERT_EQ(code, 0) << out;
   const std::string run = LatestRun(dir.path() + "/store");
   auto results = ReadJson(run + "/results.json");
   EXPECT_EQ(results["valid"], true);
   EXPECT_GE(results["nemesis"]["performed"].get<int>(), 6);
   EXPECT_EQ(results["nemesis"]["failed"], 0);
+  // The scenario predicts no double holders (row 6, fsync always), and the
+  // run says whether it agreed.
+  EXPECT_EQ(results["debate"]["predicted"], "N");
+  EXPECT_EQ(results["debate"]["matches"], true);
+  auto config = ReadJson(run + "/config.json");
+  EXPECT_EQ(config["redis_persistence"], "always");  // from the file
+  EXPECT_EQ(config["time_limit_s"], 15);             // from the flag
   ExpectNothingLeft(run);
 }
 
