@@ -104,6 +104,20 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
       }
     }
   }
+  // The memo lets a class pay for the classes it covers; only a unique
+  // coverer that is not itself covered, so debts never chain.
+  std::vector<int32_t> coverer(class_ops_.size(), -1);
+  std::vector<int32_t> coverers(class_ops_.size(), 0);
+  for (size_t x = 0; x < class_ops_.size(); ++x) {
+    for (int32_t y : covered_classes_[x]) {
+      coverer[y] = static_cast<int32_t>(x);
+      ++coverers[y];
+    }
+  }
+  for (size_t y = 0; y < class_ops_.size(); ++y) {
+    if (coverers[y] != 1 || coverers[coverer[y]] != 0) coverer[y] = -1;
+  }
+  memo_.SetCoverers(std::move(coverer));
 }
 
 void LinearizabilitySearch::Lift(int32_t op) {

@@ -43,13 +43,38 @@ uint32_t MemoTable::AddCounts(uint32_t next, std::span<const uint32_t> nonzero,
   return static_cast<uint32_t>(counts_.size() - 1);
 }
 
-bool MemoTable::Subsumes(const Counts& stored, const std::vector<uint32_t>& consumed) const {
-  for (uint32_t i = 0; i < stored.pairs; ++i) {
+bool MemoTable::Subsumes(const Counts& stored, const std::vector<uint32_t>& consumed) {
+  // First pass: plain classes must not exceed; covered classes run up a
+  // debt on their coverer.
+  bool covered = true;
+  for (uint32_t i = 0; i < stored.pairs && covered; ++i) {
     const uint32_t cls = count_words_[stored.offset + 2 * i];
     const uint32_t count = count_words_[stored.offset + 2 * i + 1];
-    if (consumed[cls] < count) return false;
+    if (consumed[cls] >= count) continue;
+    const int32_t payer = cls < coverer_.size() ? coverer_[cls] : -1;
+    if (payer < 0) {
+      covered = false;
+      break;
+    }
+    if (debt_[payer] == 0) debtors_.push_back(static_cast<uint32_t>(payer));
+    debt_[payer] += count - consumed[cls];
   }
-  return true;
+  if (debtors_.empty()) return covered;
+  // Second pass: each coverer pays from the ops this node used beyond the
+  // stored node (a coverer the stored node never used has no pair).
+  for (uint32_t i = 0; i < stored.pairs && covered; ++i) {
+    const uint32_t cls = count_words_[stored.offset + 2 * i];
+    if (debt_[cls] == 0) continue;
+    const uint32_t count = count_words_[stored.offset + 2 * i + 1];
+    if (consumed[cls] < count + debt_[cls]) covered = false;
+    debt_[cls] = 0;
+  }
+  for (uint32_t payer : debtors_) {
+    if (debt_[payer] != 0 && consumed[payer] < debt_[payer]) covered = false;
+    debt_[payer] = 0;
+  }
+  debtors_.clear();
+  return covered;
 }
 
 bool MemoTable::CoveredOrInsert(std::span<const uint32_t> key, std::span<const uint32_t> nonzero,

@@ -5,7 +5,12 @@
 // list of (class, count). A node is covered when a stored node has the same
 // key and, for every class, linearized no more pending ops: that node had
 // every option this one has (pending ops are optional), so exploring this
-// one cannot succeed where that one failed. Arena-backed open addressing, so
+// one cannot succeed where that one failed. With SetCoverers, a class may
+// also pay for another: when every op of class W can stand in for one of
+// class C (a write of v for a cas to v), a stored node that used k more C
+// ops but at least k fewer W ops than this one still covers it — its
+// unused W ops, all invoked already (this node used them), can replace the
+// C ops this node still has. Arena-backed open addressing, so
 // a million nodes stay in one allocation each for keys, slots and counts.
 // Not thread-safe.
 #pragma once
@@ -20,6 +25,13 @@ namespace locksmith {
 class MemoTable {
  public:
   MemoTable();
+
+  // coverer[c]: the class whose ops can stand in for any op of class c, or
+  // -1. Optional; call before the first insert.
+  void SetCoverers(std::vector<int32_t> coverer) {
+    debt_.assign(coverer.size(), 0);
+    coverer_ = std::move(coverer);
+  }
 
   // `nonzero` lists the classes with consumed[c] > 0. Returns true when the
   // node is covered; otherwise records it and returns false.
@@ -45,7 +57,7 @@ class MemoTable {
 
   uint32_t AddCounts(uint32_t next, std::span<const uint32_t> nonzero,
                      const std::vector<uint32_t>& consumed);
-  bool Subsumes(const Counts& stored, const std::vector<uint32_t>& consumed) const;
+  bool Subsumes(const Counts& stored, const std::vector<uint32_t>& consumed);
   void Grow();
 
   std::vector<Slot> slots_;
@@ -53,6 +65,10 @@ class MemoTable {
   std::vector<Counts> counts_;
   std::vector<uint32_t> count_words_;
   size_t size_ = 0;
+  std::vector<int32_t> coverer_;
+  // Scratch for Subsumes: what each coverer class owes, indexed by class.
+  std::vector<uint32_t> debt_;
+  std::vector<uint32_t> debtors_;
 };
 
 }  // namespace locksmith
