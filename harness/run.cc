@@ -146,7 +146,10 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
 }
 
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
-  if (!config.seed) config.seed = std::random_device{}() * 0x100000001ULL ^ std::random_device{}();
+  if (!config.seed) {
+    std::random_device entropy;
+    config.seed = (uint64_t{entropy()} << 32) | entropy();
+  }
   auto store = CreateRunStore(config.store, config.ResolvedTestName());
   if (!store) {
     std::fprintf(stderr, "locksmith: %s\n", store.error().c_str());
@@ -241,6 +244,14 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     log.Warn("signal " + std::to_string(sig) + ": stopping the workload (again to force)");
   });
   signals.OnForce([&] { io.stop(); });
+  // The watcher outlives this function: detach callbacks that use its locals.
+  struct DetachCallbacks {
+    SignalWatcher& signals;
+    ~DetachCallbacks() {
+      signals.OnInterrupt(nullptr);
+      signals.OnForce(nullptr);
+    }
+  } detach{signals};
   Status workload_status = OkStatus();
   boost::asio::co_spawn(
       io,

@@ -27,13 +27,24 @@ struct FakeLockState {
   bool grant_everything = false;  // break mutual exclusion on purpose
   int unknown_every = 0;          // every n-th call (n > 0) answers unknown
   int calls = 0;
+  int connect_limit = -1;         // connects after this many fail (-1: none)
+  int connects = 0;
+  int open_clients = 0;           // connected and not yet closed
 };
 
 class FakeLockClient : public LockClient {
  public:
   FakeLockClient(FakeLockState& state, uint64_t seed) : state_(state), seed_(seed) {}
 
-  boost::asio::awaitable<Status> Connect() override { co_return OkStatus(); }
+  boost::asio::awaitable<Status> Connect() override {
+    if (state_.connect_limit >= 0 && state_.connects >= state_.connect_limit) {
+      co_return Error{"connection refused"};
+    }
+    ++state_.connects;
+    ++state_.open_clients;
+    open_ = true;
+    co_return OkStatus();
+  }
 
   boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
                                                 std::chrono::milliseconds lease) override {
@@ -66,7 +77,10 @@ class FakeLockClient : public LockClient {
     co_return r;
   }
 
-  void Close() override {}
+  void Close() override {
+    if (open_) --state_.open_clients;
+    open_ = false;
+  }
 
  private:
   // Every call suspends once, as a network round trip would.
@@ -81,6 +95,7 @@ class FakeLockClient : public LockClient {
   FakeLockState& state_;
   uint64_t seed_;
   int acquisitions_ = 0;
+  bool open_ = false;
 };
 
 class FakeLockService : public LockService {

@@ -42,6 +42,13 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   const int n = ctx.options.concurrency;
   std::vector<std::unique_ptr<LockClient>> clients;
   clients.reserve(n);
+  // Open connections keep the io_context running: close them on every path.
+  struct CloseAll {
+    std::vector<std::unique_ptr<LockClient>>& clients;
+    ~CloseAll() {
+      for (auto& c : clients) c->Close();
+    }
+  } close_all{clients};
   for (int i = 0; i < n; ++i) {
     clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), SubSeed(ctx.options.seed, i)));
     Status connected = co_await clients.back()->Connect();
@@ -64,7 +71,6 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   }
   boost::system::error_code ec;
   co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  for (auto& c : clients) c->Close();
   co_return OkStatus();
 }
 

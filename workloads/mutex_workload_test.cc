@@ -78,6 +78,25 @@ TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {
   }
 }
 
+TEST(MutexWorkloadTest, AClientThatCannotConnectStopsTheRunAndEveryClientIsClosed) {
+  FakeLockService service;
+  service.state.connect_limit = 2;
+  auto out = RunFor(service, Options(), 100);
+  ASSERT_FALSE(out.status.ok());
+  EXPECT_NE(out.status.error().find("client 2"), std::string::npos) << out.status.error();
+  EXPECT_TRUE(out.history.empty());
+  // Open connections would keep the io_context running.
+  EXPECT_EQ(service.state.open_clients, 0);
+}
+
+TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
+  FakeLockService service;
+  auto out = RunFor(service, Options(), 50);
+  ASSERT_TRUE(out.status.ok());
+  EXPECT_EQ(service.state.connects, 5);
+  EXPECT_EQ(service.state.open_clients, 0);
+}
+
 TEST(MutexWorkloadTest, BrokenLockIsCaughtAsDoubleHolders) {
   FakeLockService service;
   service.state.grant_everything = true;
