@@ -209,9 +209,10 @@ Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
 
 Status ValidateRunConfig(const RunConfig& c) {
   const WorkloadOptions& w = c.workload_options;
-  static const std::regex kName("[A-Za-z0-9._-]{1,100}");
+  // A letter or digit first: "." and ".." would leave the store directory.
+  static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
   if (!c.test_name.empty() && !std::regex_match(c.test_name, kName)) {
-    return Error{"--test-name must be 1-100 characters of letters, digits, '.', '_' or '-'"};
+    return Error{"--test-name must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"};
   }
   if (c.store.empty()) return Error{"--store must not be empty"};
   if (!Contains(BackendNames(), c.backend)) {

@@ -40,6 +40,9 @@ TEST(RunConfigTest, EachBadFieldIsNamed) {
             std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.test_name = "../escape"; }).find("--test-name"),
             std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.test_name = ".."; }).find("--test-name"),
+            std::string::npos);
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.test_name = "redis-1.x_y"; }), "");
 }
 
 TEST(RunConfigTest, UnknownNamesListTheKnownOnes) {
