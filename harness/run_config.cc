@@ -239,8 +239,8 @@ Status ValidateRunConfig(const RunConfig& c) {
       return Error{"unknown nemesis \"" + n + "\" (known: " + JoinNames(NemesisNames()) + ")"};
     }
   }
-  if (!(c.nemesis_interval_s > 0) || c.nemesis_interval_s > 86400) {
-    return Error{"--nemesis-interval must be more than 0 and at most 86400 seconds"};
+  if (!(c.nemesis_interval_s >= 0.1) || c.nemesis_interval_s > 86400) {
+    return Error{"--nemesis-interval must be 0.1 to 86400 seconds"};
   }
   if (c.restart_delay_ms < 0 || c.restart_delay_ms > 3'600'000) {
     return Error{"--restart-delay must be 0 to 3600000 ms"};

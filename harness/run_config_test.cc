@@ -36,6 +36,8 @@ TEST(RunConfigTest, EachBadFieldIsNamed) {
             std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.nemesis_interval_s = -3; }).find("--nemesis-interval"),
             std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.nemesis_interval_s = 1e-9; }).find("--nemesis-interval"),
+            std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.client_timeout_ms = 0; }).find("--client-timeout"),
             std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.test_name = "../escape"; }).find("--test-name"),

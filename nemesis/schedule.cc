@@ -7,9 +7,10 @@ namespace locksmith {
 
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
   std::vector<ScheduledFault> schedule;
-  if (o.faults.empty() || o.nodes.empty() || !(o.interval_s > 0)) return schedule;
-  std::mt19937_64 rng(o.seed);
   const int64_t interval_ms = static_cast<int64_t>(o.interval_s * 1000);
+  // A cycle shorter than a millisecond would never advance.
+  if (o.faults.empty() || o.nodes.empty() || !(interval_ms >= 1)) return schedule;
+  std::mt19937_64 rng(o.seed);
   const int64_t limit_ms = static_cast<int64_t>(o.time_limit_s * 1000);
   std::uniform_int_distribution<int64_t> jitter(0, interval_ms / 4);
   std::uniform_int_distribution<size_t> pick(0, o.nodes.size() - 1);

@@ -80,6 +80,9 @@ TEST(ScheduleTest, NothingToDoGivesAnEmptySchedule) {
   o = KillOptions();
   o.time_limit_s = 4;  // shorter than the warm-up
   EXPECT_TRUE(BuildSchedule(o).empty());
+  o = KillOptions();
+  o.interval_s = 1e-9;  // rounds to no time at all: must not loop forever
+  EXPECT_TRUE(BuildSchedule(o).empty());
 }
 
 }  // namespace
