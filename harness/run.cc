@@ -257,7 +257,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
       io,
       [&]() -> boost::asio::awaitable<void> { workload_status = co_await (*workload)->Run(ctx); },
       boost::asio::detached);
-  log.Info("workload " + config.workload + " for " + std::to_string(config.time_limit_s) + " s, " +
+  log.Info("workload " + config.workload + " for " + config_json["time_limit_s"].dump() + " s, " +
            std::to_string(workload_options.concurrency) + " clients");
   runner.Start(zero);
   io.run();
