@@ -2,23 +2,24 @@
 
 #include <sys/stat.h>
 
+#include <charconv>
+
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "checker/check_file.h"
 #include "harness/cleanup.h"
+#include "harness/exit_codes.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 
 namespace locksmith {
 namespace {
 
-constexpr int kBadInput = 254;
-
 int BadInput(const std::string& message) {
   std::cerr << "locksmith: " << message << "\n";
-  return kBadInput;
+  return kExitBadInput;
 }
 
 // The flags of `run`, parsed into typed temporaries; only those given on the
@@ -29,7 +30,7 @@ struct RunFlags {
   int concurrency = 0, keys = 0;
   int64_t lease_ms = 0, restart_delay_ms = 0, client_timeout_ms = 0;
   double rate = 0, time_limit_s = 0, nemesis_interval_s = 0;
-  uint64_t seed = 0;
+  std::string seed;  // parsed here: CLI11 would wrap "-1" around to 2^64-1
   bool loopback = false;
 };
 
@@ -52,14 +53,14 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
   run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
   run.add_option("--nemesis", f.nemesis, "fault families, comma-separated: kill [default: none]");
   run.add_option("--nemesis-interval", f.nemesis_interval_s, "seconds between faults [default: 10]");
-  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms [default: 100]");
+  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms, capped at the nemesis interval [default: 100]");
   run.add_option("--redis-persistence", f.persistence, "none | everysec | always [default: none]");
   run.add_option("--client-timeout", f.client_timeout_ms, "deadline of every client call, ms [default: 500]");
   run.add_flag("--loopback", f.loopback, "use loopback hosts even as root (no network faults)");
 }
 
 // Overrides from flags that were given, as config JSON keys.
-nlohmann::json GivenFlags(const CLI::App& run, const RunFlags& f) {
+Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
   nlohmann::json j = nlohmann::json::object();
   auto given = [&](const char* flag) { return run.count(flag) > 0; };
   if (given("--test-name")) j["test_name"] = f.test_name;
@@ -73,7 +74,15 @@ nlohmann::json GivenFlags(const CLI::App& run, const RunFlags& f) {
   if (given("--lease")) j["lease_ms"] = f.lease_ms;
   if (given("--rate")) j["rate"] = f.rate;
   if (given("--time-limit")) j["time_limit_s"] = f.time_limit_s;
-  if (given("--seed")) j["seed"] = f.seed;
+  if (given("--seed")) {
+    uint64_t seed = 0;
+    auto [end, ec] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), seed);
+    if (ec != std::errc() || end != f.seed.data() + f.seed.size() || f.seed.empty()) {
+      return Error{"--seed must be a whole number from 0 to 18446744073709551615, not \"" + f.seed +
+                   "\""};
+    }
+    j["seed"] = seed;
+  }
   if (given("--nemesis")) j["nemesis"] = f.nemesis;
   if (given("--nemesis-interval")) j["nemesis_interval_s"] = f.nemesis_interval_s;
   if (given("--restart-delay")) j["restart_delay_ms"] = f.restart_delay_ms;
@@ -158,9 +167,9 @@ int CliMain(int argc, char** argv) {
     if (!run_flags.config_file.empty()) {
       if (Status s = LoadRunConfigFile(run_flags.config_file, config); !s) return BadInput(s.error());
     }
-    if (Status s = MergeRunConfigJson(GivenFlags(*run, run_flags), config); !s) {
-      return BadInput(s.error());
-    }
+    auto overrides = GivenFlags(*run, run_flags);
+    if (!overrides) return BadInput(overrides.error());
+    if (Status s = MergeRunConfigJson(*overrides, config); !s) return BadInput(s.error());
     if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
     SignalWatcher signals;  // before any thread starts
     return RunTest(config, signals, std::cout);
@@ -170,7 +179,7 @@ int CliMain(int argc, char** argv) {
     Status s = CleanupLeftovers(std::cout);
     if (!s) {
       std::cerr << "locksmith: cleanup: " << s.error() << "\n";
-      return 255;
+      return kExitRunFailed;
     }
     return 0;
   }

@@ -4,12 +4,14 @@
 // namespaces stay registered for `locksmith cleanup`, and its history is on
 // disk line by line.
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <exception>
 #include <iostream>
 
 #include "harness/cli.h"
+#include "harness/exit_codes.h"
 #include "harness/process_supervisor.h"
 
 namespace {
@@ -19,7 +21,17 @@ void OnFatalSignal(int) {
   static const char kMessage[] =
       "locksmith: crashed (fatal signal); servers killed, run `locksmith cleanup`\n";
   (void)!write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
-  _exit(255);
+  _exit(locksmith::kExitRunFailed);
+}
+
+// Every client holds a connection: let --concurrency reach the hard limit
+// on open files, not the (often 1024) soft one.
+void RaiseOpenFileLimit() {
+  struct rlimit limit {};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
 }
 
 void InstallCrashHandlers() {
@@ -34,6 +46,10 @@ void InstallCrashHandlers() {
 
 int main(int argc, char** argv) {
   InstallCrashHandlers();
+  // A closed pipe on stdout/stderr (`| head`, a dead `tee`) must be a write
+  // error, not a signal that kills the controller before teardown.
+  signal(SIGPIPE, SIG_IGN);
+  RaiseOpenFileLimit();
   try {
     return locksmith::CliMain(argc, argv);
   } catch (const std::exception& e) {
@@ -41,5 +57,5 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "locksmith: crashed\n";
   }
-  return 255;
+  return locksmith::kExitRunFailed;
 }

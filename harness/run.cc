@@ -8,7 +8,9 @@
 #include <boost/asio/post.hpp>
 
 #include "backends/backend_registry.h"
+#include "backends/redis_lock_token.h"
 #include "checker/seed.h"
+#include "harness/exit_codes.h"
 #include "harness/history_recorder.h"
 #include "harness/local_cluster.h"
 #include "harness/run_log.h"
@@ -24,23 +26,9 @@
 namespace locksmith {
 namespace {
 
-constexpr int kRunFailed = 255;
-constexpr int kBadInput = 254;
 
 // Stream numbers for SubSeed: one per consumer of randomness.
 enum SeedStream : uint64_t { kWorkloadSeed = 1, kScheduleSeed = 2, kPasswordSeed = 3 };
-
-std::string RandomHex(uint64_t seed, int bytes) {
-  std::mt19937_64 rng(seed);
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (int i = 0; i < bytes; ++i) {
-    const auto b = static_cast<unsigned>(rng() & 0xff);
-    out.push_back(kHex[b >> 4]);
-    out.push_back(kHex[b & 15]);
-  }
-  return out;
-}
 
 // Builds the nemesis for the configured fault families.
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockService& service) {
@@ -153,14 +141,14 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   auto store = CreateRunStore(config.store, config.ResolvedTestName());
   if (!store) {
     std::fprintf(stderr, "locksmith: %s\n", store.error().c_str());
-    return kBadInput;
+    return kExitBadInput;
   }
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
   nlohmann::json config_json = config.ToJson();
   if (Status s = WriteTextFile(store->File("config.json"), config_json.dump(2) + "\n"); !s) {
     log.Error(s.error());
-    return kRunFailed;
+    return kExitRunFailed;
   }
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
 
@@ -168,7 +156,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   auto nodes = BackendNodeNames(config.backend);
   if (!nodes) {
     log.Error(nodes.error());
-    return kBadInput;
+    return kExitBadInput;
   }
   LocalClusterOptions cluster_options;
   cluster_options.node_names = *nodes;
@@ -177,7 +165,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   auto cluster = CreateLocalCluster(cluster_options);
   if (!cluster) {
     log.Error("cluster: " + cluster.error());
-    return kRunFailed;
+    return kExitRunFailed;
   }
   log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
            " hosts");
@@ -187,12 +175,12 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   backend_options.name = config.backend;
   backend_options.nodes_dir = store->NodesDir();
   backend_options.redis_persistence = config.redis_persistence;
-  backend_options.password = "ls-" + RandomHex(SubSeed(seed, kPasswordSeed), 12);
+  backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
   backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
   auto service = MakeLockService(backend_options, **cluster);
   if (!service) {
     log.Error(service.error());
-    return kRunFailed;
+    return kExitRunFailed;
   }
   auto teardown = [&](const std::string& why) {
     log.Info("teardown (" + why + ")");
@@ -202,12 +190,12 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   if (Status s = (*service)->Start(); !s) {
     log.Error("servers: " + s.error());
     teardown("servers did not start");
-    return kRunFailed;
+    return kExitRunFailed;
   }
   log.Info("servers up: " + (*service)->Describe().dump());
   if (signals.interrupted()) {
     teardown("interrupted before the workload");
-    return kRunFailed;
+    return kExitRunFailed;
   }
 
   // --- workload and nemesis.
@@ -216,14 +204,14 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   if (!recorder) {
     log.Error(recorder.error());
     teardown("no history file");
-    return kRunFailed;
+    return kExitRunFailed;
   }
   auto workload = MakeWorkload(config.workload);
   auto nemesis = MakeNemesis(config, **service);
   if (!workload || !nemesis) {
     log.Error(workload ? nemesis.error() : workload.error());
     teardown("bad workload or nemesis");
-    return kBadInput;
+    return kExitBadInput;
   }
   ScheduleOptions schedule;
   schedule.faults = config.nemesis;
@@ -278,10 +266,10 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   auto result = JudgeAndReport(store->dir, config_json, extra);
   if (!result) {
     log.Error("check: " + result.error());
-    return kRunFailed;
+    return kExitRunFailed;
   }
   PrintSummary(out, store->dir, *result, config_json);
-  if (!workload_status) return kRunFailed;
+  if (!workload_status) return kExitRunFailed;
   return ExitCodeFor(result->valid);
 }
 
@@ -293,12 +281,12 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
   if (!loaded) {
     std::fprintf(stderr, "locksmith: %s is not a run directory: %s\n", run_dir.c_str(),
                  loaded.error().c_str());
-    return kBadInput;
+    return kExitBadInput;
   }
   auto result = JudgeAndReport(run_dir, *config_json, {{"rechecked", true}});
   if (!result) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
-    return kBadInput;
+    return kExitBadInput;
   }
   PrintSummary(out, run_dir, *result, *config_json);
   return ExitCodeFor(result->valid);

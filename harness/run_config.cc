@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "backends/backend_registry.h"
+#include "checker/utf8.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -166,7 +167,8 @@ nlohmann::json RunConfig::ToJson() const {
           {"client_timeout_ms", client_timeout_ms},
           {"loopback", loopback},
           {"scenario", scenario},
-          {"prediction", prediction}};
+          {"prediction", prediction},
+          {"description", description}};
 }
 
 Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
@@ -190,7 +192,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
                    Read(j, "redis_persistence", c.redis_persistence),
                    Read(j, "client_timeout_ms", c.client_timeout_ms),
                    Read(j, "loopback", c.loopback), Read(j, "scenario", c.scenario),
-                   Read(j, "prediction", c.prediction)}) {
+                   Read(j, "prediction", c.prediction), Read(j, "description", c.description)}) {
     if (!s) return s;
   }
   return OkStatus();
@@ -215,6 +217,7 @@ Status ValidateRunConfig(const RunConfig& c) {
     return Error{"--test-name must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"};
   }
   if (c.store.empty()) return Error{"--store must not be empty"};
+  if (SanitizeUtf8(c.store) != c.store) return Error{"--store must be a UTF-8 path"};
   if (!Contains(BackendNames(), c.backend)) {
     return Error{"unknown backend \"" + c.backend + "\" (known: " + JoinNames(BackendNames()) + ")"};
   }
@@ -234,10 +237,18 @@ Status ValidateRunConfig(const RunConfig& c) {
   if (!(c.time_limit_s > 0) || c.time_limit_s > 86400) {
     return Error{"--time-limit must be more than 0 and at most 86400 seconds"};
   }
-  for (const auto& n : c.nemesis) {
+  for (size_t i = 0; i < c.nemesis.size(); ++i) {
+    const std::string& n = c.nemesis[i];
     if (!Contains(NemesisNames(), n)) {
       return Error{"unknown nemesis \"" + n + "\" (known: " + JoinNames(NemesisNames()) + ")"};
     }
+    if (std::find(c.nemesis.begin(), c.nemesis.begin() + i, n) != c.nemesis.begin() + i) {
+      return Error{"nemesis \"" + n + "\" is listed twice"};
+    }
+  }
+  if (c.prediction != "" && c.prediction != "Y" && c.prediction != "N") {
+    return Error{"\"prediction\" must be \"Y\" (two holders at once possible) or \"N\", not \"" +
+                 c.prediction + "\""};
   }
   if (!(c.nemesis_interval_s >= 0.1) || c.nemesis_interval_s > 86400) {
     return Error{"--nemesis-interval must be 0.1 to 86400 seconds"};

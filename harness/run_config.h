@@ -27,12 +27,13 @@ struct RunConfig {
   std::optional<uint64_t> seed;      // unset: drawn at random, then logged
   std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
   double nemesis_interval_s = 10;
-  int64_t restart_delay_ms = 100;    // kill: how long a killed node stays down
+  int64_t restart_delay_ms = 100;    // kill: downtime, at most until the next fault cycle
   std::string redis_persistence = "none";  // none | everysec | always
   int64_t client_timeout_ms = 500;   // deadline of every client call
   bool loopback = false;             // never use namespaces, even as root
   std::string scenario;              // the DESIGN/debate row a scenario file tests
-  std::string prediction;            // what the debate predicts for it
+  std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
+  std::string description;           // free text from a scenario file
 
   nlohmann::json ToJson() const;
   // The test name actually used for the store directory.

@@ -55,6 +55,12 @@ TEST(RunConfigTest, UnknownNamesListTheKnownOnes) {
   EXPECT_NE(e.find("mutex"), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.nemesis = {"kill", "meteor"}; });
   EXPECT_NE(e.find("\"meteor\""), std::string::npos) << e;
+  e = ErrorAfter([](RunConfig& c) { c.nemesis = {"kill", "kill"}; });
+  EXPECT_NE(e.find("twice"), std::string::npos) << e;
+  e = ErrorAfter([](RunConfig& c) { c.prediction = "yes"; });
+  EXPECT_NE(e.find("\"prediction\""), std::string::npos) << e;
+  e = ErrorAfter([](RunConfig& c) { c.store = "/tmp/x\xff"; });
+  EXPECT_NE(e.find("--store"), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.redis_persistence = "sometimes"; });
   EXPECT_NE(e.find("none, everysec, always"), std::string::npos) << e;
 }
@@ -92,6 +98,9 @@ TEST(RunConfigTest, JsonRoundTripKeepsEveryField) {
   a.redis_persistence = "always";
   a.client_timeout_ms = 250;
   a.loopback = true;
+  a.scenario = "6";
+  a.prediction = "N";
+  a.description = "why";
   RunConfig b;
   ASSERT_TRUE(MergeRunConfigJson(a.ToJson(), b).ok());
   EXPECT_EQ(b.ToJson(), a.ToJson());

@@ -1,0 +1,10 @@
+// locksmith's process exit codes, in one place. Verdicts map through
+// ExitCodeFor (checker/checker.h): 0 valid, 1 invalid, 2 unknown.
+#pragma once
+
+namespace locksmith {
+
+inline constexpr int kExitBadInput = 254;   // a flag, config or history file is wrong
+inline constexpr int kExitRunFailed = 255;  // a crash, or a run that could not be carried out
+
+}  // namespace locksmith
