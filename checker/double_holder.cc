@@ -21,7 +21,15 @@ struct Hold {
   const Op* acquire_done = nullptr;
   const Op* release_invoke = nullptr;  // null when never released
   bool certain = true;     // false: an info acquire that may not have happened
+  // True for an info acquire proven by an ok release of its token: the lock
+  // was held at some moment of [start, end] (the release's own window), not
+  // necessarily throughout, since a timed-out SET may run late.
+  bool window = false;
 };
+
+// Lease lengths beyond this are taken as unknown rather than overflow the
+// nanosecond clock (imported histories may carry anything).
+constexpr int64_t kMaxLeaseMs = int64_t{1} << 40;
 
 std::string TokenOf(const Op& op) {
   if (op.value.is_object()) {
@@ -75,7 +83,7 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
       h.acquire_done = done;
       if (done->type == OpType::kOk) {
         h.start = done->time;
-        if (auto validity = IntIn(done->value, "validity_ms")) {
+        if (auto validity = IntIn(done->value, "validity_ms"); validity && *validity < kMaxLeaseMs) {
           h.lease_end = done->time + *validity * kNsPerMs;
         }
         auto& list = holds[op.key];
@@ -84,7 +92,7 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
       } else {  // info: may have happened
         h.certain = false;
         h.start = op.time;
-        if (auto lease = IntIn(op.value, "lease_ms")) {
+        if (auto lease = IntIn(op.value, "lease_ms"); lease && *lease >= 0 && *lease < kMaxLeaseMs) {
           h.end = op.time + *lease * kNsPerMs;
           h.lease_end = h.end;
         }
@@ -104,14 +112,15 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
         continue;
       }
       // A release of an info acquire's token that succeeded proves the
-      // acquire took effect and held until this release executed.
+      // acquire took effect and was held when this release executed.
       if (done == nullptr || done->type != OpType::kOk) continue;
       auto pt = possible_by_token.find(TokenOf(op));
       if (pt == possible_by_token.end()) continue;
       Hold& h = holds[pt->second.first][pt->second.second];
       h.certain = true;
-      h.start = h.acquire_done->time;
-      h.end = op.time;
+      h.window = true;
+      h.start = op.time;
+      h.end = done->time;
       h.release_invoke = &op;
       possible_by_token.erase(pt);
     }
@@ -140,7 +149,12 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
       for (size_t j : active) {
         const Hold& a = holds[j];
         if (a.process == b.process) continue;
-        if (!a.certain || !b.certain) {
+        // A window hold overlaps for certain only with a hold covering the
+        // whole window: the proven moment may be anywhere in it.
+        auto covers = [](const Hold& outer, const Hold& w) {
+          return !w.window || (outer.start <= w.start && outer.end >= w.end);
+        };
+        if (!a.certain || !b.certain || !covers(a, b) || !covers(b, a)) {
           ++possible;
           continue;
         }

@@ -2,9 +2,11 @@
 // key at once, by intervals (no search). A hold is [acquire ok, release
 // invoke] of one process on one key. An acquire that ended `info` may have
 // taken effect: when its token is later released with `ok` (by any process),
-// the acquire certainly held from its completion to that release's invoke
-// and counts as a hold; otherwise it is a possible hold [invoke, invoke +
-// lease] whose overlaps are counted in stats but do not make the history
+// the lock was certainly held at some moment of that release's window
+// [invoke, completion] (a timed-out SET may run late, so not necessarily
+// before); an overlap with it is certain only for a hold covering the whole
+// window. Otherwise the info acquire is a possible hold [invoke, invoke +
+// lease]. Possible overlaps are counted in stats but do not make the history
 // invalid (the acquire may never have happened).
 //
 // Each overlap is classified by the clients' own lease reckoning (lease end =
