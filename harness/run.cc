@@ -1,5 +1,6 @@
 #include "harness/run.h"
 
+#include <algorithm>
 #include <random>
 
 #include <boost/asio/co_spawn.hpp>
@@ -115,6 +116,14 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (!history) return Error{history.error()};
   CompositeChecker checker((*workload)->Checkers());
   CheckResult result = checker.Check(*history);
+  // A run in which nothing succeeded proves nothing: never call it valid.
+  const bool any_ok = std::any_of(history->begin(), history->end(), [](const Op& op) {
+    return op.is_client() && op.type == OpType::kOk;
+  });
+  if (!any_ok && result.valid == Validity::kTrue) {
+    result.valid = Validity::kUnknown;
+    result.reason = "no client operation succeeded";
+  }
   nlohmann::json results = result.ToJson();
   for (const auto& [k, v] : extra.items()) results[k] = v;
   if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
@@ -283,7 +292,14 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
                  loaded.error().c_str());
     return kExitBadInput;
   }
-  auto result = JudgeAndReport(run_dir, *config_json, {{"rechecked", true}});
+  // Facts only the run itself could record survive the re-check.
+  nlohmann::json extra{{"rechecked", true}};
+  if (auto previous = ReadJsonFile(run_dir + "/results.json", "results.json"); previous) {
+    for (const char* key : {"interrupted", "nemesis", "workload_error"}) {
+      if (previous->contains(key)) extra[key] = (*previous)[key];
+    }
+  }
+  auto result = JudgeAndReport(run_dir, *config_json, extra);
   if (!result) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kExitBadInput;
