@@ -66,8 +66,12 @@ TEST(NemesisRunnerTest, RecordsEachFaultAsInvokeThenInfo) {
                                        {2, {"start", {{"node", "n1"}}}}};
   NemesisRunner runner(nemesis, recorder, schedule);
   runner.Start(std::chrono::steady_clock::now());
-  // Stop() only interrupts waiting; wait until all three ran.
-  while (runner.performed() < 3) std::this_thread::yield();
+  // Stop() only interrupts waiting; wait (bounded) until all three ran.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (runner.performed() < 3 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(runner.performed(), 3);
   runner.Stop();
   History h = recorder.history();
   ASSERT_EQ(h.size(), 6u);

@@ -109,8 +109,10 @@ TEST(RunIntegrationTest, KillWithFsyncAlwaysStaysValid) {
 TEST(RunIntegrationTest, SigintMidRunTearsDownAndKeepsACheckableHistory) {
   TempDir dir;
   const std::string store = dir.path() + "/store";
+  // fsync always: the run must stay valid whenever the signal lands.
   LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--nemesis", "kill",
-                                            "--nemesis-interval", "1", "--store", "store"});
+                                            "--nemesis-interval", "1", "--redis-persistence",
+                                            "always", "--store", "store"});
   ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
       << run_process.Stderr();
   run_process.Signal(SIGINT);
