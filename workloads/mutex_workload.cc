@@ -1,5 +1,6 @@
 #include "workloads/mutex_workload.h"
 
+#include <optional>
 #include <random>
 
 #include <boost/asio/co_spawn.hpp>
@@ -14,23 +15,13 @@
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
 #include "workloads/op_log.h"
+#include "workloads/pacing.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-asio::awaitable<void> SleepFor(std::chrono::milliseconds d) {
-  if (d.count() <= 0) co_return;
-  asio::steady_timer timer(co_await asio::this_coro::executor, d);
-  co_await timer.async_wait(asio::use_awaitable);
-}
-
-asio::awaitable<void> SleepUntil(Clock::time_point t) {
-  asio::steady_timer timer(co_await asio::this_coro::executor, t);
-  co_await timer.async_wait(asio::use_awaitable);
-}
 
 int64_t Draw(std::mt19937_64& rng, MsRange range) {
   return std::uniform_int_distribution<int64_t>(range.min, range.max)(rng);
@@ -57,39 +48,47 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     }
   }
 
-  // Waits for every worker: the last one to finish cancels the timer.
+  // Waits for every worker: the last one to finish cancels the timer. co_spawn
+  // may run a worker to its end before returning (it dispatches, and we are on
+  // the io_context's thread): with the deadline already past or an interrupt
+  // already set, every worker can finish inside the loop below, before any
+  // wait is posted, so wait only while some worker is still running. One
+  // thread: nothing runs between the check and posting the wait.
   int running = n;
   asio::steady_timer all_done(ctx.io, Clock::time_point::max());
+  const Clock::time_point start = Clock::now();
   for (int i = 0; i < n; ++i) {
     asio::co_spawn(
         ctx.io,
         [&, i]() -> asio::awaitable<void> {
-          co_await Worker(ctx, i, *clients[i]);
+          co_await Worker(ctx, i, *clients[i], start);
           if (--running == 0) all_done.cancel();
         },
         asio::detached);
   }
-  boost::system::error_code ec;
-  co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  while (running > 0) {
+    boost::system::error_code ec;
+    co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+  }
   co_return OkStatus();
 }
 
-asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client) {
+asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client,
+                                            Clock::time_point start) {
   const WorkloadOptions& o = ctx.options;
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, o.keys - 1);
   OpLog log(ctx.recorder, worker, o.concurrency);
-  const auto spacing = o.rate > 0 ? std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(o.concurrency / o.rate))
-                                  : Clock::duration::zero();
-  auto next_attempt = Clock::now();
+  // --rate: worker w's attempts at start + w / rate + k * concurrency / rate.
+  AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
 
-  while (!ctx.interrupted && Clock::now() < ctx.deadline) {
-    if (spacing.count() > 0) {
-      co_await SleepUntil(next_attempt);
-      next_attempt += spacing;
-      if (ctx.interrupted || Clock::now() >= ctx.deadline) break;
-    }
+  // Every sleep below ends at the deadline and soon after an interrupt.
+  while (!ctx.interrupted) {
+    std::optional<Clock::time_point> slot = pacer.Next(Clock::now());
+    if (!slot) break;  // no attempt left before the deadline
+    co_await SleepUntil(ctx, *slot);
+    if (ctx.interrupted || Clock::now() >= ctx.deadline) break;
+
     const std::string key = "lock-" + std::to_string(pick_key(rng));
     log.Invoke("acquire", key, {{"lease_ms", o.lease_ms}});
     AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(o.lease_ms));
@@ -100,12 +99,13 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     }
     log.Complete(acquired.outcome, std::move(value), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
-      co_await SleepFor(std::chrono::milliseconds(Draw(rng, o.backoff)));
+      co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, o.backoff)));
       continue;
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
-    if (!ctx.interrupted) co_await SleepFor(std::chrono::milliseconds(Draw(rng, o.hold)));
+    // A hold cut short by the deadline or an interrupt still releases.
+    co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, o.hold)));
     log.Invoke("release", key, {{"token", acquired.token}});
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);

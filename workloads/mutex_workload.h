@@ -7,6 +7,8 @@
 // thread; not thread-safe.
 #pragma once
 
+#include <chrono>
+
 #include "workloads/workload.h"
 
 namespace locksmith {
@@ -20,7 +22,9 @@ class MutexWorkload : public Workload {
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
 
  private:
-  boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client);
+  // `start`: when the workers were started, the origin of --rate's slots.
+  boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
+                                      std::chrono::steady_clock::time_point start);
 };
 
 }  // namespace locksmith

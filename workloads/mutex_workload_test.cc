@@ -2,39 +2,94 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
-#include "workloads/fake_lock_service.h"
 #include "checker/memory_recorder.h"
+#include "workloads/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
 
-// Runs the mutex workload against the fake service for `ms` milliseconds.
+using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Runs stop by op counts, not by wall-clock windows: this recorder sets the
+// run's interrupt flag once `stop_after` recorded ops satisfy `counts`
+// (everything runs on the test's one io_context thread, so the stop point is
+// exact). The deadline is only a safety net.
+class StoppingRecorder : public OpRecorder {
+ public:
+  StoppingRecorder(std::atomic<bool>& interrupted, int stop_after, std::function<bool(const Op&)> counts)
+      : interrupted_(interrupted), stop_after_(stop_after), counts_(std::move(counts)) {}
+
+  Op Record(Op op) override {
+    Op stamped = memory_.Record(std::move(op));
+    if (stop_after_ >= 0 && (!counts_ || counts_(stamped)) && ++seen_ >= stop_after_) {
+      interrupted_ = true;
+    }
+    return stamped;
+  }
+  History history() const { return memory_.history(); }
+
+ private:
+  MemoryRecorder memory_;
+  std::atomic<bool>& interrupted_;
+  int stop_after_;
+  std::function<bool(const Op&)> counts_;
+  int seen_ = 0;
+};
+
+std::function<bool(const Op&)> Is(const std::string& f, OpType type) {
+  return [=](const Op& op) { return op.f == f && op.type == type; };
+}
+
+struct Spec {
+  int stop_after = -1;                      // interrupt after this many counted ops (-1: never)
+  std::function<bool(const Op&)> counts;    // which ops count (empty: all)
+  Clock::duration deadline_in = seconds(30);  // from the start of the run; negative: already past
+  bool interrupted_at_start = false;
+  // If the workload has not returned by then, the test fails (instead of hanging).
+  Clock::duration safety = seconds(60);
+};
+
 struct Outcome3 {
+  bool finished = false;  // Run() returned
   Status status = OkStatus();
   History history;
   Validity validity = Validity::kTrue;
   nlohmann::json results;
 };
 
-Outcome3 RunFor(FakeLockService& service, WorkloadOptions options, int ms) {
-  boost::asio::io_context io;
-  MemoryRecorder recorder;
-  std::atomic<bool> interrupted{false};
-  WorkloadContext ctx{io, service, recorder, options,
-                      std::chrono::steady_clock::now() + std::chrono::milliseconds(ms),
-                      interrupted};
+Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Spec& spec) {
+  std::atomic<bool> interrupted{spec.interrupted_at_start};
+  StoppingRecorder recorder(interrupted, spec.stop_after, spec.counts);
   MutexWorkload workload;
   Outcome3 out;
-  boost::asio::co_spawn(
-      io, [&]() -> boost::asio::awaitable<void> { out.status = co_await workload.Run(ctx); },
-      boost::asio::detached);
-  io.run();
+  {
+    // Declared after everything the workload's coroutines use, so it is
+    // destroyed (with any coroutine still pending) first.
+    boost::asio::io_context io;
+    WorkloadContext ctx{io, service, recorder, options, Clock::now() + spec.deadline_in, interrupted};
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          out.status = co_await workload.Run(ctx);
+          out.finished = true;
+        },
+        boost::asio::detached);
+    io.run_for(spec.safety);
+    if (!out.finished) {
+      ADD_FAILURE() << "the workload did not return within the safety net";
+      interrupted = true;
+      io.run_for(seconds(2));
+    }
+  }
   out.history = recorder.history();
   CompositeChecker checker(workload.Checkers());
   CheckResult r = checker.Check(out.history);
@@ -49,19 +104,45 @@ WorkloadOptions Options() {
   o.keys = 2;
   o.hold = {1, 3};
   o.backoff = {0, 1};
-  o.lease_ms = 5000;
+  o.lease_ms = 60000;  // never expires during a test, however loaded the machine
   o.seed = 42;
   return o;
 }
 
+int Count(const History& h, const std::string& f, OpType type) {
+  int n = 0;
+  for (const Op& op : h) n += op.f == f && op.type == type;
+  return n;
+}
+
+// Every acquire ok is followed, in its process, by a release invoke (and,
+// with a correct lock, an ok release): holders release, also when their hold
+// was cut short.
+void ExpectEveryHoldReleased(const History& h, bool correct_lock = true) {
+  std::map<int64_t, int> open;  // process -> acquires ok not yet released
+  for (const Op& op : h) {
+    if (op.f == "acquire" && op.type == OpType::kOk) ++open[op.process];
+    if (op.f == "release" && op.type == OpType::kInvoke) --open[op.process];
+  }
+  for (const auto& [process, n] : open) EXPECT_EQ(n, 0) << "process " << process;
+  if (correct_lock) {
+    EXPECT_EQ(Count(h, "release", OpType::kOk), Count(h, "acquire", OpType::kOk));
+  }
+}
+
 TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {
   FakeLockService service;
-  auto out = RunFor(service, Options(), 150);
+  Spec spec;
+  spec.stop_after = 20;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.finished);
   ASSERT_TRUE(out.status.ok()) << out.status.error();
   EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
   const auto& by_f = out.results["stats"]["perf"]["stats"]["by_f"];
-  EXPECT_GT(by_f["acquire"]["ok"].get<int>(), 10);
-  EXPECT_GT(by_f["release"]["ok"].get<int>(), 10);
+  EXPECT_GE(by_f["acquire"]["ok"].get<int>(), 20);
+  EXPECT_GE(by_f["release"]["ok"].get<int>(), 20);
+  ExpectEveryHoldReleased(out.history);
   // Every invoke has a completion: workers finish the op in flight.
   auto completion_of = PairCompletions(out.history);
   for (size_t i = 0; i < out.history.size(); ++i) {
@@ -73,7 +154,7 @@ TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {
   for (const Op& op : out.history) {
     EXPECT_TRUE(op.key == "lock-0" || op.key == "lock-1") << op.key;
     if (op.type == OpType::kInvoke && op.f == "acquire") {
-      EXPECT_EQ(op.value["lease_ms"], 5000);
+      EXPECT_EQ(op.value["lease_ms"], 60000);
     }
   }
 }
@@ -81,7 +162,8 @@ TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {
 TEST(MutexWorkloadTest, AClientThatCannotConnectStopsTheRunAndEveryClientIsClosed) {
   FakeLockService service;
   service.state.connect_limit = 2;
-  auto out = RunFor(service, Options(), 100);
+  auto out = RunWorkload(service, Options(), Spec{});
+  ASSERT_TRUE(out.finished);
   ASSERT_FALSE(out.status.ok());
   EXPECT_NE(out.status.error().find("client 2"), std::string::npos) << out.status.error();
   EXPECT_TRUE(out.history.empty());
@@ -91,7 +173,10 @@ TEST(MutexWorkloadTest, AClientThatCannotConnectStopsTheRunAndEveryClientIsClose
 
 TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
   FakeLockService service;
-  auto out = RunFor(service, Options(), 50);
+  Spec spec;
+  spec.stop_after = 10;
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.finished);
   ASSERT_TRUE(out.status.ok());
   EXPECT_EQ(service.state.connects, 5);
   EXPECT_EQ(service.state.open_clients, 0);
@@ -100,16 +185,29 @@ TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
 TEST(MutexWorkloadTest, BrokenLockIsCaughtAsDoubleHolders) {
   FakeLockService service;
   service.state.grant_everything = true;
-  auto out = RunFor(service, Options(), 100);
+  auto o = Options();
+  // Holds end only at the interrupt, which comes after all 5 workers hold:
+  // 5 holders on 2 keys overlap, whatever the scheduling.
+  o.hold = {60000, 60000};
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
   ASSERT_TRUE(out.status.ok());
   EXPECT_EQ(out.validity, Validity::kFalse);
-  EXPECT_EQ(out.results["anomalies"][0]["class"], "unsafe-grant");
+  EXPECT_EQ(out.results["anomalies"][0]["class"], "unsafe-grant") << out.results.dump();
+  ExpectEveryHoldReleased(out.history, /*correct_lock=*/false);
 }
 
 TEST(MutexWorkloadTest, AfterAnInfoAWorkerNeverReusesItsProcess) {
   FakeLockService service;
   service.state.unknown_every = 7;
-  auto out = RunFor(service, Options(), 100);
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = [](const Op& op) { return op.type == OpType::kInfo; };
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.finished);
   ASSERT_TRUE(out.status.ok());
   std::set<int64_t> dead;
   int infos = 0;
@@ -120,7 +218,7 @@ TEST(MutexWorkloadTest, AfterAnInfoAWorkerNeverReusesItsProcess) {
       ++infos;
     }
   }
-  EXPECT_GT(infos, 0);
+  EXPECT_GE(infos, 5);
   EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
 }
 
@@ -133,34 +231,188 @@ TEST(MutexWorkloadTest, SameSeedSameChoices) {
     keys.resize(std::min<size_t>(keys.size(), 5));
     return keys;
   };
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = [](const Op& op) {
+    return op.type == OpType::kInvoke && op.f == "acquire" && op.process == 0;
+  };
   FakeLockService a, b;
-  auto first = RunFor(a, Options(), 60);
-  auto second = RunFor(b, Options(), 60);
-  ASSERT_GE(keys_of(first.history).size(), 5u);
+  auto first = RunWorkload(a, Options(), spec);
+  auto second = RunWorkload(b, Options(), spec);
+  ASSERT_TRUE(first.finished && second.finished);
+  ASSERT_EQ(keys_of(first.history).size(), 5u);
   EXPECT_EQ(keys_of(first.history), keys_of(second.history));
 }
 
-TEST(MutexWorkloadTest, RateSpacesEachWorkersAttempts) {
+// --- The run ends however early it must (it used to hang: co_spawn ran every
+// worker to its end before the wait for them was posted).
+
+TEST(MutexWorkloadTest, ADeadlineAlreadyPastEndsTheRunAtOnce) {
   FakeLockService service;
   auto o = Options();
-  o.rate = 50;  // 50 attempts/s over 5 workers: one every 100 ms per worker
-  auto out = RunFor(service, o, 350);
-  // A worker's k-th attempt (from 0) waits for a timer at its start + k *
-  // 100 ms; timers never fire early, and every worker starts after the
-  // recorder's time zero, so the attempt's time stamp is at least k * 100 ms.
-  std::map<int64_t, std::vector<int64_t>> attempts;  // worker -> invoke times
+  o.concurrency = 50;
+  Spec spec;
+  spec.deadline_in = -seconds(1);
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok()) << out.status.error();
+  EXPECT_TRUE(out.history.empty());
+  EXPECT_EQ(service.state.connects, 50);
+  EXPECT_EQ(service.state.open_clients, 0);
+}
+
+TEST(MutexWorkloadTest, AnInterruptAlreadySetEndsTheRunAtOnce) {
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 50;
+  Spec spec;
+  spec.interrupted_at_start = true;
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok()) << out.status.error();
+  EXPECT_TRUE(out.history.empty());
+  EXPECT_EQ(service.state.open_clients, 0);
+}
+
+// --- Sleeps (hold, backoff, --rate) end at the deadline and on an interrupt.
+
+TEST(MutexWorkloadTest, AnInterruptEndsHoldsAndBackoffsAndHoldersStillRelease) {
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 3;
+  o.keys = 1;  // one holder; the others fail and back off
+  o.hold = {60000, 60000};
+  o.backoff = {60000, 60000};
+  Spec spec;
+  spec.stop_after = 3;  // once every worker's first acquire has completed
+  spec.counts = [](const Op& op) { return op.f == "acquire" && op.type != OpType::kInvoke; };
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok());
+  EXPECT_EQ(Count(out.history, "acquire", OpType::kOk), 1);
+  EXPECT_EQ(Count(out.history, "acquire", OpType::kFail), 2);
+  ExpectEveryHoldReleased(out.history);
+  EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
+}
+
+TEST(MutexWorkloadTest, TheDeadlineEndsHoldsAndHoldersStillRelease) {
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 3;
+  o.keys = 1;
+  o.hold = {60000, 60000};
+  o.backoff = {60000, 60000};
+  Spec spec;
+  spec.deadline_in = milliseconds(200);
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok());
+  EXPECT_EQ(Count(out.history, "acquire", OpType::kOk), 1);
+  ExpectEveryHoldReleased(out.history);
+  // The hold lasted until the deadline, not less (timers never fire early;
+  // the recorder's time zero is before the deadline was set).
   for (const Op& op : out.history) {
-    if (op.type == OpType::kInvoke && op.f == "acquire") {
-      attempts[op.process % o.concurrency].push_back(op.time);
+    if (op.f == "release" && op.type == OpType::kInvoke) {
+      EXPECT_GE(op.time, 200'000'000);
     }
   }
-  ASSERT_FALSE(attempts.empty());
+}
+
+// --- --rate
+
+// Invoke times of each worker's acquires.
+std::map<int64_t, std::vector<int64_t>> AttemptsByWorker(const History& h, int concurrency) {
+  std::map<int64_t, std::vector<int64_t>> attempts;
+  for (const Op& op : h) {
+    if (op.type == OpType::kInvoke && op.f == "acquire") {
+      attempts[op.process % concurrency].push_back(op.time);
+    }
+  }
+  return attempts;
+}
+
+TEST(MutexWorkloadTest, RateSpreadsAndSpacesEachWorkersAttempts) {
+  FakeLockService service;
+  auto o = Options();
+  o.rate = 50;  // over 5 workers: worker w at w * 20 ms, then every 100 ms
+  Spec spec;
+  spec.stop_after = 2;  // stop at the last worker's second attempt
+  spec.counts = [](const Op& op) {
+    return op.type == OpType::kInvoke && op.f == "acquire" && op.process == 4;
+  };
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  // A worker's k-th attempt (from 0) waits for a slot at or after its start
+  // + w * 20 ms + k * 100 ms; timers never fire early, and the workers start
+  // after the recorder's time zero, so the time stamp is at least that.
+  auto attempts = AttemptsByWorker(out.history, o.concurrency);
+  // Earlier slots come first: every worker made its first attempt.
+  ASSERT_EQ(attempts.size(), 5u);
+  EXPECT_GE(attempts[4].size(), 2u);
   for (const auto& [worker, times] : attempts) {
-    for (size_t k = 1; k < times.size(); ++k) {
-      EXPECT_GE(times[k], static_cast<int64_t>(k) * 100'000'000)
+    for (size_t k = 0; k < times.size(); ++k) {
+      EXPECT_GE(times[k], worker * 20'000'000 + static_cast<int64_t>(k) * 100'000'000)
           << "worker " << worker << " attempt " << k;
     }
   }
+}
+
+TEST(MutexWorkloadTest, RateSlotsPastTheDeadlineAreNotWaitedFor) {
+  // 1 attempt/s over 20 workers with a 300 ms limit: worker 0 attempts at 0;
+  // every other slot is past the deadline, so the run ends after that one
+  // attempt (it used to make all 20 at once, then sleep 20 s).
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 20;
+  o.rate = 1;
+  Spec spec;
+  spec.deadline_in = milliseconds(300);
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  auto attempts = AttemptsByWorker(out.history, o.concurrency);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts.begin()->first, 0);
+  EXPECT_EQ(attempts.begin()->second.size(), 1u);
+  ExpectEveryHoldReleased(out.history);
+}
+
+TEST(MutexWorkloadTest, ATinyRateMeansAtMostOneAttempt) {
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 3;
+  o.rate = 1e-300;  // spacing 3e300 s: must not overflow the clock
+  Spec spec;
+  spec.safety = seconds(10);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  auto attempts = AttemptsByWorker(out.history, o.concurrency);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts.begin()->second.size(), 1u);
+}
+
+TEST(MutexWorkloadTest, AnInterruptEndsTheWaitForARateSlot) {
+  // 0.1 attempts/s over 2 workers: worker 1's first slot is at 10 s, worker
+  // 0's second at 20 s; the interrupt after worker 0's first acquire ends both
+  // waits.
+  FakeLockService service;
+  auto o = Options();
+  o.concurrency = 2;
+  o.rate = 0.1;
+  Spec spec;
+  spec.stop_after = 1;
+  spec.counts = [](const Op& op) { return op.f == "acquire" && op.type != OpType::kInvoke; };
+  spec.safety = seconds(8);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  auto attempts = AttemptsByWorker(out.history, o.concurrency);
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts.begin()->first, 0);
+  ExpectEveryHoldReleased(out.history);
 }
 
 }  // namespace
