@@ -32,9 +32,7 @@ const Entry* Find(const std::string& name) {
 }
 
 Error Unknown(const std::string& name) {
-  std::string known;
-  for (const auto& n : BackendNames()) known += (known.empty() ? "" : ", ") + n;
-  return Error{"unknown backend \"" + name + "\" (known: " + known + ")"};
+  return Error{"unknown backend \"" + name + "\" (known: " + JoinNames(BackendNames()) + ")"};
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace locksmith {
 
@@ -36,6 +37,13 @@ class [[nodiscard]] Result {
  private:
   std::variant<T, Error> v_;
 };
+
+// "a, b, c": for errors that list what the user could have meant.
+inline std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 // Status: a Result that carries no value.
 struct Ok {};

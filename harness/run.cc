@@ -236,7 +236,9 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   workload_options.seed = SubSeed(seed, kWorkloadSeed);
   WorkloadContext ctx{io, **service, **recorder, workload_options,
                       zero + std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000)),
-                      signals.interrupted()};
+                      signals.interrupted(),
+                      // Fault times count from the moment every client is connected.
+                      [&] { runner.Start(std::chrono::steady_clock::now()); }};
   signals.OnInterrupt([&](int sig) {
     log.Warn("signal " + std::to_string(sig) + ": stopping the workload (again to force)");
   });
@@ -256,7 +258,6 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
       boost::asio::detached);
   log.Info("workload " + config.workload + " for " + config_json["time_limit_s"].dump() + " s, " +
            std::to_string(workload_options.concurrency) + " clients");
-  runner.Start(zero);
   io.run();
   runner.Stop();
   log.Info("workload done: " + std::to_string((*recorder)->count()) + " ops recorded");

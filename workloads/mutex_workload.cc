@@ -47,6 +47,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
     }
   }
+  if (ctx.on_connected) ctx.on_connected();
 
   // Waits for every worker: the last one to finish cancels the timer. co_spawn
   // may run a worker to its end before returning (it dispatches, and we are on

@@ -56,6 +56,7 @@ struct Spec {
   bool interrupted_at_start = false;
   // If the workload has not returned by then, the test fails (instead of hanging).
   Clock::duration safety = seconds(60);
+  std::function<void()> on_connected = {};
 };
 
 struct Outcome3 {
@@ -75,7 +76,8 @@ Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Sp
     // Declared after everything the workload's coroutines use, so it is
     // destroyed (with any coroutine still pending) first.
     boost::asio::io_context io;
-    WorkloadContext ctx{io, service, recorder, options, Clock::now() + spec.deadline_in, interrupted};
+    WorkloadContext ctx{io, service, recorder, options, Clock::now() + spec.deadline_in, interrupted,
+                        spec.on_connected};
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
@@ -180,6 +182,30 @@ TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
   ASSERT_TRUE(out.status.ok());
   EXPECT_EQ(service.state.connects, 5);
   EXPECT_EQ(service.state.open_clients, 0);
+}
+
+TEST(MutexWorkloadTest, OnConnectedRunsOnceBeforeTheFirstOpAndNotWhenAConnectFails) {
+  FakeLockService service;
+  int calls = 0;
+  size_t connects_at_call = 0;
+  Spec spec;
+  spec.stop_after = 20;
+  spec.on_connected = [&] {
+    ++calls;
+    connects_at_call = static_cast<size_t>(service.state.connects);
+  };
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.status.ok());
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(connects_at_call, 5u);  // every client, before any worker started
+  EXPECT_FALSE(out.history.empty());
+
+  FakeLockService refusing;
+  refusing.state.connect_limit = 2;
+  calls = 0;
+  auto failed = RunWorkload(refusing, Options(), spec);
+  EXPECT_FALSE(failed.status.ok());
+  EXPECT_EQ(calls, 0);
 }
 
 TEST(MutexWorkloadTest, BrokenLockIsCaughtAsDoubleHolders) {

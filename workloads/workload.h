@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,6 +49,10 @@ struct WorkloadContext {
   // Set on SIGINT/SIGTERM: workers finish the op in flight, release what
   // they hold at once, and stop.
   const std::atomic<bool>& interrupted;
+  // Called once every client is connected, before the first op: the run
+  // starts the fault schedule here, so no fault lands on a client still
+  // connecting. May be empty.
+  std::function<void()> on_connected = {};
 };
 
 class Workload {

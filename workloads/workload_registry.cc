@@ -28,9 +28,7 @@ Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name) {
   for (const auto& e : kWorkloads) {
     if (name == e.name) return e.make();
   }
-  std::string known;
-  for (const auto& n : WorkloadNames()) known += (known.empty() ? "" : ", ") + n;
-  return Error{"unknown workload \"" + name + "\" (known: " + known + ")"};
+  return Error{"unknown workload \"" + name + "\" (known: " + JoinNames(WorkloadNames()) + ")"};
 }
 
 }  // namespace locksmith
