@@ -154,6 +154,21 @@ TEST(RunIntegrationTest, SigkillThenCleanupRemovesEverything) {
   EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 0) << out;
 }
 
+// Too short for any op: the run must end at once and say it proves nothing.
+TEST(RunIntegrationTest, ARunWithNoSuccessfulOpIsUnknown) {
+  TempDir dir;
+  std::string out;
+  int code = RunLocksmith(dir.path(),
+                          {"run", "--time-limit", "0.001", "--concurrency", "50", "--store", "store"},
+                          seconds(60), &out);
+  ASSERT_EQ(code, 2) << out;
+  const std::string run = LatestRun(dir.path() + "/store");
+  auto results = ReadJson(run + "/results.json");
+  EXPECT_EQ(results["valid"], "unknown");
+  EXPECT_NE(results.value("reason", "").find("no client operation succeeded"), std::string::npos);
+  ExpectNothingLeft(run);
+}
+
 TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   TempDir dir;
   for (std::vector<std::string> args : {std::vector<std::string>{"run", "--concurrency", "0"},
