@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -18,7 +17,6 @@
 namespace locksmith {
 
 enum class Outcome { kOk, kFail, kUnknown };
-std::string_view OutcomeName(Outcome outcome);
 
 struct AcquireResult {
   Outcome outcome = Outcome::kUnknown;

@@ -127,7 +127,7 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   nlohmann::json results = result.ToJson();
   for (const auto& [k, v] : extra.items()) results[k] = v;
   if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
-  if (Status s = WriteTextFile(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
+  if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
     return Error{s.error()};
   }
   // The reports get what is already in memory: a large history is read once.
@@ -155,7 +155,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
   nlohmann::json config_json = config.ToJson();
-  if (Status s = WriteTextFile(store->File("config.json"), config_json.dump(2) + "\n"); !s) {
+  if (Status s = WriteFileAtomically(store->File("config.json"), config_json.dump(2) + "\n"); !s) {
     log.Error(s.error());
     return kExitRunFailed;
   }

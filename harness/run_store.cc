@@ -5,7 +5,6 @@
 #include <chrono>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 
 namespace locksmith {
 namespace fs = std::filesystem;
@@ -55,14 +54,6 @@ Result<RunStore> CreateRunStore(const std::string& root, const std::string& test
   if (!ec) fs::rename(tmp, latest, ec);
   if (ec) return Error{"cannot update " + latest.string() + ": " + ec.message()};
   return RunStore{dir.string()};
-}
-
-Status WriteTextFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  if (!out) return Error{"cannot write " + path};
-  return OkStatus();
 }
 
 }  // namespace locksmith

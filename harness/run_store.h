@@ -20,7 +20,4 @@ struct RunStore {
 // Creates the run directory (and nodes/) and points <root>/latest at it.
 Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name);
 
-// Writes text to a file in one go; the error names the file.
-Status WriteTextFile(const std::string& path, const std::string& text);
-
 }  // namespace locksmith
