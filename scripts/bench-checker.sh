@@ -14,7 +14,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${LOCKSMITH_BENCH_BUILD_DIR:-$root/build-bench}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOCKSMITH_WERROR=ON >/dev/null
 cmake --build "$build" --target checker_bench -j "$(nproc)" >/dev/null
 echo "checker_bench on $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
 if [[ $# -gt 0 && -d "$1" ]]; then

@@ -32,5 +32,5 @@ fi
 
 # Debian starts a system redis-server on install where systemd runs; the
 # harness never uses it (its servers run on their own hosts and ports).
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
