@@ -17,15 +17,6 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-Result<int64_t> ParseMs(std::string_view text) {
-  int64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return Error{"\"" + std::string(text) + "\" is not a whole number of milliseconds"};
-  }
-  return v;
-}
-
 // Typed readers: each names the key it failed on.
 template <typename T>
 Status Read(const nlohmann::json& j, const char* key, T& out) {
@@ -110,25 +101,6 @@ const char* const kKeys[] = {
     "prediction", "description"};
 
 }  // namespace
-
-Result<MsRange> ParseMsRange(const std::string& text) {
-  const size_t dash = text.find('-', 1);
-  if (dash == std::string::npos) {
-    auto v = ParseMs(text);
-    if (!v) return Error{v.error()};
-    return MsRange{*v, *v};
-  }
-  auto lo = ParseMs(std::string_view(text).substr(0, dash));
-  auto hi = ParseMs(std::string_view(text).substr(dash + 1));
-  if (!lo) return Error{lo.error()};
-  if (!hi) return Error{hi.error()};
-  return MsRange{*lo, *hi};
-}
-
-std::string FormatMsRange(MsRange range) {
-  if (range.min == range.max) return std::to_string(range.min);
-  return std::to_string(range.min) + "-" + std::to_string(range.max);
-}
 
 std::vector<std::string> NemesisNames() { return {"kill"}; }
 std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }

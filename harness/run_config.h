@@ -49,10 +49,6 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config);
 // Loads a scenario/config JSON file into `config` (see MergeRunConfigJson).
 Status LoadRunConfigFile(const std::string& path, RunConfig& config);
 
-// "100-300" or "200" (milliseconds) -> MsRange.
-Result<MsRange> ParseMsRange(const std::string& text);
-std::string FormatMsRange(MsRange range);
-
 std::vector<std::string> NemesisNames();
 std::vector<std::string> PersistenceModes();
 

@@ -20,15 +20,9 @@
 #include "backends/lock_service.h"
 #include "checker/checker.h"
 #include "checker/op_recorder.h"
+#include "checker/option_set.h"
 
 namespace locksmith {
-
-// An inclusive range of milliseconds, drawn uniformly per use.
-struct MsRange {
-  int64_t min = 0;
-  int64_t max = 0;
-  bool operator==(const MsRange&) const = default;
-};
 
 struct WorkloadOptions {
   int concurrency = 10;             // workers, each with its own client
