@@ -8,6 +8,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include <boost/asio/any_io_executor.hpp>
@@ -26,7 +27,9 @@ struct FakeLockState {
   std::map<std::string, Entry> keys;
   bool grant_everything = false;  // break mutual exclusion on purpose
   int unknown_every = 0;          // every n-th call (n > 0) answers unknown
+  int throw_on_acquire = 0;       // the n-th acquire (n > 0) throws, as a client bug would
   int calls = 0;
+  int acquires = 0;
   int connect_limit = -1;         // connects after this many fail (-1: none)
   int connects = 0;
   int open_clients = 0;           // connected and not yet closed
@@ -49,6 +52,7 @@ class FakeLockClient : public LockClient {
   boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
                                                 std::chrono::milliseconds lease) override {
     co_await Yield();
+    if (++state_.acquires == state_.throw_on_acquire) throw std::runtime_error("client bug");
     AcquireResult r;
     r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
     if (Unknown()) co_return r;

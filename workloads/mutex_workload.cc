@@ -3,11 +3,6 @@
 #include <optional>
 #include <random>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include "checker/check_file.h"
 #include "checker/double_holder.h"
@@ -16,6 +11,7 @@
 #include "checker/seed.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
+#include "workloads/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -49,29 +45,13 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   }
   if (ctx.on_connected) ctx.on_connected();
 
-  // Waits for every worker: the last one to finish cancels the timer. co_spawn
-  // may run a worker to its end before returning (it dispatches, and we are on
-  // the io_context's thread): with the deadline already past or an interrupt
-  // already set, every worker can finish inside the loop below, before any
-  // wait is posted, so wait only while some worker is still running. One
-  // thread: nothing runs between the check and posting the wait.
-  int running = n;
-  asio::steady_timer all_done(ctx.io, Clock::time_point::max());
+  // A worker that throws ends the workload with its error; the others stop.
+  TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
   const Clock::time_point start = Clock::now();
   for (int i = 0; i < n; ++i) {
-    asio::co_spawn(
-        ctx.io,
-        [&, i]() -> asio::awaitable<void> {
-          co_await Worker(ctx, i, *clients[i], start);
-          if (--running == 0) all_done.cancel();
-        },
-        asio::detached);
+    workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], start));
   }
-  while (running > 0) {
-    boost::system::error_code ec;
-    co_await all_done.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-  }
-  co_return OkStatus();
+  co_return co_await workers.Wait();
 }
 
 asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client,
@@ -84,11 +64,11 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
 
   // Every sleep below ends at the deadline and soon after an interrupt.
-  while (!ctx.interrupted) {
+  while (!ctx.ShouldStop()) {
     std::optional<Clock::time_point> slot = pacer.Next(Clock::now());
     if (!slot) break;  // no attempt left before the deadline
     co_await SleepUntil(ctx, *slot);
-    if (ctx.interrupted || Clock::now() >= ctx.deadline) break;
+    if (ctx.ShouldStop() || Clock::now() >= ctx.deadline) break;
 
     const std::string key = "lock-" + std::to_string(pick_key(rng));
     log.Invoke("acquire", key, {{"lease_ms", o.lease_ms}});

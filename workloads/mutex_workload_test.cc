@@ -173,6 +173,23 @@ TEST(MutexWorkloadTest, AClientThatCannotConnectStopsTheRunAndEveryClientIsClose
   EXPECT_EQ(service.state.open_clients, 0);
 }
 
+// Workers used to be spawned detached: the exception vanished, the running
+// count never reached zero and the workload waited forever.
+TEST(MutexWorkloadTest, AWorkerThatThrowsEndsTheRunWithItsErrorAndTheOthersStop) {
+  FakeLockService service;
+  service.state.throw_on_acquire = 20;
+  Spec spec;
+  spec.deadline_in = std::chrono::hours(1);  // only the failure can end this run
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_FALSE(out.status.ok());
+  EXPECT_NE(out.status.error().find("client bug"), std::string::npos) << out.status.error();
+  EXPECT_EQ(out.status.error().rfind("worker ", 0), 0u) << out.status.error();
+  EXPECT_EQ(service.state.open_clients, 0);
+  // The other workers stopped at their next op: no acquire after the 20th.
+  EXPECT_EQ(Count(out.history, "acquire", OpType::kInvoke), 20);
+}
+
 TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
   FakeLockService service;
   Spec spec;

@@ -14,9 +14,9 @@ using Clock = std::chrono::steady_clock;
 
 asio::awaitable<void> SleepUntil(WorkloadContext& ctx, Clock::time_point until) {
   until = std::min(until, ctx.deadline);
-  if (ctx.interrupted || Clock::now() >= until) co_return;
+  if (ctx.ShouldStop() || Clock::now() >= until) co_return;
   asio::steady_timer timer(co_await asio::this_coro::executor);
-  for (auto now = Clock::now(); !ctx.interrupted && now < until; now = Clock::now()) {
+  for (auto now = Clock::now(); !ctx.ShouldStop() && now < until; now = Clock::now()) {
     // until - now > 0 here, so the comparison cannot overflow.
     timer.expires_at(until - now > kInterruptPoll ? now + kInterruptPoll : until);
     boost::system::error_code ec;

@@ -18,8 +18,8 @@ namespace locksmith {
 inline constexpr std::chrono::milliseconds kInterruptPoll{50};
 
 // Sleeps until `until` or ctx.deadline, whichever comes first; returns
-// within about kInterruptPoll once ctx.interrupted is set. Never before
-// min(until, deadline) unless interrupted.
+// within about kInterruptPoll once ctx.ShouldStop(). Never before
+// min(until, deadline) unless stopped.
 boost::asio::awaitable<void> SleepUntil(WorkloadContext& ctx,
                                         std::chrono::steady_clock::time_point until);
 // The same for a duration from now; a negative one does not sleep, a huge one

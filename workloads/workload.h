@@ -47,6 +47,11 @@ struct WorkloadContext {
   // starts the fault schedule here, so no fault lands on a client still
   // connecting. May be empty.
   std::function<void()> on_connected = {};
+  // Set when a worker failed (threw): the others stop as on an interrupt,
+  // so the run ends with the error instead of running to its deadline.
+  bool failed = false;
+
+  bool ShouldStop() const { return failed || interrupted.load(); }
 };
 
 class Workload {
