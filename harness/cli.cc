@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "checker/check_file.h"
 #include "harness/cleanup.h"
 #include "harness/exit_codes.h"
+#include "harness/net_plan.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 
@@ -92,6 +94,42 @@ Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
   return j;
 }
 
+std::vector<std::string> SubcommandList(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// "run, check, cleanup": the subcommands `app` knows, for errors.
+std::string SubcommandNames(const CLI::App& app) { return JoinNames(SubcommandList(app)); }
+
+// Echoes of user input in one-line errors stay short.
+std::string Truncated(const std::string& text) {
+  constexpr size_t kMax = 40;
+  return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+}
+
+int RunCleanup(const CleanupOptions& options) {
+  if (!options.only_tag.empty()) {
+    if (Status s = ValidateTag(options.only_tag); !s) return BadInput("--tag: " + s.error());
+  }
+  CleanupReport report = CleanupLeftovers(std::cout, options);
+  if (!report.failed.empty()) {
+    std::cerr << "locksmith: cleanup incomplete:";
+    for (const auto& f : report.failed) std::cerr << "\n  " << f;
+    std::cerr << "\n";
+    return kExitRunFailed;
+  }
+  if (!report.left.empty()) {
+    std::cerr << "locksmith: cleanup left " << report.left.size()
+              << " thing(s) in place (listed above)\n";
+    return kExitCleanupLeftSome;
+  }
+  return 0;
+}
+
 struct CheckFlags {
   std::string path, model, initial, format;
   double timeout_s = 10;
@@ -148,8 +186,29 @@ int CliMain(int argc, char** argv) {
   check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
   check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
 
+  CleanupOptions cleanup_options;
   CLI::App* cleanup = app.add_subcommand(
-      "cleanup", "remove namespaces, bridges and processes that killed runs left behind");
+      "cleanup",
+      "remove namespaces, bridges, veths and processes that killed runs left behind. Exit "
+      "codes: 0 nothing of a dead run is left, 1 something was found and left in place "
+      "(unregistered objects without --remove-unregistered, an unreadable run record), 255 a "
+      "removal failed");
+  cleanup->add_flag("--remove-unregistered", cleanup_options.remove_unregistered,
+                    "also remove lsm-<tag>-* namespaces and links that no run record claims "
+                    "(e.g. the record was deleted), and kill what runs in those namespaces; "
+                    "only when no run with another state directory is running");
+  cleanup->add_option("--tag", cleanup_options.only_tag,
+                      "only the run with this tag (6 characters, as in its locksmith.log)");
+
+  // CLI11 calls a stray word "A subcommand is required": name it instead.
+  if (argc < 2) return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
+  const std::vector<std::string> known = SubcommandList(app);
+  if (const std::string first = argv[1];
+      !first.empty() && first[0] != '-' &&
+      std::find(known.begin(), known.end(), first) == known.end()) {
+    return BadInput("unknown subcommand \"" + Truncated(first) + "\" (known: " +
+                    SubcommandNames(app) + ")");
+  }
 
   try {
     app.parse(argc, argv);
@@ -175,14 +234,7 @@ int CliMain(int argc, char** argv) {
     return RunTest(config, signals, std::cout);
   }
   if (check->parsed()) return RunCheck(*check, check_flags);
-  if (cleanup->parsed()) {
-    Status s = CleanupLeftovers(std::cout);
-    if (!s) {
-      std::cerr << "locksmith: cleanup: " << s.error() << "\n";
-      return kExitRunFailed;
-    }
-    return 0;
-  }
+  if (cleanup->parsed()) return RunCleanup(cleanup_options);
   return BadInput("no subcommand");
 }
 
