@@ -39,7 +39,8 @@ struct RunFlags {
 void AddRunFlags(CLI::App& run, RunFlags& f) {
   run.add_option("--config", f.config_file,
                  "JSON scenario/config file (keys as the flags: \"concurrency\", \"hold\", ...); "
-                 "flags override it; a run's config.json replays that run")
+                 "flags override it; a run's config.json replays that run. A regular file of at "
+                 "most 1 MiB; \"description\" at most 4096 bytes, \"scenario\" 64")
       ->check(CLI::ExistingFile);
   run.add_option("--test-name", f.test_name, "store directory name [default: backend-workload-nemesis]");
   run.add_option("--store", f.store, "store root directory [default: store]");
@@ -170,7 +171,11 @@ int CliMain(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "help for every subcommand");
 
   RunFlags run_flags;
-  CLI::App* run = app.add_subcommand("run", "start a cluster, run a workload with faults, check it");
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "start a cluster, run a workload with faults, check it. Ctrl-C / SIGTERM stops it: the "
+      "verdict covers the ops before the signal (exit 2 when none ran), and stdout, "
+      "results.json and junit.xml say it was interrupted");
   AddRunFlags(*run, run_flags);
 
   CheckFlags check_flags;
@@ -201,7 +206,9 @@ int CliMain(int argc, char** argv) {
                       "only the run with this tag (6 characters, as in its locksmith.log)");
 
   // CLI11 calls a stray word "A subcommand is required": name it instead.
-  if (argc < 2) return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
+  if (argc < 2) {
+    return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
+  }
   const std::vector<std::string> known = SubcommandList(app);
   if (const std::string first = argv[1];
       !first.empty() && first[0] != '-' &&

@@ -198,7 +198,8 @@ TEST(RunConfigTest, OnlyRegularFilesUpToOneMebibyteAreRead) {
 
 TEST(RunConfigTest, TextFieldsAreBounded) {
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes, 'x'); }), "");
-  std::string e = ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes + 1, 'x'); });
+  std::string e =
+      ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes + 1, 'x'); });
   EXPECT_NE(e.find("\"description\" must be at most 4096 bytes"), std::string::npos) << e;
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes, '6'); }), "");
   e = ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes + 1, '6'); });
