@@ -346,23 +346,50 @@ TEST(LocalClusterIntegrationTest, RemovesAnUnregisteredDeadRunOnlyWhenAsked) {
   // not, so a process is left inside a namespace for cleanup to find.
   std::string tag = StartDoomedController(dir, /*die_with_controller=*/true, &controller);
   ASSERT_EQ(tag.size(), static_cast<size_t>(kTagLength)) << "the doomed controller failed";
-  ASSERT_EQ(kill(controller, SIGKILL), 0);
-  ASSERT_EQ(waitpid(controller, nullptr, 0), controller);
-  ASSERT_TRUE(RunRegistry(RunRegistry::DefaultDir()).Remove(tag).ok());
-
-  std::vector<std::pair<int, uint64_t>> stranded;
-  for (int attempt = 0; attempt < 100 && stranded.empty(); ++attempt) {
-    if (attempt > 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // Unregistered objects hold an address slice no record protects: the next
+  // run on this machine would reuse it and collide. Remove them (and the
+  // controller, if an assertion returned before killing it) whatever the
+  // test's outcome.
+  struct RemoveAtEnd {
+    std::string tag;
+    pid_t& controller;
+    ~RemoveAtEnd() {
+      if (controller > 0 && kill(controller, SIGKILL) == 0) waitpid(controller, nullptr, 0);
+      std::ostringstream ignored;
+      (void)CleanupLeftovers(ignored, {.remove_unregistered = true, .only_tag = tag});
+    }
+  } remove_at_end{tag, controller};
+  auto in_namespaces = [&] {
+    std::vector<std::pair<int, uint64_t>> found;
     for (const auto& ns : ListNetns()) {
       if (TagFromNetnsName(ns) != tag) continue;
       for (int pid : PidsInNetns(*NetnsIdOf(NetnsPath(ns)))) {
         if (auto st = ReadProcStat(pid); st && st->state != 'Z') {
-          stranded.emplace_back(pid, st->start_time);
+          found.emplace_back(pid, st->start_time);
         }
       }
     }
+    return found;
+  };
+  // 3 sleepers, the wrapper and its child: the wrapper forks on its own
+  // schedule, so wait (bounded) until its child exists.
+  for (int attempt = 0; attempt < 100 && in_namespaces().size() < 5; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  ASSERT_FALSE(stranded.empty()) << "no process left in the namespaces: the test proves nothing";
+  ASSERT_EQ(in_namespaces().size(), 5u);
+  ASSERT_EQ(kill(controller, SIGKILL), 0);
+  ASSERT_EQ(waitpid(controller, nullptr, 0), controller);
+  controller = 0;
+  ASSERT_TRUE(RunRegistry(RunRegistry::DefaultDir()).Remove(tag).ok());
+
+  // The servers die with their controller; the wrapper's child does not.
+  std::vector<std::pair<int, uint64_t>> stranded;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    stranded = in_namespaces();
+    if (stranded.size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(stranded.size(), 1u) << "not just the wrapper's child left: the test proves nothing";
   const std::vector<std::string> before = Remains(tag);
   // 3 namespaces, 3 host-side veths, the bridge; no record.
   ASSERT_EQ(before.size(), 7u);

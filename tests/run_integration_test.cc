@@ -276,6 +276,16 @@ TEST(RunIntegrationTest, CleanupOfAnUnregisteredRunNeedsTheFlag) {
   ASSERT_TRUE(run_process.Wait(seconds(10)).has_value());
   const std::string record = RunRegistry::DefaultDir() + "/runs/" + tag + ".json";
   ASSERT_TRUE(std::filesystem::remove(record)) << record;
+  // Unregistered objects hold an address slice no record protects: the next
+  // run on this machine would reuse it and collide. Remove them whatever
+  // the test's outcome.
+  struct RemoveAtEnd {
+    const TempDir& dir;
+    std::string tag;
+    ~RemoveAtEnd() {
+      RunLocksmith(dir.path(), {"cleanup", "--tag", tag, "--remove-unregistered"}, seconds(60));
+    }
+  } remove_at_end{dir, tag};
   // Names only: a link's state (carrier, ...) may change as its peer's
   // processes die.
   auto objects = [&] {
