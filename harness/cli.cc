@@ -106,10 +106,14 @@ std::vector<std::string> SubcommandList(const CLI::App& app) {
 // "run, check, cleanup": the subcommands `app` knows, for errors.
 std::string SubcommandNames(const CLI::App& app) { return JoinNames(SubcommandList(app)); }
 
-// Echoes of user input in one-line errors stay short.
+// Echoes of user input in one-line errors stay short and on one line.
 std::string Truncated(const std::string& text) {
   constexpr size_t kMax = 40;
-  return text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+  std::string shown = text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return shown;
 }
 
 int RunCleanup(const CleanupOptions& options) {

@@ -359,6 +359,7 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
                                         config(long_text),
                                         config(overflow),
                                         {"frobnicate"},
+                                        {"frob\nnicate"},
                                         {},
                                         {"cleanup", "--tag", "NOT-A-TAG"},
                                         {"check", dir.path() + "/missing"},
