@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "checker/check_file.h"
 #include "harness/cleanup.h"
 #include "harness/exit_codes.h"
+#include "harness/net_plan.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 
@@ -37,7 +39,8 @@ struct RunFlags {
 void AddRunFlags(CLI::App& run, RunFlags& f) {
   run.add_option("--config", f.config_file,
                  "JSON scenario/config file (keys as the flags: \"concurrency\", \"hold\", ...); "
-                 "flags override it; a run's config.json replays that run")
+                 "flags override it; a run's config.json replays that run. A regular file of at "
+                 "most 1 MiB; \"description\" at most 4096 bytes, \"scenario\" 64")
       ->check(CLI::ExistingFile);
   run.add_option("--test-name", f.test_name, "store directory name [default: backend-workload-nemesis]");
   run.add_option("--store", f.store, "store root directory [default: store]");
@@ -92,6 +95,46 @@ Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
   return j;
 }
 
+std::vector<std::string> SubcommandList(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+// "run, check, cleanup": the subcommands `app` knows, for errors.
+std::string SubcommandNames(const CLI::App& app) { return JoinNames(SubcommandList(app)); }
+
+// Echoes of user input in one-line errors stay short and on one line.
+std::string Truncated(const std::string& text) {
+  constexpr size_t kMax = 40;
+  std::string shown = text.size() <= kMax ? text : text.substr(0, kMax) + "...";
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return shown;
+}
+
+int RunCleanup(const CleanupOptions& options) {
+  if (!options.only_tag.empty()) {
+    if (Status s = ValidateTag(options.only_tag); !s) return BadInput("--tag: " + s.error());
+  }
+  CleanupReport report = CleanupLeftovers(std::cout, options);
+  if (!report.failed.empty()) {
+    std::cerr << "locksmith: cleanup incomplete:";
+    for (const auto& f : report.failed) std::cerr << "\n  " << f;
+    std::cerr << "\n";
+    return kExitRunFailed;
+  }
+  if (!report.left.empty()) {
+    std::cerr << "locksmith: cleanup left " << report.left.size()
+              << " thing(s) in place (listed above)\n";
+    return kExitCleanupLeftSome;
+  }
+  return 0;
+}
+
 struct CheckFlags {
   std::string path, model, initial, format;
   double timeout_s = 10;
@@ -132,7 +175,11 @@ int CliMain(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "help for every subcommand");
 
   RunFlags run_flags;
-  CLI::App* run = app.add_subcommand("run", "start a cluster, run a workload with faults, check it");
+  CLI::App* run = app.add_subcommand(
+      "run",
+      "start a cluster, run a workload with faults, check it. Ctrl-C / SIGTERM stops it: the "
+      "verdict covers the ops before the signal (exit 2 when none ran), and stdout, "
+      "results.json and junit.xml say it was interrupted");
   AddRunFlags(*run, run_flags);
 
   CheckFlags check_flags;
@@ -148,8 +195,31 @@ int CliMain(int argc, char** argv) {
   check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
   check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
 
+  CleanupOptions cleanup_options;
   CLI::App* cleanup = app.add_subcommand(
-      "cleanup", "remove namespaces, bridges and processes that killed runs left behind");
+      "cleanup",
+      "remove namespaces, bridges, veths and processes that killed runs left behind. Exit "
+      "codes: 0 nothing of a dead run is left, 1 something was found and left in place "
+      "(unregistered objects without --remove-unregistered, an unreadable run record), 255 a "
+      "removal failed");
+  cleanup->add_flag("--remove-unregistered", cleanup_options.remove_unregistered,
+                    "also remove lsm-<tag>-* namespaces and links that no run record claims "
+                    "(e.g. the record was deleted), and kill what runs in those namespaces; "
+                    "only when no run with another state directory is running");
+  cleanup->add_option("--tag", cleanup_options.only_tag,
+                      "only the run with this tag (6 characters, as in its locksmith.log)");
+
+  // CLI11 calls a stray word "A subcommand is required": name it instead.
+  if (argc < 2) {
+    return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
+  }
+  const std::vector<std::string> known = SubcommandList(app);
+  if (const std::string first = argv[1];
+      !first.empty() && first[0] != '-' &&
+      std::find(known.begin(), known.end(), first) == known.end()) {
+    return BadInput("unknown subcommand \"" + Truncated(first) + "\" (known: " +
+                    SubcommandNames(app) + ")");
+  }
 
   try {
     app.parse(argc, argv);
@@ -175,14 +245,7 @@ int CliMain(int argc, char** argv) {
     return RunTest(config, signals, std::cout);
   }
   if (check->parsed()) return RunCheck(*check, check_flags);
-  if (cleanup->parsed()) {
-    Status s = CleanupLeftovers(std::cout);
-    if (!s) {
-      std::cerr << "locksmith: cleanup: " << s.error() << "\n";
-      return kExitRunFailed;
-    }
-    return 0;
-  }
+  if (cleanup->parsed()) return RunCleanup(cleanup_options);
   return BadInput("no subcommand");
 }
 

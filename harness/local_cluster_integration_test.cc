@@ -224,10 +224,13 @@ TEST(LocalClusterIntegrationTest, RefusesATagWhoseObjectsExistAndLeavesThemAlone
   EXPECT_EQ(Remains(tag), std::vector<std::string>{"netns " + NetnsName(tag, "n2")});
   // Cleanup reports it but does not remove what no record claims...
   std::ostringstream out;
-  EXPECT_TRUE(CleanupLeftovers(out).ok());
+  CleanupReport report = CleanupLeftovers(out, {.only_tag = tag});
+  EXPECT_EQ(report.left.size(), 1u) << out.str();
+  EXPECT_TRUE(report.failed.empty()) << out.str();
   EXPECT_TRUE(NetnsExists(NetnsName(tag, "n2"))) << out.str();
   // ...unless asked to.
-  EXPECT_TRUE(CleanupLeftovers(out, {"", true}).ok()) << out.str();
+  EXPECT_TRUE(CleanupLeftovers(out, {.remove_unregistered = true, .only_tag = tag}).clean())
+      << out.str();
   EXPECT_EQ(Remains(tag), std::vector<std::string>{});
 }
 
@@ -305,9 +308,9 @@ TEST_P(CleanupAfterCrashTest, RemovesADeadRunAndLeavesALiveOne) {
   ASSERT_TRUE(live_pid.ok());
 
   std::ostringstream out;
-  auto s = CleanupLeftovers(out);
+  CleanupReport report = CleanupLeftovers(out);
   std::cout << out.str();
-  EXPECT_TRUE(s.ok()) << s.error();
+  EXPECT_TRUE(report.failed.empty()) << out.str();
   ReapOrphans();
   EXPECT_EQ(Remains(tag), std::vector<std::string>{});
   for (const auto& p : dead_record.processes) {
@@ -329,6 +332,82 @@ TEST_P(CleanupAfterCrashTest, RemovesADeadRunAndLeavesALiveOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DieWithController, CleanupAfterCrashTest, ::testing::Bool());
+
+// A SIGKILLed run whose record is gone (deleted by hand, or a lost /run):
+// only its names tie the objects to it. Cleanup must say so and leave them,
+// then remove everything, processes inside the namespaces included, when
+// asked with remove_unregistered.
+TEST(LocalClusterIntegrationTest, RemovesAnUnregisteredDeadRunOnlyWhenAsked) {
+  SKIP_UNLESS_ROOT();
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  TempDir dir;
+  pid_t controller = 0;
+  // die_with_controller: the servers die with it, the wrapper's child does
+  // not, so a process is left inside a namespace for cleanup to find.
+  std::string tag = StartDoomedController(dir, /*die_with_controller=*/true, &controller);
+  ASSERT_EQ(tag.size(), static_cast<size_t>(kTagLength)) << "the doomed controller failed";
+  // Unregistered objects hold an address slice no record protects: the next
+  // run on this machine would reuse it and collide. Remove them (and the
+  // controller, if an assertion returned before killing it) whatever the
+  // test's outcome.
+  struct RemoveAtEnd {
+    std::string tag;
+    pid_t& controller;
+    ~RemoveAtEnd() {
+      if (controller > 0 && kill(controller, SIGKILL) == 0) waitpid(controller, nullptr, 0);
+      std::ostringstream ignored;
+      (void)CleanupLeftovers(ignored, {.remove_unregistered = true, .only_tag = tag});
+    }
+  } remove_at_end{tag, controller};
+  auto in_namespaces = [&] {
+    std::vector<std::pair<int, uint64_t>> found;
+    for (const auto& ns : ListNetns()) {
+      if (TagFromNetnsName(ns) != tag) continue;
+      for (int pid : PidsInNetns(*NetnsIdOf(NetnsPath(ns)))) {
+        if (auto st = ReadProcStat(pid); st && st->state != 'Z') {
+          found.emplace_back(pid, st->start_time);
+        }
+      }
+    }
+    return found;
+  };
+  // 3 sleepers, the wrapper and its child: the wrapper forks on its own
+  // schedule, so wait (bounded) until its child exists.
+  for (int attempt = 0; attempt < 100 && in_namespaces().size() < 5; ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(in_namespaces().size(), 5u);
+  ASSERT_EQ(kill(controller, SIGKILL), 0);
+  ASSERT_EQ(waitpid(controller, nullptr, 0), controller);
+  controller = 0;
+  ASSERT_TRUE(RunRegistry(RunRegistry::DefaultDir()).Remove(tag).ok());
+
+  // The servers die with their controller; the wrapper's child does not.
+  std::vector<std::pair<int, uint64_t>> stranded;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    stranded = in_namespaces();
+    if (stranded.size() == 1) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(stranded.size(), 1u) << "not just the wrapper's child left: the test proves nothing";
+  const std::vector<std::string> before = Remains(tag);
+  // 3 namespaces, 3 host-side veths, the bridge; no record.
+  ASSERT_EQ(before.size(), 7u);
+
+  std::ostringstream out;
+  CleanupReport report = CleanupLeftovers(out, {.only_tag = tag});
+  EXPECT_EQ(report.left.size(), 1u) << out.str();
+  EXPECT_TRUE(report.failed.empty()) << out.str();
+  EXPECT_NE(out.str().find("--remove-unregistered"), std::string::npos) << out.str();
+  EXPECT_EQ(Remains(tag), before);
+  for (const auto& [pid, start] : stranded) EXPECT_TRUE(IsSameProcessAlive(pid, start)) << pid;
+
+  report = CleanupLeftovers(out, {.remove_unregistered = true, .only_tag = tag});
+  EXPECT_TRUE(report.clean()) << out.str();
+  ReapOrphans();
+  EXPECT_EQ(Remains(tag), std::vector<std::string>{});
+  for (const auto& [pid, start] : stranded) EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
+}
 
 TEST(LocalClusterIntegrationTest, MeasuresCreateAndTeardown) {
   SKIP_UNLESS_ROOT();

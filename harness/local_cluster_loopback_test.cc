@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -166,14 +167,59 @@ TEST(CleanupLeftoversTest, KillsADeadRunsProcessesOnlyWhenTheStartTimeMatches) {
   ASSERT_TRUE(registry.Save(*live).ok());
 
   std::ostringstream out;
-  auto s = CleanupLeftovers(out, {dir.path(), false});
-  EXPECT_TRUE(s.ok()) << s.error();
+  CleanupReport report = CleanupLeftovers(out, {dir.path(), false});
+  // Not clean(): namespaces of runs elsewhere on this machine are
+  // unregistered in this private registry, hence reported (and left).
+  EXPECT_TRUE(report.failed.empty()) << out.str();
   EXPECT_TRUE(victim_proc.WaitKilled());
   EXPECT_EQ(waitpid(bystander, nullptr, WNOHANG), 0);  // still running
   auto listing = registry.List();
   ASSERT_EQ(listing.records.size(), 1u);
   EXPECT_EQ(listing.records[0].tag, "live01");
   EXPECT_NE(out.str().find("live01: controller pid"), std::string::npos) << out.str();
+}
+
+
+TEST(CleanupLeftoversTest, OnlyTagLeavesOtherDeadRunsAlone) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  Sleeper mine_proc, other_proc;
+  for (int pid : {mine_proc.pid(), other_proc.pid()}) {
+    while (ReadProcStat(pid)->state != 'S') std::this_thread::sleep_for(1ms);
+  }
+  for (auto [tag, pid] : {std::pair{"mine01", mine_proc.pid()}, {"other1", other_proc.pid()}}) {
+    auto record = NewRecordForThisProcess(tag);
+    ASSERT_TRUE(record.ok());
+    record->controller_start_time += 1;  // dead
+    record->processes = {{pid, ReadProcStat(pid)->start_time, "n1"}};
+    ASSERT_TRUE(registry.Save(*record).ok());
+  }
+  std::ostringstream out;
+  CleanupReport report = CleanupLeftovers(out, {.state_dir = dir.path(), .only_tag = "mine01"});
+  EXPECT_TRUE(report.clean()) << out.str();
+  EXPECT_TRUE(mine_proc.WaitKilled());
+  EXPECT_EQ(waitpid(other_proc.pid(), nullptr, WNOHANG), 0);  // still running
+  auto listing = registry.List();
+  ASSERT_EQ(listing.records.size(), 1u);
+  EXPECT_EQ(listing.records[0].tag, "other1");
+}
+
+TEST(CleanupLeftoversTest, AnUnreadableRecordIsLeftAndReported) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  ASSERT_TRUE(registry.Acquire().ok());  // creates runs/
+  const std::string bad = dir.path() + "/runs/bad001.json";
+  { std::ofstream(bad) << "{ not json"; }
+  std::ostringstream out;
+  // Only this tag: other runs' namespaces on this machine are unregistered
+  // in this private registry and would be reported too.
+  CleanupReport report = CleanupLeftovers(out, {.state_dir = dir.path(), .only_tag = "bad001"});
+  ASSERT_EQ(report.left.size(), 1u) << out.str();
+  EXPECT_NE(report.left[0].find("bad001.json"), std::string::npos) << report.left[0];
+  EXPECT_TRUE(report.failed.empty());
+  EXPECT_TRUE(fs::exists(bad));
+  // Not this tag's business.
+  EXPECT_TRUE(CleanupLeftovers(out, {.state_dir = dir.path(), .only_tag = "abc123"}).clean());
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "harness/run.h"
 
 #include <algorithm>
+#include <functional>
 #include <random>
+#include <sstream>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -13,7 +15,9 @@
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
 #include "harness/history_recorder.h"
+#include "harness/interruption.h"
 #include "harness/local_cluster.h"
+#include "harness/process_supervisor.h"
 #include "harness/run_log.h"
 #include "harness/run_store.h"
 #include "harness/signal_watcher.h"
@@ -142,6 +146,55 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   return result;
 }
 
+namespace {
+
+// Runs a callback when the scope ends, on every return path.
+class ScopeExit {
+ public:
+  explicit ScopeExit(std::function<void()> f) : f_(std::move(f)) {}
+  ~ScopeExit() { f_(); }
+  ScopeExit(const ScopeExit&) = delete;
+  ScopeExit& operator=(const ScopeExit&) = delete;
+
+ private:
+  std::function<void()> f_;
+};
+
+// The summary with "interrupted: <what>" just above its verdict line, where
+// a reader of the verdict cannot miss it.
+std::string WithInterruptedLine(const std::string& summary, const std::string& what) {
+  const std::string line = "interrupted: " + what + "\n";
+  const size_t verdict = summary.find("\nverdict: ");
+  if (verdict == std::string::npos) return summary + line;
+  return summary.substr(0, verdict + 1) + line + summary.substr(verdict + 1);
+}
+
+// Judges and reports a stopped run: results.json, report.html and junit.xml
+// say it was interrupted, and so does stdout, next to the verdict.
+int JudgeReportAndPrint(const std::string& run_dir, const nlohmann::json& config_json,
+                        nlohmann::json extra, const Interruption& interruption,
+                        std::chrono::steady_clock::time_point workload_start,
+                        double time_limit_s, RunLog& log, std::ostream& out,
+                        CheckResult* result_out) {
+  const bool stopped = interruption.StoppedTheRun();
+  extra["interrupted"] = stopped;
+  if (stopped) extra["interruption"] = interruption.ToJson(workload_start, time_limit_s);
+  auto result = JudgeAndReport(run_dir, config_json, extra);
+  if (!result) {
+    log.Error("check: " + result.error());
+    return kExitRunFailed;
+  }
+  std::ostringstream summary;
+  PrintSummary(summary, run_dir, *result, config_json);
+  out << (stopped ? WithInterruptedLine(summary.str(),
+                                        interruption.Describe(workload_start, time_limit_s))
+                  : summary.str());
+  if (result_out != nullptr) *result_out = std::move(*result);
+  return 0;
+}
+
+}  // namespace
+
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   if (!config.seed) {
     std::random_device entropy;
@@ -160,6 +213,23 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     return kExitRunFailed;
   }
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
+
+  // From here a signal is a reported interruption, never a crash: the run
+  // tears down and reports what it has. The watcher notes it at once; the
+  // run acts on it at its next poll (or at once while servers start).
+  Interruption interruption;
+  signals.OnInterrupt([&](int sig) {
+    if (std::string line = interruption.Note(sig); !line.empty()) log.Warn("signal " + line);
+  });
+  // The watcher outlives this function: detach callbacks that use its locals.
+  ScopeExit detach_interrupt([&] { signals.OnInterrupt(nullptr); });
+  // A signal that came before the callback was set (it was set under the
+  // watcher's lock, so signal() is known by now).
+  if (signals.interrupted()) {
+    if (std::string line = interruption.Note(signals.signal()); !line.empty()) {
+      log.Warn("signal " + line);
+    }
+  }
 
   // --- cluster and servers; teardown is the cluster's destructor from here on.
   auto nodes = BackendNodeNames(config.backend);
@@ -180,35 +250,69 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
            " hosts");
   const uint64_t seed = *config.seed;
 
+  std::unique_ptr<LockService> service;
+  auto teardown = [&](const std::string& why) {
+    log.Info("teardown (" + why + ")");
+    if (service) service->Stop();
+    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
+  };
+  // A run stopped before its first op: torn down, judged on an empty
+  // history (unknown: nothing ran), reported as interrupted.
+  auto stop_before_workload = [&]() {
+    teardown("interrupted before the workload");
+    const auto now = std::chrono::steady_clock::now();
+    if (auto empty = HistoryRecorder::Open(store->File("history.jsonl"), now); !empty) {
+      log.Error(empty.error());
+      return kExitRunFailed;
+    }
+    CheckResult result;
+    if (int failed = JudgeReportAndPrint(store->dir, config_json, nlohmann::json::object(),
+                                         interruption, now, config.time_limit_s, log, out, &result);
+        failed != 0) {
+      return failed;
+    }
+    return ExitCodeFor(result.valid);
+  };
+  if (interruption.BeforeWorkload()) return stop_before_workload();
+
   BackendOptions backend_options;
   backend_options.name = config.backend;
   backend_options.nodes_dir = store->NodesDir();
   backend_options.redis_persistence = config.redis_persistence;
   backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
   backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
-  auto service = MakeLockService(backend_options, **cluster);
-  if (!service) {
-    log.Error(service.error());
+  if (auto made = MakeLockService(backend_options, **cluster); made) {
+    service = std::move(*made);
+  } else {
+    log.Error(made.error());
+    teardown("no lock service");
     return kExitRunFailed;
   }
-  auto teardown = [&](const std::string& why) {
-    log.Info("teardown (" + why + ")");
-    (*service)->Stop();
-    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
-  };
-  if (Status s = (*service)->Start(); !s) {
-    log.Error("servers: " + s.error());
-    teardown("servers did not start");
-    return kExitRunFailed;
+  interruption.SetPhase(Interruption::Phase::kServers);
+  if (interruption.BeforeWorkload()) return stop_before_workload();
+  log.Info("starting servers on " + std::to_string((*cluster)->Hosts().size()) + " hosts");
+  std::string start_error;
+  // On a signal, SIGKILL every server this process spawned so the start
+  // (which may wait up to its ready timeout) gives up now; teardown follows.
+  switch (StartUnlessInterrupted([&] { return service->Start(); }, interruption.noted(),
+                                 [] { KillAllSpawnedAsyncSignalSafe(); }, &start_error)) {
+    case StartOutcome::kStarted:
+      break;
+    case StartOutcome::kFailed:
+      log.Error("servers: " + start_error);
+      teardown("servers did not start");
+      return kExitRunFailed;
+    case StartOutcome::kInterrupted:
+      if (!start_error.empty()) log.Info("servers: start abandoned: " + start_error);
+      return stop_before_workload();
   }
-  log.Info("servers up: " + (*service)->Describe().dump());
-  if (signals.interrupted()) {
-    teardown("interrupted before the workload");
-    return kExitRunFailed;
-  }
+  log.Info("servers up: " + service->Describe().dump());
 
-  // --- workload and nemesis.
+  // --- workload and nemesis. A signal from here on stops the workload,
+  // which ends at once if it has not begun.
   const auto zero = std::chrono::steady_clock::now();
+  interruption.SetPhase(Interruption::Phase::kWorkload);
+  if (interruption.BeforeWorkload()) return stop_before_workload();
   auto recorder = HistoryRecorder::Open(store->File("history.jsonl"), zero);
   if (!recorder) {
     log.Error(recorder.error());
@@ -216,7 +320,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     return kExitRunFailed;
   }
   auto workload = MakeWorkload(config.workload);
-  auto nemesis = MakeNemesis(config, **service);
+  auto nemesis = MakeNemesis(config, *service);
   if (!workload || !nemesis) {
     log.Error(workload ? nemesis.error() : workload.error());
     teardown("bad workload or nemesis");
@@ -224,7 +328,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   }
   ScheduleOptions schedule;
   schedule.faults = config.nemesis;
-  schedule.nodes = (*service)->Nodes();
+  schedule.nodes = service->Nodes();
   schedule.interval_s = config.nemesis_interval_s;
   schedule.restart_delay_ms = config.restart_delay_ms;
   schedule.time_limit_s = config.time_limit_s;
@@ -234,24 +338,14 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   boost::asio::io_context io;
   WorkloadOptions workload_options = config.workload_options;
   workload_options.seed = SubSeed(seed, kWorkloadSeed);
-  WorkloadContext ctx{io, **service, **recorder, workload_options,
+  WorkloadContext ctx{io, *service, **recorder, workload_options,
                       zero + std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000)),
-                      signals.interrupted(),
+                      interruption.noted(),
                       // Fault times count from the moment every client is connected.
                       [&] { runner.Start(std::chrono::steady_clock::now()); }};
-  signals.OnInterrupt([&](int sig) {
-    log.Warn("signal " + std::to_string(sig) + ": stopping the workload (again to force)");
-  });
-  signals.OnForce([&] { io.stop(); });
-  // The watcher outlives this function: detach callbacks that use its locals.
-  struct DetachCallbacks {
-    SignalWatcher& signals;
-    ~DetachCallbacks() {
-      signals.OnInterrupt(nullptr);
-      signals.OnForce(nullptr);
-    }
-  } detach{signals};
   Status workload_status = OkStatus();
+  signals.OnForce([&] { io.stop(); });
+  ScopeExit detach_force([&] { signals.OnForce(nullptr); });
   boost::asio::co_spawn(
       io,
       [&]() -> boost::asio::awaitable<void> { workload_status = co_await (*workload)->Run(ctx); },
@@ -259,28 +353,30 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   log.Info("workload " + config.workload + " for " + config_json["time_limit_s"].dump() + " s, " +
            std::to_string(workload_options.concurrency) + " clients");
   io.run();
+  interruption.SetPhase(Interruption::Phase::kFinishing);
   runner.Stop();
-  log.Info("workload done: " + std::to_string((*recorder)->count()) + " ops recorded");
+  // Events, not ops: an op is an invocation and a completion (the summary's
+  // "ops:" counts completed client ops), and nemesis events count here too.
+  log.Info("workload done: " + std::to_string((*recorder)->count()) + " history events recorded");
 
   // --- heal, then stop everything before judging (checking needs no servers).
   (*nemesis)->Teardown();
-  const bool interrupted = signals.interrupted();
-  teardown(interrupted ? "interrupted" : "run complete");
+  teardown(interruption.StoppedTheRun() ? "interrupted" : "run complete");
   if (!workload_status) log.Error("workload: " + workload_status.error());
   if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
   recorder->reset();
 
-  nlohmann::json extra{{"interrupted", interrupted},
-                       {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
+  nlohmann::json extra{
+      {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
   if (!workload_status) extra["workload_error"] = workload_status.error();
-  auto result = JudgeAndReport(store->dir, config_json, extra);
-  if (!result) {
-    log.Error("check: " + result.error());
-    return kExitRunFailed;
+  CheckResult result;
+  if (int failed = JudgeReportAndPrint(store->dir, config_json, extra, interruption, zero,
+                                       config.time_limit_s, log, out, &result);
+      failed != 0) {
+    return failed;
   }
-  PrintSummary(out, store->dir, *result, config_json);
   if (!workload_status) return kExitRunFailed;
-  return ExitCodeFor(result->valid);
+  return ExitCodeFor(result.valid);
 }
 
 int RecheckRun(const std::string& run_dir, std::ostream& out) {

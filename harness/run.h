@@ -17,7 +17,10 @@ class SignalWatcher;
 
 // Runs one test and returns the exit code: 0 valid, 1 invalid, 2 unknown,
 // 255 when the run itself failed (servers did not start, ...). The summary
-// goes to `out`, progress to stderr and locksmith.log.
+// goes to `out`, progress to stderr and locksmith.log. A signal the watcher
+// reports stops the run early but is never a failure: it tears down, judges
+// the ops before it (none before the workload: unknown, 2) and says
+// "interrupted: ..." on `out`, in results.json and in junit.xml.
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
 
 // Checks a stored run again with its workload's checkers; rewrites

@@ -1,8 +1,13 @@
 #include "harness/run_config.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
-#include <fstream>
+#include <cstring>
 #include <regex>
 #include <sstream>
 
@@ -15,6 +20,111 @@ namespace {
 
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// User text echoed in a one-line error: quoted, escaped (a newline stays
+// "\n") and cut short, so a 60 MB name is not printed back.
+std::string Quoted(std::string_view text) {
+  constexpr size_t kMaxEcho = 40;
+  const bool cut = text.size() > kMaxEcho;
+  const std::string shown =
+      nlohmann::json(std::string(text.substr(0, kMaxEcho)))
+          .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  return cut ? shown + "..." : shown;
+}
+
+// Follows a parse that failed to say where: the key path of the value being
+// read ("a.b[2]") and the offending token. Builds nothing.
+class FailurePlace : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string path() const {
+    std::string p;
+    for (const auto& level : levels_) {
+      if (level.in_array) {
+        p += "[" + std::to_string(level.index) + "]";
+      } else if (!level.key.empty()) {
+        p += (p.empty() ? "" : ".") + level.key;
+      }
+    }
+    return p;
+  }
+  const std::string& token() const { return token_; }
+  int id() const { return id_; }
+
+  bool null() override { return Value(); }
+  bool boolean(bool) override { return Value(); }
+  bool number_integer(number_integer_t) override { return Value(); }
+  bool number_unsigned(number_unsigned_t) override { return Value(); }
+  bool number_float(number_float_t, const string_t&) override { return Value(); }
+  bool string(string_t&) override { return Value(); }
+  bool binary(binary_t&) override { return Value(); }
+  bool start_object(std::size_t) override {
+    Value();
+    levels_.push_back({});
+    return true;
+  }
+  bool key(string_t& key) override {
+    levels_.back().key = key;
+    return true;
+  }
+  bool end_object() override {
+    levels_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) override {
+    Value();
+    levels_.push_back({.in_array = true});
+    return true;
+  }
+  bool end_array() override {
+    levels_.pop_back();
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string& last_token,
+                   const nlohmann::detail::exception& ex) override {
+    token_ = last_token;
+    id_ = ex.id;
+    // The failing value counts as the array's next element.
+    if (!levels_.empty() && levels_.back().in_array) ++levels_.back().index;
+    return false;
+  }
+
+ private:
+  struct Level {
+    bool in_array = false;
+    int64_t index = -1;  // of the current element, in an array
+    std::string key;     // of the current member, in an object
+  };
+  bool Value() {
+    if (!levels_.empty() && levels_.back().in_array) ++levels_.back().index;
+    return true;
+  }
+  std::vector<Level> levels_;
+  std::string token_;
+  int id_ = 0;
+};
+
+// One line saying why `text` is not a config: for a number out of range the
+// key and the number, otherwise nlohmann's position and reason.
+std::string JsonErrorLine(const std::string& text, const nlohmann::json::exception& e) {
+  FailurePlace place;
+  nlohmann::json::sax_parse(text, &place, nlohmann::json::input_format_t::json,
+                            /*strict=*/true, /*ignore_comments=*/true);
+  if (place.id() == 406) {  // nlohmann: "number overflow"
+    const std::string where = place.path().empty() ? "" : Quoted(place.path()) + ": ";
+    std::string number = place.token();
+    if (number.size() > 40) number = number.substr(0, 40) + "...";
+    return where + "the number " + number + " is out of range (beyond a double's +-1.8e308)";
+  }
+  std::string reason = e.what();
+  if (size_t at = reason.find("parse error at "); at != std::string::npos) {
+    reason = reason.substr(at + 15);
+  } else if (size_t bracket = reason.find("] "); bracket != std::string::npos) {
+    reason = reason.substr(bracket + 2);
+  }
+  constexpr size_t kMaxReason = 200;
+  if (reason.size() > kMaxReason) reason = reason.substr(0, kMaxReason) + "...";
+  return "not valid JSON: " + reason;
 }
 
 // Typed readers: each names the key it failed on.
@@ -142,7 +252,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
   for (const auto& [key, value] : j.items()) {
     if (std::find_if(std::begin(kKeys), std::end(kKeys),
                      [&](const char* k) { return key == k; }) == std::end(kKeys)) {
-      return Error{"unknown config key \"" + key + "\""};
+      return Error{"unknown config key " + Quoted(key)};
     }
   }
   WorkloadOptions& w = c.workload_options;
@@ -165,11 +275,50 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
 }
 
 Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
-  std::ifstream in(path);
-  if (!in) return Error{"cannot read config file " + path};
-  nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false,
-                                           /*ignore_comments=*/true);
-  if (j.is_discarded()) return Error{path + ": not valid JSON"};
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is
+  // checked on the descriptor, so a swap after a stat cannot slip through.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) return Error{"cannot read config file " + path + ": " + std::strerror(errno)};
+  std::string text;
+  std::string problem;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    problem = "cannot read config file " + path + ": " + std::strerror(errno);
+  } else if (!S_ISREG(st.st_mode)) {
+    problem = "config file " + path + " is not a regular file (a FIFO, device or directory " +
+              "cannot be a config; save it to a file)";
+  } else if (static_cast<uint64_t>(st.st_size) > kMaxConfigFileBytes) {
+    problem = "config file " + path + " is " + std::to_string(st.st_size) +
+              " bytes; at most " + std::to_string(kMaxConfigFileBytes) + " (1 MiB) are allowed";
+  } else {
+    // Read one byte past the limit: the file may have grown since fstat.
+    text.resize(kMaxConfigFileBytes + 1);
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        problem = "cannot read config file " + path + ": " + std::strerror(errno);
+        break;
+      }
+      if (n == 0) break;
+      got += static_cast<size_t>(n);
+    }
+    text.resize(got);
+    if (problem.empty() && got > kMaxConfigFileBytes) {
+      problem = "config file " + path + " is larger than " + std::to_string(kMaxConfigFileBytes) +
+                " bytes (1 MiB), the most allowed";
+    }
+  }
+  ::close(fd);
+  if (!problem.empty()) return Error{problem};
+
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+  } catch (const nlohmann::json::exception& e) {
+    return Error{path + ": " + JsonErrorLine(text, e)};
+  }
   Status s = MergeRunConfigJson(j, config);
   if (!s) return Error{path + ": " + s.error()};
   return OkStatus();
@@ -183,13 +332,18 @@ Status ValidateRunConfig(const RunConfig& c) {
     return Error{"--test-name must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"};
   }
   if (c.store.empty()) return Error{"--store must not be empty"};
+  if (c.store.size() > kMaxStoreBytes) {
+    return Error{"--store must be at most " + std::to_string(kMaxStoreBytes) + " bytes, not " +
+                 std::to_string(c.store.size())};
+  }
   if (SanitizeUtf8(c.store) != c.store) return Error{"--store must be a UTF-8 path"};
   if (!Contains(BackendNames(), c.backend)) {
-    return Error{"unknown backend \"" + c.backend + "\" (known: " + JoinNames(BackendNames()) + ")"};
+    return Error{"unknown backend " + Quoted(c.backend) + " (known: " + JoinNames(BackendNames()) +
+                 ")"};
   }
   if (!Contains(WorkloadNames(), c.workload)) {
-    return Error{"unknown workload \"" + c.workload + "\" (known: " + JoinNames(WorkloadNames()) +
-                 ")"};
+    return Error{"unknown workload " + Quoted(c.workload) + " (known: " +
+                 JoinNames(WorkloadNames()) + ")"};
   }
   if (w.concurrency < 1 || w.concurrency > 5000) return Error{"--concurrency must be 1 to 5000"};
   if (w.keys < 1 || w.keys > 1'000'000) return Error{"--keys must be 1 to 1000000"};
@@ -206,15 +360,27 @@ Status ValidateRunConfig(const RunConfig& c) {
   for (size_t i = 0; i < c.nemesis.size(); ++i) {
     const std::string& n = c.nemesis[i];
     if (!Contains(NemesisNames(), n)) {
-      return Error{"unknown nemesis \"" + n + "\" (known: " + JoinNames(NemesisNames()) + ")"};
+      return Error{"unknown nemesis " + Quoted(n) + " (known: " + JoinNames(NemesisNames()) + ")"};
     }
     if (std::find(c.nemesis.begin(), c.nemesis.begin() + i, n) != c.nemesis.begin() + i) {
-      return Error{"nemesis \"" + n + "\" is listed twice"};
+      return Error{"nemesis " + Quoted(n) + " is listed twice"};
     }
   }
   if (c.prediction != "" && c.prediction != "Y" && c.prediction != "N") {
-    return Error{"\"prediction\" must be \"Y\" (two holders at once possible) or \"N\", not \"" +
-                 c.prediction + "\""};
+    return Error{"\"prediction\" must be \"Y\" (two holders at once possible) or \"N\", not " +
+                 Quoted(c.prediction)};
+  }
+  if (c.scenario.size() > kMaxScenarioBytes) {
+    return Error{"\"scenario\" must be at most " + std::to_string(kMaxScenarioBytes) +
+                 " bytes (a debate row id), not " + std::to_string(c.scenario.size())};
+  }
+  if (std::any_of(c.scenario.begin(), c.scenario.end(),
+                  [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+    return Error{"\"scenario\" must not contain control characters: " + Quoted(c.scenario)};
+  }
+  if (c.description.size() > kMaxDescriptionBytes) {
+    return Error{"\"description\" must be at most " + std::to_string(kMaxDescriptionBytes) +
+                 " bytes, not " + std::to_string(c.description.size())};
   }
   if (!(c.nemesis_interval_s >= 0.1) || c.nemesis_interval_s > 86400) {
     return Error{"--nemesis-interval must be 0.1 to 86400 seconds"};
@@ -223,8 +389,8 @@ Status ValidateRunConfig(const RunConfig& c) {
     return Error{"--restart-delay must be 0 to 3600000 ms"};
   }
   if (!Contains(PersistenceModes(), c.redis_persistence)) {
-    return Error{"--redis-persistence must be one of " + JoinNames(PersistenceModes()) + ", not \"" +
-                 c.redis_persistence + "\""};
+    return Error{"--redis-persistence must be one of " + JoinNames(PersistenceModes()) + ", not " +
+                 Quoted(c.redis_persistence)};
   }
   if (c.client_timeout_ms < 1 || c.client_timeout_ms > 600'000) {
     return Error{"--client-timeout must be 1 to 600000 ms"};

@@ -17,6 +17,13 @@
 
 namespace locksmith {
 
+// Bounds on input, so a stray file or field cannot stall a run or bloat
+// config.json and report.html (which copy the text fields).
+inline constexpr size_t kMaxConfigFileBytes = 1 << 20;  // a config file: 1 MiB
+inline constexpr size_t kMaxDescriptionBytes = 4096;    // "description": a few paragraphs
+inline constexpr size_t kMaxScenarioBytes = 64;         // "scenario": a debate row id, e.g. "6"
+inline constexpr size_t kMaxStoreBytes = 4096;          // "store": a path (PATH_MAX)
+
 struct RunConfig {
   std::string test_name;  // empty: derived from backend, workload, nemesis
   std::string store = "store";
@@ -47,6 +54,9 @@ Status ValidateRunConfig(const RunConfig& config);
 // naming the key); keys not present keep their current value.
 Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config);
 // Loads a scenario/config JSON file into `config` (see MergeRunConfigJson).
+// Only a regular file of at most kMaxConfigFileBytes: a FIFO or device
+// would block or never end. Errors name the file, and for a number out of
+// range (1e400) the key holding it.
 Status LoadRunConfigFile(const std::string& path, RunConfig& config);
 
 std::vector<std::string> NemesisNames();

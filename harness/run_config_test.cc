@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <fstream>
 
 #include "tests/temp_dir.h"
@@ -145,6 +147,89 @@ TEST(RunConfigTest, LoadsFilesAndReportsBadOnes) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find(path), std::string::npos);
   EXPECT_FALSE(LoadRunConfigFile(path + ".missing", c).ok());
+}
+
+// The error of loading a config file holding `text`.
+std::string LoadError(const std::string& text) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/config.json";
+  { std::ofstream(path) << text; }
+  RunConfig c;
+  Status s = LoadRunConfigFile(path, c);
+  return s ? "" : s.error();
+}
+
+TEST(RunConfigTest, ANumberOutOfRangeIsNamedWithItsKey) {
+  std::string e = LoadError("{\"concurrency\": 1e400}");
+  EXPECT_NE(e.find("\"concurrency\": the number 1e400 is out of range"), std::string::npos) << e;
+  EXPECT_EQ(e.find("not valid JSON"), std::string::npos) << e;
+  e = LoadError("{\"hold\": [1, -1e999]}");
+  EXPECT_NE(e.find("\"hold[1]\": the number -1e999 is out of range"), std::string::npos) << e;
+  // Other syntax errors keep saying so, with the position.
+  e = LoadError("{\"concurrency\": 3,");
+  EXPECT_NE(e.find("not valid JSON: line 1, column 19"), std::string::npos) << e;
+}
+
+TEST(RunConfigTest, OnlyRegularFilesUpToOneMebibyteAreRead) {
+  testing::TempDir dir;
+  RunConfig c;
+  // A FIFO with no writer: opening it the usual way would block forever.
+  const std::string fifo = dir.path() + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  Status s = LoadRunConfigFile(fifo, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("not a regular file"), std::string::npos) << s.error();
+  s = LoadRunConfigFile(dir.path(), c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("not a regular file"), std::string::npos) << s.error();
+
+  // Exactly the limit loads; one byte more does not, whatever it holds.
+  const std::string path = dir.path() + "/big.json";
+  std::string text = "{\"concurrency\": 3}";
+  text.resize(kMaxConfigFileBytes, ' ');
+  { std::ofstream(path) << text; }
+  ASSERT_TRUE(LoadRunConfigFile(path, c).ok());
+  EXPECT_EQ(c.workload_options.concurrency, 3);
+  { std::ofstream(path, std::ios::app) << " "; }
+  s = LoadRunConfigFile(path, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("at most 1048576"), std::string::npos) << s.error();
+}
+
+TEST(RunConfigTest, TextFieldsAreBounded) {
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes, 'x'); }), "");
+  std::string e =
+      ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes + 1, 'x'); });
+  EXPECT_NE(e.find("\"description\" must be at most 4096 bytes"), std::string::npos) << e;
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes, '6'); }), "");
+  e = ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes + 1, '6'); });
+  EXPECT_NE(e.find("\"scenario\" must be at most 64 bytes"), std::string::npos) << e;
+  e = ErrorAfter([](RunConfig& c) { c.scenario = "6\nverdict: VALID"; });
+  EXPECT_NE(e.find("control characters"), std::string::npos) << e;
+  e = ErrorAfter([](RunConfig& c) { c.store.assign(kMaxStoreBytes + 1, 's'); });
+  EXPECT_NE(e.find("--store must be at most 4096 bytes"), std::string::npos) << e;
+}
+
+TEST(RunConfigTest, ErrorsEchoInputShortAndOnOneLine) {
+  // A huge or multi-line name comes back cut and escaped, not verbatim.
+  for (auto change : std::vector<std::function<void(RunConfig&)>>{
+           [](RunConfig& c) { c.backend = std::string(100000, 'b') + "\n"; },
+           [](RunConfig& c) { c.workload = "a\nb" + std::string(100000, 'w'); },
+           [](RunConfig& c) { c.nemesis = {std::string(100000, 'n')}; },
+           [](RunConfig& c) { c.redis_persistence = std::string(100000, 'p'); },
+           [](RunConfig& c) { c.prediction = std::string(100000, 'y'); }}) {
+    const std::string e = ErrorAfter(change);
+    ASSERT_NE(e, "");
+    EXPECT_LT(e.size(), 200u) << e.substr(0, 300);
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e.substr(0, 300);
+  }
+  RunConfig c;
+  Status s = MergeRunConfigJson({{std::string(100000, 'k') + "\n", 1}}, c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_LT(s.error().size(), 200u);
+  EXPECT_EQ(s.error().find('\n'), std::string::npos);
+  EXPECT_NE(LoadError("{\"hold\": \"" + std::string(100000, '9') + "x\"}").size(), 0u);
+  EXPECT_LT(LoadError("{\"hold\": \"" + std::string(100000, '9') + "x\"}").size(), 300u);
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checker/history.h"
+#include "checker/utf8.h"
 #include "reports/escape.h"
 #include "reports/report_model.h"
 #include "reports/run_results.h"
@@ -96,6 +97,20 @@ double LastOpSeconds(const std::string& history_path) {
   return 0;
 }
 
+// What results.json says about an interruption (RunTest's "interrupted" and
+// "interruption.message"); "" when the run was not interrupted.
+std::string InterruptionText(const nlohmann::json& results) {
+  auto flag = results.find("interrupted");
+  if (flag == results.end() || *flag != true) return "";
+  if (auto it = results.find("interruption"); it != results.end() && it->is_object()) {
+    auto m = it->find("message");
+    if (m != it->end() && m->is_string() && !m->get<std::string>().empty()) {
+      return SanitizeUtf8(m->get<std::string>());
+    }
+  }
+  return "the run was interrupted; the verdict covers only the ops before it";
+}
+
 }  // namespace
 
 Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
@@ -132,12 +147,21 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
   property("nemesis", summary.nemesis);
   property("seed", summary.seed);
   property("reason", r.reason());
+  // An interrupted run's verdict covers less than the configured workload:
+  // say so as a property (machine-readable) and in every test case's
+  // system-out, which is what CI pages (Jenkins, GitLab) show next to a case.
+  const std::string interrupted = InterruptionText(r.json());
+  property("interrupted", interrupted);
   x += "    </properties>\n";
+  const std::string system_out =
+      interrupted.empty() ? ""
+                          : "      <system-out>" + XmlEscape("interrupted: " + interrupted) +
+                                "</system-out>\n";
 
   for (const auto& c : r.checkers()) {
     x += "    <testcase" + Attr("classname", classname) + Attr("name", c.name) + Attr("time", "0");
     if (c.valid == Validity::kTrue) {
-      x += "/>\n";
+      x += system_out.empty() ? "/>\n" : ">\n" + system_out + "    </testcase>\n";
       continue;
     }
     x += ">\n";
@@ -160,7 +184,7 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
       x += "      <error" + Attr("message", "unknown: " + (c.reason.empty() ? "the checker could not decide" : c.reason)) +
            Attr("type", "unknown") + ">" + XmlEscape(body) + "</error>\n";
     }
-    x += "    </testcase>\n";
+    x += system_out + "    </testcase>\n";
   }
   x += "  </testsuite>\n</testsuites>\n";
   return x;

@@ -2,7 +2,9 @@
 // results.json; see RunResults). An invalid checker gets a <failure> whose
 // body lists its anomalies (type, key, op indices, scalar fields); an unknown
 // verdict is an <error> (the checker could not decide: CI must not read that
-// as a pass). Free functions; thread-safe.
+// as a pass). An interrupted run (results.json "interrupted": true) gets an
+// "interrupted" property and a <system-out> line in each test case saying
+// what the verdict covers. Free functions; thread-safe.
 #pragma once
 
 #include <string>

@@ -136,6 +136,43 @@ TEST(JunitReportTest, SingleCheckerResults) {
   EXPECT_NE(xml->find("message=\"invalid (no anomalies recorded)\""), std::string::npos) << *xml;
 }
 
+TEST(JunitReportTest, AnInterruptedRunSaysSoInEveryTestcase) {
+  nlohmann::json results = CompositeResults();
+  results["interrupted"] = true;
+  results["interruption"] = {{"signal", "SIGINT"},
+                             {"message", "by SIGINT after 4.2 s of the 60.0 s workload; <ops>"}};
+  auto xml = RenderJunitXml(results, nullptr);
+  ASSERT_TRUE(xml.ok()) << xml.error();
+  EXPECT_TRUE(WellFormed(*xml)) << *xml;
+  EXPECT_NE(xml->find("<property name=\"interrupted\" value=\"by SIGINT after 4.2 s of the 60.0 s "
+                      "workload; &lt;ops&gt;\"/>"),
+            std::string::npos)
+      << *xml;
+  const std::string line =
+      "<system-out>interrupted: by SIGINT after 4.2 s of the 60.0 s workload; &lt;ops&gt;"
+      "</system-out>";
+  // One per test case, passing ones included (perf is valid).
+  size_t count = 0;
+  for (size_t at = xml->find(line); at != std::string::npos; at = xml->find(line, at + 1)) ++count;
+  EXPECT_EQ(count, 3u) << *xml;
+  EXPECT_NE(xml->find("name=\"perf\" time=\"0\">\n      " + line + "\n    </testcase>"),
+            std::string::npos)
+      << *xml;
+
+  // Without a message (an older results.json): still said, generically.
+  results.erase("interruption");
+  xml = RenderJunitXml(results, nullptr);
+  ASSERT_TRUE(xml.ok()) << xml.error();
+  EXPECT_NE(xml->find("<system-out>interrupted: the run was interrupted"), std::string::npos)
+      << *xml;
+  // Not interrupted: no trace of it.
+  results["interrupted"] = false;
+  xml = RenderJunitXml(results, nullptr);
+  ASSERT_TRUE(xml.ok()) << xml.error();
+  EXPECT_EQ(xml->find("interrupted"), std::string::npos) << *xml;
+  EXPECT_EQ(xml->find("system-out"), std::string::npos) << *xml;
+}
+
 TEST(JunitReportTest, MalformedResultsAreErrors) {
   EXPECT_FALSE(RenderJunitXml(nlohmann::json::array(), nullptr).ok());
   EXPECT_FALSE(RenderJunitXml({{"anomalies", nlohmann::json::array()}}, nullptr).ok());

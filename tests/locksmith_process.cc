@@ -161,4 +161,13 @@ bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds ti
   return false;
 }
 
+bool WaitForText(const std::string& path, const std::string& text, std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (ReadText(path).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 }  // namespace locksmith::testing

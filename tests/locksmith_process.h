@@ -52,5 +52,8 @@ std::string RunTag(const std::string& run_dir);
 std::vector<std::string> Leftovers(const std::string& tag, const std::string& run_dir);
 // Waits until the file has at least `lines` lines; false on timeout.
 bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds timeout);
+// Waits until the file contains `text`, polling every millisecond (to act
+// within a short phase of a run); false on timeout.
+bool WaitForText(const std::string& path, const std::string& text, std::chrono::seconds timeout);
 
 }  // namespace locksmith::testing

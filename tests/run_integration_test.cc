@@ -2,14 +2,20 @@
 // namespaces (loopback without root). Each test checks the verdict and that
 // the run left nothing behind.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "checker/history.h"
+#include "harness/net_plan.h"
+#include "harness/net_setup.h"
+#include "harness/run_registry.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {
@@ -106,7 +112,25 @@ TEST(RunIntegrationTest, KillWithFsyncAlwaysStaysValid) {
   ExpectNothingLeft(run);
 }
 
-TEST(RunIntegrationTest, SigintMidRunTearsDownAndKeepsACheckableHistory) {
+// The lines of `text` that start with `prefix`.
+std::vector<std::string> LinesStartingWith(const std::string& text, const std::string& prefix) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(prefix, 0) == 0) lines.push_back(line);
+  }
+  return lines;
+}
+
+std::string SignalName(int sig) { return sig == SIGINT ? "SIGINT" : "SIGTERM"; }
+
+class InterruptTest : public ::testing::TestWithParam<int> {};
+
+// A signal mid-workload stops it: the verdict covers the ops before it, and
+// stdout, junit.xml and results.json all say the run was interrupted.
+TEST_P(InterruptTest, MidWorkloadTearsDownSaysSoAndKeepsACheckableHistory) {
+  const int sig = GetParam();
+  const std::string name = SignalName(sig);
   TempDir dir;
   const std::string store = dir.path() + "/store";
   // fsync always: the run must stay valid whenever the signal lands.
@@ -115,14 +139,35 @@ TEST(RunIntegrationTest, SigintMidRunTearsDownAndKeepsACheckableHistory) {
                                             "always", "--store", "store"});
   ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
       << run_process.Stderr();
-  run_process.Signal(SIGINT);
+  run_process.Signal(sig);
   auto code = run_process.Wait(seconds(30));
-  ASSERT_TRUE(code.has_value()) << "no exit within 30 s of SIGINT";
-  EXPECT_EQ(*code, 0) << run_process.Stdout() << run_process.Stderr();
+  ASSERT_TRUE(code.has_value()) << "no exit within 30 s of " << name;
+  const std::string out = run_process.Stdout();
+  EXPECT_EQ(*code, 0) << out << run_process.Stderr();
+  auto interrupted = LinesStartingWith(out, "interrupted: ");
+  ASSERT_EQ(interrupted.size(), 1u) << out;
+  EXPECT_NE(interrupted[0].find("by " + name + " after "), std::string::npos) << out;
+  EXPECT_NE(
+      interrupted[0].find(" s of the 120 s workload; the verdict covers only the ops before it"),
+      std::string::npos)
+      << out;
+  EXPECT_EQ(LinesStartingWith(out, "verdict: "), std::vector<std::string>{"verdict: VALID"}) << out;
+
   const std::string run = LatestRun(store);
   auto results = ReadJson(run + "/results.json");
   EXPECT_EQ(results["interrupted"], true);
+  EXPECT_EQ(results["interruption"]["signal"], name);
+  EXPECT_EQ(results["interruption"]["phase"], "workload");
+  EXPECT_GT(results["interruption"]["after_s"].get<double>(), 0);
+  EXPECT_EQ("interrupted: " + results["interruption"]["message"].get<std::string>(),
+            interrupted[0]);
   EXPECT_EQ(results["valid"], true);
+  const std::string junit = ReadText(run + "/junit.xml");
+  EXPECT_NE(junit.find("<property name=\"interrupted\" value=\"by " + name + " after "),
+            std::string::npos)
+      << junit;
+  EXPECT_NE(junit.find("<system-out>" + interrupted[0] + "</system-out>"), std::string::npos)
+      << junit;
   ExpectNothingLeft(run);
   // Every line written is a whole op, and the run can be judged again.
   auto history = ReadHistoryJsonl(run + "/history.jsonl", /*allow_truncated_tail=*/false);
@@ -130,6 +175,65 @@ TEST(RunIntegrationTest, SigintMidRunTearsDownAndKeepsACheckableHistory) {
   EXPECT_GT(history->size(), 200u);
   EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60)), 0);
 }
+
+// A signal while the servers start: no op ran, so the run is unknown (2),
+// not a crash (255), and still tears down and writes its reports. The
+// signal is sent as soon as the run logs that servers are starting; if it
+// landed just after the start instead, the attempt is repeated (the start
+// takes some tens of milliseconds).
+TEST_P(InterruptTest, WhileServersStartIsUnknownNotACrash) {
+  const int sig = GetParam();
+  const std::string name = SignalName(sig);
+  bool landed_in_start = false;
+  for (int attempt = 0; attempt < 10 && !landed_in_start; ++attempt) {
+    TempDir dir;
+    const std::string store = dir.path() + "/store";
+    LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "60", "--store", "store"});
+    if (!WaitForText(dir.path() + "/stderr.txt", "starting servers", seconds(30))) {
+      run_process.Signal(SIGTERM);  // a run that cannot be cleaned up by its own teardown is
+      run_process.Wait(seconds(60));  // a cleanup job for someone else
+      FAIL() << "no \"starting servers\" line: " << run_process.Stderr();
+    }
+    run_process.Signal(sig);
+    auto code = run_process.Wait(seconds(60));
+    ASSERT_TRUE(code.has_value()) << "no exit within 60 s of " << name;
+    const std::string err = run_process.Stderr();
+    if (err.find("signal " + name + " while the servers start") == std::string::npos) {
+      // Landed after the start: another test's business. Clean up and retry.
+      ExpectNothingLeft(LatestRun(store));
+      continue;
+    }
+    landed_in_start = true;
+    const std::string out = run_process.Stdout();
+    EXPECT_EQ(*code, 2) << out << err;
+    EXPECT_EQ(err.find("servers did not start"), std::string::npos) << err;
+    EXPECT_NE(err.find("teardown (interrupted before the workload)"), std::string::npos) << err;
+    EXPECT_EQ(LinesStartingWith(out, "interrupted: "),
+              std::vector<std::string>{"interrupted: by " + name +
+                                       " while the servers were starting, before the workload "
+                                       "started; no op ran, so the verdict is unknown"})
+        << out;
+    EXPECT_EQ(LinesStartingWith(out, "verdict: UNKNOWN").size(), 1u) << out;
+    const std::string run = LatestRun(store);
+    auto results = ReadJson(run + "/results.json");
+    EXPECT_EQ(results["valid"], "unknown");
+    EXPECT_EQ(results["interrupted"], true);
+    EXPECT_EQ(results["interruption"]["phase"], "servers");
+    EXPECT_EQ(ReadText(run + "/history.jsonl"), "");
+    EXPECT_TRUE(std::filesystem::exists(run + "/report.html"));
+    const std::string junit = ReadText(run + "/junit.xml");
+    EXPECT_NE(
+        junit.find("<property name=\"interrupted\" value=\"by " + name + " while the servers"),
+        std::string::npos)
+        << junit;
+    EXPECT_NE(junit.find("<system-out>interrupted: by " + name), std::string::npos) << junit;
+    ExpectNothingLeft(run);
+  }
+  EXPECT_TRUE(landed_in_start) << "in 10 attempts the signal never arrived while servers started";
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, InterruptTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const auto& info) { return SignalName(info.param); });
 
 TEST(RunIntegrationTest, SigkillThenCleanupRemovesEverything) {
   TempDir dir;
@@ -146,12 +250,73 @@ TEST(RunIntegrationTest, SigkillThenCleanupRemovesEverything) {
     ASSERT_FALSE(tag.empty());
     EXPECT_FALSE(Leftovers(tag, run).empty()) << "nothing to clean up: the test proves nothing";
   }
+  // Only this run: on a shared machine a global cleanup would also act on
+  // (and report) other runs' leftovers.
   std::string out;
-  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup"}, seconds(60), &out), 0) << out;
+  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup", "--tag", tag}, seconds(60), &out), 0) << out;
   auto left = Leftovers(tag, run);
   EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
   // The history written before the kill is still checkable.
   EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 0) << out;
+}
+
+// A SIGKILLed run whose registry record is gone: cleanup finds its objects
+// by name, leaves them and says so with a non-zero exit, and removes them
+// all with --remove-unregistered. The record is the run's own, in the
+// shared registry: a private state directory would hand out address slices
+// already used by other runs on this machine.
+TEST(RunIntegrationTest, CleanupOfAnUnregisteredRunNeedsTheFlag) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root: a loopback run leaves no namespaces";
+  TempDir dir;
+  const std::string store = dir.path() + "/store";
+  LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--store", "store"});
+  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+      << run_process.Stderr();
+  const std::string run = LatestRun(store);
+  const std::string tag = RunTag(run);
+  ASSERT_FALSE(tag.empty());
+  run_process.Signal(SIGKILL);
+  ASSERT_TRUE(run_process.Wait(seconds(10)).has_value());
+  const std::string record = RunRegistry::DefaultDir() + "/runs/" + tag + ".json";
+  ASSERT_TRUE(std::filesystem::remove(record)) << record;
+  // Unregistered objects hold an address slice no record protects: the next
+  // run on this machine would reuse it and collide. Remove them whatever
+  // the test's outcome.
+  struct RemoveAtEnd {
+    const TempDir& dir;
+    std::string tag;
+    ~RemoveAtEnd() {
+      RunLocksmith(dir.path(), {"cleanup", "--tag", tag, "--remove-unregistered"}, seconds(60));
+    }
+  } remove_at_end{dir, tag};
+  // Names only: a link's state (carrier, ...) may change as its peer's
+  // processes die.
+  auto objects = [&] {
+    std::vector<std::string> names;
+    for (const auto& ns : ListNetns()) {
+      if (TagFromNetnsName(ns) == tag) names.push_back(ns);
+    }
+    for (const auto& link : ListLinks()) {
+      if (TagFromLinkName(link) == tag) names.push_back(link);
+    }
+    return names;
+  };
+  const auto before = objects();
+  // The namespace, the host-side veth and the bridge.
+  ASSERT_EQ(before.size(), 3u) << "nothing to clean up: the test proves nothing";
+
+  std::string out;
+  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup", "--tag", tag}, seconds(60), &out), 1) << out;
+  EXPECT_NE(out.find("--remove-unregistered"), std::string::npos) << out;
+  EXPECT_EQ(objects(), before);
+
+  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup", "--tag", tag, "--remove-unregistered"},
+                         seconds(60), &out),
+            0)
+      << out;
+  auto left = Leftovers(tag, run);
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
+  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup", "--tag", tag}, seconds(60), &out), 0) << out;
 }
 
 // Too short for any op: the run must end at once and say it proves nothing.
@@ -171,17 +336,56 @@ TEST(RunIntegrationTest, ARunWithNoSuccessfulOpIsUnknown) {
 
 TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   TempDir dir;
+  const std::string fifo = dir.path() + "/fifo.json";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = dir.path() + "/big.json";
+  { std::ofstream(big) << "{\"description\": \"" << std::string(2 << 20, 'x') << "\"}"; }
+  const std::string long_text = dir.path() + "/long.json";
+  { std::ofstream(long_text) << "{\"description\": \"" << std::string(5000, 'x') << "\"}"; }
+  const std::string overflow = dir.path() + "/overflow.json";
+  { std::ofstream(overflow) << "{\"concurrency\": 1e400}"; }
+  // A config file a buggy CLI would accept must not start a long run: the
+  // short time limit (checked after the file) keeps it brief.
+  auto config = [](const std::string& path) {
+    return std::vector<std::string>{"run", "--config", path, "--time-limit", "0.001"};
+  };
   for (std::vector<std::string> args : {std::vector<std::string>{"run", "--concurrency", "0"},
                                         {"run", "--no-such-flag"},
                                         {"run", "--hold", "9-1"},
                                         {"run", "--redis-persistence", "sometimes"},
                                         {"run", "--nemesis", "meteor"},
+                                        config(fifo),
+                                        config(big),
+                                        config(long_text),
+                                        config(overflow),
+                                        {"frobnicate"},
+                                        {"frob\nnicate"},
+                                        {},
+                                        {"cleanup", "--tag", "NOT-A-TAG"},
                                         {"check", dir.path() + "/missing"},
                                         {"check", "/etc/hostname", "--model", "no-such-model"}}) {
     std::string out;
-    EXPECT_EQ(RunLocksmith(dir.path(), args, seconds(30), &out), 254) << args[1] << ": " << out;
+    std::string what;
+    for (const auto& a : args) what += " " + a;
+    EXPECT_EQ(RunLocksmith(dir.path(), args, seconds(30), &out), 254) << what << ": " << out;
     EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+    EXPECT_LT(out.size(), 300u) << what;
   }
+  // Each says what is wrong.
+  std::string out;
+  RunLocksmith(dir.path(), {"frobnicate"}, seconds(30), &out);
+  EXPECT_NE(out.find("unknown subcommand \"frobnicate\" (known: run, check, cleanup)"),
+            std::string::npos)
+      << out;
+  RunLocksmith(dir.path(), config(fifo), seconds(30), &out);
+  EXPECT_NE(out.find("not a regular file"), std::string::npos) << out;
+  RunLocksmith(dir.path(), config(big), seconds(30), &out);
+  EXPECT_NE(out.find("at most 1048576"), std::string::npos) << out;
+  RunLocksmith(dir.path(), config(long_text), seconds(30), &out);
+  EXPECT_NE(out.find("\"description\" must be at most 4096 bytes"), std::string::npos) << out;
+  RunLocksmith(dir.path(), config(overflow), seconds(30), &out);
+  EXPECT_NE(out.find("\"concurrency\": the number 1e400 is out of range"), std::string::npos)
+      << out;
 }
 
 }  // namespace
