@@ -25,7 +25,7 @@ Result<int64_t> ParseWhole(std::string_view text) {
 
 Result<int64_t> ParseMs(std::string_view text) {
   auto v = ParseWhole(text);
-  if (!v) return Error{"\"" + std::string(text) + "\" is not a whole number of milliseconds"};
+  if (!v) return Error{QuoteInput(text) + " is not a whole number of milliseconds"};
   return v;
 }
 
@@ -57,6 +57,15 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
 }
 
 }  // namespace
+
+std::string QuoteInput(std::string_view text) {
+  constexpr size_t kMaxEcho = 40;
+  const bool cut = text.size() > kMaxEcho;
+  const std::string shown =
+      nlohmann::json(std::string(text.substr(0, kMaxEcho)))
+          .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
+  return cut ? shown + "..." : shown;
+}
 
 Result<MsRange> ParseMsRange(const std::string& text) {
   const size_t dash = text.find('-', 1);
@@ -172,8 +181,7 @@ OptionSet& OptionSet::Choice(const char* key, const char* flag, std::string* fie
   b.write = [field] { return nlohmann::json(*field); };
   b.validate = [f, field, choices]() -> Status {
     if (!Contains(choices, *field)) {
-      return Error{f + " must be one of " + JoinNames(choices) + ", not \"" +
-                   SanitizeUtf8(*field) + "\""};
+      return Error{f + " must be one of " + JoinNames(choices) + ", not " + QuoteInput(*field)};
     }
     return OkStatus();
   };
@@ -242,12 +250,12 @@ OptionSet& OptionSet::Names(const char* key, const char* flag, std::vector<std::
     for (size_t i = 0; i < field->size(); ++i) {
       const std::string& name = (*field)[i];
       if (!choices.empty() && !Contains(choices, name)) {
-        return Error{f + ": unknown name \"" + SanitizeUtf8(name) + "\" (known: " +
+        return Error{f + ": unknown name " + QuoteInput(name) + " (known: " +
                      JoinNames(choices) + ")"};
       }
       if (std::find(field->begin(), field->begin() + static_cast<std::ptrdiff_t>(i), name) !=
           field->begin() + static_cast<std::ptrdiff_t>(i)) {
-        return Error{f + ": \"" + SanitizeUtf8(name) + "\" is listed twice"};
+        return Error{f + ": " + QuoteInput(name) + " is listed twice"};
       }
     }
     return OkStatus();
@@ -322,7 +330,7 @@ Result<nlohmann::json> FlagValue(const OptionSpec& spec, const std::string& text
     case OptionKind::kInteger: {
       auto v = ParseWhole(text);
       if (!v) {
-        return Error{spec.flag + " must be a whole number, not \"" + SanitizeUtf8(text) + "\"" +
+        return Error{spec.flag + " must be a whole number, not " + QuoteInput(text) +
                      (v.error() == "out of range" ? " (out of range)" : "")};
       }
       return nlohmann::json(*v);
@@ -332,7 +340,7 @@ Result<nlohmann::json> FlagValue(const OptionSpec& spec, const std::string& text
       char* end = nullptr;
       const double v = std::strtod(begin, &end);
       if (text.empty() || end != begin + text.size() || !std::isfinite(v)) {
-        return Error{spec.flag + " must be a number, not \"" + SanitizeUtf8(text) + "\""};
+        return Error{spec.flag + " must be a number, not " + QuoteInput(text)};
       }
       return nlohmann::json(v);
     }

@@ -40,6 +40,10 @@ struct MsRange {
 };
 
 Result<MsRange> ParseMsRange(const std::string& text);
+
+// User text echoed in a one-line error: quoted, escaped (a newline stays
+// "\n") and cut short, so a 60 MB value is not printed back.
+std::string QuoteInput(std::string_view text);
 std::string FormatMsRange(MsRange range);
 
 enum class OptionKind { kInteger, kNumber, kText, kChoice, kFlag, kMsRange, kNames };

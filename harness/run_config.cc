@@ -22,17 +22,6 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// User text echoed in a one-line error: quoted, escaped (a newline stays
-// "\n") and cut short, so a 60 MB name is not printed back.
-std::string Quoted(std::string_view text) {
-  constexpr size_t kMaxEcho = 40;
-  const bool cut = text.size() > kMaxEcho;
-  const std::string shown =
-      nlohmann::json(std::string(text.substr(0, kMaxEcho)))
-          .dump(-1, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
-  return cut ? shown + "..." : shown;
-}
-
 // Follows a parse that failed to say where: the key path of the value being
 // read ("a.b[2]") and the offending token. Builds nothing.
 class FailurePlace : public nlohmann::json_sax<nlohmann::json> {
@@ -111,7 +100,7 @@ std::string JsonErrorLine(const std::string& text, const nlohmann::json::excepti
   nlohmann::json::sax_parse(text, &place, nlohmann::json::input_format_t::json,
                             /*strict=*/true, /*ignore_comments=*/true);
   if (place.id() == 406) {  // nlohmann: "number overflow"
-    const std::string where = place.path().empty() ? "" : Quoted(place.path()) + ": ";
+    const std::string where = place.path().empty() ? "" : QuoteInput(place.path()) + ": ";
     std::string number = place.token();
     if (number.size() > 40) number = number.substr(0, 40) + "...";
     return where + "the number " + number + " is out of range (beyond a double's +-1.8e308)";
@@ -252,7 +241,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
   for (const auto& [key, value] : j.items()) {
     if (std::find_if(std::begin(kKeys), std::end(kKeys),
                      [&](const char* k) { return key == k; }) == std::end(kKeys)) {
-      return Error{"unknown config key " + Quoted(key)};
+      return Error{"unknown config key " + QuoteInput(key)};
     }
   }
   WorkloadOptions& w = c.workload_options;
@@ -338,11 +327,11 @@ Status ValidateRunConfig(const RunConfig& c) {
   }
   if (SanitizeUtf8(c.store) != c.store) return Error{"--store must be a UTF-8 path"};
   if (!Contains(BackendNames(), c.backend)) {
-    return Error{"unknown backend " + Quoted(c.backend) + " (known: " + JoinNames(BackendNames()) +
+    return Error{"unknown backend " + QuoteInput(c.backend) + " (known: " + JoinNames(BackendNames()) +
                  ")"};
   }
   if (!Contains(WorkloadNames(), c.workload)) {
-    return Error{"unknown workload " + Quoted(c.workload) + " (known: " +
+    return Error{"unknown workload " + QuoteInput(c.workload) + " (known: " +
                  JoinNames(WorkloadNames()) + ")"};
   }
   if (w.concurrency < 1 || w.concurrency > 5000) return Error{"--concurrency must be 1 to 5000"};
@@ -360,15 +349,15 @@ Status ValidateRunConfig(const RunConfig& c) {
   for (size_t i = 0; i < c.nemesis.size(); ++i) {
     const std::string& n = c.nemesis[i];
     if (!Contains(NemesisNames(), n)) {
-      return Error{"unknown nemesis " + Quoted(n) + " (known: " + JoinNames(NemesisNames()) + ")"};
+      return Error{"unknown nemesis " + QuoteInput(n) + " (known: " + JoinNames(NemesisNames()) + ")"};
     }
     if (std::find(c.nemesis.begin(), c.nemesis.begin() + i, n) != c.nemesis.begin() + i) {
-      return Error{"nemesis " + Quoted(n) + " is listed twice"};
+      return Error{"nemesis " + QuoteInput(n) + " is listed twice"};
     }
   }
   if (c.prediction != "" && c.prediction != "Y" && c.prediction != "N") {
     return Error{"\"prediction\" must be \"Y\" (two holders at once possible) or \"N\", not " +
-                 Quoted(c.prediction)};
+                 QuoteInput(c.prediction)};
   }
   if (c.scenario.size() > kMaxScenarioBytes) {
     return Error{"\"scenario\" must be at most " + std::to_string(kMaxScenarioBytes) +
@@ -376,7 +365,7 @@ Status ValidateRunConfig(const RunConfig& c) {
   }
   if (std::any_of(c.scenario.begin(), c.scenario.end(),
                   [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
-    return Error{"\"scenario\" must not contain control characters: " + Quoted(c.scenario)};
+    return Error{"\"scenario\" must not contain control characters: " + QuoteInput(c.scenario)};
   }
   if (c.description.size() > kMaxDescriptionBytes) {
     return Error{"\"description\" must be at most " + std::to_string(kMaxDescriptionBytes) +
@@ -390,7 +379,7 @@ Status ValidateRunConfig(const RunConfig& c) {
   }
   if (!Contains(PersistenceModes(), c.redis_persistence)) {
     return Error{"--redis-persistence must be one of " + JoinNames(PersistenceModes()) + ", not " +
-                 Quoted(c.redis_persistence)};
+                 QuoteInput(c.redis_persistence)};
   }
   if (c.client_timeout_ms < 1 || c.client_timeout_ms > 600'000) {
     return Error{"--client-timeout must be 1 to 600000 ms"};
