@@ -36,7 +36,7 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockServic
   std::vector<std::unique_ptr<Nemesis>> parts;
   for (const auto& name : config.nemesis) {
     if (name == "kill") {
-      auto* killable = dynamic_cast<KillableService*>(&service);
+      auto* killable = Capability<Killable>(service);
       if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
       parts.push_back(std::make_unique<KillNemesis>(*killable));
     }
@@ -182,7 +182,6 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
 
   BackendOptions backend_options;
   backend_options.name = config.backend;
-  backend_options.nodes_dir = store->NodesDir();
   backend_options.redis_persistence = config.redis_persistence;
   backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
   backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);

@@ -14,13 +14,13 @@ namespace locksmith {
 
 class KillNemesis : public Nemesis {
  public:
-  explicit KillNemesis(KillableService& service) : service_(service) {}
+  explicit KillNemesis(Killable& service) : service_(service) {}
   std::vector<std::string> Faults() const override { return {"kill", "start"}; }
   FaultResult Invoke(const FaultOp& op) override;
   void Teardown() override;
 
  private:
-  KillableService& service_;
+  Killable& service_;
   std::set<std::string> down_;
 };
 

@@ -11,7 +11,7 @@ namespace locksmith {
 namespace {
 
 // Records what the nemesis asked for; "n9" does not exist.
-class FakeKillable : public KillableService {
+class FakeKillable : public Killable {
  public:
   Status KillNode(const std::string& node) override {
     if (node == "n9") return Error{"no redis node n9"};
