@@ -262,7 +262,10 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   log.Info("workload done: " + std::to_string((*recorder)->count()) + " ops recorded");
 
   // --- heal, then stop everything before judging (checking needs no servers).
-  (*nemesis)->Teardown();
+  const std::vector<HealFailure> heal_failures = (*nemesis)->Teardown();
+  for (const auto& f : heal_failures) {
+    log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
+  }
   const bool interrupted = signals.interrupted();
   teardown(interrupted ? "interrupted" : "run complete");
   if (!workload_status) log.Error("workload: " + workload_status.error());
@@ -270,7 +273,8 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   recorder->reset();
 
   nlohmann::json extra{{"interrupted", interrupted},
-                       {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
+                       {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()},
+                                    {"heal_failures", HealFailuresJson(heal_failures)}}}};
   if (!workload_status) extra["workload_error"] = workload_status.error();
   auto result = JudgeAndReport(store->dir, config_json, extra);
   if (!result) {
