@@ -43,7 +43,9 @@ Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
   WithConnection(endpoint, timeout, [&](RedisConnection& c) -> asio::awaitable<void> {
     response = co_await c.Command(views, deadline);
   });
-  if (!response) return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  if (!response) {
+    return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  }
   if (!response->ok()) return Error{response->message};
   return response->reply;
 }
@@ -53,7 +55,9 @@ Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeou
   WithConnection(endpoint, timeout, [&](RedisConnection& c) -> asio::awaitable<void> {
     status = co_await c.Connect();
   });
-  if (!status) return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  if (!status) {
+    return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  }
   return *status;
 }
 

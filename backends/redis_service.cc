@@ -110,9 +110,8 @@ Result<RedisService::Node*> RedisService::FindNodeOrError(const std::string& nam
 Result<int> RedisService::SpawnLocked(Node& node) {
   Host& host = *node.host;
   if (Status s = host.MakeDirectory(kDataDir); !s) return Error{node.info.name + ": " + s.error()};
-  const std::string config =
-      RedisConfigText(node.info.address, node.info.port, options_.password, options_.persistence,
-                      host.PathOf(kDataDir));
+  const std::string config = RedisConfigText(node.info.address, node.info.port, options_.password,
+                                             options_.persistence, host.PathOf(kDataDir));
   if (Status s = host.WriteFile(kConfigFile, config); !s) {
     return Error{node.info.name + ": " + s.error()};
   }
@@ -150,7 +149,9 @@ Status RedisService::AwaitReady(Node& node, int pid) {
   while (std::chrono::steady_clock::now() < give_up) {
     if (!node.host->Alive(pid)) {
       std::lock_guard lock(mu_);
-      if (node.pid != pid) return Error{node.info.name + ": redis-server was stopped while starting"};
+      if (node.pid != pid) {
+        return Error{node.info.name + ": redis-server was stopped while starting"};
+      }
       node.pid = -1;
       return Error{node.info.name + ": redis-server exited at start: " +
                    LastLogLines(*node.host, 3)};

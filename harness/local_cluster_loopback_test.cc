@@ -147,7 +147,8 @@ TEST(LocalClusterLoopbackTest, SpawnEnvironmentReachesEverySpawnOnThatHostOnly) 
   ASSERT_TRUE(n1->SetSpawnEnv("LOCKSMITH_B=host").ok());
   EXPECT_EQ(n1->SpawnEnv(), (std::vector<std::string>{"LOCKSMITH_A=1", "LOCKSMITH_B=host"}));
   auto run_env = [](Host* h, const std::vector<std::string>& env) -> std::string {
-    auto pid = h->Spawn({{"sh", "-c", "env | grep ^LOCKSMITH_ | sort"}, env, h->PathOf("env.log"), ""});
+    auto pid =
+        h->Spawn({{"sh", "-c", "env | grep ^LOCKSMITH_ | sort"}, env, h->PathOf("env.log"), ""});
     if (!pid.ok()) return "spawn failed: " + pid.error();
     const auto give_up = std::chrono::steady_clock::now() + 30s;
     while (h->Alive(*pid)) {

@@ -85,8 +85,7 @@ Result<int> LocalHost::Spawn(const ProcessSpec& spec) {
   ProcessSpec with_env = spec;
   with_env.env = SpawnEnv();
   with_env.env.insert(with_env.env.end(), spec.env.begin(), spec.env.end());
-  auto pid =
-      supervisor_->Spawn(name_, with_env, netns_.empty() ? "" : NetnsPath(netns_), dir_);
+  auto pid = supervisor_->Spawn(name_, with_env, netns_.empty() ? "" : NetnsPath(netns_), dir_);
   if (!pid.ok()) return Error{"host " + name_ + ": " + pid.error()};
   if (on_spawn_) {
     if (auto s = on_spawn_(name_, *pid); !s.ok()) {

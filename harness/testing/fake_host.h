@@ -37,8 +37,7 @@ class FakeHost : public Host {
     int signal = 0;
   };
 
-  explicit FakeHost(std::string name, std::string address = "127.0.0.1",
-                    bool own_network = false)
+  explicit FakeHost(std::string name, std::string address = "127.0.0.1", bool own_network = false)
       : name_(std::move(name)),
         address_(std::move(address)),
         own_network_(own_network),
