@@ -169,6 +169,9 @@ Status RedisService::Start() {
     return Error{"the redis backend needs " + std::to_string(options_.nodes) +
                  " hosts, the cluster has " + std::to_string(nodes_.size())};
   }
+  for (const auto& node : nodes_) {
+    if (node.info.port == 0) return Error{node.info.name + ": its host has no free port left"};
+  }
   for (auto& node : nodes_) {
     if (Status s = Launch(node); !s) return s;
   }

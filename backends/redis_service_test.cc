@@ -174,6 +174,13 @@ TEST(RedisServiceTest, ANodeThatExitsAtStartFailsWithTheEndOfItsLog) {
 TEST(RedisServiceTest, HostFailuresAreReportedWithTheNode) {
   FakeCluster cluster({"n1"});
   FakeHost& n1 = *cluster.Fake("n1");
+  n1.SetPort(6379, 0);  // a loopback host whose port pool ran dry
+  auto no_port = RedisService(cluster, Options()).Start();
+  ASSERT_FALSE(no_port.ok());
+  EXPECT_NE(no_port.error().find("n1: its host has no free port"), std::string::npos)
+      << no_port.error();
+
+  n1.SetPort(6379, 6379);
   RedisService service(cluster, Options());
   n1.Fail(FakeHost::Op::kWriteFile, "disk full", 1);
   auto write = service.Start();
