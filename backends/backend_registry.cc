@@ -18,7 +18,6 @@ const Entry kBackends[] = {
        r.nodes = 1;
        r.persistence = o.redis_persistence;
        r.password = o.password;
-       r.nodes_dir = o.nodes_dir;
        r.client_timeout = o.client_timeout;
        return std::make_unique<RedisService>(cluster, r);
      }},

@@ -14,7 +14,6 @@ namespace locksmith {
 
 struct BackendOptions {
   std::string name;
-  std::string nodes_dir;  // per-node files and logs go under <nodes_dir>/<node>/
   std::string redis_persistence = "none";
   std::string password;
   std::chrono::milliseconds client_timeout{500};

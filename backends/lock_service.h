@@ -1,9 +1,12 @@
-// LockService: the servers one backend needs (roles, ports, config) on the
-// cluster's hosts, and a factory for its lock clients. Optional capabilities
-// are separate small interfaces a service may also implement (like Jepsen's
-// Kill / Pause / Primary); callers discover them with dynamic_cast.
-// Start/Stop are called from the run thread; capability calls come from the
-// nemesis thread, so implementations guard their node table.
+// LockService: the servers one backend needs, described as data (a
+// NodeTable: name, role, host, program, address of every server), how to
+// start and stop them, and a factory for its lock clients. What a nemesis can
+// do to a service is a separate small capability interface the service may
+// also implement (Killable, Pausable, HasPrimary; like Jepsen's Kill / Pause /
+// Primary); callers ask for one with Capability<C>(service).
+// Thread-safety: Start/Stop are called from the run thread, NewClient from
+// the io thread, capability calls from the nemesis thread; Table() and
+// Describe() from any. Implementations guard their mutable node state.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/lock_client.h"
+#include "backends/node_table.h"
 #include "checker/result.h"
 
 namespace locksmith {
@@ -22,25 +26,60 @@ namespace locksmith {
 class LockService {
  public:
   virtual ~LockService() = default;
+  // The backend's name ("redis").
+  virtual std::string Backend() const = 0;
+  // Every server of the service, in start order.
+  virtual NodeTable Table() const = 0;
+  // Settings beyond the table worth recording (persistence, ...): an object.
+  virtual nlohmann::json Settings() const { return nlohmann::json::object(); }
+
   // Starts every node and waits until each answers.
   virtual Status Start() = 0;
   // Stops every node this service started (teardown also kills leftovers).
   virtual void Stop() = 0;
-  // Node names, in start order ("n1", "n2", ...).
-  virtual std::vector<std::string> Nodes() const = 0;
   // A new client; `seed` makes its tokens reproducible from the run seed.
   virtual std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                                 uint64_t seed) = 0;
-  // Addresses, ports, roles, for config.json and the report.
-  virtual nlohmann::json Describe() const = 0;
+
+  // Node names, in start order ("n1", "n2", ...).
+  std::vector<std::string> Nodes() const { return NodeNames(Table()); }
+  // For config.json and the report: derived from the table, the same shape
+  // for every backend (see DescribeService).
+  nlohmann::json Describe() const { return DescribeService(Backend(), Settings(), Table()); }
 };
 
-// A service whose nodes can be SIGKILLed and started again.
-class KillableService {
+// A service whose nodes can be SIGKILLed and started again (kill nemesis).
+class Killable {
  public:
-  virtual ~KillableService() = default;
+  virtual ~Killable() = default;
   virtual Status KillNode(const std::string& node) = 0;
+  // Starts a node that is down and waits until it answers.
   virtual Status StartNode(const std::string& node) = 0;
 };
+
+// A service whose nodes can be frozen and thawed: SIGSTOP / SIGCONT, like a
+// long GC pause or a stalled VM (pause nemesis).
+class Pausable {
+ public:
+  virtual ~Pausable() = default;
+  virtual Status PauseNode(const std::string& node) = 0;
+  virtual Status ResumeNode(const std::string& node) = 0;
+};
+
+// A service in which one node leads: a Redis master, a ZooKeeper leader.
+class HasPrimary {
+ public:
+  virtual ~HasPrimary() = default;
+  // The name of the node that leads now; an error when none does (mid
+  // failover) or the service cannot tell.
+  virtual Result<std::string> Primary() = 0;
+};
+
+// The capability C (Killable, Pausable, HasPrimary) of `service`, or nullptr
+// when the backend does not have it.
+template <typename C>
+C* Capability(LockService& service) {
+  return dynamic_cast<C*>(&service);
+}
 
 }  // namespace locksmith

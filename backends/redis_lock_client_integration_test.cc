@@ -1,33 +1,27 @@
 // Integration tests for RedisLockClient against a real redis-server started
-// by the test on 127.0.0.1 (a free port, a password, no persistence, a temp
-// dir), killed by pid at the end even when a test fails (RAII, and
-// PR_SET_PDEATHSIG if the test binary itself dies).
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
+// the way a run starts one: a RedisService (password, no persistence) on a
+// loopback LocalCluster in a temp dir, so the server is spawned, paused,
+// killed and restarted by the real ProcessSupervisor and torn down with the
+// cluster even when a test fails (and dies with the test binary).
 #include <chrono>
-#include <cstdlib>
 #include <exception>
-#include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <hiredis/hiredis.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "backends/redis_admin.h"
 #include "backends/redis_lock_client.h"
+#include "backends/redis_service.h"
 #include "backends/test_coroutine.h"
+#include "harness/local_cluster.h"
+#include "tests/temp_dir.h"
 
 namespace locksmith {
 namespace {
@@ -37,114 +31,63 @@ using std::chrono::milliseconds;
 
 constexpr char kPassword[] = "locksmith-test-pw";
 
-uint16_t FreePort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
-
-// One redis-server child process. Thread-safety: none.
+// One redis-server node "n1" of a RedisService on a loopback cluster.
+// Thread-safety: none.
 class RedisServerProcess {
  public:
-  RedisServerProcess() : port_(FreePort()) {
-    char tmpl[] = "/tmp/locksmith-redis-test-XXXXXX";
-    dir_ = ::mkdtemp(tmpl);
+  RedisServerProcess() {
+    LocalClusterOptions o;
+    o.node_names = {"n1"};
+    o.nodes_dir = dir_.path() + "/nodes";
+    o.state_dir = dir_.path() + "/state";
+    o.force_loopback = true;
+    auto cluster = CreateLocalCluster(o);
+    if (!cluster.ok()) {
+      error_ = cluster.error();
+      return;
+    }
+    cluster_ = std::move(*cluster);
+    RedisServiceOptions r;
+    r.password = kPassword;
+    r.persistence = "none";
+    service_ = std::make_unique<RedisService>(*cluster_, r);
   }
   ~RedisServerProcess() {
-    Kill();
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    if (service_) service_->Stop();
+    if (cluster_) (void)cluster_->Teardown();
   }
   RedisServerProcess(const RedisServerProcess&) = delete;
   RedisServerProcess& operator=(const RedisServerProcess&) = delete;
 
-  uint16_t port() const { return port_; }
-  pid_t pid() const { return pid_; }
+  uint16_t port() const { return static_cast<uint16_t>(service_->Table().at(0).port); }
 
   // Starts the server (again, on the same port after Kill) and waits until
-  // it answers an authenticated PING.
-  bool Start() {
-    const std::string port = std::to_string(port_);
-    const std::string log = dir_ + "/redis.log";
-    std::vector<std::string> args = {
-        "redis-server", "--port",    port, "--bind",       "127.0.0.1", "--requirepass",
-        kPassword,      "--save",    "",   "--appendonly", "no",        "--dir",
-        dir_,           "--logfile", log,  "--daemonize",  "no"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const pid_t parent = ::getpid();
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-      if (::getppid() != parent) ::_exit(127);
-      int devnull = ::open("/dev/null", O_RDWR);
-      ::dup2(devnull, 1);
-      ::dup2(devnull, 2);
-      ::execvp("redis-server", argv.data());
-      ::_exit(127);
-    }
-    for (int i = 0; i < 100; ++i) {
-      if (Ping()) return true;
-      std::this_thread::sleep_for(milliseconds(50));
-    }
-    return false;
+  // it answers an authenticated PING; the error says why not.
+  Status Start() {
+    if (!service_) return Error{"no cluster: " + error_};
+    return service_->StartNode("n1");
   }
+  void Kill() { (void)service_->KillNode("n1"); }
+  void Pause() { (void)service_->PauseNode("n1"); }
+  void Resume() { (void)service_->ResumeNode("n1"); }
 
-  void Kill() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGCONT);
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-  void Pause() { ::kill(pid_, SIGSTOP); }
-  void Resume() { ::kill(pid_, SIGCONT); }
-
-  // Runs one admin command on a fresh synchronous connection; returns the
-  // reply as text ("(nil)" for nil), or nullopt if the server is unreachable.
+  // Runs one admin command on a fresh connection; returns the reply as text
+  // ("(nil)" for nil), or nullopt if the server is unreachable.
   std::optional<std::string> Admin(const std::vector<std::string>& args) const {
-    timeval tv{2, 0};
-    redisContext* c = redisConnectWithTimeout("127.0.0.1", port_, tv);
-    if (c == nullptr || c->err) {
-      if (c) redisFree(c);
-      return std::nullopt;
+    auto r = RedisCommandOnce({"127.0.0.1", port(), kPassword}, args, milliseconds(2000));
+    if (!r.ok()) return std::nullopt;
+    switch (r->type) {
+      case RedisReply::Type::kNil: return "(nil)";
+      case RedisReply::Type::kInteger: return std::to_string(r->integer);
+      default: return r->str;
     }
-    std::optional<std::string> out;
-    auto run = [&](const std::vector<std::string>& a) -> std::optional<std::string> {
-      std::vector<const char*> argv;
-      std::vector<size_t> lens;
-      for (auto& s : a) {
-        argv.push_back(s.c_str());
-        lens.push_back(s.size());
-      }
-      auto* r = static_cast<redisReply*>(
-          redisCommandArgv(c, static_cast<int>(a.size()), argv.data(), lens.data()));
-      if (r == nullptr) return std::nullopt;
-      std::string text = r->type == REDIS_REPLY_NIL       ? "(nil)"
-                         : r->type == REDIS_REPLY_INTEGER ? std::to_string(r->integer)
-                                                          : std::string(r->str, r->len);
-      freeReplyObject(r);
-      return text;
-    };
-    if (run({"AUTH", kPassword}) == std::optional<std::string>("OK")) out = run(args);
-    redisFree(c);
-    return out;
   }
 
  private:
-  bool Ping() const { return Admin({"PING"}) == std::optional<std::string>("PONG"); }
-
-  uint16_t port_;
-  std::string dir_;
-  pid_t pid_ = -1;
+  testing::TempDir dir_;
+  std::string error_;
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<RedisService> service_;
 };
 
 // Resumes a paused server even when an assertion returns early.
@@ -164,7 +107,10 @@ asio::awaitable<void> Sleep(milliseconds d) {
 
 class RedisLockClientIntegrationTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.Start()) << "redis-server did not start"; }
+  void SetUp() override {
+    Status started = server_.Start();
+    ASSERT_TRUE(started.ok()) << "redis-server did not start: " << started.error();
+  }
 
   RedisLockClientOptions Options(milliseconds timeout = milliseconds(1000)) {
     RedisLockClientOptions o;
@@ -307,7 +253,8 @@ TEST_F(RedisLockClientIntegrationTest,
   EXPECT_EQ(lost.outcome, Outcome::kUnknown) << lost.error;
 
   // A restarted Redis without persistence: empty, and its script cache gone.
-  ASSERT_TRUE(server_.Start());
+  Status restarted = server_.Start();
+  ASSERT_TRUE(restarted.ok()) << restarted.error();
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     after = co_await a->Acquire("k", milliseconds(10000));
     rel = co_await a->Release("k", after.token);

@@ -1,18 +1,12 @@
 #include "backends/redis_lock_token.h"
 
+#include "checker/seed.h"
+
 namespace locksmith {
-namespace {
 
-uint64_t SplitMix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
-
-LockTokenGenerator::LockTokenGenerator(uint64_t seed) : prng_(SplitMix64(seed)) {}
+// Stream 0 of SubSeed is plain splitmix64 of the seed, which is what tokens
+// were always seeded with: stored runs replay with the same tokens.
+LockTokenGenerator::LockTokenGenerator(uint64_t seed) : prng_(SubSeed(seed, 0)) {}
 
 void LockTokenGenerator::FormatHex(uint64_t hi, uint64_t lo, char* out) {
   static constexpr char kDigits[] = "0123456789abcdef";

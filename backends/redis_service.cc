@@ -1,19 +1,22 @@
 #include "backends/redis_service.h"
 
-#include <hiredis/hiredis.h>
+#include <signal.h>
 
-#include <filesystem>
-#include <fstream>
-#include <memory>
 #include <sstream>
 #include <thread>
 
+#include "backends/redis_admin.h"
 #include "backends/redis_lock_client.h"
 
 namespace locksmith {
-namespace fs = std::filesystem;
-
 namespace {
+
+constexpr char kConfigFile[] = "redis.conf";
+constexpr char kLogFile[] = "redis.log";
+constexpr char kDataDir[] = "data";
+// One readiness probe; a refused connection answers at once.
+constexpr std::chrono::milliseconds kProbeTimeout{300};
+constexpr std::chrono::milliseconds kProbeInterval{20};
 
 // Quotes a redis.conf argument (the password may hold any printable text).
 std::string Quoted(const std::string& s) {
@@ -25,41 +28,12 @@ std::string Quoted(const std::string& s) {
   return out + "\"";
 }
 
-// One blocking PING, with AUTH: ok only on PONG. A LOADING reply (AOF being
-// replayed after a restart) is not ready yet.
-Status Ping(const std::string& address, int port, const std::string& password) {
-  timeval tv{0, 300'000};
-  std::unique_ptr<redisContext, void (*)(redisContext*)> c(
-      redisConnectWithTimeout(address.c_str(), port, tv), redisFree);
-  if (!c || c->err) return Error{c ? c->errstr : "cannot allocate a redis context"};
-  redisSetTimeout(c.get(), tv);
-  auto command = [&](std::vector<std::string> argv) -> std::string {
-    std::vector<const char*> args;
-    std::vector<size_t> lens;
-    for (const auto& a : argv) {
-      args.push_back(a.data());
-      lens.push_back(a.size());
-    }
-    auto* reply = static_cast<redisReply*>(
-        redisCommandArgv(c.get(), static_cast<int>(args.size()), args.data(), lens.data()));
-    if (reply == nullptr) return std::string("no reply: ") + c->errstr;
-    std::string text = reply->str ? std::string(reply->str, reply->len) : "";
-    const bool error = reply->type == REDIS_REPLY_ERROR;
-    freeReplyObject(reply);
-    return error ? "error: " + text : text;
-  };
-  if (!password.empty()) {
-    std::string auth = command({"AUTH", password});
-    if (auth != "OK") return Error{"AUTH: " + auth};
-  }
-  std::string pong = command({"PING"});
-  if (pong != "PONG") return Error{"PING: " + pong};
-  return OkStatus();
-}
-
-std::string LastLines(const std::string& path, size_t n) {
-  std::ifstream in(path);
+// The last `n` lines of the node's log, " | "-joined, for an error message.
+std::string LastLogLines(Host& host, size_t n) {
+  auto text = host.ReadFile(kLogFile, 4096);
+  if (!text.ok()) return "(no log: " + text.error() + ")";
   std::vector<std::string> lines;
+  std::istringstream in(*text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;
   for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
@@ -93,64 +67,111 @@ std::string RedisConfigText(const std::string& address, int port, const std::str
   return c.str();
 }
 
+NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes) {
+  // Independent masters (no replication): every node leads its own data.
+  NodeTable table;
+  for (int i = 0; i < nodes && i < static_cast<int>(hosts.size()); ++i) {
+    Host* host = hosts[i];
+    table.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "redis-server",
+                     host->Address(), host->ServicePort(6379)});
+  }
+  return table;
+}
+
 RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)
-    : cluster_(cluster), options_(std::move(options)) {
-  auto hosts = cluster_.Hosts();
-  for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
+    : options_(std::move(options)) {
+  auto hosts = cluster.Hosts();
+  table_ = RedisNodeTable(hosts, options_.nodes);
+  for (const auto& info : table_) {
     Node node;
-    node.name = hosts[i]->Name();
-    node.host = hosts[i];
-    node.port = hosts[i]->ServicePort(6379);
-    node.dir = (fs::path(options_.nodes_dir) / node.name).string();
-    nodes_.push_back(node);
+    node.info = info;
+    node.host = cluster.FindHost(info.host);
+    nodes_.push_back(std::move(node));
   }
 }
 
+nlohmann::json RedisService::Settings() const { return {{"persistence", options_.persistence}}; }
+
 RedisService::Node* RedisService::FindNode(const std::string& name) {
   for (auto& n : nodes_) {
-    if (n.name == name) return &n;
+    if (n.info.name == name) return &n;
   }
   return nullptr;
 }
 
-Status RedisService::Launch(Node& node) {
-  std::error_code ec;
-  const fs::path data = fs::path(node.dir) / "data";
-  fs::create_directories(data, ec);
-  if (ec) return Error{"cannot create " + data.string() + ": " + ec.message()};
-  const std::string conf = (fs::path(node.dir) / "redis.conf").string();
-  {
-    std::ofstream out(conf, std::ios::trunc);
-    out << RedisConfigText(node.host->Address(), node.port, options_.password,
-                           options_.persistence, data.string());
-    if (!out) return Error{"cannot write " + conf};
+Result<RedisService::Node*> RedisService::FindNodeOrError(const std::string& name) {
+  Node* node = FindNode(name);
+  if (node == nullptr) {
+    return Error{"no redis node " + name + " (nodes: " + JoinNames(NodeNames(table_)) + ")"};
   }
-  const std::string log = (fs::path(node.dir) / "redis.log").string();
-  auto pid = node.host->Spawn(ProcessSpec{{"redis-server", conf}, {}, log, node.dir});
-  if (!pid) return Error{node.name + ": cannot start redis-server: " + pid.error()};
-  node.pid = *pid;
+  return node;
+}
 
+Result<int> RedisService::SpawnLocked(Node& node) {
+  Host& host = *node.host;
+  if (Status s = host.MakeDirectory(kDataDir); !s) return Error{node.info.name + ": " + s.error()};
+  const std::string config = RedisConfigText(node.info.address, node.info.port, options_.password,
+                                             options_.persistence, host.PathOf(kDataDir));
+  if (Status s = host.WriteFile(kConfigFile, config); !s) {
+    return Error{node.info.name + ": " + s.error()};
+  }
+  auto pid = host.Spawn(ProcessSpec{
+      {"redis-server", host.PathOf(kConfigFile)}, {}, host.PathOf(kLogFile), host.Directory()});
+  if (!pid) return Error{node.info.name + ": cannot start redis-server: " + pid.error()};
+  return *pid;
+}
+
+Status RedisService::Launch(Node& node) {
+  int pid = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (node.starting) return Error{node.info.name + " is already starting"};
+    if (node.pid > 0 && node.host->Alive(node.pid)) {
+      return Error{node.info.name + " is already running"};
+    }
+    auto spawned = SpawnLocked(node);
+    if (!spawned) return Error{spawned.error()};
+    pid = node.pid = *spawned;
+    node.paused = false;
+    node.starting = true;
+  }
+  Status ready = AwaitReady(node, pid);
+  std::lock_guard lock(mu_);
+  node.starting = false;
+  return ready;
+}
+
+Status RedisService::AwaitReady(Node& node, int pid) {
+  const RedisEndpoint endpoint{node.info.address, static_cast<uint16_t>(node.info.port),
+                               options_.password};
   const auto give_up = std::chrono::steady_clock::now() + options_.ready_timeout;
   Status last = Error{"not tried"};
   while (std::chrono::steady_clock::now() < give_up) {
-    if (!node.host->Alive(node.pid)) {
+    if (!node.host->Alive(pid)) {
+      std::lock_guard lock(mu_);
+      if (node.pid != pid) {
+        return Error{node.info.name + ": redis-server was stopped while starting"};
+      }
       node.pid = -1;
-      return Error{node.name + ": redis-server exited at start: " + LastLines(log, 3)};
+      return Error{node.info.name + ": redis-server exited at start: " +
+                   LastLogLines(*node.host, 3)};
     }
-    last = Ping(node.host->Address(), node.port, options_.password);
+    last = RedisPing(endpoint, kProbeTimeout);
     if (last) return OkStatus();
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(kProbeInterval);
   }
-  return Error{node.name + ": redis-server did not answer within " +
+  return Error{node.info.name + ": redis-server did not answer within " +
                std::to_string(options_.ready_timeout.count()) + " ms: " + last.error()};
 }
 
 Status RedisService::Start() {
   if (nodes_.size() < static_cast<size_t>(options_.nodes)) {
-    return Error{"the redis backend needs " + std::to_string(options_.nodes) + " hosts, the cluster has " +
-                 std::to_string(nodes_.size())};
+    return Error{"the redis backend needs " + std::to_string(options_.nodes) +
+                 " hosts, the cluster has " + std::to_string(nodes_.size())};
   }
-  std::lock_guard lock(mu_);
+  for (const auto& node : nodes_) {
+    if (node.info.port == 0) return Error{node.info.name + ": its host has no free port left"};
+  }
   for (auto& node : nodes_) {
     if (Status s = Launch(node); !s) return s;
   }
@@ -162,50 +183,68 @@ void RedisService::Stop() {
   for (auto& node : nodes_) {
     if (node.pid > 0) (void)node.host->Kill(node.pid);
     node.pid = -1;
+    node.paused = false;
   }
-}
-
-std::vector<std::string> RedisService::Nodes() const {
-  std::vector<std::string> names;
-  for (const auto& n : nodes_) names.push_back(n.name);
-  return names;
 }
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
                                                     uint64_t seed) {
-  const Node& primary = nodes_.front();
   RedisLockClientOptions o;
-  o.endpoint = {primary.host->Address(), static_cast<uint16_t>(primary.port), options_.password};
+  // No primary only when the cluster had no host; Start() failed then, and a
+  // client of the default endpoint fails its calls.
+  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
+  if (!primaries.empty()) {
+    const ServiceNode& primary = *FindServiceNode(table_, primaries.front());
+    o.endpoint = {primary.address, static_cast<uint16_t>(primary.port), options_.password};
+  }
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
   return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), seed);
 }
 
-nlohmann::json RedisService::Describe() const {
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const auto& n : nodes_) {
-    nodes.push_back({{"name", n.name}, {"role", "master"}, {"address", n.host->Address()},
-                     {"port", n.port}});
-  }
-  return {{"backend", "redis"}, {"persistence", options_.persistence}, {"nodes", nodes}};
-}
-
 Status RedisService::KillNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  Node* node = FindNode(name);
-  if (node == nullptr) return Error{"no redis node " + name};
-  if (node->pid <= 0) return Error{name + " is already down"};
-  Status s = node->host->Kill(node->pid);
-  node->pid = -1;
+  if ((*node)->pid <= 0) return Error{name + " is already down"};
+  Status s = (*node)->host->Kill((*node)->pid);
+  (*node)->pid = -1;
+  (*node)->paused = false;
   return s;
 }
 
 Status RedisService::StartNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  return Launch(**node);
+}
+
+Status RedisService::PauseNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  Node* node = FindNode(name);
-  if (node == nullptr) return Error{"no redis node " + name};
-  if (node->pid > 0 && node->host->Alive(node->pid)) return Error{name + " is already running"};
-  return Launch(*node);
+  if ((*node)->pid <= 0) return Error{name + " is down"};
+  if ((*node)->paused) return Error{name + " is already paused"};
+  if (Status s = (*node)->host->Signal((*node)->pid, SIGSTOP); !s) return s;
+  (*node)->paused = true;
+  return OkStatus();
+}
+
+Status RedisService::ResumeNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return Error{name + " is down"};
+  if (!(*node)->paused) return Error{name + " is not paused"};
+  if (Status s = (*node)->host->Signal((*node)->pid, SIGCONT); !s) return s;
+  (*node)->paused = false;
+  return OkStatus();
+}
+
+Result<std::string> RedisService::Primary() {
+  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
+  if (primaries.empty()) return Error{"the redis service has no node"};
+  return primaries.front();
 }
 
 }  // namespace locksmith

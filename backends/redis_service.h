@@ -1,11 +1,17 @@
-// RedisService: the `redis` backend's servers — password-protected
+// RedisService: the `redis` backend's servers (password-protected
 // redis-server masters, one per host, each reachable only on its test host's
-// address — and its lock clients (RedisLockClient against the first node).
+// address; the first is the primary the clients use) and its lock clients.
 // Persistence none | everysec | always decides what a SIGKILLed node
-// remembers when started again. Also a KillableService for the kill nemesis.
-// Thread-safe: Start/Stop come from the run thread, KillNode/StartNode from
-// the nemesis thread, NewClient from the io thread; the node table is
-// guarded.
+// remembers when started again. Killable (kill nemesis), Pausable (SIGSTOP /
+// SIGCONT through Host::Signal) and HasPrimary.
+//
+// A node's files live in its host's directory (Host::Directory()):
+// redis.conf, redis.log and data/ (the AOF), all written through the Host.
+//
+// Thread-safe: Start/Stop come from the run thread, the capability calls from
+// the nemesis thread, NewClient from the io thread. mu_ guards the nodes'
+// process state; it is never held while a node is polled for readiness
+// (seconds), so a fault on one node never waits for another to come up.
 #pragma once
 
 #include <chrono>
@@ -22,7 +28,6 @@ struct RedisServiceOptions {
   int nodes = 1;
   std::string persistence = "none";  // none | everysec | always
   std::string password;              // required: the server refuses other clients
-  std::string nodes_dir;             // per-node config, data and logs: <nodes_dir>/<node>/
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
 };
@@ -31,38 +36,53 @@ struct RedisServiceOptions {
 std::string RedisConfigText(const std::string& address, int port, const std::string& password,
                             const std::string& persistence, const std::string& data_dir);
 
-class RedisService : public LockService, public KillableService {
+// The table of `options.nodes` single Redis masters on the first hosts of
+// `hosts` (pure; exposed for tests): n1 is the primary, every node is a
+// redis-server on its host's ServicePort(6379).
+NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes);
+
+class RedisService : public LockService, public Killable, public Pausable, public HasPrimary {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
+  std::string Backend() const override { return "redis"; }
+  NodeTable Table() const override { return table_; }
+  nlohmann::json Settings() const override;
   Status Start() override;
   void Stop() override;
-  std::vector<std::string> Nodes() const override;
+  // A client of the node with the primary role.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         uint64_t seed) override;
-  nlohmann::json Describe() const override;
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;
+  Status PauseNode(const std::string& node) override;
+  Status ResumeNode(const std::string& node) override;
+  // Without replication the primary never changes.
+  Result<std::string> Primary() override;
 
  private:
   struct Node {
-    std::string name;
+    ServiceNode info;  // fixed at construction
     Host* host = nullptr;
-    int port = 0;
-    int pid = -1;  // -1 while down
-    std::string dir;
+    // Guarded by mu_.
+    int pid = -1;           // -1 while down
+    bool starting = false;  // a launch is waiting for it to answer
+    bool paused = false;    // SIGSTOPped
   };
   Node* FindNode(const std::string& name);
-  // Spawns redis-server for `node` and waits until it answers PING.
+  Result<Node*> FindNodeOrError(const std::string& name);
+  // Writes the config and spawns redis-server; requires mu_.
+  Result<int> SpawnLocked(Node& node);
+  // Spawns redis-server for `node` and waits (without mu_) until it answers
+  // PING, it exits, or ready_timeout passes.
   Status Launch(Node& node);
+  Status AwaitReady(Node& node, int pid);
 
-  Cluster& cluster_;
   const RedisServiceOptions options_;
-  // Names, hosts, ports and dirs are fixed at construction, so readers of
-  // those need no lock; mu_ guards the pids and serializes launches.
+  NodeTable table_;  // fixed at construction
   std::mutex mu_;
-  std::vector<Node> nodes_;
+  std::vector<Node> nodes_;  // the vector itself is fixed at construction
 };
 
 }  // namespace locksmith

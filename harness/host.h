@@ -1,12 +1,33 @@
 // Host and Cluster: where servers run. A Host is one test host (local
 // provider: a network namespace on the run's bridge, or plain loopback
-// without root; docker provider: a container). Backends and nemeses see only
-// these interfaces. Implementations are thread-safe: the nemesis thread and
-// the run thread may call them concurrently.
+// without root; a remote provider: a machine or container reached over SSH).
+// Backends and nemeses see only these interfaces, so a new provider, or a
+// hook such as the clock shim, needs no change in them.
+//
+// The host's directory. Every host has a directory of its own, on its own
+// filesystem, for the files of the servers it runs (configs, data, logs):
+// Directory(). The local provider uses the run's <run dir>/nodes/<host>/
+// (made with the cluster and kept with the run's results, so a node's config
+// and log sit next to the history); a remote provider uses a directory of the
+// run on that machine. Several servers on one host share it and keep apart
+// by file name (redis.conf, sentinel.conf). The file operations take paths
+// relative to it (never absolute, never "..") so a backend cannot touch a
+// file the run did not make; a server gets absolute paths from PathOf().
+// Backends never open a node's file on the controller themselves. Paths in a
+// ProcessSpec are on the host's filesystem too.
+//
+// The spawn environment. SetSpawnEnv adds an entry given to every later
+// Spawn on the host (the clock shim's LD_PRELOAD, ...); a spec's own entry of
+// the same name wins over it.
+//
+// Implementations are thread-safe: the nemesis thread and the run thread may
+// call them concurrently.
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/result.h"
@@ -25,6 +46,34 @@ struct ExecResult {
   std::string output;  // stdout and stderr together
 };
 
+// OK when `path` names something inside a host's directory: relative,
+// non-empty, no "." or ".." component, no empty component.
+inline Status ValidateHostPath(const std::string& path) {
+  if (path.empty() || path.front() == '/') {
+    return Error{"host path '" + path + "' must be relative to the host's directory"};
+  }
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    const std::string_view part(path.data() + start, end - start);
+    if (part.empty() || part == "." || part == "..") {
+      return Error{"host path '" + path + "' must stay inside the host's directory"};
+    }
+    start = end + 1;
+  }
+  return OkStatus();
+}
+
+// OK when `entry` is "NAME=value" with a non-empty NAME.
+inline Status ValidateEnvEntry(const std::string& entry) {
+  const size_t eq = entry.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    return Error{"environment entry '" + entry + "' is not NAME=value"};
+  }
+  return OkStatus();
+}
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -36,6 +85,25 @@ class Host {
   virtual int ServicePort(int preferred) = 0;
   // True when the host has its own network stack (iptables faults possible).
   virtual bool HasOwnNetwork() const = 0;
+
+  // The host's directory (absolute, on the host's filesystem; see above).
+  virtual const std::string& Directory() const = 0;
+  // The absolute path of `relative` inside Directory(), for a server's argv
+  // or config.
+  std::string PathOf(const std::string& relative) const { return Directory() + "/" + relative; }
+  // Writes `content` to the file at `path` in the host's directory, replacing
+  // it; its parent directory must exist.
+  virtual Status WriteFile(const std::string& path, std::string_view content) = 0;
+  // The last `max_bytes` bytes of the file at `path` (all of it if shorter).
+  virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;
+  // Makes the directory `path` (and its parents) in the host's directory.
+  virtual Status MakeDirectory(const std::string& path) = 0;
+
+  // Adds "NAME=value" to every later Spawn's environment, replacing an
+  // earlier entry of the same NAME.
+  virtual Status SetSpawnEnv(const std::string& entry) = 0;
+  // The entries SetSpawnEnv added, in order.
+  virtual std::vector<std::string> SpawnEnv() const = 0;
 
   // Starts a long-running process inside the host; returns its pid. The
   // cluster remembers it and kills it at teardown if still alive.

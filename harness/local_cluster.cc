@@ -77,6 +77,7 @@ Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& o
 
 LocalCluster::LocalCluster(const LocalClusterOptions& options, RunRecord record)
     : registry_(options.state_dir.empty() ? RunRegistry::DefaultDir() : options.state_dir),
+      port_pool_(options.port_pool ? options.port_pool : std::make_shared<LoopbackPortPool>()),
       supervisor_(options.die_with_controller),
       record_(std::move(record)) {
   bool network = record_.slice >= 0;
@@ -86,8 +87,9 @@ LocalCluster::LocalCluster(const LocalClusterOptions& options, RunRecord record)
     std::string address = network ? *NodeAddress(record_.slice, static_cast<int>(i)) : "127.0.0.1";
     hosts_.push_back(std::make_unique<LocalHost>(
         name, address, network ? NetnsName(record_.tag, name) : "",
-        (fs::path(options.nodes_dir) / name).string(), &supervisor_,
-        [this](const std::string& host, int pid) { return RecordSpawn(host, pid); }));
+        fs::absolute(fs::path(options.nodes_dir) / name).lexically_normal().string(), &supervisor_,
+        [this](const std::string& host, int pid) { return RecordSpawn(host, pid); },
+        port_pool_.get(), record_.tag));
   }
 }
 
@@ -156,6 +158,9 @@ Status LocalCluster::Teardown() {
   std::string errors;
   // Processes first: a namespace stays alive while a process is inside it.
   if (auto s = supervisor_.KillAll(); !s.ok()) errors += "\n  " + s.error();
+  // Our servers are gone (one stuck in the kernel still holds its port, so
+  // the pool's bind check skips it): the ports are free for the next cluster.
+  port_pool_->ReleaseAll(record_.tag);
   if (auto s = RemoveRunObjects(Record(), nullptr); !s.ok()) errors += "\n  " + s.error();
   if (!errors.empty()) {
     // The record stays, so `locksmith cleanup` can finish once we exit.

@@ -3,7 +3,10 @@
 // run's bridge "lsm-<tag>-br", with an address in the run's /28 slice of
 // 198.18.0.0/24 (see net_plan.h); the controller reaches the nodes through
 // the bridge's address. Without root (or with force_loopback), every host is
-// 127.0.0.1 with distinct ports and no network faults.
+// 127.0.0.1 with distinct ports leased from a LoopbackPortPool (the
+// cluster's own, or one shared with clusters alive at the same time) and
+// released at teardown, and no network faults. Host <node>'s directory is
+// <nodes_dir>/<node>/.
 //
 // Everything is recorded in the run registry before it is created, so
 // `locksmith cleanup` can remove what a SIGKILLed run left. Creation removes
@@ -20,6 +23,7 @@
 
 #include "harness/host.h"
 #include "harness/local_host.h"
+#include "harness/loopback_port_pool.h"
 #include "harness/process_supervisor.h"
 #include "harness/run_registry.h"
 
@@ -34,6 +38,9 @@ struct LocalClusterOptions {
   // SIGKILLed controller (their own children do not: cleanup sweeps those).
   bool die_with_controller = true;
   std::string state_dir;  // run registry; empty: RunRegistry::DefaultDir(). Tests only.
+  // Where loopback hosts lease their ports; empty: a pool of the cluster's
+  // own. Share one between clusters that live at the same time in one process.
+  std::shared_ptr<LoopbackPortPool> port_pool;
 };
 
 Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& options);
@@ -64,6 +71,7 @@ class LocalCluster : public Cluster {
 
   RunRegistry registry_;
   std::string controller_address_;
+  std::shared_ptr<LoopbackPortPool> port_pool_;  // outlives hosts_, which lease from it
   ProcessSupervisor supervisor_;
   std::vector<std::unique_ptr<LocalHost>> hosts_;
 

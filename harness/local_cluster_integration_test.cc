@@ -2,12 +2,9 @@
 // reach each other and the controller can reach them, two runs do not
 // collide, Teardown leaves nothing, and CleanupLeftovers removes what a
 // SIGKILLed controller left while leaving a live run alone.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "backends/redis_admin.h"
 #include "harness/cleanup.h"
 #include "harness/local_cluster.h"
 #include "harness/net_plan.h"
@@ -62,28 +60,6 @@ std::vector<std::string> Remains(const std::string& tag) {
   return left;
 }
 
-// Sends PING to a Redis server; "+PONG" when it answered.
-std::string RedisPing(const std::string& address, int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  timeval tv{1, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  inet_pton(AF_INET, address.c_str(), &addr.sin_addr);
-  std::string reply;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      write(fd, "PING\r\n", 6) == 6) {
-    char buf[64];
-    ssize_t n = read(fd, buf, sizeof(buf));
-    if (n > 0) reply.assign(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  while (!reply.empty() && (reply.back() == '\n' || reply.back() == '\r')) reply.pop_back();
-  return reply;
-}
-
 int StartRedis(Host* host) {
   auto pid = host->Spawn({{"redis-server", "--port", "6379", "--bind", host->Address(),
                            "127.0.0.1", "--protected-mode", "no", "--save", "", "--appendonly",
@@ -95,9 +71,10 @@ int StartRedis(Host* host) {
   return pid.ok() ? *pid : -1;
 }
 
+// StartRedis's server (no password) answers at `address` within 10 s.
 bool WaitForRedis(const std::string& address) {
   for (int i = 0; i < 500; ++i) {
-    if (RedisPing(address, 6379) == "+PONG") return true;
+    if (RedisPing({address, 6379, ""}, 1000ms).ok()) return true;
     std::this_thread::sleep_for(20ms);
   }
   return false;

@@ -55,6 +55,115 @@ TEST(LocalClusterLoopbackTest, HostsShareLoopbackWithDistinctStablePorts) {
   EXPECT_EQ((*cluster)->FindHost("n9"), nullptr);
 }
 
+std::set<int> ServicePorts(Cluster& cluster) {
+  std::set<int> ports;
+  for (Host* h : cluster.Hosts()) ports.insert(h->ServicePort(6379));
+  return ports;
+}
+
+TEST(LocalClusterLoopbackTest, TeardownReturnsPortsSoClustersOneAfterAnotherGetThem) {
+  // A pool of exactly three ports: a cluster of three takes all of them.
+  constexpr int kLow = 29990, kHigh = 29993;
+  for (int port = kLow; port < kHigh; ++port) {
+    LoopbackPortPool probe(port, port + 1, 1);
+    if (probe.Lease("probe") == 0) GTEST_SKIP() << "port " << port << " is taken on this machine";
+  }
+  auto pool = std::make_shared<LoopbackPortPool>(kLow, kHigh, 1);
+  const std::set<int> all = {29990, 29991, 29992};
+  for (int round = 0; round < 2; ++round) {
+    TempDir dir;
+    auto o = Options(dir);
+    o.port_pool = pool;
+    auto first = CreateLocalCluster(o);
+    ASSERT_TRUE(first.ok()) << first.error();
+    EXPECT_EQ(ServicePorts(**first), all) << "round " << round;
+    EXPECT_EQ(pool->Leased((*first)->Tag()), all);
+
+    // A second live cluster gets none of the first one's ports.
+    TempDir other_dir;
+    auto other = Options(other_dir);
+    other.port_pool = pool;
+    auto second = CreateLocalCluster(other);
+    ASSERT_TRUE(second.ok()) << second.error();
+    EXPECT_EQ((*second)->Hosts()[0]->ServicePort(6379), 0);
+    EXPECT_TRUE(pool->Leased((*second)->Tag()).empty());
+
+    ASSERT_TRUE((*first)->Teardown().ok());
+    EXPECT_TRUE(pool->Leased((*first)->Tag()).empty());
+    // Once the first is gone, its ports are free again, for the second too.
+    EXPECT_NE((*second)->Hosts()[0]->ServicePort(6379), 0);
+    second->reset();  // the destructor tears down and releases as well
+    EXPECT_TRUE(pool->Leased().empty());
+  }
+}
+
+TEST(LocalClusterLoopbackTest, ClustersWithTheirOwnPoolsStillGetPortsOneAfterAnother) {
+  for (int round = 0; round < 3; ++round) {
+    TempDir dir;
+    auto cluster = CreateLocalCluster(Options(dir));
+    ASSERT_TRUE(cluster.ok()) << cluster.error();
+    auto ports = ServicePorts(**cluster);
+    EXPECT_EQ(ports.size(), 3u);
+    EXPECT_FALSE(ports.contains(0));
+    ASSERT_TRUE((*cluster)->Teardown().ok());
+  }
+}
+
+TEST(LocalClusterLoopbackTest, FileOperationsStayInTheHostsDirectory) {
+  TempDir dir;
+  auto cluster = CreateLocalCluster(Options(dir));
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  Host* n1 = (*cluster)->FindHost("n1");
+  EXPECT_EQ(n1->Directory(), dir.path() + "/nodes/n1");
+  EXPECT_EQ(n1->PathOf("redis.conf"), dir.path() + "/nodes/n1/redis.conf");
+  ASSERT_TRUE(n1->MakeDirectory("data/aof").ok());
+  EXPECT_TRUE(fs::is_directory(dir.path() + "/nodes/n1/data/aof"));
+  ASSERT_TRUE(n1->WriteFile("data/x.conf", "port 1\n").ok());
+  ASSERT_TRUE(n1->WriteFile("data/x.conf", "port 2\nbind a\n").ok());  // replaces
+  auto all = n1->ReadFile("data/x.conf", 1 << 20);
+  ASSERT_TRUE(all.ok()) << all.error();
+  EXPECT_EQ(*all, "port 2\nbind a\n");
+  auto tail = n1->ReadFile("data/x.conf", 7);
+  ASSERT_TRUE(tail.ok());
+  EXPECT_EQ(*tail, "bind a\n");
+  EXPECT_FALSE(n1->ReadFile("missing.log", 100).ok());
+  // Nothing outside the host's own directory.
+  for (const std::string bad : {"/etc/passwd", "../n2/x", "a/../../x", "", "a//b", "./x"}) {
+    EXPECT_FALSE(n1->WriteFile(bad, "x").ok()) << bad;
+    EXPECT_FALSE(n1->ReadFile(bad, 10).ok()) << bad;
+    EXPECT_FALSE(n1->MakeDirectory(bad).ok()) << bad;
+  }
+  EXPECT_FALSE(fs::exists(dir.path() + "/nodes/n2/x"));
+}
+
+TEST(LocalClusterLoopbackTest, SpawnEnvironmentReachesEverySpawnOnThatHostOnly) {
+  TempDir dir;
+  auto cluster = CreateLocalCluster(Options(dir));
+  ASSERT_TRUE(cluster.ok()) << cluster.error();
+  Host* n1 = (*cluster)->FindHost("n1");
+  Host* n2 = (*cluster)->FindHost("n2");
+  EXPECT_FALSE(n1->SetSpawnEnv("NOEQUALS").ok());
+  ASSERT_TRUE(n1->SetSpawnEnv("LOCKSMITH_A=old").ok());
+  ASSERT_TRUE(n1->SetSpawnEnv("LOCKSMITH_A=1").ok());  // replaces by name
+  ASSERT_TRUE(n1->SetSpawnEnv("LOCKSMITH_B=host").ok());
+  EXPECT_EQ(n1->SpawnEnv(), (std::vector<std::string>{"LOCKSMITH_A=1", "LOCKSMITH_B=host"}));
+  auto run_env = [](Host* h, const std::vector<std::string>& env) -> std::string {
+    auto pid =
+        h->Spawn({{"sh", "-c", "env | grep ^LOCKSMITH_ | sort"}, env, h->PathOf("env.log"), ""});
+    if (!pid.ok()) return "spawn failed: " + pid.error();
+    const auto give_up = std::chrono::steady_clock::now() + 30s;
+    while (h->Alive(*pid)) {
+      if (std::chrono::steady_clock::now() >= give_up) return "did not exit";
+      std::this_thread::sleep_for(1ms);
+    }
+    auto out = h->ReadFile("env.log", 4096);
+    return out.ok() ? *out : out.error();
+  };
+  // The spec's own entry wins over the host's.
+  EXPECT_EQ(run_env(n1, {"LOCKSMITH_B=spec"}), "LOCKSMITH_A=1\nLOCKSMITH_B=spec\n");
+  EXPECT_EQ(run_env(n2, {}), "");
+}
+
 TEST(LocalClusterLoopbackTest, RejectsBadOptions) {
   TempDir dir;
   auto o = Options(dir);
@@ -151,7 +260,13 @@ TEST(CleanupLeftoversTest, KillsADeadRunsProcessesOnlyWhenTheStartTimeMatches) {
   int victim = victim_proc.pid();
   int bystander = bystander_proc.pid();
   // Both asleep: neither can still be between fork and exec.
-  while (ReadProcStat(victim)->state != 'S' || ReadProcStat(bystander)->state != 'S') {
+  auto asleep = [](int pid) {
+    auto st = ReadProcStat(pid);
+    return st.has_value() && st->state == 'S';
+  };
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (!asleep(victim) || !asleep(bystander)) {
+    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the sleepers never went to sleep";
     std::this_thread::sleep_for(1ms);
   }
   auto dead = NewRecordForThisProcess("dead01");

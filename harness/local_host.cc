@@ -1,76 +1,91 @@
 #include "harness/local_host.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <random>
+#include <fstream>
 #include <set>
 
 #include "harness/net_setup.h"
 
 namespace locksmith {
-namespace {
-
-// Loopback ports handed out by this process, across all clusters, so two
-// hosts never get the same one even before their servers bind it.
-std::mutex g_ports_mu;
-std::set<int> g_ports_taken;
-
-bool CanBind(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  bool ok = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
-  close(fd);
-  return ok;
-}
-
-// Below the default ephemeral range (32768+), so clients' outgoing
-// connections do not take a server's port between runs; a random start
-// keeps concurrent runs apart.
-int PickLoopbackPort() {
-  constexpr int kLow = 20000, kHigh = 32000;
-  static std::mt19937 rng{std::random_device{}()};
-  std::lock_guard<std::mutex> lock(g_ports_mu);
-  int start = kLow + static_cast<int>(rng() % (kHigh - kLow));
-  for (int i = 0; i < kHigh - kLow; ++i) {
-    int port = kLow + (start - kLow + i) % (kHigh - kLow);
-    if (!g_ports_taken.contains(port) && CanBind(port)) {
-      g_ports_taken.insert(port);
-      return port;
-    }
-  }
-  return 0;
-}
-
-}  // namespace
+namespace fs = std::filesystem;
 
 LocalHost::LocalHost(std::string name, std::string address, std::string netns, std::string dir,
-                     ProcessSupervisor* supervisor, SpawnHook on_spawn)
+                     ProcessSupervisor* supervisor, SpawnHook on_spawn, LoopbackPortPool* ports,
+                     std::string port_owner)
     : name_(std::move(name)),
       address_(std::move(address)),
       netns_(std::move(netns)),
       dir_(std::move(dir)),
       supervisor_(supervisor),
-      on_spawn_(std::move(on_spawn)) {}
+      on_spawn_(std::move(on_spawn)),
+      port_pool_(ports),
+      port_owner_(std::move(port_owner)) {}
 
 int LocalHost::ServicePort(int preferred) {
   if (HasOwnNetwork()) return preferred;
   std::lock_guard<std::mutex> lock(ports_mu_);
   auto it = ports_.find(preferred);
   if (it != ports_.end()) return it->second;
-  int port = PickLoopbackPort();
-  ports_[preferred] = port;
+  const int port = port_pool_ == nullptr ? 0 : port_pool_->Lease(port_owner_);
+  if (port != 0) ports_[preferred] = port;
   return port;
 }
 
+Status LocalHost::WriteFile(const std::string& path, std::string_view content) {
+  if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
+  const std::string full = PathOf(path);
+  std::ofstream out(full, std::ios::binary | std::ios::trunc);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return Error{"host " + name_ + ": cannot write " + full + ": " + std::strerror(errno)};
+  return OkStatus();
+}
+
+Result<std::string> LocalHost::ReadFile(const std::string& path, size_t max_bytes) {
+  if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
+  const std::string full = PathOf(path);
+  std::ifstream in(full, std::ios::binary | std::ios::ate);
+  if (!in) return Error{"host " + name_ + ": cannot read " + full + ": " + std::strerror(errno)};
+  const auto size = static_cast<size_t>(in.tellg());
+  const size_t take = std::min(size, max_bytes);
+  std::string content(take, '\0');
+  in.seekg(static_cast<std::streamoff>(size - take));
+  in.read(content.data(), static_cast<std::streamsize>(take));
+  content.resize(static_cast<size_t>(in.gcount()));
+  return content;
+}
+
+Status LocalHost::MakeDirectory(const std::string& path) {
+  if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
+  std::error_code ec;
+  fs::create_directories(PathOf(path), ec);
+  if (ec) return Error{"host " + name_ + ": cannot create " + PathOf(path) + ": " + ec.message()};
+  return OkStatus();
+}
+
+Status LocalHost::SetSpawnEnv(const std::string& entry) {
+  if (auto s = ValidateEnvEntry(entry); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
+  const std::string key = entry.substr(0, entry.find('=') + 1);
+  std::lock_guard<std::mutex> lock(env_mu_);
+  std::erase_if(spawn_env_, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+  spawn_env_.push_back(entry);
+  return OkStatus();
+}
+
+std::vector<std::string> LocalHost::SpawnEnv() const {
+  std::lock_guard<std::mutex> lock(env_mu_);
+  return spawn_env_;
+}
+
 Result<int> LocalHost::Spawn(const ProcessSpec& spec) {
-  auto pid = supervisor_->Spawn(name_, spec, netns_.empty() ? "" : NetnsPath(netns_), dir_);
+  // The host's entries first: the supervisor lets a later entry of the same
+  // name replace an earlier one, so the spec's own entries win.
+  ProcessSpec with_env = spec;
+  with_env.env = SpawnEnv();
+  with_env.env.insert(with_env.env.end(), spec.env.begin(), spec.env.end());
+  auto pid = supervisor_->Spawn(name_, with_env, netns_.empty() ? "" : NetnsPath(netns_), dir_);
   if (!pid.ok()) return Error{"host " + name_ + ": " + pid.error()};
   if (on_spawn_) {
     if (auto s = on_spawn_(name_, *pid); !s.ok()) {
@@ -92,7 +107,7 @@ Result<ExecResult> LocalHost::Exec(const std::vector<std::string>& argv,
   if (!HasOwnNetwork()) {
     static const std::set<std::string> kNetworkTools = {
         "iptables", "ip6tables", "iptables-nft", "iptables-legacy", "nft", "ip", "tc"};
-    std::string base = std::filesystem::path(argv[0]).filename().string();
+    std::string base = fs::path(argv[0]).filename().string();
     if (kNetworkTools.contains(base)) {
       return Error{"host " + name_ + " is a loopback host (no network namespace; run as root "
                    "for namespaces): refusing to run " + base +

@@ -37,6 +37,17 @@ std::string WaitForLine(const std::string& path) {
   return "";
 }
 
+// Polls until the process has exited and been reaped; false if it is still
+// running after 30 s (a hung test would otherwise never end).
+bool WaitUntilExited(ProcessSupervisor& sup, const std::string& host, int pid) {
+  const auto give_up = std::chrono::steady_clock::now() + 30s;
+  while (sup.Alive(host, pid)) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::sleep_for(1ms);
+  }
+  return true;
+}
+
 TEST(ProcessSupervisorTest, SpawnsSignalsAndKills) {
   TempDir dir;
   ProcessSupervisor sup(true);
@@ -67,7 +78,7 @@ TEST(ProcessSupervisorTest, NoticesExitAndReaps) {
   ProcessSupervisor sup(false);
   auto pid = sup.Spawn("n1", {{"true"}, {}, "", ""}, "", "/");
   ASSERT_TRUE(pid.ok()) << pid.error();
-  while (sup.Alive("n1", *pid)) std::this_thread::sleep_for(1ms);
+  ASSERT_TRUE(WaitUntilExited(sup, "n1", *pid));
   EXPECT_FALSE(ReadProcStat(*pid).has_value());
   EXPECT_TRUE(sup.Unreaped().empty());
 }
@@ -90,9 +101,10 @@ TEST(ProcessSupervisorTest, LogsOutputWithACleanEnvironmentAndNoInheritedFds) {
                         ""},
                        "", "/");
   ASSERT_TRUE(pid.ok()) << pid.error();
-  while (sup.Alive("n1", *pid)) std::this_thread::sleep_for(1ms);
+  const bool exited = WaitUntilExited(sup, "n1", *pid);
   close(leak);
   unsetenv("LOCKSMITH_TEST_SECRET");
+  ASSERT_TRUE(exited);
   std::string out = ReadFile(log);
   EXPECT_NE(out.find("out\n"), std::string::npos);
   EXPECT_NE(out.find("err\n"), std::string::npos);

@@ -40,7 +40,7 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockServic
   std::vector<std::unique_ptr<Nemesis>> parts;
   for (const auto& name : config.nemesis) {
     if (name == "kill") {
-      auto* killable = dynamic_cast<KillableService*>(&service);
+      auto* killable = Capability<Killable>(service);
       if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
       parts.push_back(std::make_unique<KillNemesis>(*killable));
     }
@@ -277,7 +277,6 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
 
   BackendOptions backend_options;
   backend_options.name = config.backend;
-  backend_options.nodes_dir = store->NodesDir();
   backend_options.redis_persistence = config.redis_persistence;
   backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
   backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
@@ -360,14 +359,17 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   log.Info("workload done: " + std::to_string((*recorder)->count()) + " history events recorded");
 
   // --- heal, then stop everything before judging (checking needs no servers).
-  (*nemesis)->Teardown();
+  const std::vector<HealFailure> heal_failures = (*nemesis)->Teardown();
+  for (const auto& f : heal_failures) {
+    log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
+  }
   teardown(interruption.StoppedTheRun() ? "interrupted" : "run complete");
   if (!workload_status) log.Error("workload: " + workload_status.error());
   if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
   recorder->reset();
 
-  nlohmann::json extra{
-      {"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()}}}};
+  nlohmann::json extra{{"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()},
+                                    {"heal_failures", HealFailuresJson(heal_failures)}}}};
   if (!workload_status) extra["workload_error"] = workload_status.error();
   CheckResult result;
   if (int failed = JudgeReportAndPrint(store->dir, config_json, extra, interruption, zero,

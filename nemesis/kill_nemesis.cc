@@ -21,14 +21,17 @@ FaultResult KillNemesis::Invoke(const FaultOp& op) {
   return {true, op.value, ""};
 }
 
-void KillNemesis::Teardown() {
+std::vector<HealFailure> KillNemesis::Teardown() {
+  std::vector<HealFailure> failures;
   for (auto it = down_.begin(); it != down_.end();) {
-    if (service_.StartNode(*it)) {
+    if (Status s = service_.StartNode(*it); s) {
       it = down_.erase(it);
     } else {
+      failures.push_back({"start", {{"node", *it}}, s.error()});
       ++it;
     }
   }
+  return failures;
 }
 
 }  // namespace locksmith

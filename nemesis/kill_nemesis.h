@@ -1,6 +1,7 @@
 // KillNemesis: "kill" SIGKILLs a node's server, "start" starts it again (what
 // it remembers depends on the backend's persistence). Teardown starts every
-// node it killed that is still down. Used from the nemesis thread;
+// node it killed that is still down and returns the starts that failed
+// (those nodes stay on its list). Used from the nemesis thread;
 // Teardown afterwards from the run thread; not otherwise thread-safe.
 #pragma once
 
@@ -14,13 +15,13 @@ namespace locksmith {
 
 class KillNemesis : public Nemesis {
  public:
-  explicit KillNemesis(KillableService& service) : service_(service) {}
+  explicit KillNemesis(Killable& service) : service_(service) {}
   std::vector<std::string> Faults() const override { return {"kill", "start"}; }
   FaultResult Invoke(const FaultOp& op) override;
-  void Teardown() override;
+  std::vector<HealFailure> Teardown() override;
 
  private:
-  KillableService& service_;
+  Killable& service_;
   std::set<std::string> down_;
 };
 

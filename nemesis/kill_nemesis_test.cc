@@ -4,14 +4,18 @@
 
 #include <map>
 
-#include "nemesis/nemesis_runner.h"
+#include "backends/redis_service.h"
+#include "backends/testing/pong_server.h"
 #include "checker/memory_recorder.h"
+#include "harness/testing/fake_cluster.h"
+#include "nemesis/nemesis_runner.h"
 
 namespace locksmith {
 namespace {
 
-// Records what the nemesis asked for; "n9" does not exist.
-class FakeKillable : public KillableService {
+// Records what the nemesis asked for; "n9" does not exist; starting a node
+// in `broken` fails.
+class FakeKillable : public Killable {
  public:
   Status KillNode(const std::string& node) override {
     if (node == "n9") return Error{"no redis node n9"};
@@ -19,10 +23,12 @@ class FakeKillable : public KillableService {
     return OkStatus();
   }
   Status StartNode(const std::string& node) override {
+    if (broken.contains(node)) return Error{node + ": cannot start redis-server: disk full"};
     up[node] = true;
     return OkStatus();
   }
   std::map<std::string, bool> up;
+  std::set<std::string> broken;
 };
 
 TEST(KillNemesisTest, KillsAndStartsNodes) {
@@ -52,9 +58,76 @@ TEST(KillNemesisTest, TeardownRestartsWhatIsStillDown) {
   nemesis.Invoke({"kill", {{"node", "n2"}}});
   nemesis.Invoke({"start", {{"node", "n2"}}});
   service.up["n2"] = false;  // a later start must not come from teardown
-  nemesis.Teardown();
+  EXPECT_TRUE(nemesis.Teardown().empty());
   EXPECT_TRUE(service.up["n1"]);
   EXPECT_FALSE(service.up["n2"]);
+}
+
+TEST(KillNemesisTest, TeardownReportsWhatItCouldNotHealAndRetriesItNextTime) {
+  FakeKillable service;
+  KillNemesis nemesis(service);
+  nemesis.Invoke({"kill", {{"node", "n1"}}});
+  nemesis.Invoke({"kill", {{"node", "n2"}}});
+  service.broken = {"n1"};
+  auto failures = nemesis.Teardown();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].f, "start");
+  EXPECT_EQ(failures[0].value, nlohmann::json({{"node", "n1"}}));
+  EXPECT_EQ(failures[0].error, "n1: cannot start redis-server: disk full");
+  EXPECT_TRUE(service.up["n2"]);
+  EXPECT_EQ(HealFailuresJson(failures), nlohmann::json::parse(R"([{"f": "start",
+      "value": {"node": "n1"}, "error": "n1: cannot start redis-server: disk full"}])"));
+
+  service.broken.clear();
+  EXPECT_TRUE(nemesis.Teardown().empty());
+  EXPECT_TRUE(service.up["n1"]);
+}
+
+// The same through a real RedisService whose host cannot spawn the server
+// again: FakeHosts record the kill and the failed restart; a PongServer
+// answers the readiness probe so no redis-server is needed.
+TEST(KillNemesisTest, TeardownReportsARestartTheHostRefused) {
+  testing::PongServer pong;
+  testing::FakeCluster cluster({"n1"});
+  testing::FakeHost& n1 = *cluster.Fake("n1");
+  n1.SetPort(6379, pong.port());
+  RedisServiceOptions options;
+  options.password = "pw";
+  RedisService service(cluster, options);
+  ASSERT_TRUE(service.Start().ok());
+  KillNemesis nemesis(service);
+  ASSERT_TRUE(nemesis.Invoke({"kill", {{"node", "n1"}}}).ok);
+  EXPECT_EQ(n1.kills(), std::vector<int>{n1.spawns().at(0).pid});
+
+  n1.Fail(testing::FakeHost::Op::kSpawn, "fork: out of memory");
+  auto failures = nemesis.Teardown();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].value, nlohmann::json({{"node", "n1"}}));
+  EXPECT_NE(failures[0].error.find("fork: out of memory"), std::string::npos) << failures[0].error;
+  EXPECT_TRUE(n1.live().empty());
+
+  n1.ClearFailures();
+  EXPECT_TRUE(nemesis.Teardown().empty());
+  EXPECT_EQ(n1.live().size(), 1u);
+}
+
+TEST(CompositeNemesisTest, TeardownHealsEveryPartAndGathersTheirFailures) {
+  FakeKillable a, b;
+  a.broken = {"n1"};
+  b.broken = {"n2"};
+  std::vector<std::unique_ptr<Nemesis>> parts;
+  parts.push_back(std::make_unique<KillNemesis>(a));
+  parts.push_back(std::make_unique<KillNemesis>(b));
+  parts[0]->Invoke({"kill", {{"node", "n1"}}});
+  parts[1]->Invoke({"kill", {{"node", "n2"}}});
+  parts[1]->Invoke({"kill", {{"node", "n3"}}});
+  CompositeNemesis composite(std::move(parts));
+  auto failures = composite.Teardown();
+  ASSERT_EQ(failures.size(), 2u);
+  // Last part first, like unwinding.
+  EXPECT_EQ(failures[0].value["node"], "n2");
+  EXPECT_EQ(failures[1].value["node"], "n1");
+  EXPECT_TRUE(b.up["n3"]);
 }
 
 TEST(NemesisRunnerTest, RecordsEachFaultAsInvokeThenInfo) {

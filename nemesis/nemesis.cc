@@ -4,6 +4,14 @@
 
 namespace locksmith {
 
+nlohmann::json HealFailuresJson(const std::vector<HealFailure>& failures) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& f : failures) {
+    out.push_back({{"f", f.f}, {"value", f.value}, {"error", f.error}});
+  }
+  return out;
+}
+
 CompositeNemesis::CompositeNemesis(std::vector<std::unique_ptr<Nemesis>> parts)
     : parts_(std::move(parts)) {}
 
@@ -24,9 +32,15 @@ FaultResult CompositeNemesis::Invoke(const FaultOp& op) {
   return FaultResult{false, nullptr, "no nemesis handles fault \"" + op.f + "\""};
 }
 
-void CompositeNemesis::Teardown() {
-  // Heal in reverse order of composition, like unwinding.
-  for (auto it = parts_.rbegin(); it != parts_.rend(); ++it) (*it)->Teardown();
+std::vector<HealFailure> CompositeNemesis::Teardown() {
+  // Heal in reverse order of composition, like unwinding; a part that fails
+  // does not stop the others from healing.
+  std::vector<HealFailure> failures;
+  for (auto it = parts_.rbegin(); it != parts_.rend(); ++it) {
+    auto part = (*it)->Teardown();
+    failures.insert(failures.end(), part.begin(), part.end());
+  }
+  return failures;
 }
 
 }  // namespace locksmith

@@ -1,10 +1,12 @@
 // Nemesis: injects one family of faults. Invoke() performs a fault op
 // ("kill" {"node":"n1"}, "start" {"node":"n1"}, ...) and returns what
-// happened; Teardown() heals everything this nemesis started, always, and is
-// safe to call twice. Ops are plain data (FaultOp) so schedules can be built
-// by pure functions (nemesis/schedule.h). Called from the nemesis thread only,
-// except Teardown which the run lifecycle may call from the run thread after
-// the nemesis thread has stopped.
+// happened; Teardown() heals everything this nemesis started, always, is
+// safe to call twice, and returns what it could not heal (the run logs it
+// and records it in results.json: a fault left in place may explain the
+// verdict and must not go unnoticed). Ops are plain data (FaultOp) so
+// schedules can be built by pure functions (nemesis/schedule.h). Called
+// from the nemesis thread only, except Teardown which the run lifecycle may
+// call from the run thread after the nemesis thread has stopped.
 #pragma once
 
 #include <memory>
@@ -26,13 +28,27 @@ struct FaultResult {
   std::string error;     // why not, when !ok
 };
 
+// One fault Teardown could not undo: the healing op it tried and why that
+// failed.
+struct HealFailure {
+  std::string f;  // the healing op, e.g. "start"
+  nlohmann::json value = nullptr;
+  std::string error;
+
+  bool operator==(const HealFailure&) const = default;
+};
+
+// [{"f": ..., "value": ..., "error": ...}, ...] for results.json.
+nlohmann::json HealFailuresJson(const std::vector<HealFailure>& failures);
+
 class Nemesis {
  public:
   virtual ~Nemesis() = default;
   // The fault op names this nemesis handles.
   virtual std::vector<std::string> Faults() const = 0;
   virtual FaultResult Invoke(const FaultOp& op) = 0;
-  virtual void Teardown() = 0;
+  // Heals everything; empty when everything was healed.
+  [[nodiscard]] virtual std::vector<HealFailure> Teardown() = 0;
 };
 
 // Routes each op to the nemesis that handles its name.
@@ -41,7 +57,8 @@ class CompositeNemesis : public Nemesis {
   explicit CompositeNemesis(std::vector<std::unique_ptr<Nemesis>> parts);
   std::vector<std::string> Faults() const override;
   FaultResult Invoke(const FaultOp& op) override;
-  void Teardown() override;
+  // Every part's Teardown, last part first; their failures together.
+  std::vector<HealFailure> Teardown() override;
 
  private:
   std::vector<std::unique_ptr<Nemesis>> parts_;

@@ -106,11 +106,13 @@ class FakeLockService : public LockService {
  public:
   Status Start() override { return OkStatus(); }
   void Stop() override {}
-  std::vector<std::string> Nodes() const override { return {"n1"}; }
+  std::string Backend() const override { return "fake"; }
+  NodeTable Table() const override {
+    return {{"n1", NodeRole::kPrimary, "n1", "fake", "127.0.0.1", 0}};
+  }
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t seed) override {
     return std::make_unique<FakeLockClient>(state, seed);
   }
-  nlohmann::json Describe() const override { return {{"backend", "fake"}}; }
 
   FakeLockState state;
 };

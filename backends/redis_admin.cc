@@ -1,0 +1,64 @@
+#include "backends/redis_admin.h"
+
+#include <optional>
+#include <string_view>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
+namespace locksmith {
+namespace asio = boost::asio;
+
+namespace {
+
+// Runs `body` on a fresh connection to `endpoint`, then closes it. The
+// connection's own deadlines end every wait; the io_context's bound is only
+// a safety net against a bug there.
+template <typename Body>
+void WithConnection(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout, Body body) {
+  asio::io_context io;
+  // Connect + AUTH get half the time, so Connect()'s PING (which gets as long
+  // again) still ends within `timeout`.
+  RedisConnectionOptions options{endpoint, std::max(timeout / 2, std::chrono::milliseconds(1))};
+  RedisConnection connection(io.get_executor(), options);
+  asio::co_spawn(
+      io,
+      [&]() -> asio::awaitable<void> {
+        co_await body(connection);
+        connection.Close();
+      },
+      asio::detached);
+  io.run_for(timeout + std::chrono::seconds(5));
+}
+
+}  // namespace
+
+Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
+                                    const std::vector<std::string>& args,
+                                    std::chrono::milliseconds timeout) {
+  std::optional<RedisResponse> response;
+  const std::vector<std::string_view> views(args.begin(), args.end());
+  const auto deadline = RedisConnection::Clock::now() + timeout;
+  WithConnection(endpoint, timeout, [&](RedisConnection& c) -> asio::awaitable<void> {
+    response = co_await c.Command(views, deadline);
+  });
+  if (!response) {
+    return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  }
+  if (!response->ok()) return Error{response->message};
+  return response->reply;
+}
+
+Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {
+  std::optional<Status> status;
+  WithConnection(endpoint, timeout, [&](RedisConnection& c) -> asio::awaitable<void> {
+    status = co_await c.Connect();
+  });
+  if (!status) {
+    return Error{"no reply from " + endpoint.host + ":" + std::to_string(endpoint.port)};
+  }
+  return *status;
+}
+
+}  // namespace locksmith

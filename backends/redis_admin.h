@@ -1,0 +1,30 @@
+// Blocking, one-shot Redis commands for the controller's own checks (is a
+// node ready? what does a key hold?), never for the workload's clients. Each
+// call opens a fresh RedisConnection on a private io_context and closes it,
+// so it is safe from any thread and shares nothing with the run's clients.
+// RedisPing is the project's one readiness check: RedisConnection::Connect's
+// AUTH + PING, answered PONG (a server still loading its AOF answers LOADING:
+// not ready).
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "backends/redis_connection.h"
+#include "backends/redis_protocol.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+// Sends one command (after AUTH when `endpoint` has a password) and returns
+// its reply, which may itself be an error reply; an error when there was no
+// reply within `timeout` (connect, AUTH and the command together).
+Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
+                                    const std::vector<std::string>& args,
+                                    std::chrono::milliseconds timeout);
+
+// OK when the server answers PING with PONG within `timeout`.
+Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);
+
+}  // namespace locksmith

@@ -1,0 +1,65 @@
+// FakeCluster (test-only): a Cluster of FakeHosts, for unit tests of backends
+// and nemeses without root or servers. Teardown kills every fake process and
+// refuses later spawns, like a real cluster, and can be made to fail.
+// Thread-safe: hosts are fixed at construction; the rest has a mutex.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/host.h"
+#include "harness/testing/fake_host.h"
+
+namespace locksmith::testing {
+
+class FakeCluster : public Cluster {
+ public:
+  explicit FakeCluster(const std::vector<std::string>& host_names, std::string tag = "fake01")
+      : tag_(std::move(tag)) {
+    for (const auto& name : host_names) hosts_.push_back(std::make_unique<FakeHost>(name));
+  }
+
+  const std::string& Tag() const override { return tag_; }
+  std::vector<Host*> Hosts() override {
+    std::vector<Host*> hosts;
+    for (auto& h : hosts_) hosts.push_back(h.get());
+    return hosts;
+  }
+  Host* FindHost(const std::string& name) override { return Fake(name); }
+  Status Teardown() override {
+    std::lock_guard lock(mu_);
+    ++teardowns_;
+    for (auto& h : hosts_) h->TearDown();
+    if (teardown_error_) return Error{*teardown_error_};
+    return OkStatus();
+  }
+
+  // The fake behind a host name (nullptr if none), for test controls.
+  FakeHost* Fake(const std::string& name) {
+    for (auto& h : hosts_) {
+      if (h->Name() == name) return h.get();
+    }
+    return nullptr;
+  }
+  // Teardown still kills everything but then reports `error`.
+  void FailTeardown(std::string error) {
+    std::lock_guard lock(mu_);
+    teardown_error_ = std::move(error);
+  }
+  int teardowns() const {
+    std::lock_guard lock(mu_);
+    return teardowns_;
+  }
+
+ private:
+  const std::string tag_;
+  std::vector<std::unique_ptr<FakeHost>> hosts_;
+  mutable std::mutex mu_;
+  std::optional<std::string> teardown_error_;
+  int teardowns_ = 0;
+};
+
+}  // namespace locksmith::testing
