@@ -84,7 +84,8 @@ TEST(LeaseRuleTest, AFailedReleaseInALeasedHistoryMayExpireLater) {
 }
 
 TEST(LeaseRuleTest, OffOrNoLeasesRecordedJudgesTheLockAsStillHeld) {
-  auto off = CheckLinearizable(ExpiredAfterFailedRelease(), Options("owner-mutex", LeaseRule::kOff));
+  auto off =
+      CheckLinearizable(ExpiredAfterFailedRelease(), Options("owner-mutex", LeaseRule::kOff));
   ASSERT_TRUE(off.ok());
   EXPECT_EQ(off->valid, Validity::kFalse);
   EXPECT_EQ(off->stats["leases"]["applied"], false);
@@ -93,7 +94,8 @@ TEST(LeaseRuleTest, OffOrNoLeasesRecordedJudgesTheLockAsStillHeld) {
   EXPECT_EQ(plain->valid, Validity::kFalse);
   EXPECT_NE(FormatLinearizabilityVerdict(*plain).find("--leases on"), std::string::npos)
       << FormatLinearizabilityVerdict(*plain);
-  auto on = CheckLinearizable(ExpiredAfterFailedRelease(false), Options("owner-mutex", LeaseRule::kOn));
+  auto on =
+      CheckLinearizable(ExpiredAfterFailedRelease(false), Options("owner-mutex", LeaseRule::kOn));
   ASSERT_TRUE(on.ok());
   EXPECT_EQ(on->valid, Validity::kTrue);
 }

@@ -105,7 +105,8 @@ TEST(CheckCliTest, AFailedReleaseThenAnotherAcquireIsValidOnBothPaths) {
 
 TEST(CheckCliTest, NothingToJudgeIsUnknownOnBothPaths) {
   const std::string nemesis_only = Lines().Add(kNemesisProcess, "info", "kill").text();
-  const std::string completions_only = Lines().Add(0, "ok", "acquire").Add(0, "ok", "release").text();
+  const std::string completions_only =
+      Lines().Add(0, "ok", "acquire").Add(0, "ok", "release").text();
   const std::string all_failed =
       Lines().Add(0, "invoke", "acquire").Add(0, "fail", "acquire").text();
   for (const std::string& text : {std::string(), nemesis_only, completions_only, all_failed}) {

@@ -55,8 +55,8 @@ TEST(CheckIntegrationTest, KilledRunGetsOneVerdictFromItsDirectoryAndItsHistoryF
 
   EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 0) << out;
   for (const char* model : {"owner-mutex", "mutex"}) {
-    EXPECT_EQ(RunLocksmith(dir.path(), {"check", history_file, "--model", model}, seconds(60), &out),
-              0)
+    EXPECT_EQ(
+        RunLocksmith(dir.path(), {"check", history_file, "--model", model}, seconds(60), &out), 0)
         << model << ": " << out;
     EXPECT_NE(out.find("failed release"), std::string::npos) << out;
     // Run-directory form of the file check: the same.
