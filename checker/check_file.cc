@@ -49,6 +49,24 @@ std::string Summary(const nlohmann::json& stats) {
          Seconds(stats.value("time_s", 0.0)) + " s";
 }
 
+// What the lease rule did, when there were failed releases for it to act on.
+std::string LeasesLine(const nlohmann::json& stats) {
+  const nlohmann::json leases = stats.value("leases", nlohmann::json::object());
+  const int64_t failed = leases.value("failed_releases", int64_t{0});
+  if (failed == 0) return "";
+  const std::string rule = leases.value("rule", std::string("auto"));
+  const std::string n = std::to_string(failed) + " failed release(s)";
+  if (leases.value("applied", false)) {
+    return "leases: " + n + " counted as leases that expire at an unknown later time (" +
+           (rule == "on" ? std::string("--leases on") : "the history records leases") +
+           "; --leases off judges them as still held)";
+  }
+  return "leases: " + n + " judged as still held (" +
+         (rule == "off" ? std::string("--leases off")
+                        : "the history records no lease_ms / validity_ms") +
+         "; --leases on if the lock frees itself when a lease expires)";
+}
+
 }  // namespace
 
 Result<CheckResult> CheckHistoryFile(const std::string& path,
@@ -56,9 +74,14 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
   if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
     return Error{valid.error()};
   }
-  auto history = LoadHistoryFile(path, options.format);
+  std::vector<SkippedLine> skipped;
+  auto history = LoadHistoryFile(path, options.format, &skipped);
   if (!history) return Error{history.error()};
-  return CheckLinearizable(*history, options);
+  auto result = CheckLinearizable(*history, options);
+  if (!result) return result;
+  result->stats["skipped_lines"] = skipped.size();
+  for (auto& line : DescribeSkippedLines(path, skipped)) result->warnings.push_back(line);
+  return result;
 }
 
 std::string FormatLinearizabilityVerdict(const CheckResult& result) {
@@ -70,6 +93,8 @@ std::string FormatLinearizabilityVerdict(const CheckResult& result) {
     case Validity::kUnknown: out = "valid: unknown (" + result.reason + ")"; break;
   }
   if (!summary.empty()) out += "\n  " + summary;
+  if (std::string leases = LeasesLine(result.stats); !leases.empty()) out += "\n  " + leases;
+  for (const auto& warning : result.warnings) out += "\n  warning: " + warning;
   out += "\n";
   for (const auto& anomaly : result.anomalies) {
     if (anomaly.value("type", std::string()) != "nonlinearizable") continue;

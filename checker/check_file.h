@@ -1,7 +1,17 @@
 // The linearizability check as the rest of locksmith calls it: the CLI's
 // `locksmith check FILE --model NAME`, the run lifecycle's checker list and
-// the HTML report all go through these functions. Models and their op names
-// are listed in checker/model.h; the search in checker/linearizability_search.h.
+// the HTML report all go through these functions, and every one of them ends
+// in CheckLinearizable, so a history gets one verdict whichever way it is
+// checked. Two rules live there, not in the callers:
+// - the lease rule (checker/leased_lock_checker.h): in a history that
+//   records leases (locksmith's own), a failed release is a lease that
+//   expires later, not a lock held forever; LinearizabilityOptions::leases
+//   forces it on or off;
+// - nothing to judge (NothingToJudge, checker/checker.h): a history in which
+//   no op the model checks both invoked and completed ok is unknown, never
+//   valid.
+// Models and their op names are listed in checker/model.h; the search in
+// checker/linearizability_search.h.
 // All functions are safe to call from any thread (no shared state).
 #pragma once
 
@@ -14,6 +24,7 @@
 
 #include "checker/checker.h"
 #include "checker/history.h"
+#include "checker/leased_lock_checker.h"
 #include "checker/result.h"
 
 namespace locksmith {
@@ -29,6 +40,9 @@ struct LinearizabilityOptions {
   std::string format;
   double timeout_s = 10;
   size_t memory_limit_bytes = 2ull << 30;
+  // Whether a failed release is a lease that expires later (see
+  // checker/leased_lock_checker.h); auto: when the history records leases.
+  LeaseRule leases = LeaseRule::kAuto;
 };
 
 // Checks the options without loading anything: model name, initial value,
@@ -37,7 +51,8 @@ Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options);
 
 // Validates the options (unknown model or bad initial value: an Error with
 // one clear line), loads the file (malformed input: "FILE:LINE: reason") and
-// runs the check.
+// runs the check. A last line cut short by a crash is skipped and said so:
+// stats "skipped_lines" and one line in `warnings`.
 Result<CheckResult> CheckHistoryFile(const std::string& path,
                                      const LinearizabilityOptions& options);
 
@@ -47,8 +62,10 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
 // last 100 op refs, with "prefix_length"), "state" after it, "message", and
 // "proof": "window" with "window" bounds when a stretch of the history was
 // shown impossible on its own) or kUnknown with the reason (time or memory
-// budget). Stats: model, ops, pending_ops, failed_ops, partitions,
-// states_explored, distinct_keys, time_s, peak_memory_bytes, ignored_ops.
+// budget, or nothing to judge). Stats: model, ops, pending_ops, failed_ops,
+// partitions, states_explored, distinct_keys, time_s, peak_memory_bytes,
+// ignored_ops, and "leases": {"rule", "applied", "failed_releases"} (failed
+// releases in the history: rewritten as `info` when applied).
 Result<CheckResult> CheckLinearizable(const History& history,
                                       const LinearizabilityOptions& options);
 

@@ -95,11 +95,75 @@ TEST(CheckFileTest, MalformedFileReportsFileAndLine) {
   EXPECT_EQ(result.error().rfind(path + ":2: ", 0), 0u) << result.error();
 }
 
-TEST(CheckFileTest, EmptyHistoryIsValid) {
-  auto result = CheckHistoryFile(WriteTemp("blank.edn", "\n; nothing\n"), Options("register"));
+// Nothing to judge is unknown, never valid: the same rule a run with no
+// successful op gets.
+TEST(CheckFileTest, HistoriesWithNothingToJudgeAreUnknown) {
+  const std::string invoke_line =
+      R"({"index":0,"time":1,"process":0,"type":"invoke","f":"acquire","key":"l"})";
+  const std::string ok_line =
+      R"({"index":1,"time":2,"process":0,"type":"ok","f":"acquire","key":"l"})";
+  const std::string fail_line =
+      R"({"index":1,"time":2,"process":0,"type":"fail","f":"acquire","key":"l"})";
+  const std::string nemesis_line =
+      R"({"index":0,"time":1,"process":"nemesis","type":"info","f":"kill"})";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"blank.edn", "\n; nothing\n"},
+      {"empty", ""},
+      {"completions.jsonl", ok_line + "\n"},
+      {"nemesis.jsonl", nemesis_line + "\n"},
+      {"failed.jsonl", invoke_line + "\n" + fail_line + "\n"},
+      {"pending.jsonl", invoke_line + "\n"}};
+  for (const auto& [name, content] : files) {
+    auto result = CheckHistoryFile(WriteTemp(name, content), Options("owner-mutex"));
+    ASSERT_TRUE(result.ok()) << name << ": " << result.error();
+    EXPECT_EQ(result->valid, Validity::kUnknown) << name;
+    EXPECT_NE(result->reason.find("no client operation succeeded"), std::string::npos)
+        << name << ": " << result->reason;
+    EXPECT_NE(FormatLinearizabilityVerdict(*result).find("valid: unknown (no client operation"),
+              std::string::npos);
+  }
+  auto one_ok = CheckHistoryFile(WriteTemp("one.jsonl", invoke_line + "\n" + ok_line + "\n"),
+                                 Options("owner-mutex"));
+  ASSERT_TRUE(one_ok.ok()) << one_ok.error();
+  EXPECT_EQ(one_ok->valid, Validity::kTrue);
+}
+
+TEST(CheckFileTest, OnlyOpsTheModelChecksCountAsSomethingToJudge) {
+  // The reads the register model checks never completed; an op it ignores did.
+  HistoryBuilder b;
+  b.Invoke(0, "read").Info(0);
+  b.Call(1, "start");
+  auto result = CheckLinearizable(b.Build(), Options("register"));
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->valid, Validity::kUnknown);
+}
+
+TEST(CheckFileTest, ALastLineCutShortIsSkippedAndSaidSo) {
+  HistoryBuilder b;
+  b.Call(0, "acquire", nullptr, nullptr, "l").Call(0, "release", nullptr, nullptr, "l");
+  std::string text;
+  for (const Op& op : b.Build()) text += OpToJsonLine(op) + "\n";
+  const std::string path = WriteTemp("cut.jsonl", text + R"({"index":4,"time":5,"proc)");
+  auto result = CheckHistoryFile(path, Options("owner-mutex"));
   ASSERT_TRUE(result.ok()) << result.error();
   EXPECT_EQ(result->valid, Validity::kTrue);
-  EXPECT_EQ(result->stats["ops"], 0);
+  EXPECT_EQ(result->stats["skipped_lines"], 1);
+  ASSERT_EQ(result->warnings.size(), 1u);
+  EXPECT_EQ(result->warnings[0].rfind(path + ":5: skipped 1 line", 0), 0u) << result->warnings[0];
+  EXPECT_NE(FormatLinearizabilityVerdict(*result).find("warning: " + path + ":5: skipped 1 line"),
+            std::string::npos);
+
+  // The same cut in the middle is an error naming the line.
+  const std::string middle =
+      WriteTemp("middle.jsonl", R"({"index":4,"time":5,"proc)" "\n" + text);
+  auto bad = CheckHistoryFile(middle, Options("owner-mutex"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().rfind(middle + ":1: ", 0), 0u) << bad.error();
+
+  auto whole = CheckHistoryFile(WriteTemp("whole.jsonl", text), Options("owner-mutex"));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->stats["skipped_lines"], 0);
+  EXPECT_TRUE(whole->warnings.empty());
 }
 
 TEST(CheckFileTest, HistoryWithNoOpOfTheModelIsAnError) {

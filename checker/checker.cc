@@ -1,5 +1,7 @@
 #include "checker/checker.h"
 
+#include <unordered_map>
+
 namespace locksmith {
 
 nlohmann::json ValidityToJson(Validity v) {
@@ -38,7 +40,39 @@ nlohmann::json CheckResult::ToJson() const {
   j["anomalies"] = anomalies;
   j["stats"] = stats;
   if (!reason.empty()) j["reason"] = reason;
+  if (!warnings.empty()) j["warnings"] = warnings;
   return j;
+}
+
+std::string NothingToJudge(const History& history,
+                           const std::function<bool(const Op& invoke)>& judged) {
+  // Pairs as PairCompletions does, but stops at the first op that counts:
+  // in any real history that is a few ops in, not a pass over a million.
+  std::unordered_map<int64_t, const Op*> open;  // process -> its open invoke
+  for (const Op& op : history) {
+    if (!op.is_client()) continue;
+    if (op.type == OpType::kInvoke) {
+      open[op.process] = &op;
+      continue;
+    }
+    auto it = open.find(op.process);
+    if (it == open.end()) continue;
+    const Op& invoke = *it->second;
+    open.erase(it);
+    if (op.type == OpType::kOk && (!judged || judged(invoke))) return "";
+  }
+  // "no client operation succeeded" is what runs have always said; keep it.
+  return "no client operation succeeded: no op has both an invoke and an ok completion, so "
+         "there is nothing to judge";
+}
+
+void ApplyNothingToJudge(const History& history, CheckResult& result,
+                         const std::function<bool(const Op& invoke)>& judged) {
+  if (result.valid == Validity::kFalse) return;
+  std::string reason = NothingToJudge(history, judged);
+  if (reason.empty()) return;
+  result.valid = Validity::kUnknown;
+  result.reason = std::move(reason);
 }
 
 CompositeChecker::CompositeChecker(std::vector<std::unique_ptr<Checker>> checkers)
@@ -55,6 +89,7 @@ CheckResult CompositeChecker::Check(const History& history) const {
       merged.anomalies.push_back(std::move(anomaly));
     }
     if (!r.reason.empty()) reasons.push_back(checker->Name() + ": " + r.reason);
+    for (const auto& warning : r.warnings) merged.warnings.push_back(warning);
     merged.stats[checker->Name()] = r.ToJson();
     merged.stats[checker->Name()].erase("anomalies");
   }

@@ -3,6 +3,7 @@
 // stateless between calls; Check may be called from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,9 +31,27 @@ struct CheckResult {
   nlohmann::json anomalies = nlohmann::json::array();
   nlohmann::json stats = nlohmann::json::object();
   std::string reason;  // why the verdict is unknown, when it is
+  // What the user must know about the input whatever the verdict, one line
+  // each (e.g. a last line cut short by a crash and skipped). JSON:
+  // "warnings", only when there are some.
+  std::vector<std::string> warnings;
 
   nlohmann::json ToJson() const;
 };
+
+// The one rule for a history that cannot support "valid": no client op has
+// both an invoke and an ok completion (an empty history, only nemesis ops,
+// only completions, every op failed or timed out). Both `locksmith check
+// FILE` (CheckLinearizable) and the judging of a run directory apply it.
+// `judged`, when given, narrows "client op" to the invokes a checker
+// models. Returns the reason the verdict is unknown, or "" when there is
+// something to judge.
+std::string NothingToJudge(const History& history,
+                           const std::function<bool(const Op& invoke)>& judged = nullptr);
+// Applies it: a verdict of valid or unknown becomes unknown with that
+// reason; invalid stands (an anomaly in what there is still counts).
+void ApplyNothingToJudge(const History& history, CheckResult& result,
+                         const std::function<bool(const Op& invoke)>& judged = nullptr);
 
 class Checker {
  public:

@@ -111,7 +111,8 @@ Result<Op> ParseOpLine(std::string_view line) {
   return OpFromJson(j);
 }
 
-Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_tail) {
+Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_tail,
+                                  std::vector<SkippedLine>* skipped) {
   History history;
   size_t line_no = 0;
   size_t pos = 0;
@@ -126,7 +127,12 @@ Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_ta
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     auto op = ParseOpLine(line);
     if (!op) {
-      if (last_unterminated && allow_truncated_tail) break;
+      if (last_unterminated && allow_truncated_tail) {
+        if (skipped != nullptr) {
+          skipped->push_back(SkippedLine{static_cast<int64_t>(line_no), op.error()});
+        }
+        break;
+      }
       return Error{"line " + std::to_string(line_no) + ": " + op.error()};
     }
     history.push_back(std::move(op).value());
@@ -134,12 +140,13 @@ Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_ta
   return history;
 }
 
-Result<History> ReadHistoryJsonl(const std::string& path, bool allow_truncated_tail) {
+Result<History> ReadHistoryJsonl(const std::string& path, bool allow_truncated_tail,
+                                 std::vector<SkippedLine>* skipped) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{"cannot open history file " + path};
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  auto history = ParseHistoryJsonl(buffer.str(), allow_truncated_tail);
+  auto history = ParseHistoryJsonl(buffer.str(), allow_truncated_tail, skipped);
   if (!history) return Error{path + ": " + history.error()};
   return history;
 }

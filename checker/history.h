@@ -45,14 +45,25 @@ nlohmann::json OpToJson(const Op& op);
 Result<Op> OpFromJson(const nlohmann::json& j);
 Result<Op> ParseOpLine(std::string_view line);
 
+// A line a lenient read left out: a final line without a newline that does
+// not parse, as a crash cuts a write short.
+struct SkippedLine {
+  int64_t line = 0;  // 1-based line number
+  std::string reason;  // why it does not parse
+  bool operator==(const SkippedLine&) const = default;
+};
+
 // Reads a history.jsonl. Blank lines are skipped; a malformed line is an
 // error naming its line number. A final line without a newline that does not
 // parse is treated as a write cut short by a crash and dropped when
-// `allow_truncated_tail` is set.
+// `allow_truncated_tail` is set; it is then appended to `skipped` (when
+// given), so callers can say so.
 Result<History> ReadHistoryJsonl(const std::string& path,
-                                 bool allow_truncated_tail = true);
+                                 bool allow_truncated_tail = true,
+                                 std::vector<SkippedLine>* skipped = nullptr);
 Result<History> ParseHistoryJsonl(std::string_view text,
-                                  bool allow_truncated_tail = true);
+                                  bool allow_truncated_tail = true,
+                                  std::vector<SkippedLine>* skipped = nullptr);
 
 // Pairs every invoke with its completion: completion_of[i] is the index (into
 // the history vector, not Op::index) of the op completing history[i], or -1

@@ -78,7 +78,7 @@ std::optional<HistoryFormat> DetectHistoryFormat(std::string_view text) {
 }
 
 Result<History> ParseHistoryText(std::string_view text, const std::string& format,
-                                 const std::string& source) {
+                                 const std::string& source, std::vector<SkippedLine>* skipped) {
   HistoryFormat parsed;
   if (format.empty()) {
     auto detected = DetectHistoryFormat(text);
@@ -97,7 +97,7 @@ Result<History> ParseHistoryText(std::string_view text, const std::string& forma
     case HistoryFormat::kEdn: return ParseJepsenEdnHistory(text, source);
     case HistoryFormat::kJepsenLog: return ParseJepsenLogHistory(text, source);
     case HistoryFormat::kJsonl: {
-      auto history = ParseHistoryJsonl(text);
+      auto history = ParseHistoryJsonl(text, /*allow_truncated_tail=*/true, skipped);
       if (!history) return Error{RelocateJsonlError(history.error(), source)};
       return history;
     }
@@ -105,13 +105,25 @@ Result<History> ParseHistoryText(std::string_view text, const std::string& forma
   return Error{"unreachable history format"};
 }
 
-Result<History> LoadHistoryFile(const std::string& path, const std::string& format) {
+Result<History> LoadHistoryFile(const std::string& path, const std::string& format,
+                                std::vector<SkippedLine>* skipped) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{path + ": cannot open the history file"};
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) return Error{path + ": cannot read the history file"};
-  return ParseHistoryText(buffer.str(), format, path);
+  return ParseHistoryText(buffer.str(), format, path, skipped);
+}
+
+std::vector<std::string> DescribeSkippedLines(const std::string& source,
+                                              const std::vector<SkippedLine>& skipped) {
+  std::vector<std::string> lines;
+  for (const SkippedLine& s : skipped) {
+    lines.push_back(source + ":" + std::to_string(s.line) +
+                    ": skipped 1 line: the last line has no newline and is not a whole op (" +
+                    s.reason + "), as when a crash cuts a write short");
+  }
+  return lines;
 }
 
 }  // namespace locksmith

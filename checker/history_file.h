@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "checker/history.h"
 #include "checker/result.h"
@@ -24,8 +25,16 @@ std::string_view HistoryFormatName(HistoryFormat format);
 std::optional<HistoryFormat> DetectHistoryFormat(std::string_view text);
 
 // `format` empty: detect. `source` names the text in error messages.
+// `skipped` (when given) receives the lines a lenient read left out: a
+// history.jsonl whose last line a crash cut short.
 Result<History> ParseHistoryText(std::string_view text, const std::string& format,
-                                 const std::string& source);
-Result<History> LoadHistoryFile(const std::string& path, const std::string& format);
+                                 const std::string& source,
+                                 std::vector<SkippedLine>* skipped = nullptr);
+Result<History> LoadHistoryFile(const std::string& path, const std::string& format,
+                                std::vector<SkippedLine>* skipped = nullptr);
+
+// One line per skipped line for the user, naming it as "SOURCE:LINE:".
+std::vector<std::string> DescribeSkippedLines(const std::string& source,
+                                              const std::vector<SkippedLine>& skipped);
 
 }  // namespace locksmith

@@ -1,23 +1,77 @@
 #include "checker/leased_lock_checker.h"
 
-namespace locksmith {
+#include <string>
 
-History LeasedLockChecker::ExpireFailedReleases(const History& history) {
-  History rewritten = history;
-  for (Op& op : rewritten) {
-    const bool release = op.f == "release" || op.f == "release-shared";
-    if (op.is_client() && release && op.type == OpType::kFail) {
-      op.type = OpType::kInfo;
-      op.error = "release failed (" + op.error + "); the lease expires at an unknown time";
-    }
-  }
-  return rewritten;
+namespace locksmith {
+namespace {
+
+bool IsAcquireOp(std::string_view f) { return f.rfind("acquire", 0) == 0; }
+
+bool HasNumber(const nlohmann::json& value, const char* field) {
+  if (!value.is_object()) return false;
+  auto it = value.find(field);
+  return it != value.end() && it->is_number();
 }
 
-CheckResult LeasedLockChecker::Check(const History& history) const {
-  CheckResult result = inner_->Check(ExpireFailedReleases(history));
-  result.stats["failed_releases_as_expiry"] = true;
-  return result;
+bool IsFailedRelease(const Op& op) {
+  return op.is_client() && op.type == OpType::kFail && IsReleaseOp(op.f);
+}
+
+}  // namespace
+
+Result<LeaseRule> ParseLeaseRule(std::string_view name) {
+  if (name == "auto") return LeaseRule::kAuto;
+  if (name == "on") return LeaseRule::kOn;
+  if (name == "off") return LeaseRule::kOff;
+  return Error{"--leases must be auto, on or off, not \"" + std::string(name) + "\""};
+}
+
+std::string_view LeaseRuleName(LeaseRule rule) {
+  switch (rule) {
+    case LeaseRule::kAuto: return "auto";
+    case LeaseRule::kOn: return "on";
+    case LeaseRule::kOff: return "off";
+  }
+  return "?";
+}
+
+bool HistoryRecordsLeases(const History& history) {
+  for (const Op& op : history) {
+    if (!op.is_client() || !IsAcquireOp(op.f)) continue;
+    if (op.type == OpType::kInvoke && HasNumber(op.value, "lease_ms")) return true;
+    if (op.type == OpType::kOk && HasNumber(op.value, "validity_ms")) return true;
+  }
+  return false;
+}
+
+bool LeaseRuleApplies(LeaseRule rule, const History& history) {
+  switch (rule) {
+    case LeaseRule::kOn: return true;
+    case LeaseRule::kOff: return false;
+    case LeaseRule::kAuto: return HistoryRecordsLeases(history);
+  }
+  return false;
+}
+
+bool IsReleaseOp(std::string_view f) {
+  return f == "release" || f == "release-shared" || f == "release-exclusive" ||
+         f == "release-write" || f == "release-read";
+}
+
+int64_t CountFailedReleases(const History& history) {
+  int64_t n = 0;
+  for (const Op& op : history) n += IsFailedRelease(op) ? 1 : 0;
+  return n;
+}
+
+History ExpireFailedReleases(const History& history) {
+  History rewritten = history;
+  for (Op& op : rewritten) {
+    if (!IsFailedRelease(op)) continue;
+    op.type = OpType::kInfo;
+    op.error = "release failed (" + op.error + "); the lease expires at an unknown time";
+  }
+  return rewritten;
 }
 
 }  // namespace locksmith

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "checker/history_file.h"
+#include "checker/leased_lock_checker.h"
 #include "checker/linearizability_search.h"
 #include "checker/model.h"
 #include "checker/value_table.h"
@@ -152,7 +153,7 @@ Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options) {
   return OkStatus();
 }
 
-Result<CheckResult> CheckLinearizable(const History& history,
+Result<CheckResult> CheckLinearizable(const History& given_history,
                                       const LinearizabilityOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
@@ -162,6 +163,13 @@ Result<CheckResult> CheckLinearizable(const History& history,
   auto made = MakeModel(options.model, options.initial, &values);
   if (!made) return Error{made.error()};
   Model& model = **made;
+
+  // The lease rule, decided here for every caller (see leased_lock_checker.h).
+  const bool leases = LeaseRuleApplies(options.leases, given_history);
+  const int64_t failed_releases = CountFailedReleases(given_history);
+  History expired;
+  if (leases && failed_releases > 0) expired = ExpireFailedReleases(given_history);
+  const History& history = leases && failed_releases > 0 ? expired : given_history;
 
   const std::vector<int64_t> completion_of = PairCompletions(history);
   const bool independent = LooksIndependent(history, model);
@@ -293,6 +301,11 @@ Result<CheckResult> CheckLinearizable(const History& history,
                   {"time_s", seconds},
                   {"peak_memory_bytes", peak}};
   if (!ignored.empty()) result.stats["ignored_ops"] = ignored;
+  result.stats["leases"] = {{"rule", LeaseRuleName(options.leases)},
+                            {"applied", leases},
+                            {"failed_releases", failed_releases}};
+  ModelledNames names(model);
+  ApplyNothingToJudge(history, result, [&](const Op& invoke) { return names.Modelled(invoke.f); });
   return result;
 }
 

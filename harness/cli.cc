@@ -136,14 +136,25 @@ int RunCleanup(const CleanupOptions& options) {
 }
 
 struct CheckFlags {
-  std::string path, model, initial, format;
+  std::string path, model, initial, format, leases = "auto";
   double timeout_s = 10;
 };
 
 int RunCheck(const CLI::App& check, const CheckFlags& f) {
   struct stat st {};
   if (::stat(f.path.c_str(), &st) != 0) return BadInput("no such file or directory: " + f.path);
-  if (S_ISDIR(st.st_mode) && f.model.empty()) return RecheckRun(f.path, std::cout);
+  if (S_ISDIR(st.st_mode) && f.model.empty()) {
+    // A run directory is judged by its workload's checkers, with their own
+    // options: a flag for a history file would be silently ignored here.
+    for (const char* flag : {"--format", "--initial", "--leases", "--timeout"}) {
+      if (check.count(flag) > 0) {
+        return BadInput(std::string(flag) + " applies to a history file, not to a run directory " +
+                        "(judged by its workload's checkers); to use it, give --model (checks " +
+                        f.path + "/history.jsonl)");
+      }
+    }
+    return RecheckRun(f.path, std::cout);
+  }
   if (f.model.empty()) {
     return BadInput("checking a history file needs --model (or give a run directory)");
   }
@@ -151,6 +162,9 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
   options.model = f.model;
   options.format = f.format;
   options.timeout_s = f.timeout_s;
+  auto leases = ParseLeaseRule(f.leases);
+  if (!leases) return BadInput(leases.error());
+  options.leases = *leases;
   if (check.count("--initial")) {
     const std::string text = f.initial == "nil" ? "null" : f.initial;
     auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -194,6 +208,9 @@ int CliMain(int argc, char** argv) {
   check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
   check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
   check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
+  check->add_option("--leases", check_flags.leases,
+                    "auto | on | off: a failed release is a lease that expires later (auto: when "
+                    "the history records leases, as locksmith's do) [default: auto]");
 
   CleanupOptions cleanup_options;
   CLI::App* cleanup = app.add_subcommand(

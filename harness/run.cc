@@ -12,6 +12,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/redis_lock_token.h"
+#include "checker/history_file.h"
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
 #include "harness/history_recorder.h"
@@ -19,6 +20,7 @@
 #include "harness/local_cluster.h"
 #include "harness/process_supervisor.h"
 #include "harness/run_log.h"
+#include "harness/run_registry.h"
 #include "harness/run_store.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/kill_nemesis.h"
@@ -99,6 +101,7 @@ void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResu
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"
                         : r.valid == Validity::kFalse ? "INVALID"
                                                       : "UNKNOWN";
+  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
   out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
   if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
     out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
@@ -116,19 +119,20 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   const std::string workload_name = config.value("workload", std::string());
   auto workload = MakeWorkload(workload_name);
   if (!workload) return Error{workload.error()};
-  auto history = ReadHistoryJsonl(run_dir + "/history.jsonl");
+  // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the
+  // same tolerance of a last line cut short by a crash, said in a warning.
+  const std::string history_file = run_dir + "/history.jsonl";
+  std::vector<SkippedLine> skipped;
+  auto history = LoadHistoryFile(history_file, "jsonl", &skipped);
   if (!history) return Error{history.error()};
   CompositeChecker checker((*workload)->Checkers());
   CheckResult result = checker.Check(*history);
-  // A run in which nothing succeeded proves nothing: never call it valid.
-  const bool any_ok = std::any_of(history->begin(), history->end(), [](const Op& op) {
-    return op.is_client() && op.type == OpType::kOk;
-  });
-  if (!any_ok && result.valid == Validity::kTrue) {
-    result.valid = Validity::kUnknown;
-    result.reason = "no client operation succeeded";
-  }
+  // A run in which nothing succeeded proves nothing: never call it valid
+  // (the rule `check FILE` applies too).
+  ApplyNothingToJudge(*history, result);
+  for (auto& line : DescribeSkippedLines(history_file, skipped)) result.warnings.push_back(line);
   nlohmann::json results = result.ToJson();
+  results["history"] = {{"skipped_lines", skipped.size()}};
   for (const auto& [k, v] : extra.items()) results[k] = v;
   if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
   if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
@@ -212,6 +216,7 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     log.Error(s.error());
     return kExitRunFailed;
   }
+  if (Status s = WriteRunController(store->dir); !s) log.Warn(s.error());  // for check RUN_DIR
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
 
   // From here a signal is a reported interruption, never a crash: the run
@@ -389,6 +394,20 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
   if (!loaded) {
     std::fprintf(stderr, "locksmith: %s is not a run directory: %s\n", run_dir.c_str(),
                  loaded.error().c_str());
+    return kExitBadInput;
+  }
+  // A run still going rewrites these files itself when it ends; re-judging
+  // it now would hand readers a verdict on part of it, then replace it.
+  auto live = LiveRunController(run_dir);
+  if (!live) {
+    std::fprintf(stderr, "locksmith: %s\n", live.error().c_str());
+    return kExitBadInput;
+  }
+  if (live->has_value()) {
+    std::fprintf(stderr,
+                 "locksmith: %s is still running (locksmith pid %d): check it once the run "
+                 "ends, or check %s/history.jsonl --model owner-mutex, which rewrites nothing\n",
+                 run_dir.c_str(), **live, run_dir.c_str());
     return kExitBadInput;
   }
   // Facts only the run itself could record survive the re-check.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -77,6 +78,69 @@ Result<RunRecord> NewRecordForThisProcess(const std::string& tag) {
   r.controller_pid = getpid();
   r.controller_start_time = st->start_time;
   return r;
+}
+
+namespace {
+
+// This boot's id: after a reboot, pids and start times (ticks since boot)
+// repeat, so a pid and start time identify a process only within one boot.
+std::string BootId() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+}  // namespace
+
+Status WriteRunController(const std::string& run_dir) {
+  auto self = NewRecordForThisProcess("");
+  if (!self) return Error{self.error()};
+  const json j = {{"pid", self->controller_pid},
+                  {"start_time", self->controller_start_time},
+                  {"boot_id", BootId()}};
+  const std::string path = run_dir + "/" + kRunControllerFile;
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << j.dump(2) << "\n";
+    out.flush();
+    if (!out) return Error{"cannot write " + tmp};
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    return Error{"cannot rename " + tmp + " to " + path + ": " + std::strerror(errno)};
+  }
+  return OkStatus();
+}
+
+Result<std::optional<int>> LiveRunController(const std::string& run_dir) {
+  const std::string path = run_dir + "/" + kRunControllerFile;
+  std::ifstream in(path);
+  if (!in) {
+    if (!fs::exists(path)) return std::optional<int>();
+    return Error{"cannot read " + path};
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const bool well_formed = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
+                           j.contains("start_time") && j["start_time"].is_number_unsigned() &&
+                           j.contains("boot_id") && j["boot_id"].is_string();
+  if (!well_formed) {
+    return Error{path + " is malformed (want \"pid\", \"start_time\" and \"boot_id\"); remove it "
+                 "if no locksmith run is writing " + run_dir};
+  }
+  const int64_t pid = j["pid"].get<int64_t>();
+  if (pid <= 0 || pid > std::numeric_limits<int>::max()) {
+    return Error{path + " is malformed (pid " + std::to_string(pid) + ")"};
+  }
+  // Another boot (the machine rebooted since, or the run was on another
+  // machine sharing the store): that pid and start time name nothing here.
+  if (j["boot_id"].get<std::string>() != BootId()) return std::optional<int>();
+  if (!IsSameProcessAlive(static_cast<int>(pid), j["start_time"].get<uint64_t>())) {
+    return std::optional<int>();
+  }
+  return std::optional<int>(static_cast<int>(pid));
 }
 
 RunRegistry::Lock::~Lock() {

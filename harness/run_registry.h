@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,24 @@ Result<RunRecord> ParseRunRecord(std::string_view json);
 bool ControllerAlive(const RunRecord& record);
 // A record for the calling process as controller.
 Result<RunRecord> NewRecordForThisProcess(const std::string& tag);
+
+// A run directory's controller: RunTest writes <run_dir>/controller.json
+// right after config.json, naming the process that writes the run (pid, its
+// start time, the boot it started in). The file is never removed: once that
+// process has ended it names a dead process, whatever way the run ended
+// (finished, interrupted, SIGKILLed). `locksmith check RUN_DIR` reads it to
+// refuse to rewrite results.json and the reports of a run still going.
+inline constexpr char kRunControllerFile[] = "controller.json";
+
+// Writes controller.json for the calling process (atomically: a reader sees
+// the whole file or none).
+Status WriteRunController(const std::string& run_dir);
+
+// The pid of the process that wrote run_dir's controller.json while it still
+// runs (same boot, same pid, same start time); nullopt when it has ended or
+// when there is no controller.json (runs from before it existed). An
+// unreadable or malformed file is an error naming it.
+Result<std::optional<int>> LiveRunController(const std::string& run_dir);
 
 class RunRegistry {
  public:

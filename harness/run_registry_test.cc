@@ -2,11 +2,14 @@
 #include "tests/temp_dir.h"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 namespace locksmith {
 namespace {
@@ -104,6 +107,75 @@ TEST(RunRegistryTest, ControllerLivenessUsesStartTime) {
   RunRecord reused = *me;
   reused.controller_start_time += 1;  // same pid, another process
   EXPECT_FALSE(ControllerAlive(reused));
+}
+
+nlohmann::json ReadController(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/" + kRunControllerFile);
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+void WriteController(const std::string& run_dir, const nlohmann::json& j) {
+  std::ofstream(run_dir + "/" + kRunControllerFile) << j.dump();
+}
+
+TEST(RunControllerTest, ARunWhoseControllerRunsIsLive) {
+  TempDir dir;
+  ASSERT_TRUE(WriteRunController(dir.path()).ok());
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  ASSERT_TRUE(live->has_value());
+  EXPECT_EQ(**live, getpid());
+  EXPECT_FALSE(fs::exists(dir.path() + "/" + kRunControllerFile + ".tmp"));
+}
+
+TEST(RunControllerTest, ARunWhoseControllerEndedIsNotLive) {
+  TempDir dir;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(WriteRunController(dir.path()).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(ReadController(dir.path())["pid"], child);
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+}
+
+TEST(RunControllerTest, PidReuseAndAnotherBootAreNotLive) {
+  TempDir dir;
+  ASSERT_TRUE(WriteRunController(dir.path()).ok());
+  const nlohmann::json mine = ReadController(dir.path());
+
+  nlohmann::json reused = mine;  // this pid, but another process's start time
+  reused["start_time"] = mine["start_time"].get<uint64_t>() + 1;
+  WriteController(dir.path(), reused);
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+
+  nlohmann::json rebooted = mine;  // this very process, as seen in another boot
+  rebooted["boot_id"] = "00000000-0000-0000-0000-000000000000";
+  WriteController(dir.path(), rebooted);
+  live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+}
+
+TEST(RunControllerTest, NoFileIsNotLiveAndAMalformedOneIsAnError) {
+  TempDir dir;
+  auto none = LiveRunController(dir.path());
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_FALSE(none->has_value());
+  for (const char* text : {"{not json", "[]", R"({"pid":"1","start_time":1,"boot_id":""})",
+                           R"({"pid":-5,"start_time":1,"boot_id":""})",
+                           R"({"pid":1,"start_time":1})"}) {
+    std::ofstream(dir.path() + "/" + kRunControllerFile) << text;
+    auto bad = LiveRunController(dir.path());
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_NE(bad.error().find(kRunControllerFile), std::string::npos) << bad.error();
+    EXPECT_EQ(bad.error().find('\n'), std::string::npos);
+  }
 }
 
 }  // namespace

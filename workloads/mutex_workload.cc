@@ -6,7 +6,6 @@
 
 #include "checker/check_file.h"
 #include "checker/double_holder.h"
-#include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
 #include "workloads/op_log.h"
@@ -98,10 +97,13 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   checkers.push_back(std::make_unique<DoubleHolderChecker>());
   // The same question by search: is there a legal order of the lock ops?
   // Release only by the holder; an info acquire may have happened or not; a
-  // lock whose release failed frees itself when its lease expires.
+  // lock whose release failed frees itself when its lease expires: acquires
+  // record lease_ms, so the lease rule's auto decides so, exactly as for
+  // `locksmith check history.jsonl --model owner-mutex`.
   LinearizabilityOptions linearizable;
   linearizable.model = "owner-mutex";
-  checkers.push_back(std::make_unique<LeasedLockChecker>(MakeLinearizabilityChecker(linearizable)));
+  linearizable.leases = LeaseRule::kAuto;
+  checkers.push_back(MakeLinearizabilityChecker(linearizable));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   return checkers;
 }

@@ -1,0 +1,203 @@
+// `locksmith check` end to end on hand-made histories and run directories (no
+// servers, no root): a history file and the run directory holding it get the
+// same verdict, nothing to judge is unknown on both paths, a last line cut
+// short is skipped and said so, flags a run directory would ignore are
+// refused, and a live run is not re-judged.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "checker/history.h"
+#include "harness/run_registry.h"
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+
+// A run directory as `locksmith run` leaves it, minus what re-checking
+// does not read: config.json (the workload names the checkers) and the
+// history.
+class RunDir {
+ public:
+  explicit RunDir(const std::string& history_text) {
+    std::ofstream(dir_.path() + "/config.json") << R"({"workload": "mutex"})";
+    std::ofstream(history()) << history_text;
+  }
+  const std::string& path() const { return dir_.path(); }
+  std::string history() const { return dir_.path() + "/history.jsonl"; }
+
+ private:
+  TempDir dir_;
+};
+
+// One line per op, as the recorder writes them.
+class Lines {
+ public:
+  Lines& Add(int64_t process, const std::string& type, const std::string& f, json value = nullptr,
+             const std::string& error = "") {
+    Op op;
+    op.index = next_;
+    op.time = 1'000'000 * next_++;
+    op.process = process;
+    op.f = f;
+    op.key = process == kNemesisProcess ? "" : "lock-0";
+    op.type = ParseOpType(type).value();
+    op.value = std::move(value);
+    op.error = error;
+    text_ += OpToJsonLine(op) + "\n";
+    return *this;
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  int64_t next_ = 0;
+  std::string text_;
+};
+
+// locksmith's mutex workload: process 0's release is never sent (the master
+// is down), its lease expires and process 1 gets the lock.
+std::string ExpiredAfterFailedRelease() {
+  const json lease = {{"lease_ms", 2000}};
+  return Lines()
+      .Add(0, "invoke", "acquire", lease)
+      .Add(0, "ok", "acquire", {{"token", "a"}, {"validity_ms", 1999}})
+      .Add(0, "invoke", "release", {{"token", "a"}})
+      .Add(0, "fail", "release", nullptr, "not sent: connection refused")
+      .Add(1, "invoke", "acquire", lease)
+      .Add(1, "ok", "acquire", {{"token", "b"}, {"validity_ms", 1999}})
+      .Add(1, "invoke", "release", {{"token", "b"}})
+      .Add(1, "ok", "release")
+      .text();
+}
+
+int Check(const std::vector<std::string>& args, std::string* out) {
+  TempDir cwd;
+  std::vector<std::string> argv{"check"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunLocksmith(cwd.path(), argv, seconds(60), out);
+}
+
+int LineCount(const std::string& text) {
+  return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(CheckCliTest, AFailedReleaseThenAnotherAcquireIsValidOnBothPaths) {
+  RunDir run(ExpiredAfterFailedRelease());
+  std::string out;
+  for (const char* model : {"owner-mutex", "mutex"}) {
+    EXPECT_EQ(Check({run.history(), "--model", model}, &out), 0) << model << ": " << out;
+    EXPECT_NE(out.find("1 failed release(s) counted as leases"), std::string::npos) << out;
+  }
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+  const json results = ReadJson(run.path() + "/results.json");
+  EXPECT_EQ(results["valid"], true);
+  EXPECT_EQ(results["stats"]["linearizable-owner-mutex"]["stats"]["leases"]["applied"], true);
+  // Forced off, the file check calls the expired lease a double grant.
+  EXPECT_EQ(Check({run.history(), "--model", "owner-mutex", "--leases", "off"}, &out), 1) << out;
+}
+
+TEST(CheckCliTest, NothingToJudgeIsUnknownOnBothPaths) {
+  const std::string nemesis_only = Lines().Add(kNemesisProcess, "info", "kill").text();
+  const std::string completions_only =
+      Lines().Add(0, "ok", "acquire").Add(0, "ok", "release").text();
+  const std::string all_failed =
+      Lines().Add(0, "invoke", "acquire").Add(0, "fail", "acquire").text();
+  for (const std::string& text : {std::string(), nemesis_only, completions_only, all_failed}) {
+    RunDir run(text);
+    std::string out;
+    EXPECT_EQ(Check({run.history(), "--model", "owner-mutex"}, &out), 2) << text << out;
+    EXPECT_NE(out.find("valid: unknown (no client operation succeeded"), std::string::npos) << out;
+    EXPECT_EQ(Check({run.path()}, &out), 2) << text << out;
+    EXPECT_NE(out.find("verdict: UNKNOWN (no client operation succeeded"), std::string::npos)
+        << out;
+    EXPECT_EQ(ReadJson(run.path() + "/results.json")["valid"], "unknown");
+  }
+  std::string out;
+  EXPECT_EQ(Check({"/dev/null", "--model", "register"}, &out), 2) << out;
+  EXPECT_NE(out.find("no client operation succeeded"), std::string::npos) << out;
+}
+
+TEST(CheckCliTest, ALastLineCutShortIsSkippedAndCounted) {
+  const std::string whole = ExpiredAfterFailedRelease();
+  RunDir run(whole + R"({"f":"acquire","index":8,"ke)");
+  std::string out;
+  EXPECT_EQ(Check({run.history(), "--model", "owner-mutex"}, &out), 0) << out;
+  EXPECT_NE(out.find("warning: " + run.history() + ":9: skipped 1 line"), std::string::npos)
+      << out;
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+  EXPECT_NE(out.find("warning: " + run.history() + ":9: skipped 1 line"), std::string::npos)
+      << out;
+  const json results = ReadJson(run.path() + "/results.json");
+  EXPECT_EQ(results["history"]["skipped_lines"], 1);
+  ASSERT_EQ(results["warnings"].size(), 1u) << results.dump();
+
+  // Nothing skipped: said as 0.
+  RunDir clean(whole);
+  EXPECT_EQ(Check({clean.path()}, &out), 0) << out;
+  EXPECT_EQ(out.find("warning"), std::string::npos) << out;
+  EXPECT_EQ(ReadJson(clean.path() + "/results.json")["history"]["skipped_lines"], 0);
+}
+
+TEST(CheckCliTest, AMalformedLineInTheMiddleIsAnErrorNamingIt) {
+  RunDir run(R"({"f":"acquire","index":0,"ke)" "\n" + ExpiredAfterFailedRelease());
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{run.history(), "--model", "owner-mutex"},
+        std::vector<std::string>{run.path()}}) {
+    std::string out;
+    EXPECT_EQ(Check(args, &out), 254) << out;
+    EXPECT_EQ(LineCount(out), 1) << out;
+    EXPECT_NE(out.find(run.history() + ":1: not valid JSON"), std::string::npos) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(run.path() + "/results.json"));
+}
+
+TEST(CheckCliTest, FlagsARunDirectoryWouldIgnoreAreRefused) {
+  RunDir run(ExpiredAfterFailedRelease());
+  for (const std::vector<std::string>& flag :
+       {std::vector<std::string>{"--format", "jsonl"}, {"--initial", "0"}, {"--leases", "off"},
+        {"--timeout", "30"}}) {
+    std::vector<std::string> args{run.path()};
+    args.insert(args.end(), flag.begin(), flag.end());
+    std::string out;
+    EXPECT_EQ(Check(args, &out), 254) << flag[0] << ": " << out;
+    EXPECT_EQ(LineCount(out), 1) << out;
+    EXPECT_EQ(out.rfind("locksmith: " + flag[0] + " applies to a history file", 0), 0u) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(run.path() + "/results.json"));
+  // With --model the directory stands for its history.jsonl, flags and all.
+  std::string out;
+  EXPECT_EQ(Check({run.path(), "--model", "owner-mutex", "--format", "jsonl"}, &out), 0) << out;
+  EXPECT_EQ(Check({run.path(), "--model", "owner-mutex", "--leases", "off"}, &out), 1) << out;
+  EXPECT_EQ(Check({run.history(), "--model", "owner-mutex", "--leases", "sometimes"}, &out), 254)
+      << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+}
+
+// The controller recorded in the directory is this test process, which is
+// alive: to `check` the run is still going.
+TEST(CheckCliTest, ARunWhoseControllerIsAliveIsNotRejudged) {
+  RunDir run(ExpiredAfterFailedRelease());
+  ASSERT_TRUE(WriteRunController(run.path()).ok());
+  std::string out;
+  EXPECT_EQ(Check({run.path()}, &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find("still running (locksmith pid " + std::to_string(getpid()) + ")"),
+            std::string::npos)
+      << out;
+  EXPECT_FALSE(std::filesystem::exists(run.path() + "/results.json"));
+  EXPECT_EQ(Check({run.history(), "--model", "owner-mutex"}, &out), 0) << out;
+
+  std::ofstream(run.path() + "/" + kRunControllerFile) << "{broken";
+  EXPECT_EQ(Check({run.path()}, &out), 254) << out;
+  EXPECT_NE(out.find("controller.json is malformed"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace locksmith::testing
