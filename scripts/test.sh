@@ -5,4 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ctest --test-dir build -L unit --output-on-failure -j"$(nproc)"
-ctest --test-dir build -L integration --output-on-failure --timeout 600
+# Runs are isolated from each other (own namespaces, bridge and address
+# slice), so integration tests run in parallel too.
+ctest --test-dir build -L integration --output-on-failure --timeout 600 -j"$(nproc)"
