@@ -59,7 +59,10 @@ Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& o
     for (const auto& l : record->links) {
       if (LinkExists(l)) return Error{"link " + l + " already exists; pick another tag"};
     }
-    if (auto s = registry.RegisterLocked(*record, network); !s.ok()) return Error{s.error()};
+    const std::set<int> busy = network ? SlicesInUseByInterfaces() : std::set<int>{};
+    if (auto s = registry.RegisterLocked(*record, network, busy); !s.ok()) {
+      return Error{s.error()};
+    }
   }
 
   std::unique_ptr<LocalCluster> cluster(new LocalCluster(options, std::move(*record)));

@@ -1,5 +1,8 @@
 #include "harness/net_setup.h"
 
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,6 +78,25 @@ bool LinkExists(const std::string& name) {
 }
 
 std::vector<std::string> ListNetns() { return ListDir("/var/run/netns"); }
+std::set<int> SlicesInUseByInterfaces() {
+  std::set<std::string> addresses;
+  struct ifaddrs* list = nullptr;
+  if (getifaddrs(&list) == 0) {
+    for (struct ifaddrs* a = list; a != nullptr; a = a->ifa_next) {
+      if (a->ifa_addr == nullptr || a->ifa_addr->sa_family != AF_INET) continue;
+      char text[INET_ADDRSTRLEN] = {};
+      const auto* in = reinterpret_cast<const struct sockaddr_in*>(a->ifa_addr);
+      if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != nullptr) addresses.insert(text);
+    }
+    freeifaddrs(list);
+  }
+  std::set<int> busy;
+  for (int slice = 0; slice < kSliceCount; ++slice) {
+    if (auto bridge = BridgeAddress(slice); bridge && addresses.contains(*bridge)) busy.insert(slice);
+  }
+  return busy;
+}
+
 std::vector<std::string> ListLinks() { return ListDir("/sys/class/net"); }
 
 Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {

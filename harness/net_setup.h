@@ -6,6 +6,7 @@
 #pragma once
 
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,10 @@ bool LinkExists(const std::string& name);  // in the root namespace
 // Names under /var/run/netns and of links in the controller's namespace.
 std::vector<std::string> ListNetns();
 std::vector<std::string> ListLinks();
+// Slices whose bridge address some interface of the controller's namespace
+// already has: a run the registry does not know (its record lost) still
+// holds them, and a new run there would collide with it.
+std::set<int> SlicesInUseByInterfaces();
 
 // Kills what runs in the record's namespaces and its recorded processes
 // (those whose start time still matches: pid reuse is never hit), waits for

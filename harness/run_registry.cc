@@ -178,7 +178,8 @@ Result<RunRegistry::Lock> RunRegistry::Acquire() const {
   return Lock(fd);
 }
 
-Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice) const {
+Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice,
+                                   const std::set<int>& busy) const {
   if (fs::exists(RecordPath(record.tag))) {
     return Error{"run tag " + record.tag + " is already registered in " + dir_ +
                  "; pick another tag"};
@@ -190,7 +191,7 @@ Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice) const {
       return Error{"cannot allocate addresses: unreadable run record " + listing.unreadable[0] +
                    " (inspect it, then remove it or run `locksmith cleanup`)"};
     }
-    std::set<int> used;
+    std::set<int> used = busy;
     for (const auto& r : listing.records) used.insert(r.slice);
     record.slice = -1;
     for (int s = 0; s < kSliceCount; ++s) {
@@ -202,7 +203,8 @@ Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice) const {
     if (record.slice < 0) {
       return Error{"all " + std::to_string(kSliceCount) +
                    " address slices of 198.18.0.0/24 are held by other runs; "
-                   "run `locksmith cleanup` to free those of dead runs"};
+                   "run `locksmith cleanup` (with --remove-unregistered for runs with no "
+                   "record) to free those of dead runs"};
     }
   }
   return Save(record);

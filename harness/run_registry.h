@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,10 +95,12 @@ class RunRegistry {
   // Creates the directory if needed and blocks until the flock is ours.
   Result<Lock> Acquire() const;
   // With the lock held: fails if `record.tag` is registered already; with
-  // want_slice, sets record.slice to the lowest slice no record holds
-  // (records of dead runs keep theirs until cleanup removes their bridge).
-  // Then writes the record.
-  Status RegisterLocked(RunRecord& record, bool want_slice) const;
+  // want_slice, sets record.slice to the lowest slice no record holds and
+  // that is not in `busy` (records of dead runs keep theirs until cleanup
+  // removes their bridge; `busy` names slices whose addresses the kernel
+  // already has, such as an unregistered run's bridge, which no record
+  // shows). Then writes the record.
+  Status RegisterLocked(RunRecord& record, bool want_slice, const std::set<int>& busy = {}) const;
   // Atomically replaces the record file.
   Status Save(const RunRecord& record) const;
   // Removes the record file (absent is fine).

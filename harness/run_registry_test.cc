@@ -88,6 +88,28 @@ TEST(RunRegistryTest, AllocatesDistinctSlicesUntilExhausted) {
   EXPECT_EQ(extra.slice, 5);
 }
 
+// An unregistered run's bridge still holds its addresses: a slice the kernel
+// reports busy is skipped even though no record names it.
+TEST(RunRegistryTest, SkipsSlicesBusyWithoutARecord) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  auto lock = registry.Acquire();
+  ASSERT_TRUE(lock.ok());
+  RunRecord first;
+  first.tag = "tagaaa";
+  ASSERT_TRUE(registry.RegisterLocked(first, true, {0, 1, 3}).ok());
+  EXPECT_EQ(first.slice, 2);
+  RunRecord second;
+  second.tag = "tagbbb";
+  ASSERT_TRUE(registry.RegisterLocked(second, true, {0, 1, 3}).ok());
+  EXPECT_EQ(second.slice, 4);
+  std::set<int> all;
+  for (int s = 0; s < 16; ++s) all.insert(s);
+  RunRecord none;
+  none.tag = "tagccc";
+  EXPECT_FALSE(registry.RegisterLocked(none, true, all).ok());
+}
+
 TEST(RunRegistryTest, UnreadableRecordBlocksAllocationAndIsListed) {
   TempDir dir;
   RunRegistry registry(dir.path());
