@@ -413,7 +413,7 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
   // Facts only the run itself could record survive the re-check.
   nlohmann::json extra{{"rechecked", true}};
   if (auto previous = ReadJsonFile(run_dir + "/results.json", "results.json"); previous) {
-    for (const char* key : {"interrupted", "nemesis", "workload_error"}) {
+    for (const char* key : {"interrupted", "interruption", "nemesis", "workload_error"}) {
       if (previous->contains(key)) extra[key] = (*previous)[key];
     }
   }
