@@ -50,10 +50,17 @@ Result<std::unique_ptr<Model>> MakeModel(const std::string& name,
       start = initial->get<int64_t>();
     }
     model = std::make_unique<CounterModel>(start);
+  } else if (name == "kv") {
+    // Porcupine's kv: a key never written holds the empty string.
+    if (initial.has_value() && !initial->is_string()) {
+      return Error{"the kv initial value (every key's value before any write) must be a "
+                   "string, got " + SafeDump(*initial)};
+    }
+    const int64_t start = values->Intern(initial.value_or(nlohmann::json("")));
+    model = std::make_unique<RegisterModel>(RegisterModel::Kind::kKv, start, values);
   } else {
-    const auto kind = name == "register"       ? RegisterModel::Kind::kRegister
-                      : name == "cas-register" ? RegisterModel::Kind::kCasRegister
-                                               : RegisterModel::Kind::kKv;
+    const auto kind = name == "register" ? RegisterModel::Kind::kRegister
+                                         : RegisterModel::Kind::kCasRegister;
     const int64_t start = values->Intern(initial.value_or(nlohmann::json(nullptr)));
     model = std::make_unique<RegisterModel>(kind, start, values);
   }
