@@ -28,6 +28,10 @@
 //   set           add, remove, contains (completion value true/false), read
 //                 (completion value: the whole set)
 //   counter       add (value: the increment), read
+//   multi-register  Knossos's: txn, a list of [:read k v] / [:write k v]
+//                 micro-ops applied atomically in order; an ok read of nil
+//                 matches any value; registers start nil, or as --initial, a
+//                 JSON object of register -> value (multi_register_model.h)
 // Ops whose f a model does not know are ignored (our histories mix lock ops
 // with resource ops). Nemesis ops never reach a model.
 // Not thread-safe: a model instance belongs to one check.
