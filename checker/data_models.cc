@@ -34,26 +34,37 @@ std::string_view RegisterModel::Name() const {
   return "register";
 }
 
-bool RegisterModel::InputIsPair(const std::string& f) const {
-  return kind_ == Kind::kCasRegister && f == "cas";
+bool RegisterModel::CannotBeInput(const std::string& f, const nlohmann::json& value) const {
+  return kind_ == Kind::kCasRegister && f == "cas" && !(value.is_array() && value.size() == 2);
 }
 
 Result<CompiledOp> RegisterModel::Compile(const std::string& f, const nlohmann::json& input,
                                           const nlohmann::json* output, int64_t process) {
   const bool kv = kind_ == Kind::kKv;
+  // A kv value is one string (Porcupine's kv): anything else would make
+  // append ambiguous (a list? a number?), so it is refused, never guessed.
+  const auto not_a_string = [&](const char* what, const nlohmann::json& value) {
+    return Error{std::string("a kv ") + what + " must carry a string (the key's value), got " +
+                 SafeDump(value)};
+  };
   if (f == "read" || (kv && f == "get")) {
     CompiledOp c = Basic(kRead, process, output);
     c.read_only = true;
-    if (output != nullptr) c.op.out = values_->Intern(*output);
+    if (output != nullptr) {
+      if (kv && !output->is_string()) return not_a_string("get's completion", *output);
+      c.op.out = values_->Intern(*output);
+    }
     return c;
   }
   if (f == "write" || (kv && f == "put")) {
+    if (kv && !input.is_string()) return not_a_string("put", input);
     CompiledOp c = Basic(kWrite, process, output);
     c.op.arg0 = values_->Intern(input);
     nil_written_ = nil_written_ || c.op.arg0 == nil_;
     return c;
   }
   if (kv && f == "append") {
+    if (!input.is_string()) return not_a_string("append", input);
     CompiledOp c = Basic(kAppend, process, output);
     c.op.arg0 = values_->Intern(input);
     return c;
@@ -115,17 +126,9 @@ bool RegisterModel::Step(const ModelState& state, const ModelOp& op, ModelState*
       // A pending cas whose compare fails simply had no effect.
       return !op.known;
     case kAppend: {
-      nlohmann::json value = values_->Value(current);
-      nlohmann::json item = values_->Value(op.arg0);
-      if (value.is_null()) {
-        value = nlohmann::json::array({item});
-      } else if (value.is_array()) {
-        value.push_back(item);
-      } else if (value.is_string() && item.is_string()) {
-        value = value.get<std::string>() + item.get<std::string>();
-      } else {
-        return false;
-      }
+      // Compile let only strings in, and the initial kv value is a string.
+      std::string value = values_->Value(current).get<std::string>();
+      value += values_->Value(op.arg0).get<std::string>();
       next->a = static_cast<uint64_t>(values_->Intern(value));
       return true;
     }

@@ -1,5 +1,5 @@
 // Data models for the linearizability search: RegisterModel (register,
-// cas-register and the per-key kv register with append), SetModel and
+// cas-register and kv, Porcupine's per-key string with append), SetModel and
 // CounterModel. Op names and semantics are listed in checker/model.h. Not
 // thread-safe (one instance per check).
 #pragma once
@@ -20,7 +20,7 @@ class RegisterModel : public Model {
   ModelState Initial() const override;
   bool Step(const ModelState& state, const ModelOp& op, ModelState* next) override;
   std::string DescribeState(const ModelState& state) const override;
-  bool InputIsPair(const std::string& f) const override;
+  bool CannotBeInput(const std::string& f, const nlohmann::json& value) const override;
   std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
   bool Covers(const ModelOp& x, const ModelOp& y) const override;
 

@@ -51,16 +51,18 @@ class ModelledNames {
 };
 
 // jepsen.independent wraps every value as [key value]. A plain cas-register
-// also has pairs ([old new]) but its reads carry nil, so the history counts
-// as independent only when every invoke the model checks carries a pair,
-// and ops whose own input is a pair carry a pair inside.
+// also has pairs ([old new]) but its reads carry nil, and a multi-register
+// txn of two micro-ops is a 2-element array too, so the history counts as
+// independent only when every invoke the model checks carries a pair whose
+// second element could be the op's own input (a cas's [old new], a txn's
+// list of micro-ops: never a single micro-op).
 bool LooksIndependent(const History& history, Model& model) {
   ModelledNames names(model);
   bool any = false;
   for (const Op& op : history) {
     if (op.type != OpType::kInvoke || !op.is_client() || !names.Modelled(op.f)) continue;
     if (!op.key.empty() || !IsPair(op.value)) return false;
-    if (model.InputIsPair(op.f) && !IsPair(op.value[1])) return false;
+    if (model.CannotBeInput(op.f, op.value[1])) return false;
     any = true;
   }
   return any;

@@ -20,10 +20,18 @@
 //                 a value, as with the default initial nil of etcd histories;
 //                 where it cannot — a non-nil --initial and no op writing nil
 //                 — it is Knossos's read of an unknown value)
-//   kv            get (or read), put (or write), append, per key
+//   kv            Porcupine's kv: per key (the op's :key), one string;
+//                 get (or read) completes with the whole string, put (or
+//                 write) replaces it, append concatenates to it. Values
+//                 must be strings. A key never written reads as "", or as
+//                 --initial (a string) when given: every key starts there.
 //   set           add, remove, contains (completion value true/false), read
 //                 (completion value: the whole set)
 //   counter       add (value: the increment), read
+//   multi-register  Knossos's: txn, a list of [:read k v] / [:write k v]
+//                 micro-ops applied atomically in order; an ok read of nil
+//                 matches any value; registers start nil, or as --initial, a
+//                 JSON object of register -> value (multi_register_model.h)
 // Ops whose f a model does not know are ignored (our histories mix lock ops
 // with resource ops). Nemesis ops never reach a model.
 // Not thread-safe: a model instance belongs to one check.
@@ -85,9 +93,13 @@ class Model {
   virtual std::string DescribeState(const ModelState& state) const = 0;
   // True when ops of different processes with the same inputs differ.
   virtual bool UsesProcess() const { return false; }
-  // True when f's own input is a 2-element vector (cas [old new]), which
-  // matters when telling [key value] tuples (jepsen.independent) apart.
-  virtual bool InputIsPair(const std::string& /*f*/) const { return false; }
+  // True when `value` cannot be f's own input: f takes a structured input
+  // (cas [old new], a txn's list of micro-ops) and value has another shape.
+  // Tells [key value] tuples (jepsen.independent) apart from inputs that are
+  // 2-element arrays themselves: in a tuple, value[1] must be an input.
+  virtual bool CannotBeInput(const std::string& /*f*/, const nlohmann::json& /*value*/) const {
+    return false;
+  }
   // True when pending op `x` can stand in for pending op `y`: wherever `y`
   // is legal and changes the state, `x` is legal and gives the same state
   // (a write of b for a cas to b). Lets the search spend the less useful op.

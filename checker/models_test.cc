@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/check_file.h"
+#include "checker/model.h"
 #include "checker/test_history_builder.h"
 
 namespace locksmith {
@@ -353,10 +354,60 @@ TEST(CasRegisterModelTest, PlainCasPairsAreNotTakenForTuples) {
 TEST(KvModelTest, PutGetAppendPerKey) {
   HistoryBuilder b;
   b.Call(0, "put", "a", nullptr, "k1").Call(1, "append", "b", nullptr, "k1");
-  b.Call(0, "get", nullptr, "ab", "k1").Call(0, "append", 1, nullptr, "k2");
-  b.Call(1, "append", 2, nullptr, "k2").Call(1, "get", nullptr, json::array({1, 2}), "k2");
+  b.Call(0, "get", nullptr, "ab", "k1").Call(0, "append", "1", nullptr, "k2");
+  b.Call(1, "append", "2", nullptr, "k2").Call(1, "get", nullptr, "12", "k2");
   EXPECT_EQ(Verdict("kv", b), kValid);
-  b.Call(1, "get", nullptr, json::array({2, 1}), "k2");
+  b.Call(1, "get", nullptr, "21", "k2");
+  EXPECT_EQ(Verdict("kv", b), kInvalid);
+}
+
+// Issue 6: two appends to a never-written key read back as one string, not
+// as a list of the two (Porcupine's kv).
+TEST(KvModelTest, AppendsConcatenateFromTheEmptyString) {
+  HistoryBuilder b;
+  b.Call(0, "get", nullptr, "", "9").Call(0, "append", "x 0 2 y", nullptr, "9");
+  b.Call(0, "append", "x 0 5 y", nullptr, "9").Call(0, "get", nullptr, "x 0 2 yx 0 5 y", "9");
+  b.Call(0, "put", "x 0 9 y", nullptr, "9").Call(0, "get", nullptr, "x 0 9 y", "9");
+  EXPECT_EQ(Verdict("kv", b), kValid);
+  HistoryBuilder list;
+  list.Call(0, "append", "a", nullptr, "9").Call(0, "get", nullptr, json::array({"a"}), "9");
+  LinearizabilityOptions options;
+  options.model = "kv";
+  auto refused = CheckLinearizable(list.Build(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("must carry a string"), std::string::npos) << refused.error();
+}
+
+TEST(KvModelTest, NeverWrittenKeyReadsAsEmptyNotNil) {
+  HistoryBuilder b;
+  b.Call(0, "get", nullptr, "", "a");
+  EXPECT_EQ(Verdict("kv", b), kValid);
+  HistoryBuilder appended;
+  appended.Call(0, "append", "b", nullptr, "a").Call(0, "get", nullptr, "", "a");
+  EXPECT_EQ(Verdict("kv", appended), kInvalid);
+  HistoryBuilder nil;
+  nil.Call(0, "get", nullptr, nullptr, "a");
+  LinearizabilityOptions options;
+  options.model = "kv";
+  EXPECT_FALSE(CheckLinearizable(nil.Build(), options).ok());
+}
+
+TEST(KvModelTest, InitialIsEveryKeysStartingString) {
+  HistoryBuilder b;
+  b.Call(0, "append", "b", nullptr, "k").Call(0, "get", nullptr, "ab", "k");
+  b.Call(0, "get", nullptr, "a", "other");
+  EXPECT_EQ(Verdict("kv", b, json("a")), kValid);
+  EXPECT_EQ(Verdict("kv", b), kInvalid);
+  ValueTable values;
+  EXPECT_FALSE(MakeModel("kv", json(3), &values).ok());
+}
+
+TEST(KvModelTest, PendingAppendMayOrMayNotHaveHappened) {
+  HistoryBuilder b;
+  b.Call(0, "append", "a", nullptr, "k").Invoke(1, "append", "b", "k").Info(1);
+  b.Call(2, "get", nullptr, "a", "k").Call(2, "get", nullptr, "ab", "k");
+  EXPECT_EQ(Verdict("kv", b), kValid);
+  b.Call(2, "get", nullptr, "a", "k");  // the append cannot be undone
   EXPECT_EQ(Verdict("kv", b), kInvalid);
 }
 

@@ -1,0 +1,58 @@
+// Data-model histories in testdata/ with known verdicts, through the real
+// importer and CheckHistoryFile: Porcupine's kv c01 files (copied from
+// anishathalye/porcupine test_data/kv) and the 10- and 50-client kv
+// histories of generate_kv_histories.py (verdicts checked there by brute
+// force and by construction).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "checker/check_file.h"
+
+namespace locksmith {
+namespace {
+
+const std::string kTestdata = LOCKSMITH_CHECKER_TESTDATA;
+
+struct Fixture {
+  const char* file;
+  const char* model;
+  Validity expected;
+};
+
+class DataFixtureTest : public ::testing::TestWithParam<Fixture> {};
+
+TEST_P(DataFixtureTest, HasItsKnownVerdict) {
+  const Fixture& fixture = GetParam();
+  LinearizabilityOptions options;
+  options.model = fixture.model;  // default budget: 50 clients must be decided in it
+  auto result = CheckHistoryFile(kTestdata + "/" + fixture.file, options);
+  ASSERT_TRUE(result.ok()) << result.error();
+  EXPECT_EQ(result->valid, fixture.expected) << FormatLinearizabilityVerdict(*result);
+  if (fixture.expected == Validity::kFalse) {
+    ASSERT_FALSE(result->anomalies.empty());
+    EXPECT_EQ(result->anomalies[0]["op"]["f"], "get");
+  }
+  // Check time, for the report (no assertion on it).
+  RecordProperty("time_s", std::to_string(result->stats["time_s"].get<double>()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Kv, DataFixtureTest,
+    ::testing::Values(Fixture{"porcupine-kv-c01-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"porcupine-kv-c01-bad.txt", "kv", Validity::kFalse},
+                      Fixture{"kv-c10-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"kv-c10-bad.txt", "kv", Validity::kFalse},
+                      Fixture{"kv-c50-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"kv-c50-bad.txt", "kv", Validity::kFalse}),
+    [](const ::testing::TestParamInfo<Fixture>& info) {
+      std::string name = info.param.file;
+      name = name.substr(0, name.find('.'));
+      for (char& c : name) {
+        if (c == '-') c = '_';
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace locksmith
