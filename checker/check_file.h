@@ -30,11 +30,10 @@
 namespace locksmith {
 
 struct LinearizabilityOptions {
-  // "mutex", "owner-mutex", "fenced-mutex", "rw-lock", "register",
-  // "cas-register", "kv", "set", "counter".
+  // One of ModelNames() (checker/model.h).
   std::string model;
-  // Initial value where the model has one (register, cas-register, kv:
-  // default nil; counter: default 0).
+  // Initial value where the model has one (register, cas-register: default
+  // nil; kv: every key starts as "" ; counter: 0; multi-register: a map).
   std::optional<nlohmann::json> initial;
   // "edn", "jepsen-log", "jsonl"; empty = detect from content.
   std::string format;

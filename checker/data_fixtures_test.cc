@@ -1,8 +1,9 @@
 // Data-model histories in testdata/ with known verdicts, through the real
-// importer and CheckHistoryFile: Porcupine's kv c01 files (copied from
-// anishathalye/porcupine test_data/kv) and the 10- and 50-client kv
-// histories of generate_kv_histories.py (verdicts checked there by brute
-// force and by construction).
+// importer and CheckHistoryFile: Porcupine's published kv histories (1, 10
+// and 50 clients, copied from anishathalye/porcupine test_data/kv, verdicts
+// asserted by Porcupine's tests) and the 10- and 50-client kv histories of
+// generate_kv_histories.py (verdicts checked there by brute force and by
+// construction).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -39,8 +40,11 @@ TEST_P(DataFixtureTest, HasItsKnownVerdict) {
 
 INSTANTIATE_TEST_SUITE_P(
     Kv, DataFixtureTest,
-    ::testing::Values(Fixture{"porcupine-kv-c01-ok.txt", "kv", Validity::kTrue},
-                      Fixture{"porcupine-kv-c01-bad.txt", "kv", Validity::kFalse},
+    ::testing::Values(Fixture{"porcupine-kv/c01-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"porcupine-kv/c01-bad.txt", "kv", Validity::kFalse},
+                      Fixture{"porcupine-kv/c10-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"porcupine-kv/c10-bad.txt", "kv", Validity::kFalse},
+                      Fixture{"porcupine-kv/c50-ok.txt", "kv", Validity::kTrue},
                       Fixture{"kv-c10-ok.txt", "kv", Validity::kTrue},
                       Fixture{"kv-c10-bad.txt", "kv", Validity::kFalse},
                       Fixture{"kv-c50-ok.txt", "kv", Validity::kTrue},
@@ -49,7 +53,7 @@ INSTANTIATE_TEST_SUITE_P(
       std::string name = info.param.file;
       name = name.substr(0, name.find('.'));
       for (char& c : name) {
-        if (c == '-') c = '_';
+        if (c == '-' || c == '/') c = '_';
       }
       return name;
     });

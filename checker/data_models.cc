@@ -7,6 +7,8 @@ namespace {
 
 enum RegisterCode : uint32_t { kRead, kWrite, kCas, kAppend };
 enum SetCode : uint32_t { kAdd, kRemove, kContains, kReadSet };
+// The output of a set read that no set can give (SequenceTable ids are >= 0).
+constexpr int64_t kNoSet = -1;
 enum CounterCode : uint32_t { kIncrement, kReadTotal };
 
 CompiledOp Unmodelled() {
@@ -171,8 +173,9 @@ Result<CompiledOp> SetModel::Compile(const std::string& f, const nlohmann::json&
       std::vector<int64_t> ids;
       for (const auto& element : *output) ids.push_back(values_->Intern(element));
       std::sort(ids.begin(), ids.end());
-      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-      c.op.out = static_cast<int64_t>(sets_.Intern(ids));
+      // An element listed twice is no set's read: it matches no state.
+      const bool duplicates = std::adjacent_find(ids.begin(), ids.end()) != ids.end();
+      c.op.out = duplicates ? kNoSet : static_cast<int64_t>(sets_.Intern(ids));
     }
     return c;
   }
@@ -220,8 +223,8 @@ Result<CompiledOp> CounterModel::Compile(const std::string& f, const nlohmann::j
                                          const nlohmann::json* output, int64_t process) {
   if (f == "add" || f == "increment" || f == "inc") {
     CompiledOp c = Basic(kIncrement, process, output);
-    if (input.is_null()) {
-      c.op.arg0 = 1;  // Jepsen's :inc carries no value
+    if (input.is_null() && f != "add") {
+      c.op.arg0 = 1;  // Jepsen's :inc carries no value; an add without one is malformed
     } else if (input.is_number_integer()) {
       c.op.arg0 = input.get<int64_t>();
     } else {

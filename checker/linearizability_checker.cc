@@ -200,7 +200,15 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
       }
       key = KeyText(invoke.value[0]);
       input = &invoke.value[1];
-      if (ok && IsPair(completion->value) && completion->value[0] == invoke.value[0]) {
+      if (ok) {
+        // Checking the whole tuple as the output would compare [key value]
+        // with the model's values: a wrong verdict, not a check.
+        if (!IsPair(completion->value) || completion->value[0] != invoke.value[0]) {
+          return Error{"op at index " + std::to_string(completion->index) + " (process " +
+                       std::to_string(invoke.process) + ", " + invoke.f + "): the history's " +
+                       "values are [key value] tuples, but this completion's value " +
+                       SafeDump(completion->value) + " is no tuple for key " + key};
+        }
         output = &completion->value[1];
       }
     }

@@ -22,9 +22,7 @@ Result<std::unique_ptr<Model>> MakeModel(const std::string& name,
   bool known = false;
   for (const auto& n : ModelNames()) known = known || n == name;
   if (!known) {
-    std::string list;
-    for (const auto& n : ModelNames()) list += (list.empty() ? "" : ", ") + n;
-    return Error{"unknown model \"" + name + "\" (expected one of: " + list + ")"};
+    return Error{"unknown model \"" + name + "\" (expected one of: " + JoinNames(ModelNames()) + ")"};
   }
   if (initial.has_value() && !takes_initial) {
     return Error{"model " + name +

@@ -26,8 +26,10 @@
 //                 must be strings. A key never written reads as "", or as
 //                 --initial (a string) when given: every key starts there.
 //   set           add, remove, contains (completion value true/false), read
-//                 (completion value: the whole set)
-//   counter       add (value: the increment), read
+//                 (completion value: the whole set, each element once, in any
+//                 order; a read listing an element twice matches no set)
+//   counter       add (value: the increment), inc / increment (no value: 1),
+//                 read
 //   multi-register  Knossos's: txn, a list of [:read k v] / [:write k v]
 //                 micro-ops applied atomically in order; an ok read of nil
 //                 matches any value; registers start nil, or as --initial, a

@@ -341,6 +341,21 @@ TEST(CasRegisterModelTest, IndependentDetectionIgnoresOpsTheModelDoesNotCheck) {
   EXPECT_EQ(r.stats["ignored_ops"]["final-reads"], 1);
 }
 
+TEST(CasRegisterModelTest, CompletionWithoutTheInvokesKeyIsAnError) {
+  HistoryBuilder b;
+  b.Call(0, "write", json::array({"x", 1})).Call(1, "write", json::array({"y", 2}));
+  b.Call(0, "read", json::array({"x", nullptr}), json::array({"y", 1}));
+  LinearizabilityOptions options;
+  options.model = "cas-register";
+  auto r = CheckLinearizable(b.Build(), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("no tuple for key x"), std::string::npos) << r.error();
+  HistoryBuilder untupled;
+  untupled.Call(0, "write", json::array({"x", 1}));
+  untupled.Call(0, "read", json::array({"x", nullptr}), 1);
+  EXPECT_FALSE(CheckLinearizable(untupled.Build(), options).ok());
+}
+
 TEST(CasRegisterModelTest, PlainCasPairsAreNotTakenForTuples) {
   HistoryBuilder b;
   b.Call(0, "write", 1).Call(0, "cas", json::array({1, 2})).Call(1, "read", nullptr, 2);
@@ -438,6 +453,28 @@ TEST(CounterModelTest, AddsAndReads) {
   EXPECT_EQ(Verdict("counter", b, json(10)), kInvalid);
   b.Call(1, "read", nullptr, 2);
   EXPECT_EQ(Verdict("counter", b), kInvalid);
+}
+
+TEST(CounterModelTest, IncrementWithoutValueCountsOneAddWithoutValueIsAnError) {
+  HistoryBuilder b;
+  b.Call(0, "increment").Call(1, "inc").Call(0, "read", nullptr, 2);
+  EXPECT_EQ(Verdict("counter", b), kValid);
+  HistoryBuilder add;
+  add.Call(0, "add").Call(0, "read", nullptr, 1);
+  LinearizabilityOptions options;
+  options.model = "counter";
+  auto r = CheckLinearizable(add.Build(), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("integer"), std::string::npos) << r.error();
+}
+
+TEST(SetModelTest, ReadListingAnElementTwiceMatchesNoSet) {
+  HistoryBuilder b;
+  b.Call(0, "add", 2).Call(0, "read", nullptr, json::array({2, 2}));
+  EXPECT_EQ(Verdict("set", b), kInvalid);
+  HistoryBuilder unordered;
+  unordered.Call(0, "add", 2).Call(0, "add", 1).Call(0, "read", nullptr, json::array({2, 1}));
+  EXPECT_EQ(Verdict("set", unordered), kValid);
 }
 
 TEST(CounterModelTest, PendingAddsCountIfNeeded) {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "checker/check_file.h"
+#include "checker/model.h"
 #include "harness/cleanup.h"
 #include "harness/exit_codes.h"
 #include "harness/net_plan.h"
@@ -202,9 +203,9 @@ int CliMain(int argc, char** argv) {
       "check a stored run directory again, or a history file (history.jsonl, Jepsen EDN or log) "
       "for linearizability with --model");
   check->add_option("path", check_flags.path, "run directory or history file")->required();
-  check->add_option("--model", check_flags.model,
-                    "mutex | owner-mutex | fenced-mutex | rw-lock | register | cas-register | kv | "
-                    "set | counter");
+  std::string models;
+  for (const auto& name : ModelNames()) models += (models.empty() ? "" : " | ") + name;
+  check->add_option("--model", check_flags.model, models);
   check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
   check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
   check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
