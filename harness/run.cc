@@ -28,6 +28,7 @@
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 #include "reports/run_results.h"
+#include "reports/summary_printer.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -48,68 +49,6 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockServic
     }
   }
   return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
-}
-
-// What a scenario file predicted (Y: two holders at once possible, N: not)
-// next to what this run observed; null when the config predicts nothing.
-nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
-  const std::string predicted = config.value("prediction", std::string());
-  if (predicted.empty()) return nullptr;
-  const std::string observed = valid == Validity::kFalse  ? "Y"
-                               : valid == Validity::kTrue ? "N"
-                                                          : "?";
-  return {{"scenario", config.value("scenario", std::string())},
-          {"predicted", predicted},
-          {"observed", observed},
-          {"matches", predicted == observed}};
-}
-
-void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
-                  const nlohmann::json& config) {
-  const auto& perf = r.stats.value("perf", nlohmann::json::object()).value("stats", nlohmann::json::object());
-  const auto& by_type = perf.value("by_type", nlohmann::json::object());
-  out << "run:     " << run_dir << "\n"
-      << "ops:     " << perf.value("ops", 0) << " (ok " << by_type.value("ok", 0) << ", fail "
-      << by_type.value("fail", 0) << ", info " << by_type.value("info", 0) << ")\n";
-  for (const auto& [name, checker] : r.stats.items()) {
-    if (name == "perf") continue;
-    out << name << ": " << checker.value("valid", nlohmann::json("unknown")).dump();
-    const auto& s = checker.value("stats", nlohmann::json::object());
-    if (s.contains("double_holders")) {
-      out << " (" << s["double_holders"] << " double holders: " << s.value("unsafe_grants", 0)
-          << " unsafe grants, " << s.value("expired_lease_uses", 0) << " expired-lease uses)";
-    }
-    out << "\n";
-  }
-  size_t shown = 0;
-  for (const auto& a : r.anomalies) {
-    if (shown++ == 5) {
-      out << "  ... " << r.anomalies.size() - 5 << " more in results.json\n";
-      break;
-    }
-    out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
-        << a.value("key", "?") << ":";
-    for (const auto& h : a.value("holders", nlohmann::json::array())) {
-      out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
-    }
-    if (a.contains("op") && a["op"].is_object()) {
-      out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
-          << a["op"]["process"] << " cannot be linearized";
-    }
-    out << "\n";
-  }
-  const char* verdict = r.valid == Validity::kTrue    ? "VALID"
-                        : r.valid == Validity::kFalse ? "INVALID"
-                                                      : "UNKNOWN";
-  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
-  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
-  if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
-    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
-        << debate["predicted"].get<std::string>() << ", this run observed "
-        << debate["observed"].get<std::string>()
-        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
-  }
-  out << "report:  " << run_dir << "/report.html\n";
 }
 
 }  // namespace
@@ -164,15 +103,6 @@ class ScopeExit {
   std::function<void()> f_;
 };
 
-// The summary with "interrupted: <what>" just above its verdict line, where
-// a reader of the verdict cannot miss it.
-std::string WithInterruptedLine(const std::string& summary, const std::string& what) {
-  const std::string line = "interrupted: " + what + "\n";
-  const size_t verdict = summary.find("\nverdict: ");
-  if (verdict == std::string::npos) return summary + line;
-  return summary.substr(0, verdict + 1) + line + summary.substr(verdict + 1);
-}
-
 // Judges and reports a stopped run: results.json, report.html and junit.xml
 // say it was interrupted, and so does stdout, next to the verdict.
 int JudgeReportAndPrint(const std::string& run_dir, const nlohmann::json& config_json,
@@ -188,11 +118,8 @@ int JudgeReportAndPrint(const std::string& run_dir, const nlohmann::json& config
     log.Error("check: " + result.error());
     return kExitRunFailed;
   }
-  std::ostringstream summary;
-  PrintSummary(summary, run_dir, *result, config_json);
-  out << (stopped ? WithInterruptedLine(summary.str(),
-                                        interruption.Describe(workload_start, time_limit_s))
-                  : summary.str());
+  PrintRunSummary(out, run_dir, *result, config_json,
+                  stopped ? interruption.Describe(workload_start, time_limit_s) : "");
   if (result_out != nullptr) *result_out = std::move(*result);
   return 0;
 }
@@ -422,7 +349,7 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kExitBadInput;
   }
-  PrintSummary(out, run_dir, *result, *config_json);
+  PrintRunSummary(out, run_dir, *result, *config_json);
   return ExitCodeFor(result->valid);
 }
 
