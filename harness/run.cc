@@ -141,11 +141,11 @@ void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log
   auto cluster = modules.make_cluster(config, store.NodesDir());
   if (!cluster) return fail(kExitRunFailed, cluster.error());
   ScopeExit teardown_cluster([&] {
-    log.Info(std::string("teardown (") +
-             (interruption.StoppedTheRun() ? "interrupted"
-              : facts.failure_exit != 0    ? "failed"
-                                           : "run complete") +
-             ")");
+    const char* why = interruption.BeforeWorkload()  ? "interrupted before the workload"
+                      : interruption.StoppedTheRun() ? "interrupted"
+                      : facts.failure_exit != 0      ? "failed"
+                                                     : "run complete";
+    log.Info(std::string("teardown (") + why + ")");
     if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
   });
   log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
@@ -193,7 +193,7 @@ void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log
   auto heal = [&] {
     if (healed) return;
     healed = true;
-    runner.Stop();
+    runner.Heal();
     const std::vector<HealFailure> failures = (*nemesis)->Teardown();
     for (const auto& f : failures) {
       log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);

@@ -11,7 +11,7 @@ FaultResult KillNemesis::Invoke(const FaultOp& op) {
   if (op.f == "kill") {
     s = service_.KillNode(node);
     if (s) down_.insert(node);
-  } else if (op.f == "start") {
+  } else if (op.f == "restart") {
     s = service_.StartNode(node);
     if (s) down_.erase(node);
   } else {
@@ -27,7 +27,7 @@ std::vector<HealFailure> KillNemesis::Teardown() {
     if (Status s = service_.StartNode(*it); s) {
       it = down_.erase(it);
     } else {
-      failures.push_back({"start", {{"node", *it}}, s.error()});
+      failures.push_back({"restart", {{"node", *it}}, s.error()});
       ++it;
     }
   }

@@ -16,6 +16,7 @@ std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
   std::uniform_int_distribution<size_t> pick(0, o.nodes.size() - 1);
 
   size_t family = 0;
+  int64_t window = 0;
   for (int64_t cycle = interval_ms; cycle < limit_ms; cycle += interval_ms) {
     const int64_t start = cycle + jitter(rng);
     const std::string& node = o.nodes[pick(rng)];
@@ -25,8 +26,10 @@ std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
       // The node stays down for the restart delay, but comes back before the
       // next cycle so faults never pile up on one node.
       const int64_t stop = std::min(start + o.restart_delay_ms, cycle + interval_ms - 1);
-      schedule.push_back({start, {"kill", {{"node", node}}}});
-      schedule.push_back({std::max(stop, start), {"start", {{"node", node}}}});
+      schedule.push_back({start, {"kill", {{"node", node}}}, {window, fault, true}});
+      schedule.push_back(
+          {std::max(stop, start), {"restart", {{"node", node}}}, {window, fault, false}});
+      ++window;
     }
   }
   std::stable_sort(schedule.begin(), schedule.end(),

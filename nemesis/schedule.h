@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/history.h"
 #include "nemesis/nemesis.h"
 
 namespace locksmith {
@@ -14,13 +15,14 @@ namespace locksmith {
 struct ScheduledFault {
   int64_t at_ms = 0;  // since the workload started
   FaultOp op;
+  FaultMark mark;     // the window this op begins or ends
 };
 
 struct ScheduleOptions {
   std::vector<std::string> faults;   // fault families, e.g. {"kill"}
   std::vector<std::string> nodes;    // candidate targets
   double interval_s = 10;            // one fault cycle per interval
-  int64_t restart_delay_ms = 2000;   // kill: downtime before "start"
+  int64_t restart_delay_ms = 2000;   // kill: downtime before "restart"
   double time_limit_s = 60;
   uint64_t seed = 0;
 };
@@ -30,7 +32,9 @@ struct ScheduleOptions {
 // jitter of up to a quarter interval, on a seeded node, and ends before the
 // next cycle. Every start op has its stop op; nothing is scheduled at or
 // after the time limit except the stop of a fault that started before it.
-// Ops are sorted by time.
+// Ops are sorted by time. Each fault is a window: its start op begins it and
+// its stop op ends it, both marked with the window's number (from 0, in
+// start order) and the family.
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& options);
 
 }  // namespace locksmith
