@@ -1,0 +1,47 @@
+// Fault targets: which of a service's nodes a fault hits. A target is plain
+// data parsed from the text users write in flags and scenario files ("one",
+// "primary", "replicas", "minority", "majority", "all", or node names
+// "n1,n3") and resolved at the moment the fault starts, from the service's
+// node table as it is then (after a failover the primary has moved) and a
+// seed, by a pure function: the same table and seed always pick the same
+// nodes, so a run replays from its seed. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/node_table.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct Target {
+  enum class Kind { kOne, kPrimary, kReplicas, kMinority, kMajority, kAll, kNamed };
+  Kind kind = Kind::kOne;
+  std::vector<std::string> names;  // kNamed: the nodes, each once, in the order given
+
+  bool operator==(const Target&) const = default;
+};
+
+// The target keywords, for help texts and errors.
+const std::vector<std::string>& TargetKeywords();
+
+// "one" ... "all", or comma-separated node names (letters, digits, '-',
+// '_', '.'; each once). Which names exist is checked at resolution, when
+// the service is known; the error here names the bad text.
+Result<Target> ParseTarget(std::string_view text);
+// The text ParseTarget reads back.
+std::string FormatTarget(const Target& target);
+
+// The nodes `target` hits in `table`, sorted by table order. The pool of
+// one / minority / majority / all is every node that holds data (primary,
+// replica, ZooKeeper peer: a fault on a sentinel is asked for by name);
+// primary and replicas are the nodes with that role now. An error when the
+// target hits nothing ("backend has no replicas", "no minority of 1 node")
+// or names a node the table lacks.
+Result<std::vector<std::string>> ResolveTarget(const Target& target, const NodeTable& table,
+                                               uint64_t seed);
+
+}  // namespace locksmith
