@@ -85,11 +85,28 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     if (acquired.outcome == Outcome::kUnknown) continue;
 
     // A hold cut short by the deadline or an interrupt still releases.
+    co_await StallIfAsked(ctx, log, key);
     co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, o.hold)));
+    co_await StallIfAsked(ctx, log, key);
     log.Invoke("release", key, {{"token", acquired.token}});
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);
   }
+}
+
+asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& log,
+                                                  const std::string& key) {
+  if (ctx.pauses == nullptr) co_return;
+  const auto stall = ctx.pauses->Take(log.process(), key);
+  if (!stall) co_return;
+  // The holder stops as a GC pause would stop it, then goes on as if it
+  // still held the lock. Only the end of the run cuts the stall short.
+  const auto began = Clock::now();
+  log.Invoke("pause", key, {{"ms", stall->count()}});
+  co_await SleepFor(ctx, *stall);
+  const auto stalled =
+      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();
+  log.Complete(Outcome::kOk, {{"ms", stall->count()}, {"stalled_ms", stalled}}, "");
 }
 
 std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {

@@ -13,6 +13,8 @@
 
 namespace locksmith {
 
+class OpLog;
+
 class LockClient;
 
 class MutexWorkload : public Workload {
@@ -25,6 +27,10 @@ class MutexWorkload : public Workload {
   // `start`: when the workers were started, the origin of --rate's slots.
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
                                       std::chrono::steady_clock::time_point start);
+  // Inside a critical section on `key`: takes the stall the client-pause
+  // nemesis asked for, if any, recorded as a "pause" op of this worker.
+  boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log,
+                                            const std::string& key);
 };
 
 }  // namespace locksmith

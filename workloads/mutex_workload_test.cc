@@ -57,6 +57,7 @@ struct Spec {
   // If the workload has not returned by then, the test fails (instead of hanging).
   Clock::duration safety = seconds(60);
   std::function<void()> on_connected = {};
+  ClientPauses* pauses = nullptr;
 };
 
 struct Outcome3 {
@@ -78,6 +79,7 @@ Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Sp
     boost::asio::io_context io;
     WorkloadContext ctx{io, service, recorder, options, Clock::now() + spec.deadline_in, interrupted,
                         spec.on_connected};
+    ctx.pauses = spec.pauses;
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
@@ -241,6 +243,55 @@ TEST(MutexWorkloadTest, BrokenLockIsCaughtAsDoubleHolders) {
   EXPECT_EQ(out.validity, Validity::kFalse);
   EXPECT_EQ(out.results["anomalies"][0]["class"], "unsafe-grant") << out.results.dump();
   ExpectEveryHoldReleased(out.history, /*correct_lock=*/false);
+}
+
+// The history's ops of `process` on `key`, in order.
+std::vector<std::string> OpsOf(const History& history, int64_t process) {
+  std::vector<std::string> ops;
+  for (const Op& op : history) {
+    if (op.process == process) ops.push_back(op.f + ":" + std::string(OpTypeName(op.type)));
+  }
+  return ops;
+}
+
+TEST(MutexWorkloadTest, AClientPauseStallsAHolderInsideItsCriticalSection) {
+  FakeLockService service;
+  ClientPauses pauses;
+  pauses.Request(std::chrono::milliseconds(20));
+  Spec spec;
+  spec.pauses = &pauses;
+  spec.stop_after = 40;
+  auto out = RunWorkload(service, Options(), spec);
+  auto taken = pauses.AwaitTaken(std::chrono::milliseconds(0));
+  ASSERT_TRUE(taken.has_value());
+  // The stall sits between the holder's acquire ok and its release.
+  const auto ops = OpsOf(out.history, taken->process);
+  auto pause = std::find(ops.begin(), ops.end(), "pause:invoke");
+  ASSERT_NE(pause, ops.end());
+  ASSERT_GE(pause - ops.begin(), 2);
+  EXPECT_EQ(*(pause - 1), "acquire:ok");
+  ASSERT_LT(pause + 2, ops.end());
+  EXPECT_EQ(*(pause + 1), "pause:ok");
+  EXPECT_EQ(*(pause + 2), "release:invoke");
+  EXPECT_EQ(out.validity, Validity::kTrue);  // a pause within the lease is safe
+}
+
+TEST(MutexWorkloadTest, AClientPauseLongerThanTheLeaseMakesAnExpiredLeaseDoubleHolder) {
+  FakeLockService service;
+  ClientPauses pauses;
+  pauses.Request(std::chrono::milliseconds(300));
+  WorkloadOptions options = Options();
+  options.keys = 1;
+  options.lease_ms = 50;
+  Spec spec;
+  spec.pauses = &pauses;
+  spec.deadline_in = std::chrono::seconds(2);
+  auto out = RunWorkload(service, options, spec);
+  ASSERT_TRUE(pauses.AwaitTaken(std::chrono::milliseconds(0)).has_value());
+  EXPECT_EQ(out.validity, Validity::kFalse);
+  const auto& anomalies = out.results["stats"]["double-holder"]["stats"];
+  EXPECT_GE(anomalies.value("expired_lease_uses", 0), 1) << out.results.dump();
+  EXPECT_EQ(anomalies.value("unsafe_grants", 0), 0) << out.results.dump();
 }
 
 TEST(MutexWorkloadTest, AfterAnInfoAWorkerNeverReusesItsProcess) {

@@ -22,6 +22,7 @@
 #include "checker/checker.h"
 #include "checker/op_recorder.h"
 #include "checker/option_set.h"
+#include "workloads/client_pauses.h"
 
 namespace locksmith {
 
@@ -51,6 +52,11 @@ struct WorkloadContext {
   // Set when a worker failed (threw): the others stop as on an interrupt,
   // so the run ends with the error instead of running to its deadline.
   bool failed = false;
+  // Where the client-pause nemesis asks a lock holder to stall inside its
+  // critical section; null when the run has no such nemesis. Workloads that
+  // hold locks check it right after each successful acquire and again
+  // before each release (ClientPauses::Take).
+  ClientPauses* pauses = nullptr;
 
   bool ShouldStop() const { return failed || interrupted.load(); }
 };

@@ -1,0 +1,53 @@
+// ClientPauses: how the client-pause nemesis makes a lock holder stall
+// inside its critical section, like a long GC pause, then carry on as if it
+// still held the lock. The nemesis (its own thread) asks for a stall; the
+// next worker that is inside a critical section when it checks takes it
+// (workers check right after a successful acquire and again before they
+// release), so the stall always hits a holder, never an idle worker. The
+// worker records the stall in the history as its own op pair ("pause").
+// Thread-safe (one mutex): Request / Cancel from the nemesis thread, Take
+// from the workload's thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace locksmith {
+
+class ClientPauses {
+ public:
+  // Who took a stall: the worker's process and the key it held.
+  struct Taken {
+    int64_t process = 0;
+    std::string key;
+    std::chrono::milliseconds duration{0};
+  };
+
+  // Asks the next holder (of `key`, or of any key when empty) to stall for
+  // `duration`; replaces a request nobody took yet. Returns at once.
+  void Request(std::chrono::milliseconds duration, std::string key = "");
+  // Waits until a holder took the request, up to `wait`: who it was, or
+  // nothing (no client held a lock in that time: the request is dropped).
+  std::optional<Taken> AwaitTaken(std::chrono::milliseconds wait);
+  // Drops a request nobody took (the heal).
+  void Cancel();
+
+  // Called by a worker holding `key`: the stall it must take now, if a
+  // request matches. Consumes the request.
+  std::optional<std::chrono::milliseconds> Take(int64_t process, const std::string& key);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable taken_cv_;
+  std::optional<std::chrono::milliseconds> requested_;
+  std::string requested_key_;
+  uint64_t generation_ = 0;  // bumped by each Request
+  std::optional<Taken> taken_;
+  uint64_t taken_generation_ = 0;
+};
+
+}  // namespace locksmith
