@@ -1,0 +1,57 @@
+#include "nemesis/client_pause_nemesis.h"
+
+#include "checker/result.h"
+
+namespace locksmith {
+namespace {
+
+constexpr int64_t kDefaultWaitMs = 5000;
+constexpr int64_t kMaxMs = 24LL * 3600 * 1000;
+
+// value[name] as whole milliseconds in [0, kMaxMs], or `fallback` when absent.
+Result<int64_t> Millis(const nlohmann::json& value, const char* name, int64_t fallback) {
+  if (!value.is_object() || !value.contains(name)) return fallback;
+  const auto& v = value[name];
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxMs) {
+    return Error{std::string("client-pause: \"") + name + "\" must be whole milliseconds, 0 to " +
+                 std::to_string(kMaxMs)};
+  }
+  return v.get<int64_t>();
+}
+
+}  // namespace
+
+FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
+  if (op.f == "client-resume") {
+    pauses_.Cancel();
+    return {true, nlohmann::json::object(), ""};
+  }
+  if (op.f != "client-pause") return {false, nullptr, "client-pause nemesis cannot " + op.f};
+  auto ms = Millis(op.value, "ms", -1);
+  auto wait = Millis(op.value, "wait_ms", kDefaultWaitMs);
+  if (ms.ok() && *ms < 0) ms = Error{"client-pause needs \"ms\": how long the holder stalls"};
+  for (const auto* r : {&ms, &wait}) {
+    if (!r->ok()) return {false, op.value, r->error()};
+  }
+  std::string key;
+  if (op.value.is_object() && op.value.contains("key")) {
+    if (!op.value["key"].is_string()) return {false, op.value, "client-pause: \"key\" is a string"};
+    key = op.value["key"].get<std::string>();
+  }
+  pauses_.Request(std::chrono::milliseconds(*ms), key);
+  auto taken = pauses_.AwaitTaken(std::chrono::milliseconds(*wait));
+  if (!taken) {
+    return {false, op.value,
+            "no client held " + (key.empty() ? std::string("a lock") : key) + " within " +
+                std::to_string(*wait) + " ms"};
+  }
+  return {true, {{"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}},
+          ""};
+}
+
+std::vector<HealFailure> ClientPauseNemesis::Teardown() {
+  pauses_.Cancel();
+  return {};
+}
+
+}  // namespace locksmith

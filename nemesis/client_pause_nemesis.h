@@ -1,0 +1,30 @@
+// ClientPauseNemesis: "client-pause" makes a client that holds a lock stall
+// inside its critical section for `ms` (a GC pause, the core of the Redlock
+// critique), then go on as if it still held the lock; "client-resume" ends
+// the window (a stall in progress runs its course, as a real pause would).
+// The begin op waits, up to its `wait_ms` (default 5000), for a holder to
+// take the stall and returns who did ({"process", "key", "ms"}); with no
+// holder in that time the op fails and nothing stalls. The workload records
+// the stall itself as a "pause" op of the holder (workloads/client_pauses.h).
+// Used from the nemesis thread; Teardown from the run thread afterwards.
+#pragma once
+
+#include "nemesis/nemesis.h"
+#include "workloads/client_pauses.h"
+
+namespace locksmith {
+
+class ClientPauseNemesis : public Nemesis {
+ public:
+  explicit ClientPauseNemesis(ClientPauses& pauses) : pauses_(pauses) {}
+
+  std::vector<std::string> Faults() const override { return {"client-pause", "client-resume"}; }
+  FaultResult Invoke(const FaultOp& op) override;
+  // Drops a stall no holder took yet; one in progress ends by itself.
+  std::vector<HealFailure> Teardown() override;
+
+ private:
+  ClientPauses& pauses_;
+};
+
+}  // namespace locksmith
