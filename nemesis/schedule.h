@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,11 +17,22 @@ struct ScheduledFault {
   FaultOp op;
 };
 
+// How a fault family fills its turn of a cycle: the ops of one fault on
+// `node` that starts at `start_ms` and has ended (its stop op included)
+// before `next_cycle_ms`, so faults never pile up. Each family defines its
+// own next to its nemesis (KillCycle, ...).
+using CycleOps = std::function<std::vector<ScheduledFault>(
+    const std::string& node, int64_t start_ms, int64_t next_cycle_ms)>;
+
+struct FaultFamily {
+  std::string name;  // e.g. "kill"
+  CycleOps ops;
+};
+
 struct ScheduleOptions {
-  std::vector<std::string> faults;   // fault families, e.g. {"kill"}
-  std::vector<std::string> nodes;    // candidate targets
-  double interval_s = 10;            // one fault cycle per interval
-  int64_t restart_delay_ms = 2000;   // kill: downtime before "start"
+  std::vector<FaultFamily> families;  // in turn, one per cycle
+  std::vector<std::string> nodes;     // candidate targets
+  double interval_s = 10;             // one fault cycle per interval
   double time_limit_s = 60;
   uint64_t seed = 0;
 };
@@ -28,7 +40,7 @@ struct ScheduleOptions {
 // One cycle per interval, starting after the first (a quiet warm-up): in
 // cycle k a fault family (round robin) starts at k*interval plus a seeded
 // jitter of up to a quarter interval, on a seeded node, and ends before the
-// next cycle. Every start op has its stop op; nothing is scheduled at or
+// next cycle (the family's CycleOps decides how). Every start op has its stop op; nothing is scheduled at or
 // after the time limit except the stop of a fault that started before it.
 // Ops are sorted by time.
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& options);

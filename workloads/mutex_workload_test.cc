@@ -67,10 +67,14 @@ struct Outcome3 {
   nlohmann::json results;
 };
 
-Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Spec& spec) {
+// The run's options and the workload's own, set side by side in a test.
+struct TestOptions : WorkloadOptions, MutexOptions {};
+
+Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec& spec) {
   std::atomic<bool> interrupted{spec.interrupted_at_start};
   StoppingRecorder recorder(interrupted, spec.stop_after, spec.counts);
-  MutexWorkload workload;
+  MutexWorkload workload(o);
+  const WorkloadOptions& options = o;
   Outcome3 out;
   {
     // Declared after everything the workload's coroutines use, so it is
@@ -100,8 +104,8 @@ Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Sp
   return out;
 }
 
-WorkloadOptions Options() {
-  WorkloadOptions o;
+TestOptions Options() {
+  TestOptions o;
   o.concurrency = 5;
   o.keys = 2;
   o.hold = {1, 3};

@@ -3,32 +3,35 @@
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {
-namespace {
 
-struct Entry {
-  const char* name;
-  std::unique_ptr<Workload> (*make)();
-};
-
-// An explicit table rather than static self-registration: static libraries
-// drop object files nothing references, taking their registrars with them.
-const Entry kWorkloads[] = {
-    {"mutex", [] { return std::unique_ptr<Workload>(new MutexWorkload()); }},
-};
-
-}  // namespace
+const std::vector<WorkloadEntry>& Workloads() {
+  // An explicit table rather than static self-registration: static libraries
+  // drop object files nothing references, taking their registrars with them.
+  static const std::vector<WorkloadEntry> kWorkloads = {
+      WorkloadOf<MutexWorkload>("mutex"),
+  };
+  return kWorkloads;
+}
 
 std::vector<std::string> WorkloadNames() {
   std::vector<std::string> names;
-  for (const auto& e : kWorkloads) names.emplace_back(e.name);
+  for (const auto& e : Workloads()) names.emplace_back(e.name);
   return names;
 }
 
-Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name) {
-  for (const auto& e : kWorkloads) {
-    if (name == e.name) return e.make();
+Result<const WorkloadEntry*> FindWorkload(const std::string& name) {
+  for (const auto& e : Workloads()) {
+    if (name == e.name) return &e;
   }
-  return Error{"unknown workload \"" + name + "\" (known: " + JoinNames(WorkloadNames()) + ")"};
+  return Error{"unknown workload " + QuoteInput(name) + " (known: " +
+               JoinNames(WorkloadNames()) + ")"};
+}
+
+Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
+                                               const ModuleOptions& options) {
+  auto entry = FindWorkload(name);
+  if (!entry) return Error{entry.error()};
+  return (*entry)->make(options);
 }
 
 }  // namespace locksmith
