@@ -172,6 +172,36 @@ class OptionsOf : public ModuleOptions {
   T value_;
 };
 
+// The options of one named module ("redis", "kill") held by value: a copy
+// clones them, so a config holding them stays a plain copyable value.
+class OwnedOptions {
+ public:
+  OwnedOptions() = default;
+  OwnedOptions(std::string module, std::unique_ptr<ModuleOptions> options)
+      : module_(std::move(module)), options_(std::move(options)) {}
+  OwnedOptions(const OwnedOptions& other) { *this = other; }
+  OwnedOptions& operator=(const OwnedOptions& other) {
+    if (this != &other) {
+      module_ = other.module_;
+      options_ = other.options_ ? other.options_->Clone() : nullptr;
+    }
+    return *this;
+  }
+  OwnedOptions(OwnedOptions&&) = default;
+  OwnedOptions& operator=(OwnedOptions&&) = default;
+
+  explicit operator bool() const { return options_ != nullptr; }
+  const std::string& module() const { return module_; }
+  ModuleOptions& operator*() { return *options_; }
+  const ModuleOptions& operator*() const { return *options_; }
+  ModuleOptions* operator->() { return options_.get(); }
+  const ModuleOptions* operator->() const { return options_.get(); }
+
+ private:
+  std::string module_;
+  std::unique_ptr<ModuleOptions> options_;
+};
+
 // How a registry makes a module's options at their defaults: MakeOptions<T>.
 using OptionsFactory = std::unique_ptr<ModuleOptions> (*)();
 template <typename T>

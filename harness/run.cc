@@ -11,7 +11,6 @@
 #include <boost/asio/post.hpp>
 
 #include "backends/backend_registry.h"
-#include "backends/redis_lock_token.h"
 #include "checker/history_file.h"
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
@@ -23,7 +22,7 @@
 #include "harness/run_registry.h"
 #include "harness/run_store.h"
 #include "harness/signal_watcher.h"
-#include "nemesis/kill_nemesis.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
@@ -36,19 +35,6 @@ namespace {
 
 // Stream numbers for SubSeed: one per consumer of randomness.
 enum SeedStream : uint64_t { kWorkloadSeed = 1, kScheduleSeed = 2, kPasswordSeed = 3 };
-
-// Builds the nemesis for the configured fault families.
-Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockService& service) {
-  std::vector<std::unique_ptr<Nemesis>> parts;
-  for (const auto& name : config.nemesis) {
-    if (name == "kill") {
-      auto* killable = Capability<Killable>(service);
-      if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
-      parts.push_back(std::make_unique<KillNemesis>(*killable));
-    }
-  }
-  return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
-}
 
 // What a scenario file predicted (Y: two holders at once possible, N: not)
 // next to what this run observed; null when the config predicts nothing.
@@ -116,8 +102,11 @@ void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResu
 
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra) {
-  const std::string workload_name = config.value("workload", std::string());
-  auto workload = MakeWorkload(workload_name);
+  // The workload as the run built it: its checkers use its own options.
+  RunConfig run_config;
+  if (Status s = MergeRunConfigJson(config, run_config); !s) return Error{s.error()};
+  if (Status s = run_config.workload_options->set().Validate(); !s) return Error{s.error()};
+  auto workload = MakeWorkload(run_config.workload, *run_config.workload_options);
   if (!workload) return Error{workload.error()};
   // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the
   // same tolerance of a last line cut short by a crash, said in a warning.
@@ -280,12 +269,10 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   };
   if (interruption.BeforeWorkload()) return stop_before_workload();
 
-  BackendOptions backend_options;
-  backend_options.name = config.backend;
-  backend_options.redis_persistence = config.redis_persistence;
-  backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
-  backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
-  if (auto made = MakeLockService(backend_options, **cluster); made) {
+  const BackendContext backend_context{**cluster, SubSeed(seed, kPasswordSeed),
+                                       std::chrono::milliseconds(config.client_timeout_ms)};
+  if (auto made = MakeLockService(config.backend, *config.backend_options, backend_context);
+      made) {
     service = std::move(*made);
   } else {
     log.Error(made.error());
@@ -323,24 +310,26 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     teardown("no history file");
     return kExitRunFailed;
   }
-  auto workload = MakeWorkload(config.workload);
-  auto nemesis = MakeNemesis(config, *service);
-  if (!workload || !nemesis) {
-    log.Error(workload ? nemesis.error() : workload.error());
+  auto workload = MakeWorkload(config.workload, *config.workload_options);
+  auto nemesis = MakeNemesis(config.ChosenNemeses(), *service);
+  auto families = ScheduleFamilies(config.ChosenNemeses());
+  if (!workload || !nemesis || !families) {
+    log.Error(!workload ? workload.error() : !nemesis ? nemesis.error() : families.error());
     teardown("bad workload or nemesis");
     return kExitBadInput;
   }
   ScheduleOptions schedule;
-  schedule.faults = config.nemesis;
+  schedule.families = std::move(*families);
   schedule.nodes = service->Nodes();
   schedule.interval_s = config.nemesis_interval_s;
-  schedule.restart_delay_ms = config.restart_delay_ms;
   schedule.time_limit_s = config.time_limit_s;
   schedule.seed = SubSeed(seed, kScheduleSeed);
   NemesisRunner runner(**nemesis, **recorder, BuildSchedule(schedule));
 
   boost::asio::io_context io;
-  WorkloadOptions workload_options = config.workload_options;
+  WorkloadOptions workload_options;
+  workload_options.concurrency = config.concurrency;
+  workload_options.rate = config.rate;
   workload_options.seed = SubSeed(seed, kWorkloadSeed);
   WorkloadContext ctx{io, *service, **recorder, workload_options,
                       zero + std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000)),
