@@ -11,6 +11,7 @@
 
 #include "checker/memory_recorder.h"
 #include "workloads/fake_lock_service.h"
+#include "workloads/workload_registry.h"
 
 namespace locksmith {
 namespace {
@@ -70,10 +71,13 @@ struct Outcome3 {
 // The run's options and the workload's own, set side by side in a test.
 struct TestOptions : WorkloadOptions, MutexOptions {};
 
-Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec& spec) {
+// Runs a MutexWorkload made from `o`, or `built` when given.
+Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec& spec,
+                     Workload* built = nullptr) {
   std::atomic<bool> interrupted{spec.interrupted_at_start};
   StoppingRecorder recorder(interrupted, spec.stop_after, spec.counts);
-  MutexWorkload workload(o);
+  MutexWorkload own(o);
+  Workload& workload = built != nullptr ? *built : own;
   const WorkloadOptions& options = o;
   Outcome3 out;
   {
@@ -134,6 +138,45 @@ void ExpectEveryHoldReleased(const History& h, bool correct_lock = true) {
   if (correct_lock) {
     EXPECT_EQ(Count(h, "release", OpType::kOk), Count(h, "acquire", OpType::kOk));
   }
+}
+
+TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
+  OptionsOf<MutexOptions> options;
+  ASSERT_TRUE(options.set().Validate().ok());
+  ASSERT_TRUE(options.set().Merge({{"keys", 2}, {"hold", "5-9"}, {"backoff", 3}, {"lease_ms", 70}})
+                  .ok());
+  EXPECT_EQ(options.value().keys, 2);
+  EXPECT_EQ(options.value().hold, (MsRange{5, 9}));
+  EXPECT_EQ(options.value().backoff, (MsRange{3, 3}));
+  EXPECT_EQ(options.value().lease_ms, 70);
+  EXPECT_EQ(options.set().ToJson(),
+            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70}}));
+  ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
+  EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
+  EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
+            "\"hold\": \"x\" is not a whole number of milliseconds");
+}
+
+TEST(MutexWorkloadTest, TheRegistryBuildsItFromItsOwnOptions) {
+  auto options = (*FindWorkload("mutex"))->options();
+  ASSERT_TRUE(options->set().Merge({{"keys", 1}, {"lease_ms", 4321}}).ok());
+  auto workload = MakeWorkload("mutex", *options);
+  ASSERT_TRUE(workload.ok());
+  FakeLockService service;
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, Options(), spec, workload->get());
+  ASSERT_TRUE(out.finished);
+  int acquires = 0;
+  for (const Op& op : out.history) {
+    EXPECT_EQ(op.key, "lock-0");
+    if (op.type == OpType::kInvoke && op.f == "acquire") {
+      EXPECT_EQ(op.value["lease_ms"], 4321);
+      ++acquires;
+    }
+  }
+  EXPECT_GE(acquires, 5);
 }
 
 TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {
