@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 
 #include "tests/locksmith_process.h"
 
@@ -28,6 +29,25 @@ TEST(RunCliTest, HelpListsEveryModulesFlagsWithTheirModuleAndDefault) {
                            "[default: 10-100] (workload mutex)", "--lease", "--keys", "--backoff",
                            "--concurrency", "--seed", "--config", "--loopback"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
+  }
+}
+
+// The README's table of run flags keeps up with the registries: every flag
+// `run --help` lists has its row.
+TEST(RunCliTest, TheReadmeDocumentsEveryRunFlag) {
+  TempDir dir;
+  std::string help;
+  ASSERT_EQ(Locksmith(dir, {"run", "--help"}, &help), 0) << help;
+  const std::string readme = ReadText(LOCKSMITH_SOURCE_DIR "/README.md");
+  ASSERT_FALSE(readme.empty());
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    // "  --flag TYPE   help": the flags this build generates.
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line.compare(start, 2, "--") != 0) continue;
+    const std::string flag = line.substr(start, line.find_first_of(" ,", start) - start);
+    if (flag == "--help" || flag == "--help-all") continue;
+    EXPECT_NE(readme.find("`" + flag + "`"), std::string::npos) << flag << " is not in README.md";
   }
 }
 
