@@ -1,6 +1,7 @@
 #include "backends/backend_registry.h"
 
 #include "backends/redis_service.h"
+#include "checker/module_registry.h"
 
 namespace locksmith {
 
@@ -13,18 +14,10 @@ const std::vector<BackendEntry>& Backends() {
   return kBackends;
 }
 
-std::vector<std::string> BackendNames() {
-  std::vector<std::string> names;
-  for (const auto& e : Backends()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> BackendNames() { return EntryNames(Backends()); }
 
 Result<const BackendEntry*> FindBackend(const std::string& name) {
-  for (const auto& e : Backends()) {
-    if (name == e.name) return &e;
-  }
-  return Error{"unknown backend " + QuoteInput(name) + " (known: " + JoinNames(BackendNames()) +
-               ")"};
+  return FindEntry(Backends(), "backend", name);
 }
 
 Result<std::vector<std::string>> BackendNodeNames(const std::string& backend) {

@@ -1,5 +1,6 @@
 #include "nemesis/nemesis_registry.h"
 
+#include "checker/module_registry.h"
 #include "nemesis/kill_nemesis.h"
 
 namespace locksmith {
@@ -13,18 +14,10 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   return kFamilies;
 }
 
-std::vector<std::string> NemesisNames() {
-  std::vector<std::string> names;
-  for (const auto& e : NemesisFamilies()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> NemesisNames() { return EntryNames(NemesisFamilies()); }
 
 Result<const NemesisEntry*> FindNemesis(const std::string& name) {
-  for (const auto& e : NemesisFamilies()) {
-    if (name == e.name) return &e;
-  }
-  return Error{"unknown nemesis " + QuoteInput(name) + " (known: " + JoinNames(NemesisNames()) +
-               ")"};
+  return FindEntry(NemesisFamilies(), "nemesis", name);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& families,

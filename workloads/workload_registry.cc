@@ -1,5 +1,6 @@
 #include "workloads/workload_registry.h"
 
+#include "checker/module_registry.h"
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {
@@ -13,18 +14,10 @@ const std::vector<WorkloadEntry>& Workloads() {
   return kWorkloads;
 }
 
-std::vector<std::string> WorkloadNames() {
-  std::vector<std::string> names;
-  for (const auto& e : Workloads()) names.emplace_back(e.name);
-  return names;
-}
+std::vector<std::string> WorkloadNames() { return EntryNames(Workloads()); }
 
 Result<const WorkloadEntry*> FindWorkload(const std::string& name) {
-  for (const auto& e : Workloads()) {
-    if (name == e.name) return &e;
-  }
-  return Error{"unknown workload " + QuoteInput(name) + " (known: " +
-               JoinNames(WorkloadNames()) + ")"};
+  return FindEntry(Workloads(), "workload", name);
 }
 
 Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
