@@ -104,8 +104,15 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
                                    const nlohmann::json& extra) {
   // The workload as the run built it: its checkers use its own options.
   RunConfig run_config;
-  if (Status s = MergeRunConfigJson(config, run_config); !s) return Error{s.error()};
-  if (Status s = run_config.workload_options->set().Validate(); !s) return Error{s.error()};
+  if (Status s = MergeRunConfigJson(config, run_config); !s) {
+    return Error{"config.json: " + s.error()};
+  }
+  if (!run_config.workload_options) {
+    return Error{"config.json: " + FindWorkload(run_config.workload).error()};
+  }
+  if (Status s = run_config.workload_options->set().Validate(); !s) {
+    return Error{"config.json: " + s.error()};
+  }
   auto workload = MakeWorkload(run_config.workload, *run_config.workload_options);
   if (!workload) return Error{workload.error()};
   // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the

@@ -6,10 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <regex>
-#include <sstream>
+#include <stdexcept>
 
 #include "backends/backend_registry.h"
 #include "workloads/workload_registry.h"
