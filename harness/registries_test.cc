@@ -46,7 +46,7 @@ TEST(RegistriesTest, EveryModulesDefaultsValidateAndEveryOptionIsDocumented) {
     EXPECT_TRUE(s.ok()) << m.kind << " " << m.name << ": " << (s ? "" : s.error());
     for (const auto& spec : options->set().Specs()) {
       EXPECT_FALSE(spec.help.empty()) << m.name << " " << spec.key;
-      EXPECT_FALSE(spec.flag.empty()) << m.name << " " << spec.key << ": a module option has a flag";
+      EXPECT_FALSE(spec.flag.empty()) << m.name << " " << spec.key << ": module options have flags";
     }
     s = ValidateRunConfig(Choosing(m));
     EXPECT_TRUE(s.ok()) << m.kind << " " << m.name << ": " << (s ? "" : s.error());

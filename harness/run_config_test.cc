@@ -29,7 +29,9 @@ std::string ErrorOfJson(const nlohmann::json& j) {
   return s ? "" : s.error();
 }
 
-const MutexOptions& Mutex(const RunConfig& c) { return OptionsAs<MutexOptions>(*c.workload_options); }
+const MutexOptions& Mutex(const RunConfig& c) {
+  return OptionsAs<MutexOptions>(*c.workload_options);
+}
 
 TEST(RunConfigTest, DefaultsAreValid) { EXPECT_EQ(ErrorAfter([](RunConfig&) {}), ""); }
 

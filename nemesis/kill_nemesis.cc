@@ -13,8 +13,11 @@ void KillOptions::Declare(OptionSet& set) {
 CycleOps KillCycle(int64_t restart_delay_ms) {
   return [restart_delay_ms](const std::string& node, int64_t start_ms, int64_t next_cycle_ms) {
     const int64_t stop = std::min(start_ms + restart_delay_ms, next_cycle_ms - 1);
-    return std::vector<ScheduledFault>{{start_ms, {"kill", {{"node", node}}}},
-                                       {std::max(stop, start_ms), {"start", {{"node", node}}}}};
+    FaultMark begins, ends;
+    ends.begins = false;
+    return std::vector<ScheduledFault>{
+        {start_ms, {"kill", {{"node", node}}}, begins},
+        {std::max(stop, start_ms), {"restart", {{"node", node}}}, ends}};
   };
 }
 
@@ -37,7 +40,7 @@ FaultResult KillNemesis::Invoke(const FaultOp& op) {
   if (op.f == "kill") {
     s = service_.KillNode(node);
     if (s) down_.insert(node);
-  } else if (op.f == "start") {
+  } else if (op.f == "restart") {
     s = service_.StartNode(node);
     if (s) down_.erase(node);
   } else {
@@ -53,7 +56,7 @@ std::vector<HealFailure> KillNemesis::Teardown() {
     if (Status s = service_.StartNode(*it); s) {
       it = down_.erase(it);
     } else {
-      failures.push_back({"start", {{"node", *it}}, s.error()});
+      failures.push_back({"restart", {{"node", *it}}, s.error()});
       ++it;
     }
   }

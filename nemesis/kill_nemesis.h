@@ -1,4 +1,4 @@
-// KillNemesis: "kill" SIGKILLs a node's server, "start" starts it again (what
+// KillNemesis: "kill" SIGKILLs a node's server, "restart" starts it again (what
 // it remembers depends on the backend's persistence). Teardown starts every
 // node it killed that is still down and returns the starts that failed
 // (those nodes stay on its list). Used from the nemesis thread;
@@ -35,7 +35,7 @@ CycleOps KillCycleOf(const ModuleOptions& options);
 class KillNemesis : public Nemesis {
  public:
   explicit KillNemesis(Killable& service) : service_(service) {}
-  std::vector<std::string> Faults() const override { return {"kill", "start"}; }
+  std::vector<std::string> Faults() const override { return {"kill", "restart"}; }
   FaultResult Invoke(const FaultOp& op) override;
   std::vector<HealFailure> Teardown() override;
 

@@ -46,7 +46,9 @@ TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheCycle) {
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].op.f, "kill");
   EXPECT_EQ(ops[0].op.value, nlohmann::json({{"node", "n2"}}));
-  EXPECT_EQ(ops[1].op.f, "start");
+  EXPECT_EQ(ops[1].op.f, "restart");
+  EXPECT_TRUE(ops[0].mark.begins);
+  EXPECT_FALSE(ops[1].mark.begins);
   EXPECT_EQ(ops[1].at_ms, 1250);
   EXPECT_EQ(cycle("n2", 4900, 5000)[1].at_ms, 4999);
 }
@@ -76,7 +78,7 @@ TEST(KillNemesisTest, KillsAndStartsNodes) {
   KillNemesis nemesis(service);
   EXPECT_TRUE(nemesis.Invoke({"kill", {{"node", "n1"}}}).ok);
   EXPECT_FALSE(service.up["n1"]);
-  EXPECT_TRUE(nemesis.Invoke({"start", {{"node", "n1"}}}).ok);
+  EXPECT_TRUE(nemesis.Invoke({"restart", {{"node", "n1"}}}).ok);
   EXPECT_TRUE(service.up["n1"]);
 }
 
@@ -96,7 +98,7 @@ TEST(KillNemesisTest, TeardownRestartsWhatIsStillDown) {
   KillNemesis nemesis(service);
   nemesis.Invoke({"kill", {{"node", "n1"}}});
   nemesis.Invoke({"kill", {{"node", "n2"}}});
-  nemesis.Invoke({"start", {{"node", "n2"}}});
+  nemesis.Invoke({"restart", {{"node", "n2"}}});
   service.up["n2"] = false;  // a later start must not come from teardown
   EXPECT_TRUE(nemesis.Teardown().empty());
   EXPECT_TRUE(service.up["n1"]);
@@ -111,11 +113,11 @@ TEST(KillNemesisTest, TeardownReportsWhatItCouldNotHealAndRetriesItNextTime) {
   service.broken = {"n1"};
   auto failures = nemesis.Teardown();
   ASSERT_EQ(failures.size(), 1u);
-  EXPECT_EQ(failures[0].f, "start");
+  EXPECT_EQ(failures[0].f, "restart");
   EXPECT_EQ(failures[0].value, nlohmann::json({{"node", "n1"}}));
   EXPECT_EQ(failures[0].error, "n1: cannot start redis-server: disk full");
   EXPECT_TRUE(service.up["n2"]);
-  EXPECT_EQ(HealFailuresJson(failures), nlohmann::json::parse(R"([{"f": "start",
+  EXPECT_EQ(HealFailuresJson(failures), nlohmann::json::parse(R"([{"f": "restart",
       "value": {"node": "n1"}, "error": "n1: cannot start redis-server: disk full"}])"));
 
   service.broken.clear();
@@ -176,7 +178,7 @@ TEST(NemesisRunnerTest, RecordsEachFaultAsInvokeThenInfo) {
   MemoryRecorder recorder;
   std::vector<ScheduledFault> schedule{{0, {"kill", {{"node", "n1"}}}},
                                        {1, {"kill", {{"node", "n9"}}}},
-                                       {2, {"start", {{"node", "n1"}}}}};
+                                       {2, {"restart", {{"node", "n1"}}}}};
   NemesisRunner runner(nemesis, recorder, schedule);
   runner.Start(std::chrono::steady_clock::now());
   // Stop() only interrupts waiting; wait (bounded) until all three ran.
@@ -206,6 +208,37 @@ TEST(NemesisRunnerTest, StopInterruptsALongWait) {
   runner.Stop();
   EXPECT_EQ(runner.performed(), 0);
   EXPECT_TRUE(recorder.history().empty());
+}
+
+TEST(NemesisRunnerTest, HealEndsEveryWindowBegunAndRecordsItsEnd) {
+  FakeKillable service;
+  KillNemesis nemesis(service);
+  MemoryRecorder recorder;
+  // Window 0 has begun and ended, window 1 has begun (its restart is an
+  // hour away), window 2 never began: the heal restarts n2 only.
+  NemesisRunner runner(nemesis, recorder,
+                       {{0, {"kill", {{"node", "n1"}}}, {0, "kill", true}},
+                        {0, {"restart", {{"node", "n1"}}}, {0, "kill", false}},
+                        {0, {"kill", {{"node", "n2"}}}, {1, "kill", true}},
+                        {3'600'000, {"restart", {{"node", "n2"}}}, {1, "kill", false}},
+                        {3'600'000, {"kill", {{"node", "n3"}}}, {2, "kill", true}},
+                        {3'600'001, {"restart", {{"node", "n3"}}}, {2, "kill", false}}});
+  runner.Start(std::chrono::steady_clock::now());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (runner.performed() < 3 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(runner.performed(), 3);
+  runner.Heal();
+  EXPECT_EQ(runner.performed(), 4);
+  EXPECT_TRUE(service.up["n2"]);
+  EXPECT_FALSE(service.up.contains("n3"));
+  History h = recorder.history();
+  ASSERT_EQ(h.size(), 8u);
+  EXPECT_EQ(h[6].f, "restart");
+  EXPECT_EQ(h[6].value["node"], "n2");
+  EXPECT_EQ(h[6].fault, (FaultMark{1, "kill", false}).ToJson());
+  EXPECT_EQ(h[0].fault, (FaultMark{0, "kill", true}).ToJson());
 }
 
 }  // namespace

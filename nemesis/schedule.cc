@@ -16,12 +16,19 @@ std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
   std::uniform_int_distribution<size_t> pick(0, o.nodes.size() - 1);
 
   size_t family = 0;
+  int64_t window = 0;
   for (int64_t cycle = interval_ms; cycle < limit_ms; cycle += interval_ms) {
     const int64_t start = cycle + jitter(rng);
     const std::string& node = o.nodes[pick(rng)];
     const FaultFamily& fault = o.families[family++ % o.families.size()];
     if (start >= limit_ms) break;
-    for (auto& op : fault.ops(node, start, cycle + interval_ms)) schedule.push_back(std::move(op));
+    // The family says which op begins its window; the schedule numbers it.
+    for (auto& fault_op : fault.ops(node, start, cycle + interval_ms)) {
+      fault_op.mark.window = window;
+      fault_op.mark.family = fault.name;
+      schedule.push_back(std::move(fault_op));
+    }
+    ++window;
   }
   std::stable_sort(schedule.begin(), schedule.end(),
                    [](const ScheduledFault& a, const ScheduledFault& b) { return a.at_ms < b.at_ms; });

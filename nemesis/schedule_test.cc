@@ -29,13 +29,35 @@ TEST(ScheduleTest, EveryKillHasItsStartOnTheSameNodeAfterTheDelay) {
       EXPECT_FALSE(down_since.count(node)) << "killed twice: " << node;
       down_since[node] = f.at_ms;
     } else {
-      ASSERT_EQ(f.op.f, "start");
+      ASSERT_EQ(f.op.f, "restart");
       ASSERT_TRUE(down_since.count(node));
       EXPECT_EQ(f.at_ms - down_since[node], 1500);
       down_since.erase(node);
     }
   }
   EXPECT_TRUE(down_since.empty());
+}
+
+TEST(ScheduleTest, EachFaultIsAWindowItsKillBeginsAndItsRestartEnds) {
+  auto s = BuildSchedule(KillSchedule());
+  std::map<int64_t, std::string> open;  // window -> node
+  int64_t next_window = 0;
+  for (const auto& f : s) {
+    EXPECT_EQ(f.mark.family, "kill");
+    const std::string node = f.op.value["node"];
+    if (f.mark.begins) {
+      EXPECT_EQ(f.op.f, "kill");
+      EXPECT_EQ(f.mark.window, next_window++);
+      open[f.mark.window] = node;
+    } else {
+      EXPECT_EQ(f.op.f, "restart");
+      ASSERT_TRUE(open.count(f.mark.window)) << f.mark.window;
+      EXPECT_EQ(open[f.mark.window], node);
+      open.erase(f.mark.window);
+    }
+  }
+  EXPECT_EQ(next_window, 5);
+  EXPECT_TRUE(open.empty());
 }
 
 TEST(ScheduleTest, StartsAfterAWarmUpAndStaysWithinTheLimit) {
