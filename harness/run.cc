@@ -29,7 +29,9 @@ namespace {
 // checkers judge with the run's own parameters.
 Result<std::unique_ptr<Workload>> WorkloadFromConfig(const nlohmann::json& config_json) {
   RunConfig config;
-  if (Status s = MergeRunConfigJson(config_json, config); !s) return Error{s.error()};
+  Status s = MergeRunConfigJson(config_json, config);
+  if (s) s = ValidateRunConfig(config);
+  if (!s) return Error{"config.json: " + s.error()};
   return DefaultRunModules().make_workload(config);
 }
 
@@ -205,7 +207,9 @@ void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log
   ScopeExit heal_on_exit(heal);
 
   boost::asio::io_context io;
-  WorkloadOptions workload_options = config.workload_options;
+  WorkloadOptions workload_options;
+  workload_options.concurrency = config.concurrency;
+  workload_options.rate = config.rate;
   workload_options.seed = SubSeed(*config.seed, kWorkloadSeed);
   const auto limit = std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000));
   WorkloadContext ctx{io, **service, **recorder, workload_options, facts.zero + limit,

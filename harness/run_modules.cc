@@ -1,11 +1,10 @@
 #include "harness/run_modules.h"
 
 #include "backends/backend_registry.h"
-#include "backends/redis_lock_token.h"
 #include "checker/seed.h"
 #include "harness/local_cluster.h"
 #include "harness/process_supervisor.h"
-#include "nemesis/kill_nemesis.h"
+#include "nemesis/nemesis_registry.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -25,32 +24,27 @@ Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
 }
 
 Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluster& cluster) {
-  BackendOptions options;
-  options.name = config.backend;
-  options.redis_persistence = config.redis_persistence;
-  options.password = "ls-" + LockTokenGenerator(SubSeed(*config.seed, kPasswordSeed)).Next();
-  options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
-  return MakeLockService(options, cluster);
+  const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
+                               std::chrono::milliseconds(config.client_timeout_ms)};
+  return MakeLockService(config.backend, *config.backend_options, context);
 }
 
-Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockService& service) {
-  std::vector<std::unique_ptr<Nemesis>> parts;
-  for (const auto& name : config.nemesis) {
-    if (name == "kill") {
-      auto* killable = Capability<Killable>(service);
-      if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
-      parts.push_back(std::make_unique<KillNemesis>(*killable));
-    }
-  }
-  return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
+Result<std::unique_ptr<Workload>> MakeConfiguredWorkload(const RunConfig& config) {
+  if (!config.workload_options) return Error{FindWorkload(config.workload).error()};
+  return MakeWorkload(config.workload, *config.workload_options);
+}
+
+Result<std::unique_ptr<Nemesis>> MakeConfiguredNemesis(const RunConfig& config,
+                                                       LockService& service) {
+  return MakeNemesis(config.ChosenNemeses(), service);
 }
 
 std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService& service) {
   ScheduleOptions schedule;
-  schedule.faults = config.nemesis;
+  // Every chosen family is known by now (the nemesis was made from them).
+  schedule.families = ScheduleFamilies(config.ChosenNemeses()).value();
   schedule.nodes = service.Nodes();
   schedule.interval_s = config.nemesis_interval_s;
-  schedule.restart_delay_ms = config.restart_delay_ms;
   schedule.time_limit_s = config.time_limit_s;
   schedule.seed = SubSeed(*config.seed, kScheduleSeed);
   return BuildSchedule(schedule);
@@ -62,8 +56,8 @@ const RunModules& DefaultRunModules() {
   static const RunModules kModules{
       MakeLocalCluster,
       MakeService,
-      [](const RunConfig& config) { return MakeWorkload(config.workload); },
-      MakeNemesis,
+      MakeConfiguredWorkload,
+      MakeConfiguredNemesis,
       MakeSchedule,
       [] { KillAllSpawnedAsyncSignalSafe(); },
   };

@@ -92,7 +92,7 @@ class RunLifecycleTest : public ::testing::Test {
     config_.test_name = "lifecycle";
     config_.seed = 7;
     config_.time_limit_s = 0.3;
-    config_.workload_options.concurrency = 3;
+    config_.concurrency = 3;
     modules_.make_cluster = [this](const RunConfig&, const std::string&) {
       return Result<std::unique_ptr<Cluster>>(std::make_unique<ClusterProbe>(this));
     };

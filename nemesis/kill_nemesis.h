@@ -9,9 +9,28 @@
 #include <string>
 
 #include "backends/lock_service.h"
+#include "checker/option_set.h"
 #include "nemesis/nemesis.h"
+#include "nemesis/schedule.h"
 
 namespace locksmith {
+
+// The kill family's options (config key "restart_delay_ms").
+struct KillOptions {
+  int64_t restart_delay_ms = 100;  // downtime before "start"
+
+  void Declare(OptionSet& set);
+};
+
+// A kill on the node at the start, and its start again after the restart
+// delay, but before the next cycle.
+CycleOps KillCycle(int64_t restart_delay_ms);
+
+// The registry's hooks (nemesis_registry.cc): from OptionsOf<KillOptions>.
+// An error when the backend cannot kill nodes.
+Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
+                                                 LockService& service);
+CycleOps KillCycleOf(const ModuleOptions& options);
 
 class KillNemesis : public Nemesis {
  public:

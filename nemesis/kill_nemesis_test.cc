@@ -8,6 +8,7 @@
 #include "backends/testing/pong_server.h"
 #include "checker/memory_recorder.h"
 #include "harness/testing/fake_cluster.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 
 namespace locksmith {
@@ -30,6 +31,47 @@ class FakeKillable : public Killable {
   std::map<std::string, bool> up;
   std::set<std::string> broken;
 };
+
+TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheCycle) {
+  OptionsOf<KillOptions> options;
+  ASSERT_TRUE(options.set().Validate().ok());
+  EXPECT_EQ(options.set().ToJson(), nlohmann::json({{"restart_delay_ms", 100}}));
+  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", -1}}).ok());
+  EXPECT_EQ(options.set().Validate().error(), "--restart-delay must be 0 to 3600000");
+  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", 250}}).ok());
+  // Through the registry: the cycle uses the family's own delay, capped
+  // before the next cycle.
+  auto cycle = (*FindNemesis("kill"))->cycle(options);
+  auto ops = cycle("n2", 1000, 5000);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].op.f, "kill");
+  EXPECT_EQ(ops[0].op.value, nlohmann::json({{"node", "n2"}}));
+  EXPECT_EQ(ops[1].op.f, "restart");
+  EXPECT_TRUE(ops[0].mark.begins);
+  EXPECT_FALSE(ops[1].mark.begins);
+  EXPECT_EQ(ops[1].at_ms, 1250);
+  EXPECT_EQ(cycle("n2", 4900, 5000)[1].at_ms, 4999);
+}
+
+// A service without the Killable capability.
+class UnkillableService : public LockService {
+ public:
+  std::string Backend() const override { return "frozen"; }
+  NodeTable Table() const override { return {}; }
+  Status Start() override { return OkStatus(); }
+  void Stop() override {}
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t) override {
+    return nullptr;
+  }
+};
+
+TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
+  OptionsOf<KillOptions> options;
+  UnkillableService service;
+  auto made = MakeNemesis({{"kill", &options}}, service);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.error(), "backend frozen cannot kill nodes");
+}
 
 TEST(KillNemesisTest, KillsAndStartsNodes) {
   FakeKillable service;

@@ -17,8 +17,22 @@ class OpLog;
 
 class LockClient;
 
+// The mutex workload's own options (config keys "keys", "hold", "backoff",
+// "lease_ms").
+struct MutexOptions {
+  int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
+  MsRange hold{10, 100};            // time spent holding an acquired lock
+  MsRange backoff{5, 50};           // pause after an acquire that failed
+  int64_t lease_ms = 1000;          // lease asked for on every acquire
+
+  void Declare(OptionSet& set);
+};
+
 class MutexWorkload : public Workload {
  public:
+  using Options = MutexOptions;
+  explicit MutexWorkload(MutexOptions options = {}) : options_(options) {}
+
   std::string Name() const override { return "mutex"; }
   boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override;
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
@@ -31,6 +45,8 @@ class MutexWorkload : public Workload {
   // nemesis asked for, if any, recorded as a "pause" op of this worker.
   boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log,
                                             const std::string& key);
+
+  const MutexOptions options_;
 };
 
 }  // namespace locksmith
