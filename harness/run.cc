@@ -182,7 +182,10 @@ void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log
   if (interruption.BeforeWorkload()) return stop_before_workload();
   auto workload = modules.make_workload(config);
   if (!workload) return fail(kExitBadInput, workload.error());
-  auto nemesis = modules.make_nemesis(config, **service);
+  ClientPauses pauses;
+  const NemesisContext nemesis_context{**service, pauses, SubSeed(*config.seed, kNemesisSeed),
+                                       (*workload)->LongestLease()};
+  auto nemesis = modules.make_nemesis(config, nemesis_context);
   if (!nemesis) return fail(kExitBadInput, nemesis.error());
   facts.zero = Clock::now();
   auto recorder = HistoryRecorder::Open(store.File("history.jsonl"), facts.zero);
@@ -216,6 +219,7 @@ void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log
                       interruption.noted(),
                       // Fault times count from the moment every client is connected.
                       [&] { runner.Start(Clock::now()); }};
+  ctx.pauses = &pauses;
   // A second signal stops waiting for the ops in flight.
   signals.OnForce([&] { io.stop(); });
   ScopeExit detach_force([&] { signals.OnForce(nullptr); });

@@ -16,6 +16,13 @@
 namespace locksmith {
 namespace {
 
+// What --nemesis accepts: the presets, then every family.
+std::vector<std::string> NemesisPresetsAndNames() {
+  std::vector<std::string> names = {"all", "none"};
+  for (const auto& name : NemesisNames()) names.push_back(name);
+  return names;
+}
+
 // Follows a parse that failed to say where: the key path of the value being
 // read ("a.b[2]") and the offending token. Builds nothing.
 class FailurePlace : public nlohmann::json_sax<nlohmann::json> {
@@ -179,8 +186,9 @@ void RunConfig::Declare(OptionSet& set) {
               "total op attempts per second, 0 = as fast as they go")
       .Number("time_limit_s", "--time-limit", &time_limit_s, 0, 86400, "seconds of workload",
               /*min_exclusive=*/true)
-      .Names("nemesis", "--nemesis", &nemesis, NemesisNames(),
-             "fault families, comma-separated; none by default")
+      .Names("nemesis", "--nemesis", &nemesis, NemesisPresetsAndNames(),
+             "fault families, comma-separated, each on its own schedule; all: every "
+             "family; none by default")
       .Number("nemesis_interval_s", "--nemesis-interval", &nemesis_interval_s, 0.1, 86400,
               "seconds between faults")
       .Integer("client_timeout_ms", "--client-timeout", &client_timeout_ms, int64_t{1},
@@ -208,6 +216,13 @@ void RunConfig::Declare(OptionSet& set) {
 }
 
 Status RunConfig::SelectModules() {
+  const bool preset = std::any_of(nemesis.begin(), nemesis.end(), [](const std::string& name) {
+    return name == "all" || name == "none";
+  });
+  if (preset && nemesis.size() > 1) {
+    return Error{"--nemesis all and none stand alone, not in a list of families"};
+  }
+  if (preset) nemesis = nemesis[0] == "all" ? NemesisNames() : std::vector<std::string>{};
   std::vector<OwnedOptions*> made;
   if (!backend_options || backend_options.module() != backend) {
     backend_options = DefaultOptions(FindBackend(backend));

@@ -35,15 +35,14 @@ Result<std::unique_ptr<Workload>> MakeConfiguredWorkload(const RunConfig& config
 }
 
 Result<std::unique_ptr<Nemesis>> MakeConfiguredNemesis(const RunConfig& config,
-                                                       LockService& service) {
-  return MakeNemesis(config.ChosenNemeses(), service);
+                                                       const NemesisContext& context) {
+  return MakeNemesis(config.ChosenNemeses(), context);
 }
 
-std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService& service) {
+std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService&) {
   ScheduleOptions schedule;
   // Every chosen family is known by now (the nemesis was made from them).
   schedule.families = ScheduleFamilies(config.ChosenNemeses()).value();
-  schedule.nodes = service.Nodes();
   schedule.interval_s = config.nemesis_interval_s;
   schedule.time_limit_s = config.time_limit_s;
   schedule.seed = SubSeed(*config.seed, kScheduleSeed);

@@ -19,6 +19,7 @@
 #include "harness/host.h"
 #include "harness/run_config.h"
 #include "nemesis/nemesis.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
 #include "workloads/workload.h"
 
@@ -26,7 +27,12 @@ namespace locksmith {
 
 // Stream numbers for SubSeed: one per consumer of a run's randomness, so
 // adding a consumer never shifts what the others draw from the seed.
-enum SeedStream : uint64_t { kWorkloadSeed = 1, kScheduleSeed = 2, kPasswordSeed = 3 };
+enum SeedStream : uint64_t {
+  kWorkloadSeed = 1,
+  kScheduleSeed = 2,
+  kPasswordSeed = 3,
+  kNemesisSeed = 4,
+};
 
 struct RunModules {
   // The hosts for the backend's nodes; host files go under `nodes_dir`.
@@ -39,7 +45,10 @@ struct RunModules {
   // The workload; a stored run's checkers come from it too (Checkers()).
   std::function<Result<std::unique_ptr<Workload>>(const RunConfig& config)> make_workload;
   // The nemesis for the configured fault families, and when each fault runs.
-  std::function<Result<std::unique_ptr<Nemesis>>(const RunConfig& config, LockService& service)>
+  // `context` carries the run's service, client pauses, nemesis seed and
+  // the workload's longest lease.
+  std::function<Result<std::unique_ptr<Nemesis>>(const RunConfig& config,
+                                                 const NemesisContext& context)>
       make_nemesis;
   std::function<std::vector<ScheduledFault>(const RunConfig& config, LockService& service)>
       make_schedule;

@@ -106,7 +106,7 @@ class RunLifecycleTest : public ::testing::Test {
       if (workload_throws_) return std::unique_ptr<Workload>(new ThrowingWorkload());
       return std::unique_ptr<Workload>(new CountingMutexWorkload(&final_reads_));
     };
-    modules_.make_nemesis = [this](const RunConfig&, LockService&) {
+    modules_.make_nemesis = [this](const RunConfig&, const NemesisContext&) {
       return Result<std::unique_ptr<Nemesis>>(std::make_unique<CountingNemesis>(&heals_));
     };
     modules_.make_schedule = [](const RunConfig&, LockService&) {

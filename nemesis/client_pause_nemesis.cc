@@ -1,5 +1,7 @@
 #include "nemesis/client_pause_nemesis.h"
 
+#include <algorithm>
+
 #include "checker/result.h"
 
 namespace locksmith {
@@ -20,6 +22,33 @@ Result<int64_t> Millis(const nlohmann::json& value, const char* name, int64_t fa
 }
 
 }  // namespace
+
+void ClientPauseOptions::Declare(OptionSet& set) {
+  set.Integer("client_pause_ms", "--client-pause-ms", &ms, int64_t{1}, kMaxMs,
+              "ms a lock holder stalls inside its critical section (a GC pause)");
+  set.Text("client_pause_key", "--client-pause-key", &key, 256,
+           "stall only a holder of this key (empty: any holder)");
+}
+
+WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
+  return [options](int64_t start_ms, int64_t end_by_ms) {
+    nlohmann::json value{{"ms", options.ms}};
+    if (!options.key.empty()) value["key"] = options.key;
+    const int64_t stop = std::max(start_ms, std::min(start_ms + options.ms, end_by_ms - 1));
+    return std::vector<ScheduledFault>{{start_ms, {"client-pause", value}, {}},
+                                       {stop, {"client-resume", nullptr}, {0, "", false}}};
+  };
+}
+
+Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
+                                                        const NemesisContext& context) {
+  (void)options;
+  return std::unique_ptr<Nemesis>(new ClientPauseNemesis(context.pauses));
+}
+
+WindowOps ClientPauseWindowOf(const ModuleOptions& options) {
+  return ClientPauseWindow(OptionsAs<ClientPauseOptions>(options));
+}
 
 FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
   if (op.f == "client-resume") {

@@ -9,10 +9,31 @@
 // Used from the nemesis thread; Teardown from the run thread afterwards.
 #pragma once
 
+#include <string>
+
+#include "checker/option_set.h"
 #include "nemesis/nemesis.h"
+#include "nemesis/nemesis_registry.h"
+#include "nemesis/schedule.h"
 #include "workloads/client_pauses.h"
 
 namespace locksmith {
+
+// The client-pause family's options.
+struct ClientPauseOptions {
+  int64_t ms = 2000;  // how long the holder stalls (past its lease: a double holder)
+  std::string key;    // only a holder of this key; empty: any holder
+
+  void Declare(OptionSet& set);
+};
+
+// A stall asked for at the start; the window ends when the stall has.
+WindowOps ClientPauseWindow(const ClientPauseOptions& options);
+
+// The registry's hooks (any backend: the stall happens in the client).
+Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
+                                                        const NemesisContext& context);
+WindowOps ClientPauseWindowOf(const ModuleOptions& options);
 
 class ClientPauseNemesis : public Nemesis {
  public:

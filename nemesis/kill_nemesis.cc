@@ -1,66 +1,70 @@
 #include "nemesis/kill_nemesis.h"
 
 #include <algorithm>
+#include <thread>
+
+#include "nemesis/targets.h"
 
 namespace locksmith {
 
 void KillOptions::Declare(OptionSet& set) {
+  set.Text("kill_target", "--kill-target", &target, 256,
+           "nodes each kill hits: one, primary, replicas, minority, majority, all, or names");
   set.Integer("restart_delay_ms", "--restart-delay", &restart_delay_ms, int64_t{0},
               int64_t{3'600'000},
               "ms a killed node stays down, at most until the next fault cycle");
+  set.Flag("delayed_restart", "--delayed-restart", &delayed_restart,
+           "a killed node stays down at least the longest lease before it restarts");
+  set.Require([this]() -> Status {
+    if (auto parsed = ParseTarget(target); !parsed) return Error{"--kill-target: " + parsed.error()};
+    return OkStatus();
+  });
 }
 
-CycleOps KillCycle(int64_t restart_delay_ms) {
-  return [restart_delay_ms](const std::string& node, int64_t start_ms, int64_t next_cycle_ms) {
-    const int64_t stop = std::min(start_ms + restart_delay_ms, next_cycle_ms - 1);
-    FaultMark begins, ends;
-    ends.begins = false;
-    return std::vector<ScheduledFault>{
-        {start_ms, {"kill", {{"node", node}}}, begins},
-        {std::max(stop, start_ms), {"restart", {{"node", node}}}, ends}};
+WindowOps KillWindow(const KillOptions& options) {
+  return [target = options.target, delay = options.restart_delay_ms](int64_t start_ms,
+                                                                      int64_t end_by_ms) {
+    const int64_t stop = std::max(start_ms, std::min(start_ms + delay, end_by_ms - 1));
+    return std::vector<ScheduledFault>{{start_ms, {"kill", {{"target", target}}}, {}},
+                                       {stop, {"restart", nullptr}, {0, "", false}}};
   };
 }
 
-Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions&, LockService& service) {
-  auto* killable = Capability<Killable>(service);
-  if (killable == nullptr) return Error{"backend " + service.Backend() + " cannot kill nodes"};
-  return std::unique_ptr<Nemesis>(new KillNemesis(*killable));
+Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
+                                                 const NemesisContext& context) {
+  auto* killable = Capability<Killable>(context.service);
+  if (killable == nullptr) {
+    return Error{"backend " + context.service.Backend() + " cannot kill nodes"};
+  }
+  const KillOptions& kill = OptionsAs<KillOptions>(options);
+  LockService& service = context.service;
+  return std::unique_ptr<Nemesis>(new KillNemesis(
+      *killable, [&service] { return service.Table(); }, context.seed,
+      kill.delayed_restart ? context.longest_lease : std::chrono::milliseconds(0)));
 }
 
-CycleOps KillCycleOf(const ModuleOptions& options) {
-  return KillCycle(OptionsAs<KillOptions>(options).restart_delay_ms);
+WindowOps KillWindowOf(const ModuleOptions& options) {
+  return KillWindow(OptionsAs<KillOptions>(options));
 }
 
-FaultResult KillNemesis::Invoke(const FaultOp& op) {
-  if (!op.value.is_object() || !op.value.contains("node") || !op.value["node"].is_string()) {
-    return {false, nullptr, op.f + " needs {\"node\": name}"};
-  }
-  const std::string node = op.value["node"].get<std::string>();
-  Status s = OkStatus();
-  if (op.f == "kill") {
-    s = service_.KillNode(node);
-    if (s) down_.insert(node);
-  } else if (op.f == "restart") {
-    s = service_.StartNode(node);
-    if (s) down_.erase(node);
-  } else {
-    return {false, nullptr, "kill nemesis cannot " + op.f};
-  }
-  if (!s) return {false, op.value, s.error()};
-  return {true, op.value, ""};
-}
-
-std::vector<HealFailure> KillNemesis::Teardown() {
-  std::vector<HealFailure> failures;
-  for (auto it = down_.begin(); it != down_.end();) {
-    if (Status s = service_.StartNode(*it); s) {
-      it = down_.erase(it);
-    } else {
-      failures.push_back({"restart", {{"node", *it}}, s.error()});
-      ++it;
-    }
-  }
-  return failures;
-}
+KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, uint64_t seed,
+                         std::chrono::milliseconds min_downtime)
+    : NodeFaultNemesis(
+          std::move(table),
+          {"kill", "restart",
+           [this, &service](const std::string& node) {
+             Status s = service.KillNode(node);
+             if (s) down_since_[node] = std::chrono::steady_clock::now();
+             return s;
+           },
+           [this, &service, min_downtime](const std::string& node) {
+             if (auto it = down_since_.find(node); it != down_since_.end()) {
+               std::this_thread::sleep_until(it->second + min_downtime);
+             }
+             Status s = service.StartNode(node);
+             if (s) down_since_.erase(node);
+             return s;
+           }},
+          seed) {}
 
 }  // namespace locksmith

@@ -1,47 +1,52 @@
-// KillNemesis: "kill" SIGKILLs a node's server, "restart" starts it again (what
-// it remembers depends on the backend's persistence). Teardown starts every
-// node it killed that is still down and returns the starts that failed
-// (those nodes stay on its list). Used from the nemesis thread;
-// Teardown afterwards from the run thread; not otherwise thread-safe.
+// KillNemesis: "kill" SIGKILLs the target nodes' servers, "restart" starts
+// them again (what they remember depends on the backend's persistence).
+// With delayed_restart a node stays down at least the workload's longest
+// lease before it restarts (antirez's answer to restarts without
+// persistence), on the schedule and in Teardown alike. Otherwise a
+// NodeFaultNemesis: targets, completion values and Teardown are as there.
+// Used from the nemesis thread; Teardown afterwards from the run thread.
 #pragma once
 
-#include <set>
+#include <chrono>
+#include <map>
 #include <string>
 
 #include "backends/lock_service.h"
 #include "checker/option_set.h"
-#include "nemesis/nemesis.h"
+#include "nemesis/nemesis_registry.h"
+#include "nemesis/node_fault_nemesis.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {
 
-// The kill family's options (config key "restart_delay_ms").
+// The kill family's options.
 struct KillOptions {
-  int64_t restart_delay_ms = 100;  // downtime before "start"
+  std::string target = "one";      // which nodes each kill hits (nemesis/targets.h)
+  int64_t restart_delay_ms = 100;  // downtime before "restart"
+  bool delayed_restart = false;    // downtime at least the longest lease
 
   void Declare(OptionSet& set);
 };
 
-// A kill on the node at the start, and its start again after the restart
-// delay, but before the next cycle.
-CycleOps KillCycle(int64_t restart_delay_ms);
+// A kill of the target at the start, and its restart after the restart
+// delay, but before the family's next window.
+WindowOps KillWindow(const KillOptions& options);
 
-// The registry's hooks (nemesis_registry.cc): from OptionsOf<KillOptions>.
+// The registry's hooks (nemesis_registry.cc), from OptionsOf<KillOptions>.
 // An error when the backend cannot kill nodes.
 Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
-                                                 LockService& service);
-CycleOps KillCycleOf(const ModuleOptions& options);
+                                                 const NemesisContext& context);
+WindowOps KillWindowOf(const ModuleOptions& options);
 
-class KillNemesis : public Nemesis {
+class KillNemesis : public NodeFaultNemesis {
  public:
-  explicit KillNemesis(Killable& service) : service_(service) {}
-  std::vector<std::string> Faults() const override { return {"kill", "restart"}; }
-  FaultResult Invoke(const FaultOp& op) override;
-  std::vector<HealFailure> Teardown() override;
+  // `min_downtime`: how long a node stays down at least (0: no minimum).
+  explicit KillNemesis(Killable& service, std::function<NodeTable()> table = {},
+                       uint64_t seed = 0,
+                       std::chrono::milliseconds min_downtime = std::chrono::milliseconds(0));
 
  private:
-  Killable& service_;
-  std::set<std::string> down_;
+  std::map<std::string, std::chrono::steady_clock::time_point> down_since_;
 };
 
 }  // namespace locksmith

@@ -32,25 +32,30 @@ class FakeKillable : public Killable {
   std::set<std::string> broken;
 };
 
-TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheCycle) {
+TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheWindow) {
   OptionsOf<KillOptions> options;
   ASSERT_TRUE(options.set().Validate().ok());
-  EXPECT_EQ(options.set().ToJson(), nlohmann::json({{"restart_delay_ms", 100}}));
+  EXPECT_EQ(options.set().ToJson(),
+            nlohmann::json(
+                {{"kill_target", "one"}, {"restart_delay_ms", 100}, {"delayed_restart", false}}));
   ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", -1}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--restart-delay must be 0 to 3600000");
-  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", 250}}).ok());
-  // Through the registry: the cycle uses the family's own delay, capped
-  // before the next cycle.
-  auto cycle = (*FindNemesis("kill"))->cycle(options);
-  auto ops = cycle("n2", 1000, 5000);
+  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", 250}, {"kill_target", "majority"}}).ok());
+  ASSERT_TRUE(options.set().Validate().ok());
+  // Through the registry: the window uses the family's own delay and
+  // target, and ends before the family's next window.
+  auto window = (*FindNemesis("kill"))->window(options);
+  auto ops = window(1000, 5000);
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].op.f, "kill");
-  EXPECT_EQ(ops[0].op.value, nlohmann::json({{"node", "n2"}}));
+  EXPECT_EQ(ops[0].op.value, nlohmann::json({{"target", "majority"}}));
   EXPECT_EQ(ops[1].op.f, "restart");
   EXPECT_TRUE(ops[0].mark.begins);
   EXPECT_FALSE(ops[1].mark.begins);
   EXPECT_EQ(ops[1].at_ms, 1250);
-  EXPECT_EQ(cycle("n2", 4900, 5000)[1].at_ms, 4999);
+  EXPECT_EQ(window(4900, 5000)[1].at_ms, 4999);
+  ASSERT_TRUE(options.set().Merge({{"kill_target", "n1,,n2"}}).ok());
+  EXPECT_NE(options.set().Validate().error().find("--kill-target"), std::string::npos);
 }
 
 // A service without the Killable capability.
@@ -68,7 +73,8 @@ class UnkillableService : public LockService {
 TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
   OptionsOf<KillOptions> options;
   UnkillableService service;
-  auto made = MakeNemesis({{"kill", &options}}, service);
+  ClientPauses pauses;
+  auto made = MakeNemesis({{"kill", &options}}, NemesisContext{service, pauses});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error(), "backend frozen cannot kill nodes");
 }

@@ -1,7 +1,10 @@
 #include "nemesis/nemesis_registry.h"
 
 #include "checker/module_registry.h"
+#include "checker/seed.h"
+#include "nemesis/client_pause_nemesis.h"
 #include "nemesis/kill_nemesis.h"
+#include "nemesis/pause_nemesis.h"
 
 namespace locksmith {
 
@@ -9,7 +12,10 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
-      {"kill", MakeOptions<KillOptions>, MakeKillNemesis, KillCycleOf},
+      {"kill", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
+      {"pause", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
+      {"client-pause", MakeOptions<ClientPauseOptions>, MakeClientPauseNemesis,
+       ClientPauseWindowOf},
   };
   return kFamilies;
 }
@@ -21,12 +27,15 @@ Result<const NemesisEntry*> FindNemesis(const std::string& name) {
 }
 
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& families,
-                                             LockService& service) {
+                                             const NemesisContext& context) {
   std::vector<std::unique_ptr<Nemesis>> parts;
-  for (const auto& family : families) {
+  for (size_t i = 0; i < families.size(); ++i) {
+    const ChosenFamily& family = families[i];
     auto entry = FindNemesis(family.name);
     if (!entry) return Error{entry.error()};
-    auto part = (*entry)->make(*family.options, service);
+    NemesisContext own = context;
+    own.seed = SubSeed(context.seed, i);
+    auto part = (*entry)->make(*family.options, own);
     if (!part) return Error{part.error()};
     parts.push_back(std::move(*part));
   }
@@ -38,7 +47,7 @@ Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily
   for (const auto& family : families) {
     auto entry = FindNemesis(family.name);
     if (!entry) return Error{entry.error()};
-    out.push_back({family.name, (*entry)->cycle(*family.options)});
+    out.push_back({family.name, (*entry)->window(*family.options)});
   }
   return out;
 }

@@ -5,6 +5,8 @@
 // NemesisFamilies(). Thread-safe (immutable table).
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,16 +15,29 @@
 #include "checker/option_set.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/schedule.h"
+#include "workloads/client_pauses.h"
 
 namespace locksmith {
+
+// What a family's nemesis may use of the run: the service (its node table
+// and capabilities), the handle through which client pauses reach lock
+// holders, a seed of its own (targets), and the workload's longest lease
+// (delayed restarts wait that long).
+struct NemesisContext {
+  LockService& service;
+  ClientPauses& pauses;
+  uint64_t seed = 0;
+  std::chrono::milliseconds longest_lease{0};
+};
 
 struct NemesisEntry {
   const char* name;
   OptionsFactory options;  // its options at their defaults
-  // Its nemesis on `service`; an error when the backend lacks what the
+  // Its nemesis in `context`; an error when the backend lacks what the
   // family needs (a capability such as Killable).
-  Result<std::unique_ptr<Nemesis>> (*make)(const ModuleOptions& options, LockService& service);
-  CycleOps (*cycle)(const ModuleOptions& options);
+  Result<std::unique_ptr<Nemesis>> (*make)(const ModuleOptions& options,
+                                           const NemesisContext& context);
+  WindowOps (*window)(const ModuleOptions& options);
 };
 
 // One family a run uses, with its options (made by the family's factory).
@@ -36,9 +51,10 @@ std::vector<std::string> NemesisNames();
 // The entry named `name`, or an error listing the known ones.
 Result<const NemesisEntry*> FindNemesis(const std::string& name);
 
-// One nemesis for every chosen family, routing ops by fault name.
+// One nemesis for every chosen family, routing ops by fault name; family i
+// gets the seed SubSeed(context.seed, i).
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& families,
-                                             LockService& service);
+                                             const NemesisContext& context);
 // The schedule's view of the chosen families, in order.
 Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily>& families);
 

@@ -3,32 +3,40 @@
 #include <algorithm>
 #include <random>
 
+#include "checker/seed.h"
+
 namespace locksmith {
 
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
-  std::vector<ScheduledFault> schedule;
   const int64_t interval_ms = static_cast<int64_t>(o.interval_s * 1000);
   // A cycle shorter than a millisecond would never advance.
-  if (o.families.empty() || o.nodes.empty() || !(interval_ms >= 1)) return schedule;
-  std::mt19937_64 rng(o.seed);
+  if (o.families.empty() || !(interval_ms >= 1)) return {};
   const int64_t limit_ms = static_cast<int64_t>(o.time_limit_s * 1000);
-  std::uniform_int_distribution<int64_t> jitter(0, interval_ms / 4);
-  std::uniform_int_distribution<size_t> pick(0, o.nodes.size() - 1);
+  const int64_t n = static_cast<int64_t>(o.families.size());
 
-  size_t family = 0;
-  int64_t window = 0;
-  for (int64_t cycle = interval_ms; cycle < limit_ms; cycle += interval_ms) {
-    const int64_t start = cycle + jitter(rng);
-    const std::string& node = o.nodes[pick(rng)];
-    const FaultFamily& fault = o.families[family++ % o.families.size()];
-    if (start >= limit_ms) break;
-    // The family says which op begins its window; the schedule numbers it.
-    for (auto& fault_op : fault.ops(node, start, cycle + interval_ms)) {
-      fault_op.mark.window = window;
-      fault_op.mark.family = fault.name;
-      schedule.push_back(std::move(fault_op));
+  std::vector<std::vector<ScheduledFault>> windows;
+  for (int64_t i = 0; i < n; ++i) {
+    const FaultFamily& family = o.families[static_cast<size_t>(i)];
+    std::mt19937_64 rng(SubSeed(o.seed, static_cast<uint64_t>(i)));
+    std::uniform_int_distribution<int64_t> jitter(0, interval_ms / 4);
+    const int64_t stagger = i * interval_ms / n;
+    for (int64_t slot = interval_ms + stagger; slot < limit_ms; slot += interval_ms) {
+      const int64_t start = slot + jitter(rng);
+      if (start >= limit_ms) break;
+      std::vector<ScheduledFault> ops = family.ops(start, slot + interval_ms);
+      for (auto& op : ops) op.mark.family = family.name;
+      if (!ops.empty()) windows.push_back(std::move(ops));
     }
-    ++window;
+  }
+  std::stable_sort(windows.begin(), windows.end(), [](const auto& a, const auto& b) {
+    return a.front().at_ms < b.front().at_ms;
+  });
+  std::vector<ScheduledFault> schedule;
+  for (size_t w = 0; w < windows.size(); ++w) {
+    for (auto& op : windows[w]) {
+      op.mark.window = static_cast<int64_t>(w);
+      schedule.push_back(std::move(op));
+    }
   }
   std::stable_sort(schedule.begin(), schedule.end(),
                    [](const ScheduledFault& a, const ScheduledFault& b) { return a.at_ms < b.at_ms; });

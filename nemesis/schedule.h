@@ -19,36 +19,35 @@ struct ScheduledFault {
   FaultMark mark;     // the window this op begins or ends
 };
 
-// How a fault family fills its turn of a cycle: the ops of one fault on
-// `node` that starts at `start_ms` and has ended (its stop op included)
-// before `next_cycle_ms`, so faults never pile up. It sets mark.begins on
-// each op; BuildSchedule numbers the window and names the family. Each
-// family defines its own next to its nemesis (KillCycle, ...).
-using CycleOps = std::function<std::vector<ScheduledFault>(
-    const std::string& node, int64_t start_ms, int64_t next_cycle_ms)>;
+// How a fault family fills one of its windows: the ops of one fault that
+// starts at `start_ms` and has ended (its end op included) before
+// `end_by_ms`, when the family's next window may start, so a family's faults
+// never pile up. Targets travel in the ops' values and are resolved when the
+// fault starts. The begin op has mark.begins, the end op not; BuildSchedule
+// numbers the window and names the family. Each family defines its own next
+// to its nemesis (KillWindow, ...).
+using WindowOps = std::function<std::vector<ScheduledFault>(int64_t start_ms, int64_t end_by_ms)>;
 
 struct FaultFamily {
   std::string name;  // e.g. "kill"
-  CycleOps ops;
+  WindowOps ops;
 };
 
 struct ScheduleOptions {
-  std::vector<FaultFamily> families;  // in turn, one per cycle
-  std::vector<std::string> nodes;     // candidate targets
-  double interval_s = 10;             // one fault cycle per interval
+  std::vector<FaultFamily> families;  // composed: each on its own schedule
+  double interval_s = 10;             // one window per family per interval
   double time_limit_s = 60;
   uint64_t seed = 0;
 };
 
-// One cycle per interval, starting after the first (a quiet warm-up): in
-// cycle k a fault family (round robin) starts at k*interval plus a seeded
-// jitter of up to a quarter interval, on a seeded node, and ends before the
-// next cycle (the family's CycleOps decides how). Every start op has its
-// stop op; nothing is scheduled at or after the time limit except the stop
-// of a fault that started before it.
-// Ops are sorted by time. Each fault is a window: its start op begins it and
-// its stop op ends it, both marked with the window's number (from 0, in
-// start order) and the family.
+// Each family runs on its own seeded schedule: one window per interval,
+// the first after a quiet warm-up of one interval, family i of n staggered
+// by i*interval/n so composed faults start apart, each start jittered by up
+// to a quarter interval (seeded per family), each window ended before the
+// family's next one. Different families' windows may overlap: that is what
+// composing them asks for. Nothing starts at or after the time limit; a
+// window that started before it still ends. Ops are sorted by time; windows
+// are numbered from 0 in order of their start.
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& options);
 
 }  // namespace locksmith

@@ -1,9 +1,12 @@
 #include "tests/locksmith_process.h"
 
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
@@ -168,6 +171,15 @@ bool WaitForText(const std::string& path, const std::string& text, std::chrono::
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return false;
+}
+
+void ExpectNothingLeft(const std::string& run_dir) {
+  const std::string tag = RunTag(run_dir);
+  if (geteuid() == 0) {
+    EXPECT_FALSE(tag.empty()) << "no cluster tag in the run's log";
+  }
+  auto left = Leftovers(tag, run_dir);
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
 }
 
 }  // namespace locksmith::testing

@@ -51,6 +51,9 @@ std::string RunTag(const std::string& run_dir);
 // whose command line or working directory is in the run directory. Empty when all is gone.
 std::vector<std::string> Leftovers(const std::string& tag, const std::string& run_dir);
 // Waits until the file has at least `lines` lines; false on timeout.
+// Fails the test (EXPECT) when the run left anything behind (Leftovers).
+void ExpectNothingLeft(const std::string& run_dir);
+
 bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds timeout);
 // Waits until the file contains `text`, polling every millisecond (to act
 // within a short phase of a run); false on timeout.

@@ -28,15 +28,6 @@ int64_t Count(const nlohmann::json& results, const std::string& type) {
   return results["stats"]["perf"]["stats"]["by_type"].value(type, int64_t{0});
 }
 
-void ExpectNothingLeft(const std::string& run_dir) {
-  const std::string tag = RunTag(run_dir);
-  if (geteuid() == 0) {
-    EXPECT_FALSE(tag.empty()) << "no cluster tag in the run's log";
-  }
-  auto left = Leftovers(tag, run_dir);
-  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
-}
-
 TEST(RunIntegrationTest, PlainRunIsValidWithThousandsOfOps) {
   TempDir dir;
   std::string out;

@@ -35,6 +35,9 @@ class MutexWorkload : public Workload {
 
   std::string Name() const override { return "mutex"; }
   boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override;
+  std::chrono::milliseconds LongestLease() const override {
+    return std::chrono::milliseconds(options_.lease_ms);
+  }
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
 
  private:

@@ -78,6 +78,9 @@ class Workload {
     (void)ctx;
     co_return OkStatus();
   }
+  // The longest lease any of its clients asks for (0: none): a delayed
+  // restart keeps a killed node down at least this long.
+  virtual std::chrono::milliseconds LongestLease() const { return std::chrono::milliseconds(0); }
   // The checkers that judge this workload's history. A run's checkers come
   // from a workload built from its config.json, both when it ends and when
   // `locksmith check` judges it again, so a checker's parameters (initial

@@ -1,0 +1,77 @@
+#include "nemesis/node_fault_nemesis.h"
+
+#include "checker/seed.h"
+#include "nemesis/targets.h"
+
+namespace locksmith {
+
+FaultResult NodeFaultNemesis::Invoke(const FaultOp& op) {
+  if (op.f == actions_.begin) return Begin(op);
+  if (op.f == actions_.end) return End(op);
+  return {false, nullptr, actions_.begin + " nemesis cannot " + op.f};
+}
+
+FaultResult NodeFaultNemesis::Begin(const FaultOp& op) {
+  const bool named = op.value.is_object() && op.value.contains("node");
+  const bool targeted = op.value.is_object() && op.value.contains("target");
+  if (named == targeted || (named && !op.value["node"].is_string()) ||
+      (targeted && !op.value["target"].is_string())) {
+    return {false, op.value,
+            actions_.begin + " needs {\"target\": one, primary, ...} or {\"node\": name}"};
+  }
+  auto target = ParseTarget(named ? op.value["node"].get<std::string>()
+                                  : op.value["target"].get<std::string>());
+  if (!target) return {false, op.value, target.error()};
+  const uint64_t seed = SubSeed(seed_, begun_++);
+  auto nodes = target->kind == Target::Kind::kNamed
+                   ? Result<std::vector<std::string>>(target->names)
+                   : ResolveTarget(*target, table_ ? table_() : NodeTable{}, seed);
+  if (!nodes) return {false, op.value, nodes.error()};
+  nlohmann::json done = nlohmann::json::array();
+  std::string errors;
+  for (const auto& node : *nodes) {
+    if (Status s = actions_.apply(node); s) {
+      faulted_.insert(node);
+      done.push_back(node);
+    } else {
+      errors += (errors.empty() ? "" : "; ") + s.error();
+    }
+  }
+  nlohmann::json value{{"nodes", done}};
+  if (targeted) value["target"] = op.value["target"];
+  return {errors.empty(), value, errors};
+}
+
+FaultResult NodeFaultNemesis::End(const FaultOp& op) {
+  std::vector<std::string> nodes(faulted_.begin(), faulted_.end());
+  if (op.value.is_object() && op.value.contains("node")) {
+    if (!op.value["node"].is_string()) return {false, op.value, actions_.end + ": bad \"node\""};
+    nodes = {op.value["node"].get<std::string>()};
+  }
+  nlohmann::json done = nlohmann::json::array();
+  std::string errors;
+  for (const auto& node : nodes) {
+    if (Status s = actions_.undo(node); s) {
+      faulted_.erase(node);
+      done.push_back(node);
+    } else {
+      errors += (errors.empty() ? "" : "; ") + s.error();
+    }
+  }
+  return {errors.empty(), {{"nodes", done}}, errors};
+}
+
+std::vector<HealFailure> NodeFaultNemesis::Teardown() {
+  std::vector<HealFailure> failures;
+  for (auto it = faulted_.begin(); it != faulted_.end();) {
+    if (Status s = actions_.undo(*it); s) {
+      it = faulted_.erase(it);
+    } else {
+      failures.push_back({actions_.end, {{"node", *it}}, s.error()});
+      ++it;
+    }
+  }
+  return failures;
+}
+
+}  // namespace locksmith

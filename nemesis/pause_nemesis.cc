@@ -1,0 +1,53 @@
+#include "nemesis/pause_nemesis.h"
+
+#include <algorithm>
+
+#include "nemesis/targets.h"
+
+namespace locksmith {
+
+void PauseOptions::Declare(OptionSet& set) {
+  set.Text("pause_target", "--pause-target", &target, 256,
+           "nodes each pause freezes: one, primary, replicas, minority, majority, all, or names");
+  set.Integer("pause_ms", "--pause-ms", &pause_ms, int64_t{1}, int64_t{3'600'000},
+              "ms a paused (SIGSTOPped) node stays frozen, at most until the next window");
+  set.Require([this]() -> Status {
+    if (auto parsed = ParseTarget(target); !parsed) {
+      return Error{"--pause-target: " + parsed.error()};
+    }
+    return OkStatus();
+  });
+}
+
+WindowOps PauseWindow(const PauseOptions& options) {
+  return [target = options.target, ms = options.pause_ms](int64_t start_ms, int64_t end_by_ms) {
+    const int64_t stop = std::max(start_ms, std::min(start_ms + ms, end_by_ms - 1));
+    return std::vector<ScheduledFault>{{start_ms, {"pause", {{"target", target}}}, {}},
+                                       {stop, {"resume", nullptr}, {0, "", false}}};
+  };
+}
+
+Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
+                                                  const NemesisContext& context) {
+  (void)options;
+  auto* pausable = Capability<Pausable>(context.service);
+  if (pausable == nullptr) {
+    return Error{"backend " + context.service.Backend() + " cannot pause nodes"};
+  }
+  LockService& service = context.service;
+  return std::unique_ptr<Nemesis>(
+      new PauseNemesis(*pausable, [&service] { return service.Table(); }, context.seed));
+}
+
+WindowOps PauseWindowOf(const ModuleOptions& options) {
+  return PauseWindow(OptionsAs<PauseOptions>(options));
+}
+
+PauseNemesis::PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed)
+    : NodeFaultNemesis(std::move(table),
+                       {"pause", "resume",
+                        [&service](const std::string& node) { return service.PauseNode(node); },
+                        [&service](const std::string& node) { return service.ResumeNode(node); }},
+                       seed) {}
+
+}  // namespace locksmith

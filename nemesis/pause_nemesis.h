@@ -1,0 +1,38 @@
+// PauseNemesis: "pause" freezes the target nodes' server processes with
+// SIGSTOP, like a long GC pause or a stalled VM; "resume" thaws them with
+// SIGCONT. Connections stay open and requests queue, unlike a kill. A
+// NodeFaultNemesis: targets, completion values and Teardown are as there.
+// Used from the nemesis thread; Teardown afterwards from the run thread.
+#pragma once
+
+#include <string>
+
+#include "checker/option_set.h"
+#include "nemesis/nemesis_registry.h"
+#include "nemesis/node_fault_nemesis.h"
+#include "nemesis/schedule.h"
+
+namespace locksmith {
+
+// The pause family's options.
+struct PauseOptions {
+  std::string target = "one";  // which nodes each pause freezes
+  int64_t pause_ms = 2000;     // how long they stay frozen, at most until the next window
+
+  void Declare(OptionSet& set);
+};
+
+// A pause of the target at the start, its resume pause_ms later.
+WindowOps PauseWindow(const PauseOptions& options);
+
+// The registry's hooks: an error when the backend cannot pause nodes.
+Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
+                                                  const NemesisContext& context);
+WindowOps PauseWindowOf(const ModuleOptions& options);
+
+class PauseNemesis : public NodeFaultNemesis {
+ public:
+  PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed);
+};
+
+}  // namespace locksmith

@@ -1,0 +1,117 @@
+// The fault families end to end on the single-Redis backend: each run's
+// verdict is the one the fault predicts, the faults are in the history as
+// windows with what was done, and nothing of the run is left behind.
+#include <gtest/gtest.h>
+
+#include <map>
+
+#include "checker/history_file.h"
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+struct Finished {
+  int code = -1;
+  std::string out;
+  std::string run;
+  nlohmann::json results;
+  History history;
+};
+
+Finished RunWith(const std::vector<std::string>& flags) {
+  TempDir dir;
+  Finished f;
+  std::vector<std::string> args = {"run", "--time-limit", "14", "--nemesis-interval", "4",
+                                   "--seed", "3", "--store", "store"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  f.code = RunLocksmith(dir.path(), args, seconds(120), &f.out);
+  f.run = LatestRun(dir.path() + "/store");
+  f.results = ReadJson(f.run + "/results.json");
+  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
+  EXPECT_TRUE(history.ok()) << history.error();
+  if (history.ok()) f.history = *history;
+  ExpectNothingLeft(f.run);
+  return f;
+}
+
+// Anomalies by class ("unsafe-grant", "expired-lease-use").
+std::map<std::string, int> Classes(const nlohmann::json& results) {
+  std::map<std::string, int> classes;
+  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
+  return classes;
+}
+
+// The nemesis completions of `f`, each with its window mark.
+std::vector<Op> FaultsDone(const History& history, const std::string& f) {
+  std::vector<Op> done;
+  for (const Op& op : history) {
+    if (op.is_nemesis() && op.type == OpType::kInfo && op.f == f) done.push_back(op);
+  }
+  return done;
+}
+
+TEST(NemesisIntegrationTest, AClientPauseLongerThanTheLeaseMakesExpiredLeaseDoubleHolders) {
+  Finished f = RunWith({"--nemesis", "client-pause", "--client-pause-ms", "2500", "--lease", "1000"});
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = Classes(f.results);
+  EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
+  EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
+  // Each stall hit a holder, which recorded it as its own pause op.
+  const auto pauses = FaultsDone(f.history, "client-pause");
+  ASSERT_FALSE(pauses.empty());
+  bool stalled = false;
+  for (const Op& p : pauses) {
+    if (!p.error.empty()) continue;
+    for (const Op& op : f.history) {
+      stalled |= op.f == "pause" && op.process == p.value["process"].get<int64_t>() &&
+                 op.key == p.value["key"].get<std::string>();
+    }
+  }
+  EXPECT_TRUE(stalled) << "no holder's pause op matches the nemesis's report";
+}
+
+TEST(NemesisIntegrationTest, AClientPauseShorterThanTheLeaseIsValid) {
+  Finished f = RunWith({"--nemesis", "client-pause", "--client-pause-ms", "200", "--lease", "5000"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  EXPECT_FALSE(FaultsDone(f.history, "client-pause").empty());
+}
+
+TEST(NemesisIntegrationTest, AServerPauseLongerThanTheClientTimeoutIsValidWithInfoAcquires) {
+  Finished f =
+      RunWith({"--nemesis", "pause", "--pause-ms", "2000", "--client-timeout", "300"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  const auto pauses = FaultsDone(f.history, "pause");
+  const auto resumes = FaultsDone(f.history, "resume");
+  ASSERT_FALSE(pauses.empty());
+  ASSERT_EQ(pauses.size(), resumes.size()) << "every pause window ends";
+  EXPECT_EQ(pauses[0].value["nodes"], nlohmann::json::array({"n1"}));
+  // While the server is frozen, acquires time out: info, not fail.
+  int info_inside = 0;
+  for (const Op& op : f.history) {
+    if (op.f == "acquire" && op.type == OpType::kInfo && op.time > pauses[0].time &&
+        op.time < resumes[0].time) {
+      ++info_inside;
+    }
+  }
+  EXPECT_GE(info_inside, 1);
+}
+
+TEST(NemesisIntegrationTest, ADelayedRestartWithoutPersistenceIsValid) {
+  Finished f = RunWith({"--nemesis", "kill", "--restart-delay", "100", "--delayed-restart",
+                    "--lease", "1000"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  // Each restart came at least a lease after its kill.
+  const auto kills = FaultsDone(f.history, "kill");
+  const auto restarts = FaultsDone(f.history, "restart");
+  ASSERT_FALSE(kills.empty());
+  ASSERT_EQ(kills.size(), restarts.size());
+  for (size_t i = 0; i < kills.size(); ++i) {
+    EXPECT_GE(restarts[i].time - kills[i].time, 1'000'000'000) << i;
+  }
+}
+
+}  // namespace
+}  // namespace locksmith::testing
