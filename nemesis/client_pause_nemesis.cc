@@ -74,7 +74,8 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
             "no client held " + (key.empty() ? std::string("a lock") : key) + " within " +
                 std::to_string(*wait) + " ms"};
   }
-  return {true, {{"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}},
+  return {true,
+          {{"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}},
           ""};
 }
 

@@ -16,14 +16,15 @@ void KillOptions::Declare(OptionSet& set) {
   set.Flag("delayed_restart", "--delayed-restart", &delayed_restart,
            "a killed node stays down at least the longest lease before it restarts");
   set.Require([this]() -> Status {
-    if (auto parsed = ParseTarget(target); !parsed) return Error{"--kill-target: " + parsed.error()};
+    if (auto parsed = ParseTarget(target); !parsed)
+      return Error{"--kill-target: " + parsed.error()};
     return OkStatus();
   });
 }
 
 WindowOps KillWindow(const KillOptions& options) {
   return [target = options.target, delay = options.restart_delay_ms](int64_t start_ms,
-                                                                      int64_t end_by_ms) {
+                                                                     int64_t end_by_ms) {
     const int64_t stop = std::max(start_ms, std::min(start_ms + delay, end_by_ms - 1));
     return std::vector<ScheduledFault>{{start_ms, {"kill", {{"target", target}}}, {}},
                                        {stop, {"restart", nullptr}, {0, "", false}}};
@@ -49,22 +50,21 @@ WindowOps KillWindowOf(const ModuleOptions& options) {
 
 KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, uint64_t seed,
                          std::chrono::milliseconds min_downtime)
-    : NodeFaultNemesis(
-          std::move(table),
-          {"kill", "restart",
-           [this, &service](const std::string& node) {
-             Status s = service.KillNode(node);
-             if (s) down_since_[node] = std::chrono::steady_clock::now();
-             return s;
-           },
-           [this, &service, min_downtime](const std::string& node) {
-             if (auto it = down_since_.find(node); it != down_since_.end()) {
-               std::this_thread::sleep_until(it->second + min_downtime);
-             }
-             Status s = service.StartNode(node);
-             if (s) down_since_.erase(node);
-             return s;
-           }},
-          seed) {}
+    : NodeFaultNemesis(std::move(table),
+                       {"kill", "restart",
+                        [this, &service](const std::string& node) {
+                          Status s = service.KillNode(node);
+                          if (s) down_since_[node] = std::chrono::steady_clock::now();
+                          return s;
+                        },
+                        [this, &service, min_downtime](const std::string& node) {
+                          if (auto it = down_since_.find(node); it != down_since_.end()) {
+                            std::this_thread::sleep_until(it->second + min_downtime);
+                          }
+                          Status s = service.StartNode(node);
+                          if (s) down_since_.erase(node);
+                          return s;
+                        }},
+                       seed) {}
 
 }  // namespace locksmith

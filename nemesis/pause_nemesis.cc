@@ -35,8 +35,8 @@ Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
     return Error{"backend " + context.service.Backend() + " cannot pause nodes"};
   }
   LockService& service = context.service;
-  return std::unique_ptr<Nemesis>(
-      new PauseNemesis(*pausable, [&service] { return service.Table(); }, context.seed));
+  return std::unique_ptr<Nemesis>(new PauseNemesis(
+      *pausable, [&service] { return service.Table(); }, context.seed));
 }
 
 WindowOps PauseWindowOf(const ModuleOptions& options) {

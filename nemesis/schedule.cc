@@ -28,9 +28,8 @@ std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
       if (!ops.empty()) windows.push_back(std::move(ops));
     }
   }
-  std::stable_sort(windows.begin(), windows.end(), [](const auto& a, const auto& b) {
-    return a.front().at_ms < b.front().at_ms;
-  });
+  std::stable_sort(windows.begin(), windows.end(),
+                   [](const auto& a, const auto& b) { return a.front().at_ms < b.front().at_ms; });
   std::vector<ScheduledFault> schedule;
   for (size_t w = 0; w < windows.size(); ++w) {
     for (auto& op : windows[w]) {
@@ -38,8 +37,9 @@ std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
       schedule.push_back(std::move(op));
     }
   }
-  std::stable_sort(schedule.begin(), schedule.end(),
-                   [](const ScheduledFault& a, const ScheduledFault& b) { return a.at_ms < b.at_ms; });
+  std::stable_sort(
+      schedule.begin(), schedule.end(),
+      [](const ScheduledFault& a, const ScheduledFault& b) { return a.at_ms < b.at_ms; });
   return schedule;
 }
 

@@ -42,8 +42,8 @@ std::vector<std::string> Resolve(const std::string& text, const NodeTable& table
 }
 
 TEST(TargetsTest, KeywordsAndNamesRoundTrip) {
-  for (const auto& text : {"one", "primary", "replicas", "minority", "majority", "all", "n1",
-                           "n3,n1", "zk-1.a_b"}) {
+  for (const auto& text :
+       {"one", "primary", "replicas", "minority", "majority", "all", "n1", "n3,n1", "zk-1.a_b"}) {
     auto target = ParseTarget(text);
     ASSERT_TRUE(target.ok()) << text << ": " << target.error();
     EXPECT_EQ(FormatTarget(*target), text);

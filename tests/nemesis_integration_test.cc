@@ -24,8 +24,8 @@ struct Finished {
 Finished RunWith(const std::vector<std::string>& flags) {
   TempDir dir;
   Finished f;
-  std::vector<std::string> args = {"run", "--time-limit", "14", "--nemesis-interval", "4",
-                                   "--seed", "3", "--store", "store"};
+  std::vector<std::string> args = {
+      "run", "--time-limit", "14", "--nemesis-interval", "4", "--seed", "3", "--store", "store"};
   args.insert(args.end(), flags.begin(), flags.end());
   f.code = RunLocksmith(dir.path(), args, seconds(120), &f.out);
   f.run = LatestRun(dir.path() + "/store");
@@ -54,7 +54,8 @@ std::vector<Op> FaultsDone(const History& history, const std::string& f) {
 }
 
 TEST(NemesisIntegrationTest, AClientPauseLongerThanTheLeaseMakesExpiredLeaseDoubleHolders) {
-  Finished f = RunWith({"--nemesis", "client-pause", "--client-pause-ms", "2500", "--lease", "1000"});
+  Finished f =
+      RunWith({"--nemesis", "client-pause", "--client-pause-ms", "2500", "--lease", "1000"});
   ASSERT_EQ(f.code, 1) << f.out;
   const auto classes = Classes(f.results);
   EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
@@ -74,14 +75,14 @@ TEST(NemesisIntegrationTest, AClientPauseLongerThanTheLeaseMakesExpiredLeaseDoub
 }
 
 TEST(NemesisIntegrationTest, AClientPauseShorterThanTheLeaseIsValid) {
-  Finished f = RunWith({"--nemesis", "client-pause", "--client-pause-ms", "200", "--lease", "5000"});
+  Finished f =
+      RunWith({"--nemesis", "client-pause", "--client-pause-ms", "200", "--lease", "5000"});
   EXPECT_EQ(f.code, 0) << f.out;
   EXPECT_FALSE(FaultsDone(f.history, "client-pause").empty());
 }
 
 TEST(NemesisIntegrationTest, AServerPauseLongerThanTheClientTimeoutIsValidWithInfoAcquires) {
-  Finished f =
-      RunWith({"--nemesis", "pause", "--pause-ms", "2000", "--client-timeout", "300"});
+  Finished f = RunWith({"--nemesis", "pause", "--pause-ms", "2000", "--client-timeout", "300"});
   EXPECT_EQ(f.code, 0) << f.out;
   const auto pauses = FaultsDone(f.history, "pause");
   const auto resumes = FaultsDone(f.history, "resume");
@@ -100,8 +101,8 @@ TEST(NemesisIntegrationTest, AServerPauseLongerThanTheClientTimeoutIsValidWithIn
 }
 
 TEST(NemesisIntegrationTest, ADelayedRestartWithoutPersistenceIsValid) {
-  Finished f = RunWith({"--nemesis", "kill", "--restart-delay", "100", "--delayed-restart",
-                    "--lease", "1000"});
+  Finished f = RunWith(
+      {"--nemesis", "kill", "--restart-delay", "100", "--delayed-restart", "--lease", "1000"});
   EXPECT_EQ(f.code, 0) << f.out;
   // Each restart came at least a lease after its kill.
   const auto kills = FaultsDone(f.history, "kill");

@@ -13,9 +13,8 @@ void ClientPauses::Request(std::chrono::milliseconds duration, std::string key) 
 std::optional<ClientPauses::Taken> ClientPauses::AwaitTaken(std::chrono::milliseconds wait) {
   std::unique_lock lock(mu_);
   const uint64_t generation = generation_;
-  taken_cv_.wait_for(lock, wait, [&] {
-    return taken_generation_ == generation && taken_.has_value();
-  });
+  taken_cv_.wait_for(lock, wait,
+                     [&] { return taken_generation_ == generation && taken_.has_value(); });
   if (taken_generation_ == generation && taken_) return taken_;
   if (generation_ == generation) requested_.reset();  // nobody held a lock: drop it
   return std::nullopt;
@@ -27,7 +26,7 @@ void ClientPauses::Cancel() {
 }
 
 std::optional<std::chrono::milliseconds> ClientPauses::Take(int64_t process,
-                                                           const std::string& key) {
+                                                            const std::string& key) {
   std::lock_guard lock(mu_);
   if (!requested_ || (!requested_key_.empty() && requested_key_ != key)) return std::nullopt;
   const auto duration = *requested_;
