@@ -17,7 +17,7 @@
 #include "harness/net_plan.h"
 #include "harness/proc_info.h"
 #include "harness/run_registry.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "harness/proc_info.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

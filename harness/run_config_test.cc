@@ -6,7 +6,7 @@
 
 #include <fstream>
 
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

@@ -10,11 +10,14 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include "checker/memory_recorder.h"
-#include "workloads/fake_lock_service.h"
+#include "checker/testing/memory_recorder.h"
+#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
+
+using testing::FakeLockService;
+using testing::MemoryRecorder;
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;

@@ -7,7 +7,7 @@
 
 #include "checker/op_recorder.h"
 
-namespace locksmith {
+namespace locksmith::testing {
 
 class MemoryRecorder : public OpRecorder {
  public:
@@ -31,4 +31,4 @@ class MemoryRecorder : public OpRecorder {
   History history_;
 };
 
-}  // namespace locksmith
+}  // namespace locksmith::testing

@@ -17,7 +17,7 @@
 
 #include "backends/lock_service.h"
 
-namespace locksmith {
+namespace locksmith::testing {
 
 struct FakeLockState {
   struct Entry {
@@ -117,4 +117,4 @@ class FakeLockService : public LockService {
   FakeLockState state;
 };
 
-}  // namespace locksmith
+}  // namespace locksmith::testing
