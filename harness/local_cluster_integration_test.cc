@@ -386,25 +386,5 @@ TEST(LocalClusterIntegrationTest, RemovesAnUnregisteredDeadRunOnlyWhenAsked) {
   for (const auto& [pid, start] : stranded) EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
 }
 
-TEST(LocalClusterIntegrationTest, MeasuresCreateAndTeardown) {
-  SKIP_UNLESS_ROOT();
-  for (int nodes : {1, 5, 13}) {
-    TempDir dir;
-    std::vector<std::string> names;
-    for (int i = 0; i < nodes; ++i) names.push_back("n" + std::to_string(i + 1));
-    auto t0 = std::chrono::steady_clock::now();
-    auto cluster = Create(Options(dir, names));
-    ASSERT_NE(cluster, nullptr);
-    auto t1 = std::chrono::steady_clock::now();
-    ASSERT_TRUE(cluster->Teardown().ok());
-    auto t2 = std::chrono::steady_clock::now();
-    auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
-    std::cout << nodes << " node(s): create " << ms(t1 - t0) << " ms, teardown " << ms(t2 - t1)
-              << " ms\n";
-    RecordProperty("create_ms_" + std::to_string(nodes), static_cast<int>(ms(t1 - t0)));
-    EXPECT_EQ(Remains(cluster->Tag()), std::vector<std::string>{});
-  }
-}
-
 }  // namespace
 }  // namespace locksmith
