@@ -46,7 +46,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
 
   // A worker that throws ends the workload with its error; the others stop.
   TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
-  const Clock::time_point start = Clock::now();
+  const Clock::time_point start = ctx.Now();
   for (int i = 0; i < n; ++i) {
     workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], start));
   }
@@ -64,10 +64,10 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
 
   // Every sleep below ends at the deadline and soon after an interrupt.
   while (!ctx.ShouldStop()) {
-    std::optional<Clock::time_point> slot = pacer.Next(Clock::now());
+    std::optional<Clock::time_point> slot = pacer.Next(ctx.Now());
     if (!slot) break;  // no attempt left before the deadline
     co_await SleepUntil(ctx, *slot);
-    if (ctx.ShouldStop() || Clock::now() >= ctx.deadline) break;
+    if (ctx.ShouldStop() || ctx.Now() >= ctx.deadline) break;
 
     const std::string key = "lock-" + std::to_string(pick_key(rng));
     log.Invoke("acquire", key, {{"lease_ms", o.lease_ms}});

@@ -21,6 +21,7 @@
 #include "checker/checker.h"
 #include "checker/op_recorder.h"
 #include "checker/option_set.h"
+#include "workloads/workload_clock.h"
 
 namespace locksmith {
 
@@ -50,8 +51,11 @@ struct WorkloadContext {
   // Set when a worker failed (threw): the others stop as on an interrupt,
   // so the run ends with the error instead of running to its deadline.
   bool failed = false;
+  // What the workload reads and waits on; tests inject a fake.
+  WorkloadClock* clock = &SteadyWorkloadClock();
 
   bool ShouldStop() const { return failed || interrupted.load(); }
+  std::chrono::steady_clock::time_point Now() const { return clock->Now(); }
 };
 
 class Workload {

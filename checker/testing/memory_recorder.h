@@ -1,9 +1,12 @@
 // MemoryRecorder: an OpRecorder that keeps the history in memory, for tests.
-// Thread-safe.
+// Op times are nanoseconds since construction on the steady clock, or on the
+// clock `now` reads (a test's fake clock). Thread-safe.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <mutex>
+#include <utility>
 
 #include "checker/op_recorder.h"
 
@@ -11,12 +14,15 @@ namespace locksmith::testing {
 
 class MemoryRecorder : public OpRecorder {
  public:
+  using Now = std::function<std::chrono::steady_clock::time_point()>;
+
+  explicit MemoryRecorder(Now now = std::chrono::steady_clock::now)
+      : now_(std::move(now)), start_(now_()) {}
+
   Op Record(Op op) override {
     std::lock_guard lock(mu_);
     op.index = static_cast<int64_t>(history_.size());
-    op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - start_)
-                  .count();
+    op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(now_() - start_).count();
     history_.push_back(op);
     return op;
   }
@@ -26,8 +32,9 @@ class MemoryRecorder : public OpRecorder {
   }
 
  private:
+  const Now now_;
+  const std::chrono::steady_clock::time_point start_;
   mutable std::mutex mu_;
-  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   History history_;
 };
 
