@@ -5,9 +5,6 @@
 # Needs root (namespaces, bridge, veths).
 # Usage: scripts/bench-cluster.sh [--repeat N]
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${LOCKSMITH_BENCH_BUILD_DIR:-$root/build-bench}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOCKSMITH_WERROR=ON >/dev/null
-cmake --build "$build" --target local_cluster_bench -j "$(nproc)" >/dev/null
-echo "local_cluster_bench on $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
+bench_build local_cluster_bench
 exec "$build/harness/local_cluster_bench" "$@"
