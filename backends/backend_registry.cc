@@ -1,60 +1,39 @@
 #include "backends/backend_registry.h"
 
 #include "backends/redis_service.h"
+#include "checker/module_registry.h"
 
 namespace locksmith {
-namespace {
 
-struct Entry {
-  const char* name;
-  int nodes;
-  std::unique_ptr<LockService> (*make)(const BackendOptions&, Cluster&);
-};
-
-const Entry kBackends[] = {
-    {"redis", 1,
-     [](const BackendOptions& o, Cluster& cluster) -> std::unique_ptr<LockService> {
-       RedisServiceOptions r;
-       r.nodes = 1;
-       r.persistence = o.redis_persistence;
-       r.password = o.password;
-       r.client_timeout = o.client_timeout;
-       return std::make_unique<RedisService>(cluster, r);
-     }},
-};
-
-const Entry* Find(const std::string& name) {
-  for (const auto& e : kBackends) {
-    if (name == e.name) return &e;
-  }
-  return nullptr;
+const std::vector<BackendEntry>& Backends() {
+  // An explicit table rather than static self-registration: static libraries
+  // drop object files nothing references, taking their registrars with them.
+  static const std::vector<BackendEntry> kBackends = {
+      {"redis", 1, MakeOptions<RedisServiceOptions>, MakeRedisService},
+  };
+  return kBackends;
 }
 
-Error Unknown(const std::string& name) {
-  return Error{"unknown backend \"" + name + "\" (known: " + JoinNames(BackendNames()) + ")"};
-}
+std::vector<std::string> BackendNames() { return EntryNames(Backends()); }
 
-}  // namespace
-
-std::vector<std::string> BackendNames() {
-  std::vector<std::string> names;
-  for (const auto& e : kBackends) names.emplace_back(e.name);
-  return names;
+Result<const BackendEntry*> FindBackend(const std::string& name) {
+  return FindEntry(Backends(), "backend", name);
 }
 
 Result<std::vector<std::string>> BackendNodeNames(const std::string& backend) {
-  const Entry* e = Find(backend);
-  if (e == nullptr) return Unknown(backend);
+  auto entry = FindBackend(backend);
+  if (!entry) return Error{entry.error()};
   std::vector<std::string> names;
-  for (int i = 1; i <= e->nodes; ++i) names.push_back("n" + std::to_string(i));
+  for (int i = 1; i <= (*entry)->nodes; ++i) names.push_back("n" + std::to_string(i));
   return names;
 }
 
-Result<std::unique_ptr<LockService>> MakeLockService(const BackendOptions& options,
-                                                     Cluster& cluster) {
-  const Entry* e = Find(options.name);
-  if (e == nullptr) return Unknown(options.name);
-  return e->make(options, cluster);
+Result<std::unique_ptr<LockService>> MakeLockService(const std::string& backend,
+                                                     const ModuleOptions& options,
+                                                     const BackendContext& context) {
+  auto entry = FindBackend(backend);
+  if (!entry) return Error{entry.error()};
+  return (*entry)->make(options, context);
 }
 
 }  // namespace locksmith

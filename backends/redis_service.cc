@@ -7,6 +7,7 @@
 
 #include "backends/redis_admin.h"
 #include "backends/redis_lock_client.h"
+#include "backends/redis_lock_token.h"
 
 namespace locksmith {
 namespace {
@@ -76,6 +77,22 @@ NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes) {
                      host->Address(), host->ServicePort(6379)});
   }
   return table;
+}
+
+std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }
+
+void RedisServiceOptions::Declare(OptionSet& set) {
+  set.Choice("redis_persistence", "--redis-persistence", &persistence, PersistenceModes(),
+             "AOF fsync policy: what a SIGKILLed node remembers when started again");
+}
+
+Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
+                                                      const BackendContext& context) {
+  RedisServiceOptions r = OptionsAs<RedisServiceOptions>(options);
+  r.nodes = 1;
+  r.password = "ls-" + LockTokenGenerator(context.seed).Next();
+  r.client_timeout = context.client_timeout;
+  return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }
 
 RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)

@@ -19,18 +19,30 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend_registry.h"
 #include "backends/lock_service.h"
 #include "harness/host.h"
 
 namespace locksmith {
 
+// Only `persistence` is a user option (config key "redis_persistence"); the
+// rest is filled in by MakeRedisService from the run.
 struct RedisServiceOptions {
   int nodes = 1;
   std::string persistence = "none";  // none | everysec | always
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
+
+  void Declare(OptionSet& set);
 };
+
+std::vector<std::string> PersistenceModes();
+
+// The `redis` backend from its options (OptionsOf<RedisServiceOptions>): one
+// master on n1, with a password drawn from the context's seed.
+Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
+                                                      const BackendContext& context);
 
 // The redis.conf of one node (pure; exposed for tests).
 std::string RedisConfigText(const std::string& address, int port, const std::string& password,

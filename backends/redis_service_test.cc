@@ -76,6 +76,22 @@ TEST(RedisConfigTextTest, BindsTheHostAddressWithAPasswordAndThePersistence) {
   EXPECT_NE(RedisConfigText("a", 1, "p", "none", "d").find("appendonly no\n"), std::string::npos);
 }
 
+TEST(RedisServiceTest, TheRegistryBuildsItFromItsOptionsAndTheRun) {
+  auto options = (*FindBackend("redis"))->options();
+  ASSERT_TRUE(options->set().Validate().ok());
+  ASSERT_TRUE(options->set().Merge({{"redis_persistence", "sometimes"}}).ok());
+  EXPECT_EQ(options->set().Validate().error(),
+            "--redis-persistence must be one of none, everysec, always, not \"sometimes\"");
+  ASSERT_TRUE(options->set().Merge({{"redis_persistence", "always"}}).ok());
+  EXPECT_EQ(options->set().ToJson(), nlohmann::json({{"redis_persistence", "always"}}));
+  FakeCluster cluster({"n1"});
+  auto service = MakeLockService("redis", *options, {cluster, 7, std::chrono::milliseconds(250)});
+  ASSERT_TRUE(service.ok()) << service.error();
+  EXPECT_EQ((*service)->Settings(), nlohmann::json({{"persistence", "always"}}));
+  EXPECT_EQ((*service)->Nodes(), std::vector<std::string>{"n1"});
+  EXPECT_EQ(*BackendNodeNames("redis"), std::vector<std::string>{"n1"});
+}
+
 TEST(RedisServiceTest, TheNodeTableAndDescriptionComeFromTheHosts) {
   FakeCluster cluster({"n1", "n2"});
   cluster.Fake("n1")->SetPort(6379, 20001);

@@ -41,6 +41,7 @@ nlohmann::json CheckResult::ToJson() const {
   j["stats"] = stats;
   if (!reason.empty()) j["reason"] = reason;
   if (!warnings.empty()) j["warnings"] = warnings;
+  if (!summary.empty()) j["summary"] = summary;
   return j;
 }
 

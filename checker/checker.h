@@ -35,6 +35,11 @@ struct CheckResult {
   // each (e.g. a last line cut short by a crash and skipped). JSON:
   // "warnings", only when there are some.
   std::vector<std::string> warnings;
+  // One line a person reads next to the checker's name in a run's summary
+  // ("3 double holders: 2 unsafe grants, ..."); empty when the verdict says
+  // it all. Each checker writes its own, so whoever prints a run's summary
+  // needs to know no checker's stats.
+  std::string summary;
 
   nlohmann::json ToJson() const;
 };

@@ -184,6 +184,9 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
                   {"unsafe_grants", unsafe_grants},
                   {"expired_lease_uses", expired_lease_uses},
                   {"possible_overlaps", possible}};
+  result.summary = std::to_string(unsafe_grants + expired_lease_uses) + " double holders: " +
+                   std::to_string(unsafe_grants) + " unsafe grants, " +
+                   std::to_string(expired_lease_uses) + " expired-lease uses";
   return result;
 }
 

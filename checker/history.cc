@@ -39,7 +39,12 @@ nlohmann::json OpToJson(const Op& op) {
   if (!op.key.empty()) j["key"] = op.key;
   if (!op.value.is_null()) j["value"] = op.value;
   if (!op.error.empty()) j["error"] = op.error;
+  if (!op.fault.is_null()) j["fault"] = op.fault;
   return j;
+}
+
+nlohmann::json FaultMark::ToJson() const {
+  return {{"window", window}, {"family", family}, {"phase", begins ? "begin" : "end"}};
 }
 
 // Errors and keys come from lock services and users and may hold invalid
@@ -60,6 +65,25 @@ Result<int64_t> IntField(const nlohmann::json& j, const char* name) {
 }
 
 }  // namespace
+
+Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Error{"\"fault\" must be an object"};
+  FaultMark mark;
+  auto window = IntField(j, "window");
+  if (!window || *window < 0) return Error{"\"fault\" needs a non-negative integer \"window\""};
+  mark.window = *window;
+  auto family = j.find("family");
+  if (family == j.end() || !family->is_string() || family->get<std::string>().empty()) {
+    return Error{"\"fault\" needs a non-empty string \"family\""};
+  }
+  mark.family = family->get<std::string>();
+  auto phase = j.find("phase");
+  if (phase == j.end() || !(*phase == "begin" || *phase == "end")) {
+    return Error{"\"fault\" needs \"phase\": \"begin\" or \"end\""};
+  }
+  mark.begins = *phase == "begin";
+  return mark;
+}
 
 Result<Op> OpFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Error{"an op must be a JSON object"};
@@ -101,6 +125,11 @@ Result<Op> OpFromJson(const nlohmann::json& j) {
   if (auto error = j.find("error"); error != j.end()) {
     if (!error->is_string()) return Error{"\"error\" must be a string"};
     op.error = error->get<std::string>();
+  }
+  if (auto fault = j.find("fault"); fault != j.end()) {
+    auto mark = FaultMarkFromJson(*fault);
+    if (!mark) return Error{mark.error()};
+    op.fault = mark->ToJson();
   }
   return op;
 }

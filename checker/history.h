@@ -23,6 +23,22 @@ Result<OpType> ParseOpType(std::string_view name);
 // Process number of the nemesis; client processes are >= 0.
 inline constexpr int64_t kNemesisProcess = -1;
 
+// Where a nemesis op stands in a fault window: the run records each fault's
+// window explicitly (history key "fault": {"window": 3, "family": "kill",
+// "phase": "begin"}), so readers never infer windows from op names. Every
+// window a run begins, it ends (the heal phase ends what the schedule had
+// not), unless the run was cut short by SIGKILL.
+struct FaultMark {
+  int64_t window = 0;  // one number per fault the run started, from 0
+  std::string family;  // the nemesis family, e.g. "kill"
+  bool begins = true;  // false: the op ends (heals) the window
+
+  nlohmann::json ToJson() const;
+  bool operator==(const FaultMark&) const = default;
+};
+// The mark in `j` (an op's "fault"), or an error naming the bad field.
+Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j);
+
 struct Op {
   int64_t index = 0;
   int64_t time = 0;  // ns since run start, controller's monotonic clock
@@ -32,6 +48,9 @@ struct Op {
   std::string key;  // empty when the op has no key
   nlohmann::json value;  // null when absent
   std::string error;  // why a fail/info ended so; empty when none
+  // FaultMark::ToJson() on a nemesis op that begins or ends a fault window;
+  // null otherwise (JSON rather than FaultMark keeps client ops small).
+  nlohmann::json fault;
 
   bool is_nemesis() const { return process == kNemesisProcess; }
   bool is_client() const { return process >= 0; }

@@ -38,6 +38,30 @@ TEST(HistoryTest, NemesisProcessRoundTrips) {
   EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"nemesis\""), std::string::npos);
 }
 
+TEST(HistoryTest, FaultWindowMarksRoundTripAndAreChecked) {
+  Op op;
+  op.process = kNemesisProcess;
+  op.type = OpType::kInvoke;
+  op.f = "kill";
+  op.fault = FaultMark{4, "kill", true}.ToJson();
+  auto parsed = ParseOpLine(OpToJsonLine(op));
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  auto mark = FaultMarkFromJson(parsed->fault);
+  ASSERT_TRUE(mark.ok()) << mark.error();
+  EXPECT_EQ(*mark, (FaultMark{4, "kill", true}));
+  EXPECT_EQ(OpToJsonLine(Op{}).find("fault"), std::string::npos);  // only where there is one
+
+  const std::string head = R"({"index":1,"time":2,"process":"nemesis","type":"info","f":"kill",)";
+  for (const char* bad : {R"("fault":7})", R"("fault":{"family":"kill","phase":"end"}})",
+                          R"("fault":{"window":-1,"family":"kill","phase":"end"}})",
+                          R"("fault":{"window":1,"family":"","phase":"end"}})",
+                          R"("fault":{"window":1,"family":"kill","phase":"later"}})"}) {
+    auto r = ParseOpLine(head + bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.error().find("\"fault\""), std::string::npos) << r.error();
+  }
+}
+
 TEST(HistoryTest, RejectsMalformedLinesWithLineNumber) {
   std::string text =
       "{\"index\":0,\"time\":1,\"process\":0,\"type\":\"invoke\",\"f\":\"acquire\"}\n"

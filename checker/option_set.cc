@@ -86,10 +86,14 @@ std::string FormatMsRange(MsRange range) {
   return std::to_string(range.min) + "-" + std::to_string(range.max);
 }
 
+std::string OptionSet::Named(const char* key, const char* flag) {
+  return *flag != '\0' ? std::string(flag) : Quoted(key);
+}
+
 OptionSet& OptionSet::Add(OptionSpec spec, Binding binding) {
   for (const auto& existing : specs_) {
     // Two options on one key or flag is a programming error in a module.
-    if (existing.key == spec.key || existing.flag == spec.flag) {
+    if (existing.key == spec.key || (!spec.flag.empty() && existing.flag == spec.flag)) {
       throw std::logic_error("option declared twice: " + spec.key);
     }
   }
@@ -102,7 +106,7 @@ OptionSet& OptionSet::AddInteger(const char* key, const char* flag, const char* 
                                  int64_t min, int64_t max, int64_t type_min, int64_t type_max,
                                  std::function<int64_t()> get,
                                  std::function<void(int64_t)> set) {
-  const std::string k = key, f = flag;
+  const std::string k = key, f = Named(key, flag);
   Binding b;
   b.read = [k, type_min, type_max, set](const nlohmann::json& v) -> Status {
     const bool huge = v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(type_max);
@@ -123,12 +127,12 @@ OptionSet& OptionSet::AddInteger(const char* key, const char* flag, const char* 
     }
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kInteger, {}}, std::move(b));
+  return Add({k, flag, help, OptionKind::kInteger, {}}, std::move(b));
 }
 
 OptionSet& OptionSet::Number(const char* key, const char* flag, double* field, double min,
                              double max, const char* help, bool min_exclusive) {
-  const std::string k = key, f = flag;
+  const std::string k = key, f = Named(key, flag);
   Binding b;
   b.read = [k, field](const nlohmann::json& v) -> Status {
     if (!v.is_number()) return Error{Quoted(k) + " must be a number"};
@@ -145,19 +149,24 @@ OptionSet& OptionSet::Number(const char* key, const char* flag, double* field, d
     }
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kNumber, {}}, std::move(b));
+  return Add({k, flag, help, OptionKind::kNumber, {}}, std::move(b));
 }
 
-OptionSet& OptionSet::Text(const char* key, const char* flag, std::string* field,
-                           size_t max_bytes, const char* help) {
-  const std::string k = key, f = flag;
+OptionSet::Binding OptionSet::StringBinding(const std::string& key, std::string* field) {
   Binding b;
-  b.read = [k, field](const nlohmann::json& v) -> Status {
-    if (!v.is_string()) return Error{Quoted(k) + " must be a string"};
+  b.read = [key, field](const nlohmann::json& v) -> Status {
+    if (!v.is_string()) return Error{Quoted(key) + " must be a string"};
     *field = v.get<std::string>();
     return OkStatus();
   };
   b.write = [field] { return nlohmann::json(*field); };
+  return b;
+}
+
+OptionSet& OptionSet::Text(const char* key, const char* flag, std::string* field,
+                           size_t max_bytes, const char* help) {
+  const std::string f = Named(key, flag);
+  Binding b = StringBinding(key, field);
   b.validate = [f, field, max_bytes]() -> Status {
     if (field->size() > max_bytes) {
       return Error{f + " is " + std::to_string(field->size()) + " bytes; at most " +
@@ -166,26 +175,20 @@ OptionSet& OptionSet::Text(const char* key, const char* flag, std::string* field
     if (SanitizeUtf8(*field) != *field) return Error{f + " must be UTF-8 text"};
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kText, {}}, std::move(b));
+  return Add({key, flag, help, OptionKind::kText, {}}, std::move(b));
 }
 
 OptionSet& OptionSet::Choice(const char* key, const char* flag, std::string* field,
                              std::vector<std::string> choices, const char* help) {
-  const std::string k = key, f = flag;
-  Binding b;
-  b.read = [k, field](const nlohmann::json& v) -> Status {
-    if (!v.is_string()) return Error{Quoted(k) + " must be a string"};
-    *field = v.get<std::string>();
-    return OkStatus();
-  };
-  b.write = [field] { return nlohmann::json(*field); };
+  const std::string f = Named(key, flag);
+  Binding b = StringBinding(key, field);
   b.validate = [f, field, choices]() -> Status {
     if (!Contains(choices, *field)) {
       return Error{f + " must be one of " + JoinNames(choices) + ", not " + QuoteInput(*field)};
     }
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kChoice, std::move(choices)}, std::move(b));
+  return Add({key, flag, help, OptionKind::kChoice, std::move(choices)}, std::move(b));
 }
 
 OptionSet& OptionSet::Flag(const char* key, const char* flag, bool* field, const char* help) {
@@ -203,7 +206,7 @@ OptionSet& OptionSet::Flag(const char* key, const char* flag, bool* field, const
 
 OptionSet& OptionSet::Range(const char* key, const char* flag, MsRange* field, int64_t min_ms,
                             int64_t max_ms, const char* help) {
-  const std::string k = key, f = flag;
+  const std::string k = key, f = Named(key, flag);
   Binding b;
   b.read = [k, field](const nlohmann::json& v) -> Status {
     if (v.is_number_integer()) {
@@ -224,12 +227,12 @@ OptionSet& OptionSet::Range(const char* key, const char* flag, MsRange* field, i
     }
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kMsRange, {}}, std::move(b));
+  return Add({k, flag, help, OptionKind::kMsRange, {}}, std::move(b));
 }
 
 OptionSet& OptionSet::Names(const char* key, const char* flag, std::vector<std::string>* field,
                             std::vector<std::string> choices, const char* help) {
-  const std::string k = key, f = flag;
+  const std::string k = key, f = Named(key, flag);
   Binding b;
   b.read = [k, field](const nlohmann::json& v) -> Status {
     if (v.is_string()) {
@@ -260,7 +263,7 @@ OptionSet& OptionSet::Names(const char* key, const char* flag, std::vector<std::
     }
     return OkStatus();
   };
-  return Add({k, f, help, OptionKind::kNames, std::move(choices)}, std::move(b));
+  return Add({k, flag, help, OptionKind::kNames, std::move(choices)}, std::move(b));
 }
 
 OptionSet& OptionSet::Require(std::function<Status()> check) {
@@ -326,6 +329,7 @@ std::string OptionSet::Help(const OptionSpec& spec) const {
 }
 
 Result<nlohmann::json> FlagValue(const OptionSpec& spec, const std::string& text) {
+  if (spec.flag.empty()) return Error{Quoted(spec.key) + " has no command-line flag"};
   switch (spec.kind) {
     case OptionKind::kInteger: {
       auto v = ParseWhole(text);

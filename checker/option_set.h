@@ -51,12 +51,14 @@ enum class OptionKind { kInteger, kNumber, kText, kChoice, kFlag, kMsRange, kNam
 // What a user sees of one option: --help text, config key, accepted values.
 struct OptionSpec {
   std::string key;   // config-file key, e.g. "lease_ms"
-  std::string flag;  // command-line flag, e.g. "--lease"
+  std::string flag;  // command-line flag, e.g. "--lease"; empty: a config-file key only
   std::string help;  // one line; the default is appended by Help()
   OptionKind kind = OptionKind::kText;
   std::vector<std::string> choices;  // kChoice, and kNames when non-empty
 };
 
+// An option declared with flag "" is a config-file key only (a scenario's
+// "description"): errors name it as "description".
 class OptionSet {
  public:
   OptionSet() = default;
@@ -126,6 +128,10 @@ class OptionSet {
                         std::function<int64_t()> get,
                         std::function<void(int64_t)> set);
   OptionSet& Add(OptionSpec spec, Binding binding);
+  // Type check and store for the string kinds (Text, Choice).
+  static Binding StringBinding(const std::string& key, std::string* field);
+  // What errors call an option: its flag, or "key" when it has none.
+  static std::string Named(const char* key, const char* flag);
 
   std::vector<OptionSpec> specs_;
   std::vector<Binding> bindings_;
@@ -164,6 +170,48 @@ class OptionsOf : public ModuleOptions {
 
  private:
   T value_;
+};
+
+// The options of one named module ("redis", "kill") held by value: a copy
+// clones them, so a config holding them stays a plain copyable value.
+class OwnedOptions {
+ public:
+  OwnedOptions() = default;
+  OwnedOptions(std::string module, std::unique_ptr<ModuleOptions> options)
+      : module_(std::move(module)), options_(std::move(options)) {}
+  OwnedOptions(const OwnedOptions& other) { *this = other; }
+  OwnedOptions& operator=(const OwnedOptions& other) {
+    if (this != &other) {
+      module_ = other.module_;
+      options_ = other.options_ ? other.options_->Clone() : nullptr;
+    }
+    return *this;
+  }
+  OwnedOptions(OwnedOptions&&) = default;
+  OwnedOptions& operator=(OwnedOptions&&) = default;
+
+  explicit operator bool() const { return options_ != nullptr; }
+  const std::string& module() const { return module_; }
+  ModuleOptions& operator*() { return *options_; }
+  const ModuleOptions& operator*() const { return *options_; }
+  ModuleOptions* operator->() { return options_.get(); }
+  const ModuleOptions* operator->() const { return options_.get(); }
+
+ private:
+  std::string module_;
+  std::unique_ptr<ModuleOptions> options_;
+};
+
+// How a registry makes a module's options at their defaults: MakeOptions<T>.
+using OptionsFactory = std::unique_ptr<ModuleOptions> (*)();
+template <typename T>
+std::unique_ptr<ModuleOptions> MakeOptions() {
+  return std::make_unique<OptionsOf<T>>();
+}
+
+// The options of a module that has none of its own.
+struct NoOptions {
+  void Declare(OptionSet&) {}
 };
 
 // The struct inside `options`, which must have been made as OptionsOf<T>

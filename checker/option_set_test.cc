@@ -152,6 +152,27 @@ TEST(OptionSetTest, DeclaringAKeyTwiceIsAProgrammingError) {
   EXPECT_THROW(set.Integer("a", "--b", &b, 0, 1, "b"), std::logic_error);
 }
 
+// A scenario's "description": a config-file key with no flag.
+struct KeyOnlyOptions {
+  std::string description;
+  std::string prediction;
+  void Declare(OptionSet& set) {
+    set.Text("description", "", &description, 8, "free text")
+        .Choice("prediction", "", &prediction, {"", "Y", "N"}, "Y or N");
+  }
+};
+
+TEST(OptionSetTest, AnOptionWithoutAFlagIsNamedByItsKey) {
+  OptionsOf<KeyOnlyOptions> options;
+  ASSERT_TRUE(options.set().Merge({{"description", "123456789"}}).ok());
+  EXPECT_EQ(options.set().Validate().error(),
+            "\"description\" is 9 bytes; at most 8 are allowed");
+  ASSERT_TRUE(options.set().Merge({{"description", "ok"}, {"prediction", "yes"}}).ok());
+  EXPECT_EQ(options.set().Validate().error(), "\"prediction\" must be one of Y, N, not \"yes\"");
+  EXPECT_EQ(options.set().Merge({{"prediction", 1}}).error(), "\"prediction\" must be a string");
+  EXPECT_FALSE(FlagValue(*options.set().Find("description"), "x").ok());
+}
+
 TEST(MsRangeTest, ParsesAndFormats) {
   EXPECT_EQ(*ParseMsRange("100-300"), (MsRange{100, 300}));
   EXPECT_EQ(*ParseMsRange("200"), (MsRange{200, 200}));

@@ -64,6 +64,12 @@ CheckResult PerfStatsChecker::Check(const History& history) const {
                   {"latency", latency},
                   {"duration_s", seconds},
                   {"ops_per_s", seconds > 0 ? static_cast<double>(completed) / seconds : 0.0}};
+  auto count = [&](const char* type) {
+    auto it = by_type.find(type);
+    return std::to_string(it == by_type.end() ? 0 : it->second);
+  };
+  result.summary = std::to_string(client_ops) + " ops (ok " + count("ok") + ", fail " +
+                   count("fail") + ", info " + count("info") + ")";
   return result;
 }
 

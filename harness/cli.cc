@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
-
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -25,17 +25,39 @@ int BadInput(const std::string& message) {
   return kExitBadInput;
 }
 
-// The flags of `run`, parsed into typed temporaries; only those given on the
-// command line override the config file.
+// The flags of `run`: --config and --seed by hand, every other one made
+// from a declared option (RunConfig's common keys, then each registered
+// module's), kept as given text; only those given override the config file.
 struct RunFlags {
   std::string config_file;
-  std::string test_name, store, backend, workload, hold, backoff, nemesis, persistence;
-  int concurrency = 0, keys = 0;
-  int64_t lease_ms = 0, restart_delay_ms = 0, client_timeout_ms = 0;
-  double rate = 0, time_limit_s = 0, nemesis_interval_s = 0;
   std::string seed;  // parsed here: CLI11 would wrap "-1" around to 2^64-1
-  bool loopback = false;
+  std::vector<OptionSpec> specs;           // one per generated flag
+  std::map<std::string, std::string> text;  // flag -> value given
+  std::map<std::string, bool> on;           // switch flag -> given
 };
+
+// "backend redis" for every registered module declaring `flag`.
+std::string FlagOwners(const std::string& flag) {
+  std::string owners;
+  for (const auto& m : ModuleKeys()) {
+    if (m.spec.flag == flag) owners += (owners.empty() ? "" : ", ") + m.kind + " " + m.name;
+  }
+  return owners;
+}
+
+void AddGeneratedFlag(CLI::App& run, RunFlags& f, const OptionSpec& spec, std::string help,
+                      const std::string& group) {
+  f.specs.push_back(spec);
+  CLI::Option* option = spec.kind == OptionKind::kFlag
+                            ? run.add_flag(spec.flag, f.on[spec.flag], help)
+                            : run.add_option(spec.flag, f.text[spec.flag], help);
+  option->group(group);
+  static const std::map<OptionKind, const char*> kTypeNames = {
+      {OptionKind::kInteger, "INT"},  {OptionKind::kNumber, "NUMBER"},
+      {OptionKind::kText, "TEXT"},    {OptionKind::kChoice, "CHOICE"},
+      {OptionKind::kMsRange, "MS"},   {OptionKind::kNames, "NAMES"}};
+  if (auto it = kTypeNames.find(spec.kind); it != kTypeNames.end()) option->type_name(it->second);
+}
 
 void AddRunFlags(CLI::App& run, RunFlags& f) {
   run.add_option("--config", f.config_file,
@@ -43,56 +65,44 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
                  "flags override it; a run's config.json replays that run. A regular file of at "
                  "most 1 MiB; \"description\" at most 4096 bytes, \"scenario\" 64")
       ->check(CLI::ExistingFile);
-  run.add_option("--test-name", f.test_name, "store directory name [default: backend-workload-nemesis]");
-  run.add_option("--store", f.store, "store root directory [default: store]");
-  run.add_option("--backend", f.backend, "lock backend: redis [default: redis]");
-  run.add_option("--workload", f.workload, "workload: mutex [default: mutex]");
-  run.add_option("--concurrency", f.concurrency, "concurrent clients [default: 10]");
-  run.add_option("--keys", f.keys, "lock keys [default: 3]");
-  run.add_option("--hold", f.hold, "hold time after acquiring, ms, MIN-MAX or N [default: 10-100]");
-  run.add_option("--backoff", f.backoff, "pause after a failed acquire, ms, MIN-MAX [default: 5-50]");
-  run.add_option("--lease", f.lease_ms, "lock lease (TTL), ms [default: 1000]");
-  run.add_option("--rate", f.rate, "total acquire attempts per second, 0 = unlimited [default: 0]");
-  run.add_option("--time-limit", f.time_limit_s, "seconds of workload [default: 30]");
   run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
-  run.add_option("--nemesis", f.nemesis, "fault families, comma-separated: kill [default: none]");
-  run.add_option("--nemesis-interval", f.nemesis_interval_s, "seconds between faults [default: 10]");
-  run.add_option("--restart-delay", f.restart_delay_ms, "kill: downtime before restart, ms, capped at the nemesis interval [default: 100]");
-  run.add_option("--redis-persistence", f.persistence, "none | everysec | always [default: none]");
-  run.add_option("--client-timeout", f.client_timeout_ms, "deadline of every client call, ms [default: 500]");
-  run.add_flag("--loopback", f.loopback, "use loopback hosts even as root (no network faults)");
+  RunConfig defaults;
+  OptionSet common;
+  defaults.Declare(common);
+  for (const auto& spec : common.Specs()) {
+    if (!spec.flag.empty()) AddGeneratedFlag(run, f, spec, common.Help(spec), "Options");
+  }
+  // A flag two modules declare (same meaning: the registry test checks)
+  // is one flag, said to belong to both.
+  for (const auto& m : ModuleKeys()) {
+    if (m.spec.flag.empty() || f.text.count(m.spec.flag) > 0 || f.on.count(m.spec.flag) > 0) {
+      continue;
+    }
+    const std::string owners = FlagOwners(m.spec.flag);
+    AddGeneratedFlag(run, f, m.spec, m.help + " (" + owners + ")",
+                     "Options of " + m.kind + " modules");
+  }
 }
 
 // Overrides from flags that were given, as config JSON keys.
 Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
   nlohmann::json j = nlohmann::json::object();
-  auto given = [&](const char* flag) { return run.count(flag) > 0; };
-  if (given("--test-name")) j["test_name"] = f.test_name;
-  if (given("--store")) j["store"] = f.store;
-  if (given("--backend")) j["backend"] = f.backend;
-  if (given("--workload")) j["workload"] = f.workload;
-  if (given("--concurrency")) j["concurrency"] = f.concurrency;
-  if (given("--keys")) j["keys"] = f.keys;
-  if (given("--hold")) j["hold"] = f.hold;
-  if (given("--backoff")) j["backoff"] = f.backoff;
-  if (given("--lease")) j["lease_ms"] = f.lease_ms;
-  if (given("--rate")) j["rate"] = f.rate;
-  if (given("--time-limit")) j["time_limit_s"] = f.time_limit_s;
-  if (given("--seed")) {
+  for (const auto& spec : f.specs) {
+    if (run.count(spec.flag) == 0) continue;
+    const bool is_switch = spec.kind == OptionKind::kFlag;
+    auto value = FlagValue(spec, is_switch ? "" : f.text.at(spec.flag));
+    if (!value) return Error{value.error()};
+    j[spec.key] = *value;
+  }
+  if (run.count("--seed") > 0) {
     uint64_t seed = 0;
     auto [end, ec] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), seed);
     if (ec != std::errc() || end != f.seed.data() + f.seed.size() || f.seed.empty()) {
-      return Error{"--seed must be a whole number from 0 to 18446744073709551615, not \"" + f.seed +
-                   "\""};
+      return Error{"--seed must be a whole number from 0 to 18446744073709551615, not " +
+                   QuoteInput(f.seed)};
     }
     j["seed"] = seed;
   }
-  if (given("--nemesis")) j["nemesis"] = f.nemesis;
-  if (given("--nemesis-interval")) j["nemesis_interval_s"] = f.nemesis_interval_s;
-  if (given("--restart-delay")) j["restart_delay_ms"] = f.restart_delay_ms;
-  if (given("--redis-persistence")) j["redis_persistence"] = f.persistence;
-  if (given("--client-timeout")) j["client_timeout_ms"] = f.client_timeout_ms;
-  if (given("--loopback")) j["loopback"] = f.loopback;
   return j;
 }
 
@@ -257,8 +267,14 @@ int CliMain(int argc, char** argv) {
     }
     auto overrides = GivenFlags(*run, run_flags);
     if (!overrides) return BadInput(overrides.error());
-    if (Status s = MergeRunConfigJson(*overrides, config); !s) return BadInput(s.error());
+    // A flag for a module the run does not use cannot have meant anything.
+    if (Status s = MergeRunConfigJson(*overrides, config, UnusedKeys::kError); !s) {
+      return BadInput(s.error());
+    }
     if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
+    for (const auto& warning : config.UnusedKeyWarnings()) {
+      std::cerr << "locksmith: warning: " << run_flags.config_file << ": " << warning << "\n";
+    }
     SignalWatcher signals;  // before any thread starts
     return RunTest(config, signals, std::cout);
   }

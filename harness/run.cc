@@ -1,123 +1,45 @@
 #include "harness/run.h"
 
-#include <algorithm>
-#include <functional>
+#include <iostream>
 #include <random>
-#include <sstream>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
 
-#include "backends/backend_registry.h"
-#include "backends/redis_lock_token.h"
 #include "checker/history_file.h"
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
 #include "harness/history_recorder.h"
 #include "harness/interruption.h"
-#include "harness/local_cluster.h"
-#include "harness/process_supervisor.h"
 #include "harness/run_log.h"
 #include "harness/run_registry.h"
 #include "harness/run_store.h"
+#include "harness/scope_exit.h"
 #include "harness/signal_watcher.h"
-#include "nemesis/kill_nemesis.h"
 #include "nemesis/nemesis_runner.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 #include "reports/run_results.h"
-#include "workloads/workload_registry.h"
+#include "reports/summary_printer.h"
+#include "workloads/task_group.h"
 
 namespace locksmith {
 namespace {
 
-
-// Stream numbers for SubSeed: one per consumer of randomness.
-enum SeedStream : uint64_t { kWorkloadSeed = 1, kScheduleSeed = 2, kPasswordSeed = 3 };
-
-// Builds the nemesis for the configured fault families.
-Result<std::unique_ptr<Nemesis>> MakeNemesis(const RunConfig& config, LockService& service) {
-  std::vector<std::unique_ptr<Nemesis>> parts;
-  for (const auto& name : config.nemesis) {
-    if (name == "kill") {
-      auto* killable = Capability<Killable>(service);
-      if (killable == nullptr) return Error{"backend " + config.backend + " cannot kill nodes"};
-      parts.push_back(std::make_unique<KillNemesis>(*killable));
-    }
-  }
-  return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
-}
-
-// What a scenario file predicted (Y: two holders at once possible, N: not)
-// next to what this run observed; null when the config predicts nothing.
-nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
-  const std::string predicted = config.value("prediction", std::string());
-  if (predicted.empty()) return nullptr;
-  const std::string observed = valid == Validity::kFalse  ? "Y"
-                               : valid == Validity::kTrue ? "N"
-                                                          : "?";
-  return {{"scenario", config.value("scenario", std::string())},
-          {"predicted", predicted},
-          {"observed", observed},
-          {"matches", predicted == observed}};
-}
-
-void PrintSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
-                  const nlohmann::json& config) {
-  const auto& perf = r.stats.value("perf", nlohmann::json::object()).value("stats", nlohmann::json::object());
-  const auto& by_type = perf.value("by_type", nlohmann::json::object());
-  out << "run:     " << run_dir << "\n"
-      << "ops:     " << perf.value("ops", 0) << " (ok " << by_type.value("ok", 0) << ", fail "
-      << by_type.value("fail", 0) << ", info " << by_type.value("info", 0) << ")\n";
-  for (const auto& [name, checker] : r.stats.items()) {
-    if (name == "perf") continue;
-    out << name << ": " << checker.value("valid", nlohmann::json("unknown")).dump();
-    const auto& s = checker.value("stats", nlohmann::json::object());
-    if (s.contains("double_holders")) {
-      out << " (" << s["double_holders"] << " double holders: " << s.value("unsafe_grants", 0)
-          << " unsafe grants, " << s.value("expired_lease_uses", 0) << " expired-lease uses)";
-    }
-    out << "\n";
-  }
-  size_t shown = 0;
-  for (const auto& a : r.anomalies) {
-    if (shown++ == 5) {
-      out << "  ... " << r.anomalies.size() - 5 << " more in results.json\n";
-      break;
-    }
-    out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
-        << a.value("key", "?") << ":";
-    for (const auto& h : a.value("holders", nlohmann::json::array())) {
-      out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
-    }
-    if (a.contains("op") && a["op"].is_object()) {
-      out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
-          << a["op"]["process"] << " cannot be linearized";
-    }
-    out << "\n";
-  }
-  const char* verdict = r.valid == Validity::kTrue    ? "VALID"
-                        : r.valid == Validity::kFalse ? "INVALID"
-                                                      : "UNKNOWN";
-  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
-  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
-  if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
-    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
-        << debate["predicted"].get<std::string>() << ", this run observed "
-        << debate["observed"].get<std::string>()
-        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
-  }
-  out << "report:  " << run_dir << "/report.html\n";
+// The workload a config.json describes, built as its run built it: its
+// checkers judge with the run's own parameters.
+Result<std::unique_ptr<Workload>> WorkloadFromConfig(const nlohmann::json& config_json) {
+  RunConfig config;
+  Status s = MergeRunConfigJson(config_json, config);
+  if (s) s = ValidateRunConfig(config);
+  if (!s) return Error{"config.json: " + s.error()};
+  return DefaultRunModules().make_workload(config);
 }
 
 }  // namespace
 
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra) {
-  const std::string workload_name = config.value("workload", std::string());
-  auto workload = MakeWorkload(workload_name);
+  auto workload = WorkloadFromConfig(config);
   if (!workload) return Error{workload.error()};
   // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the
   // same tolerance of a last line cut short by a crash, said in a warning.
@@ -152,69 +74,195 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
 
 namespace {
 
-// Runs a callback when the scope ends, on every return path.
-class ScopeExit {
- public:
-  explicit ScopeExit(std::function<void()> f) : f_(std::move(f)) {}
-  ~ScopeExit() { f_(); }
-  ScopeExit(const ScopeExit&) = delete;
-  ScopeExit& operator=(const ScopeExit&) = delete;
+using Clock = std::chrono::steady_clock;
 
- private:
-  std::function<void()> f_;
+// How long the final reads may take after the heal: the servers are up and
+// healed, so this bounds a read that hangs, not a slow one.
+constexpr auto kFinalReadsLimit = std::chrono::seconds(30);
+
+// What the part of a run that has servers leaves for the judge. Filled in as
+// the phases go, and by the scopes' teardowns too (the heal's failures), so
+// whatever a phase knew still reaches results.json when a later one fails.
+struct ServerPhaseFacts {
+  Clock::time_point zero = Clock::now();  // the workload's start: history time 0
+  bool judge = false;                     // history.jsonl exists (maybe empty)
+  int failure_exit = 0;                   // kExitRunFailed / kExitBadInput
+  std::string error;                      // why the run failed
+  nlohmann::json nemesis = nullptr;       // performed, failed, heal_failures
 };
 
-// The summary with "interrupted: <what>" just above its verdict line, where
-// a reader of the verdict cannot miss it.
-std::string WithInterruptedLine(const std::string& summary, const std::string& what) {
-  const std::string line = "interrupted: " + what + "\n";
-  const size_t verdict = summary.find("\nverdict: ");
-  if (verdict == std::string::npos) return summary + line;
-  return summary.substr(0, verdict + 1) + line + summary.substr(verdict + 1);
+// The workload as one task of the run's TaskGroup: its error (it could not
+// start) lands in *status; what it throws, the group records.
+boost::asio::awaitable<void> RunWorkload(Workload& workload, WorkloadContext& ctx,
+                                         Status& status) {
+  status = co_await workload.Run(ctx);
 }
 
-// Judges and reports a stopped run: results.json, report.html and junit.xml
-// say it was interrupted, and so does stdout, next to the verdict.
-int JudgeReportAndPrint(const std::string& run_dir, const nlohmann::json& config_json,
-                        nlohmann::json extra, const Interruption& interruption,
-                        std::chrono::steady_clock::time_point workload_start,
-                        double time_limit_s, RunLog& log, std::ostream& out,
-                        CheckResult* result_out) {
-  const bool stopped = interruption.StoppedTheRun();
-  extra["interrupted"] = stopped;
-  if (stopped) extra["interruption"] = interruption.ToJson(workload_start, time_limit_s);
-  auto result = JudgeAndReport(run_dir, config_json, extra);
-  if (!result) {
-    log.Error("check: " + result.error());
-    return kExitRunFailed;
+boost::asio::awaitable<void> ReadFinalState(Workload& workload, WorkloadContext& ctx,
+                                            Status& status) {
+  status = co_await workload.FinalReads(ctx);
+}
+
+// Runs `task` on `io` until it ends; a throw is an error naming `what`. The
+// failure hook stops the workload's other coroutines early.
+Status RunTask(boost::asio::io_context& io, WorkloadContext& ctx, const std::string& what,
+               boost::asio::awaitable<void> task, const Status& task_status) {
+  TaskGroup tasks(io.get_executor(), [&](const std::string&) { ctx.failed = true; });
+  tasks.Spawn(what, std::move(task));
+  io.restart();
+  io.run();
+  if (tasks.failed()) return Error{*tasks.failure()};
+  if (tasks.running() > 0) return Error{what + " was stopped before it ended"};
+  if (!task_status) return Error{what + ": " + task_status.error()};
+  return OkStatus();
+}
+
+// The phases that need servers, each set up in a scope whose teardown runs
+// however the function leaves (return or exception), in reverse order:
+// cluster (torn down), servers (stopped), history (closed), nemesis
+// (healed). What the judge needs goes into `facts`.
+void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log,
+                     Interruption& interruption, SignalWatcher& signals,
+                     const RunModules& modules, ServerPhaseFacts& facts) {
+  auto fail = [&](int exit_code, const std::string& error) {
+    facts.failure_exit = exit_code;
+    facts.error = error;
+    log.Error(error);
+  };
+  // Stopped before the first op: an empty history, judged as unknown.
+  auto stop_before_workload = [&] {
+    facts.zero = Clock::now();
+    if (auto empty = HistoryRecorder::Open(store.File("history.jsonl"), facts.zero); !empty) {
+      return fail(kExitRunFailed, empty.error());
+    }
+    facts.judge = true;
+  };
+  if (interruption.BeforeWorkload()) return stop_before_workload();
+
+  // --- cluster.
+  auto cluster = modules.make_cluster(config, store.NodesDir());
+  if (!cluster) return fail(kExitRunFailed, cluster.error());
+  ScopeExit teardown_cluster([&] {
+    const char* why = interruption.BeforeWorkload()  ? "interrupted before the workload"
+                      : interruption.StoppedTheRun() ? "interrupted"
+                      : facts.failure_exit != 0      ? "failed"
+                                                     : "run complete";
+    log.Info(std::string("teardown (") + why + ")");
+    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
+  });
+  log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
+           " hosts");
+
+  // --- servers.
+  auto service = modules.make_service(config, **cluster);
+  if (!service) return fail(kExitRunFailed, service.error());
+  ScopeExit stop_servers([&] { (*service)->Stop(); });
+  interruption.SetPhase(Interruption::Phase::kServers);
+  if (interruption.BeforeWorkload()) return stop_before_workload();
+  log.Info("starting servers on " + std::to_string((*cluster)->Hosts().size()) + " hosts");
+  std::string start_error;
+  // On a signal, abort_start makes the start (which may wait up to its ready
+  // timeout) give up now.
+  const std::function<void()> no_abort = [] {};
+  switch (StartUnlessInterrupted([&] { return (*service)->Start(); }, interruption.noted(),
+                                 modules.abort_start ? modules.abort_start : no_abort,
+                                 &start_error)) {
+    case StartOutcome::kStarted:
+      break;
+    case StartOutcome::kFailed:
+      return fail(kExitRunFailed, "servers: " + start_error);
+    case StartOutcome::kInterrupted:
+      if (!start_error.empty()) log.Info("servers: start abandoned: " + start_error);
+      return stop_before_workload();
   }
-  std::ostringstream summary;
-  PrintSummary(summary, run_dir, *result, config_json);
-  out << (stopped ? WithInterruptedLine(summary.str(),
-                                        interruption.Describe(workload_start, time_limit_s))
-                  : summary.str());
-  if (result_out != nullptr) *result_out = std::move(*result);
-  return 0;
+  log.Info("servers up: " + (*service)->Describe().dump());
+
+  // --- clients and the generator (workload and nemesis).
+  interruption.SetPhase(Interruption::Phase::kWorkload);
+  if (interruption.BeforeWorkload()) return stop_before_workload();
+  auto workload = modules.make_workload(config);
+  if (!workload) return fail(kExitBadInput, workload.error());
+  auto nemesis = modules.make_nemesis(config, **service);
+  if (!nemesis) return fail(kExitBadInput, nemesis.error());
+  facts.zero = Clock::now();
+  auto recorder = HistoryRecorder::Open(store.File("history.jsonl"), facts.zero);
+  if (!recorder) return fail(kExitRunFailed, recorder.error());
+  facts.judge = true;
+  NemesisRunner runner(**nemesis, **recorder, modules.make_schedule(config, **service));
+  // The heal: the schedule's pending heals, recorded, then whatever the
+  // nemesis still has in place. On every path, once.
+  bool healed = false;
+  auto heal = [&] {
+    if (healed) return;
+    healed = true;
+    runner.Heal();
+    const std::vector<HealFailure> failures = (*nemesis)->Teardown();
+    for (const auto& f : failures) {
+      log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
+    }
+    facts.nemesis = {{"performed", runner.performed()},
+                     {"failed", runner.failed()},
+                     {"heal_failures", HealFailuresJson(failures)}};
+  };
+  ScopeExit heal_on_exit(heal);
+
+  boost::asio::io_context io;
+  WorkloadOptions workload_options;
+  workload_options.concurrency = config.concurrency;
+  workload_options.rate = config.rate;
+  workload_options.seed = SubSeed(*config.seed, kWorkloadSeed);
+  const auto limit = std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000));
+  WorkloadContext ctx{io, **service, **recorder, workload_options, facts.zero + limit,
+                      interruption.noted(),
+                      // Fault times count from the moment every client is connected.
+                      [&] { runner.Start(Clock::now()); }};
+  // A second signal stops waiting for the ops in flight.
+  signals.OnForce([&] { io.stop(); });
+  ScopeExit detach_force([&] { signals.OnForce(nullptr); });
+  log.Info("workload " + config.workload + " for " + nlohmann::json(config.time_limit_s).dump() + " s, " +
+           std::to_string(workload_options.concurrency) + " clients");
+  Status workload_ran = OkStatus();
+  Status workload_status = RunTask(io, ctx, "workload " + config.workload,
+                                   RunWorkload(**workload, ctx, workload_ran), workload_ran);
+  interruption.SetPhase(Interruption::Phase::kFinishing);
+  log.Info("workload done: " + std::to_string((*recorder)->count()) + " history events recorded");
+
+  // --- heal, then the final reads on healed servers.
+  heal();
+  if (workload_status && !interruption.StoppedTheRun()) {
+    ctx.deadline = Clock::now() + kFinalReadsLimit;
+    Status reads_ran = OkStatus();
+    workload_status = RunTask(io, ctx, "final reads of " + config.workload,
+                              ReadFinalState(**workload, ctx, reads_ran), reads_ran);
+  }
+  if (!workload_status) fail(kExitRunFailed, workload_status.error());
+  if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
 }
 
 }  // namespace
 
-int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
+RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules) {
+  RunOutcome outcome;
   if (!config.seed) {
     std::random_device entropy;
     config.seed = (uint64_t{entropy()} << 32) | entropy();
   }
   auto store = CreateRunStore(config.store, config.ResolvedTestName());
   if (!store) {
-    std::fprintf(stderr, "locksmith: %s\n", store.error().c_str());
-    return kExitBadInput;
+    outcome.exit_code = kExitBadInput;
+    outcome.error = store.error();
+    return outcome;
   }
+  outcome.run_dir = store->dir;
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
-  nlohmann::json config_json = config.ToJson();
-  if (Status s = WriteFileAtomically(store->File("config.json"), config_json.dump(2) + "\n"); !s) {
+  outcome.config = config.ToJson();
+  if (Status s = WriteFileAtomically(store->File("config.json"), outcome.config.dump(2) + "\n");
+      !s) {
     log.Error(s.error());
-    return kExitRunFailed;
+    outcome.exit_code = kExitRunFailed;
+    outcome.error = s.error();
+    return outcome;
   }
   if (Status s = WriteRunController(store->dir); !s) log.Warn(s.error());  // for check RUN_DIR
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
@@ -236,154 +284,36 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
     }
   }
 
-  // --- cluster and servers; teardown is the cluster's destructor from here on.
-  auto nodes = BackendNodeNames(config.backend);
-  if (!nodes) {
-    log.Error(nodes.error());
-    return kExitBadInput;
+  ServerPhaseFacts facts;
+  RunServerPhases(config, *store, log, interruption, signals, modules, facts);
+  // Every server is gone by now: judging needs none.
+  outcome.error = facts.error;
+  if (!facts.judge) {
+    outcome.exit_code = facts.failure_exit;
+    return outcome;
   }
-  LocalClusterOptions cluster_options;
-  cluster_options.node_names = *nodes;
-  cluster_options.nodes_dir = store->NodesDir();
-  cluster_options.force_loopback = config.loopback;
-  auto cluster = CreateLocalCluster(cluster_options);
-  if (!cluster) {
-    log.Error("cluster: " + cluster.error());
-    return kExitRunFailed;
+  const bool stopped = interruption.StoppedTheRun();
+  nlohmann::json extra{{"interrupted", stopped}};
+  if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, config.time_limit_s);
+  if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
+  if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
+  auto result = JudgeAndReport(store->dir, outcome.config, extra);
+  if (!result) {
+    log.Error("check: " + result.error());
+    outcome.exit_code = kExitRunFailed;
+    outcome.error = "check: " + result.error();
+    return outcome;
   }
-  log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
-           " hosts");
-  const uint64_t seed = *config.seed;
+  if (stopped) outcome.interrupted = interruption.Describe(facts.zero, config.time_limit_s);
+  outcome.exit_code = facts.failure_exit != 0 ? facts.failure_exit : ExitCodeFor(result->valid);
+  outcome.result = std::move(*result);
+  return outcome;
+}
 
-  std::unique_ptr<LockService> service;
-  auto teardown = [&](const std::string& why) {
-    log.Info("teardown (" + why + ")");
-    if (service) service->Stop();
-    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
-  };
-  // A run stopped before its first op: torn down, judged on an empty
-  // history (unknown: nothing ran), reported as interrupted.
-  auto stop_before_workload = [&]() {
-    teardown("interrupted before the workload");
-    const auto now = std::chrono::steady_clock::now();
-    if (auto empty = HistoryRecorder::Open(store->File("history.jsonl"), now); !empty) {
-      log.Error(empty.error());
-      return kExitRunFailed;
-    }
-    CheckResult result;
-    if (int failed = JudgeReportAndPrint(store->dir, config_json, nlohmann::json::object(),
-                                         interruption, now, config.time_limit_s, log, out, &result);
-        failed != 0) {
-      return failed;
-    }
-    return ExitCodeFor(result.valid);
-  };
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-
-  BackendOptions backend_options;
-  backend_options.name = config.backend;
-  backend_options.redis_persistence = config.redis_persistence;
-  backend_options.password = "ls-" + LockTokenGenerator(SubSeed(seed, kPasswordSeed)).Next();
-  backend_options.client_timeout = std::chrono::milliseconds(config.client_timeout_ms);
-  if (auto made = MakeLockService(backend_options, **cluster); made) {
-    service = std::move(*made);
-  } else {
-    log.Error(made.error());
-    teardown("no lock service");
-    return kExitRunFailed;
-  }
-  interruption.SetPhase(Interruption::Phase::kServers);
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-  log.Info("starting servers on " + std::to_string((*cluster)->Hosts().size()) + " hosts");
-  std::string start_error;
-  // On a signal, SIGKILL every server this process spawned so the start
-  // (which may wait up to its ready timeout) gives up now; teardown follows.
-  switch (StartUnlessInterrupted([&] { return service->Start(); }, interruption.noted(),
-                                 [] { KillAllSpawnedAsyncSignalSafe(); }, &start_error)) {
-    case StartOutcome::kStarted:
-      break;
-    case StartOutcome::kFailed:
-      log.Error("servers: " + start_error);
-      teardown("servers did not start");
-      return kExitRunFailed;
-    case StartOutcome::kInterrupted:
-      if (!start_error.empty()) log.Info("servers: start abandoned: " + start_error);
-      return stop_before_workload();
-  }
-  log.Info("servers up: " + service->Describe().dump());
-
-  // --- workload and nemesis. A signal from here on stops the workload,
-  // which ends at once if it has not begun.
-  const auto zero = std::chrono::steady_clock::now();
-  interruption.SetPhase(Interruption::Phase::kWorkload);
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-  auto recorder = HistoryRecorder::Open(store->File("history.jsonl"), zero);
-  if (!recorder) {
-    log.Error(recorder.error());
-    teardown("no history file");
-    return kExitRunFailed;
-  }
-  auto workload = MakeWorkload(config.workload);
-  auto nemesis = MakeNemesis(config, *service);
-  if (!workload || !nemesis) {
-    log.Error(workload ? nemesis.error() : workload.error());
-    teardown("bad workload or nemesis");
-    return kExitBadInput;
-  }
-  ScheduleOptions schedule;
-  schedule.faults = config.nemesis;
-  schedule.nodes = service->Nodes();
-  schedule.interval_s = config.nemesis_interval_s;
-  schedule.restart_delay_ms = config.restart_delay_ms;
-  schedule.time_limit_s = config.time_limit_s;
-  schedule.seed = SubSeed(seed, kScheduleSeed);
-  NemesisRunner runner(**nemesis, **recorder, BuildSchedule(schedule));
-
-  boost::asio::io_context io;
-  WorkloadOptions workload_options = config.workload_options;
-  workload_options.seed = SubSeed(seed, kWorkloadSeed);
-  WorkloadContext ctx{io, *service, **recorder, workload_options,
-                      zero + std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000)),
-                      interruption.noted(),
-                      // Fault times count from the moment every client is connected.
-                      [&] { runner.Start(std::chrono::steady_clock::now()); }};
-  Status workload_status = OkStatus();
-  signals.OnForce([&] { io.stop(); });
-  ScopeExit detach_force([&] { signals.OnForce(nullptr); });
-  boost::asio::co_spawn(
-      io,
-      [&]() -> boost::asio::awaitable<void> { workload_status = co_await (*workload)->Run(ctx); },
-      boost::asio::detached);
-  log.Info("workload " + config.workload + " for " + config_json["time_limit_s"].dump() + " s, " +
-           std::to_string(workload_options.concurrency) + " clients");
-  io.run();
-  interruption.SetPhase(Interruption::Phase::kFinishing);
-  runner.Stop();
-  // Events, not ops: an op is an invocation and a completion (the summary's
-  // "ops:" counts completed client ops), and nemesis events count here too.
-  log.Info("workload done: " + std::to_string((*recorder)->count()) + " history events recorded");
-
-  // --- heal, then stop everything before judging (checking needs no servers).
-  const std::vector<HealFailure> heal_failures = (*nemesis)->Teardown();
-  for (const auto& f : heal_failures) {
-    log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
-  }
-  teardown(interruption.StoppedTheRun() ? "interrupted" : "run complete");
-  if (!workload_status) log.Error("workload: " + workload_status.error());
-  if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
-  recorder->reset();
-
-  nlohmann::json extra{{"nemesis", {{"performed", runner.performed()}, {"failed", runner.failed()},
-                                    {"heal_failures", HealFailuresJson(heal_failures)}}}};
-  if (!workload_status) extra["workload_error"] = workload_status.error();
-  CheckResult result;
-  if (int failed = JudgeReportAndPrint(store->dir, config_json, extra, interruption, zero,
-                                       config.time_limit_s, log, out, &result);
-      failed != 0) {
-    return failed;
-  }
-  if (!workload_status) return kExitRunFailed;
-  return ExitCodeFor(result.valid);
+int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
+  RunOutcome outcome = ExecuteRun(std::move(config), signals, DefaultRunModules());
+  PrintRunOutcome(out, std::cerr, outcome);
+  return outcome.exit_code;
 }
 
 int RecheckRun(const std::string& run_dir, std::ostream& out) {
@@ -422,7 +352,7 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kExitBadInput;
   }
-  PrintSummary(out, run_dir, *result, *config_json);
+  PrintRunSummary(out, run_dir, *result, *config_json);
   return ExitCodeFor(result->valid);
 }
 

@@ -1,7 +1,7 @@
 // The run lifecycle: config -> store -> cluster -> servers -> clients and
-// nemesis until the time limit -> heal -> check -> report -> teardown, which
-// happens on every path (normal end, error, SIGINT/SIGTERM via the
-// SignalWatcher). RecheckRun re-judges a stored run from its files.
+// nemesis until the time limit -> heal -> final reads -> teardown -> check ->
+// report. Teardown happens on every path (normal end, error, a throw,
+// SIGINT/SIGTERM via the SignalWatcher). RecheckRun re-judges a stored run.
 // Functions of the main thread; not reentrant.
 #pragma once
 
@@ -10,12 +10,24 @@
 
 #include "checker/checker.h"
 #include "harness/run_config.h"
+#include "harness/run_modules.h"
+#include "reports/run_outcome.h"
 
 namespace locksmith {
 
 class SignalWatcher;
 
-// Runs one test and returns the exit code: 0 valid, 1 invalid, 2 unknown,
+// Runs one test with `modules` and returns what it ended with (nothing
+// printed). The lifecycle: store, cluster, servers, clients and the fault
+// schedule until the time limit, heal, the workload's final reads, teardown,
+// check, report; each part that needs undoing is a scope, so teardown runs
+// on every path (an error, a throw, a signal). A workload or worker that
+// throws ends the run with exit 255 and its error, after teardown, with its
+// history judged and kept.
+RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules);
+
+// ExecuteRun with the real modules; prints the outcome (reports/
+// summary_printer.h) and returns the exit code: 0 valid, 1 invalid, 2 unknown,
 // 255 when the run itself failed (servers did not start, ...). The summary
 // goes to `out`, progress to stderr and locksmith.log. A signal the watcher
 // reports stops the run early but is never a failure: it tears down, judges

@@ -6,21 +6,15 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <regex>
-#include <sstream>
+#include <stdexcept>
 
 #include "backends/backend_registry.h"
-#include "checker/utf8.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
 namespace {
-
-bool Contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
 
 // Follows a parse that failed to say where: the key path of the value being
 // read ("a.b[2]") and the offending token. Builds nothing.
@@ -116,93 +110,138 @@ std::string JsonErrorLine(const std::string& text, const nlohmann::json::excepti
   return "not valid JSON: " + reason;
 }
 
-// Typed readers: each names the key it failed on.
-template <typename T>
-Status Read(const nlohmann::json& j, const char* key, T& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return OkStatus();
-  const auto& v = *it;
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (!v.is_string()) return Error{std::string("\"") + key + "\" must be a string"};
-    out = v.get<std::string>();
-  } else if constexpr (std::is_same_v<T, bool>) {
-    if (!v.is_boolean()) return Error{std::string("\"") + key + "\" must be true or false"};
-    out = v.get<bool>();
-  } else if constexpr (std::is_same_v<T, double>) {
-    if (!v.is_number()) return Error{std::string("\"") + key + "\" must be a number"};
-    out = v.get<double>();
-  } else if constexpr (std::is_same_v<T, uint64_t>) {
-    if (!v.is_number_unsigned()) {
-      return Error{std::string("\"") + key + "\" must be a non-negative integer"};
-    }
-    out = v.get<uint64_t>();
-  } else {
-    if (!v.is_number_integer()) return Error{std::string("\"") + key + "\" must be an integer"};
-    const int64_t wide = v.get<int64_t>();
-    if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max()) {
-      return Error{std::string("\"") + key + "\" is out of range"};
-    }
-    out = static_cast<T>(wide);
-  }
-  return OkStatus();
-}
-
-Status ReadRange(const nlohmann::json& j, const char* key, MsRange& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return OkStatus();
-  if (it->is_number_integer()) {
-    out = {it->get<int64_t>(), it->get<int64_t>()};
-    return OkStatus();
-  }
-  if (!it->is_string()) {
-    return Error{std::string("\"") + key + "\" must be milliseconds like \"100-300\" or 200"};
-  }
-  auto range = ParseMsRange(it->get<std::string>());
-  if (!range) return Error{std::string("\"") + key + "\": " + range.error()};
-  out = *range;
-  return OkStatus();
-}
-
-Status ReadNames(const nlohmann::json& j, const char* key, std::vector<std::string>& out) {
-  auto it = j.find(key);
-  if (it == j.end()) return OkStatus();
-  std::vector<std::string> names;
-  if (it->is_string()) {
-    std::stringstream ss(it->get<std::string>());
-    for (std::string part; std::getline(ss, part, ',');) {
-      if (!part.empty()) names.push_back(part);
-    }
-  } else if (it->is_array()) {
-    for (const auto& e : *it) {
-      if (!e.is_string()) return Error{std::string("\"") + key + "\" must list names as strings"};
-      names.push_back(e.get<std::string>());
-    }
-  } else {
-    return Error{std::string("\"") + key + "\" must be a list of names or \"a,b\""};
-  }
-  out = std::move(names);
-  return OkStatus();
-}
-
 Status ReadSeed(const nlohmann::json& j, std::optional<uint64_t>& seed) {
   auto it = j.find("seed");
   if (it == j.end() || it->is_null()) return OkStatus();
-  uint64_t value = 0;
-  if (Status s = Read(j, "seed", value); !s) return s;
-  seed = value;
+  if (!it->is_number_unsigned()) return Error{"\"seed\" must be a non-negative integer"};
+  seed = it->get<uint64_t>();
   return OkStatus();
 }
 
-const char* const kKeys[] = {
-    "test_name", "store", "backend", "workload", "concurrency", "keys", "hold", "backoff",
-    "lease_ms", "rate", "time_limit_s", "seed", "nemesis", "nemesis_interval_s",
-    "restart_delay_ms", "redis_persistence", "client_timeout_ms", "loopback", "scenario",
-    "prediction", "description"};
+// A module's options at their defaults, or none for an unknown name.
+template <typename Entry>
+OwnedOptions DefaultOptions(const Result<const Entry*>& entry) {
+  if (!entry) return {};
+  return OwnedOptions((*entry)->name, (*entry)->options());
+}
+
+// "nemesis kill" for the modules that declare `key` (several may).
+std::string OwnersOf(const std::string& key) {
+  std::vector<std::string> owners;
+  for (const auto& m : ModuleKeys()) {
+    if (m.spec.key == key) owners.push_back(m.kind + " " + m.name);
+  }
+  std::string text;
+  for (size_t i = 0; i < owners.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == owners.size() ? " or " : ", ") + owners[i];
+  }
+  return text;
+}
+
+// "--restart-delay (restart_delay_ms)": what a user may have typed.
+std::string FlagAndKey(const std::string& key) {
+  for (const auto& m : ModuleKeys()) {
+    if (m.spec.key == key && !m.spec.flag.empty()) return m.spec.flag + " (" + key + ")";
+  }
+  return key;
+}
 
 }  // namespace
 
-std::vector<std::string> NemesisNames() { return {"kill"}; }
-std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }
+
+const std::vector<ModuleKey>& ModuleKeys() {
+  static const std::vector<ModuleKey> keys = [] {
+    std::vector<ModuleKey> out;
+    auto add = [&](const char* kind, const char* name, OptionsFactory factory) {
+      const auto options = factory();
+      for (const auto& spec : options->set().Specs()) {
+        out.push_back({kind, name, spec, options->set().Help(spec)});
+      }
+    };
+    for (const auto& e : Backends()) add("backend", e.name, e.options);
+    for (const auto& e : Workloads()) add("workload", e.name, e.options);
+    for (const auto& e : NemesisFamilies()) add("nemesis", e.name, e.options);
+    return out;
+  }();
+  return keys;
+}
+
+void RunConfig::Declare(OptionSet& set) {
+  static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
+  set.Text("test_name", "--test-name", &test_name, 100,
+           "store directory name [default: backend-workload-nemesis]")
+      .Text("store", "--store", &store, kMaxStoreBytes, "store root directory")
+      .Choice("backend", "--backend", &backend, BackendNames(), "lock backend")
+      .Choice("workload", "--workload", &workload, WorkloadNames(), "workload")
+      .Integer("concurrency", "--concurrency", &concurrency, 1, 5000,
+               "concurrent clients, one connection each")
+      .Number("rate", "--rate", &rate, 0, 1e7,
+              "total op attempts per second, 0 = as fast as they go")
+      .Number("time_limit_s", "--time-limit", &time_limit_s, 0, 86400, "seconds of workload",
+              /*min_exclusive=*/true)
+      .Names("nemesis", "--nemesis", &nemesis, NemesisNames(),
+             "fault families, comma-separated; none by default")
+      .Number("nemesis_interval_s", "--nemesis-interval", &nemesis_interval_s, 0.1, 86400,
+              "seconds between faults")
+      .Integer("client_timeout_ms", "--client-timeout", &client_timeout_ms, int64_t{1},
+               int64_t{600'000}, "deadline of every client call, ms; a timeout is info")
+      .Flag("loopback", "--loopback", &loopback,
+            "use loopback hosts even as root (no network faults)")
+      .Text("scenario", "", &scenario, kMaxScenarioBytes, "the debate row a scenario tests")
+      .Choice("prediction", "", &prediction, {"", "Y", "N"},
+              "Y: two holders at once possible, N: not")
+      .Text("description", "", &description, kMaxDescriptionBytes, "free text")
+      // A letter or digit first: "." and ".." would leave the store directory.
+      .Require([this]() -> Status {
+        if (!test_name.empty() && !std::regex_match(test_name, kName)) {
+          return Error{"--test-name must be 1-100 letters, digits, '.', '_' or '-', starting "
+                       "with a letter or digit"};
+        }
+        if (store.empty()) return Error{"--store must not be empty"};
+        if (std::any_of(scenario.begin(), scenario.end(),
+                        [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
+          return Error{"\"scenario\" must not contain control characters: " +
+                       QuoteInput(scenario)};
+        }
+        return OkStatus();
+      });
+}
+
+Status RunConfig::SelectModules() {
+  std::vector<OwnedOptions*> made;
+  if (!backend_options || backend_options.module() != backend) {
+    backend_options = DefaultOptions(FindBackend(backend));
+    made.push_back(&backend_options);
+  }
+  if (!workload_options || workload_options.module() != workload) {
+    workload_options = DefaultOptions(FindWorkload(workload));
+    made.push_back(&workload_options);
+  }
+  std::vector<OwnedOptions> families;
+  std::vector<bool> fresh;
+  for (const auto& name : nemesis) {
+    auto kept = std::find_if(nemesis_options.begin(), nemesis_options.end(),
+                             [&](const OwnedOptions& o) { return o && o.module() == name; });
+    fresh.push_back(kept == nemesis_options.end());
+    families.push_back(fresh.back() ? DefaultOptions(FindNemesis(name)) : std::move(*kept));
+  }
+  nemesis_options = std::move(families);
+  for (size_t i = 0; i < fresh.size(); ++i) {
+    if (fresh[i]) made.push_back(&nemesis_options[i]);
+  }
+  // Keys kept from a file for a module not chosen then: this one now.
+  for (OwnedOptions* options : made) {
+    if (!*options) continue;
+    for (const auto& spec : (*options)->set().Specs()) {
+      auto it = unused_keys.find(spec.key);
+      if (it == unused_keys.end()) continue;
+      // Its type is checked now, when it applies.
+      if (Status s = (*options)->set().Merge({{spec.key, *it}}); !s) return s;
+      unused_keys.erase(it);
+    }
+  }
+  return OkStatus();
+}
 
 std::string RunConfig::ResolvedTestName() const {
   if (!test_name.empty()) return test_name;
@@ -211,54 +250,77 @@ std::string RunConfig::ResolvedTestName() const {
   return name;
 }
 
-nlohmann::json RunConfig::ToJson() const {
-  const WorkloadOptions& w = workload_options;
-  return {{"test_name", ResolvedTestName()},
-          {"store", store},
-          {"backend", backend},
-          {"workload", workload},
-          {"concurrency", w.concurrency},
-          {"keys", w.keys},
-          {"hold", FormatMsRange(w.hold)},
-          {"backoff", FormatMsRange(w.backoff)},
-          {"lease_ms", w.lease_ms},
-          {"rate", w.rate},
-          {"time_limit_s", time_limit_s},
-          {"seed", seed ? nlohmann::json(*seed) : nlohmann::json(nullptr)},
-          {"nemesis", nemesis},
-          {"nemesis_interval_s", nemesis_interval_s},
-          {"restart_delay_ms", restart_delay_ms},
-          {"redis_persistence", redis_persistence},
-          {"client_timeout_ms", client_timeout_ms},
-          {"loopback", loopback},
-          {"scenario", scenario},
-          {"prediction", prediction},
-          {"description", description}};
+std::vector<ChosenFamily> RunConfig::ChosenNemeses() const {
+  std::vector<ChosenFamily> chosen;
+  for (const auto& options : nemesis_options) {
+    if (options) chosen.push_back({options.module(), &*options});
+  }
+  return chosen;
 }
 
-Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c) {
+std::vector<std::string> RunConfig::UnusedKeyWarnings() const {
+  std::vector<std::string> warnings;
+  for (const auto& [key, value] : unused_keys.items()) {
+    warnings.push_back(key + " applies to " + OwnersOf(key) +
+                       ", which this run does not use: ignored");
+  }
+  return warnings;
+}
+
+nlohmann::json RunConfig::ToJson() const {
+  // Declare only binds; ToJson reads through the bindings.
+  RunConfig& self = const_cast<RunConfig&>(*this);
+  OptionSet common;
+  self.Declare(common);
+  nlohmann::json j = common.ToJson();
+  j["test_name"] = ResolvedTestName();
+  j["seed"] = seed ? nlohmann::json(*seed) : nlohmann::json(nullptr);
+  for (const OwnedOptions* options : {&backend_options, &workload_options}) {
+    if (*options) j.update((*options)->set().ToJson());
+  }
+  for (const auto& options : nemesis_options) {
+    if (options) j.update(options->set().ToJson());
+  }
+  return j;
+}
+
+Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unused) {
   if (!j.is_object()) return Error{"a config must be a JSON object"};
+  OptionSet common;
+  c.Declare(common);
   for (const auto& [key, value] : j.items()) {
-    if (std::find_if(std::begin(kKeys), std::end(kKeys),
-                     [&](const char* k) { return key == k; }) == std::end(kKeys)) {
+    if (key == "seed" || common.Find(key) != nullptr) continue;
+    if (std::none_of(ModuleKeys().begin(), ModuleKeys().end(),
+                     [&](const ModuleKey& m) { return m.spec.key == key; })) {
       return Error{"unknown config key " + QuoteInput(key)};
     }
   }
-  WorkloadOptions& w = c.workload_options;
-  for (Status s : {Read(j, "test_name", c.test_name), Read(j, "store", c.store),
-                   Read(j, "backend", c.backend), Read(j, "workload", c.workload),
-                   Read(j, "concurrency", w.concurrency), Read(j, "keys", w.keys),
-                   ReadRange(j, "hold", w.hold), ReadRange(j, "backoff", w.backoff),
-                   Read(j, "lease_ms", w.lease_ms), Read(j, "rate", w.rate),
-                   Read(j, "time_limit_s", c.time_limit_s), ReadSeed(j, c.seed),
-                   ReadNames(j, "nemesis", c.nemesis),
-                   Read(j, "nemesis_interval_s", c.nemesis_interval_s),
-                   Read(j, "restart_delay_ms", c.restart_delay_ms),
-                   Read(j, "redis_persistence", c.redis_persistence),
-                   Read(j, "client_timeout_ms", c.client_timeout_ms),
-                   Read(j, "loopback", c.loopback), Read(j, "scenario", c.scenario),
-                   Read(j, "prediction", c.prediction), Read(j, "description", c.description)}) {
-    if (!s) return s;
+  if (Status s = common.Merge(j); !s) return s;
+  if (Status s = ReadSeed(j, c.seed); !s) return s;
+  if (Status s = c.SelectModules(); !s) return s;
+
+  std::vector<ModuleOptions*> chosen;
+  for (OwnedOptions* options : {&c.backend_options, &c.workload_options}) {
+    if (*options) chosen.push_back(&**options);
+  }
+  for (auto& options : c.nemesis_options) {
+    if (options) chosen.push_back(&*options);
+  }
+  for (ModuleOptions* options : chosen) {
+    if (Status s = options->set().Merge(j); !s) return s;
+  }
+  for (const auto& [key, value] : j.items()) {
+    if (key == "seed" || common.Find(key) != nullptr) continue;
+    if (std::any_of(chosen.begin(), chosen.end(),
+                    [&](ModuleOptions* o) { return o->set().Find(key) != nullptr; })) {
+      c.unused_keys.erase(key);  // a later value wins over one kept aside
+      continue;
+    }
+    if (unused == UnusedKeys::kError) {
+      return Error{FlagAndKey(key) + " applies to " + OwnersOf(key) +
+                   ", which this run does not use"};
+    }
+    c.unused_keys[key] = value;
   }
   return OkStatus();
 }
@@ -314,75 +376,18 @@ Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
 }
 
 Status ValidateRunConfig(const RunConfig& c) {
-  const WorkloadOptions& w = c.workload_options;
-  // A letter or digit first: "." and ".." would leave the store directory.
-  static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
-  if (!c.test_name.empty() && !std::regex_match(c.test_name, kName)) {
-    return Error{"--test-name must be 1-100 letters, digits, '.', '_' or '-', starting with a letter or digit"};
+  OptionSet common;
+  const_cast<RunConfig&>(c).Declare(common);  // only binds; Validate reads
+  if (Status s = common.Validate(); !s) return s;
+  // Every chosen name is known (checked above): each has its options.
+  std::vector<const OwnedOptions*> chosen = {&c.backend_options, &c.workload_options};
+  for (const auto& options : c.nemesis_options) chosen.push_back(&options);
+  if (c.nemesis_options.size() != c.nemesis.size() || c.backend_options.module() != c.backend ||
+      c.workload_options.module() != c.workload) {
+    throw std::logic_error("RunConfig: modules changed without SelectModules()");
   }
-  if (c.store.empty()) return Error{"--store must not be empty"};
-  if (c.store.size() > kMaxStoreBytes) {
-    return Error{"--store must be at most " + std::to_string(kMaxStoreBytes) + " bytes, not " +
-                 std::to_string(c.store.size())};
-  }
-  if (SanitizeUtf8(c.store) != c.store) return Error{"--store must be a UTF-8 path"};
-  if (!Contains(BackendNames(), c.backend)) {
-    return Error{"unknown backend " + QuoteInput(c.backend) + " (known: " + JoinNames(BackendNames()) +
-                 ")"};
-  }
-  if (!Contains(WorkloadNames(), c.workload)) {
-    return Error{"unknown workload " + QuoteInput(c.workload) + " (known: " +
-                 JoinNames(WorkloadNames()) + ")"};
-  }
-  if (w.concurrency < 1 || w.concurrency > 5000) return Error{"--concurrency must be 1 to 5000"};
-  if (w.keys < 1 || w.keys > 1'000'000) return Error{"--keys must be 1 to 1000000"};
-  for (auto [name, r] : {std::pair{"--hold", w.hold}, std::pair{"--backoff", w.backoff}}) {
-    if (r.min < 0 || r.max < r.min || r.max > 3'600'000) {
-      return Error{std::string(name) + " must be MIN-MAX milliseconds with 0 <= MIN <= MAX <= 3600000"};
-    }
-  }
-  if (w.lease_ms < 1 || w.lease_ms > 86'400'000) return Error{"--lease must be 1 to 86400000 ms"};
-  if (!(w.rate >= 0) || w.rate > 1e7) return Error{"--rate must be 0 (unlimited) to 10000000 per second"};
-  if (!(c.time_limit_s > 0) || c.time_limit_s > 86400) {
-    return Error{"--time-limit must be more than 0 and at most 86400 seconds"};
-  }
-  for (size_t i = 0; i < c.nemesis.size(); ++i) {
-    const std::string& n = c.nemesis[i];
-    if (!Contains(NemesisNames(), n)) {
-      return Error{"unknown nemesis " + QuoteInput(n) + " (known: " + JoinNames(NemesisNames()) + ")"};
-    }
-    if (std::find(c.nemesis.begin(), c.nemesis.begin() + i, n) != c.nemesis.begin() + i) {
-      return Error{"nemesis " + QuoteInput(n) + " is listed twice"};
-    }
-  }
-  if (c.prediction != "" && c.prediction != "Y" && c.prediction != "N") {
-    return Error{"\"prediction\" must be \"Y\" (two holders at once possible) or \"N\", not " +
-                 QuoteInput(c.prediction)};
-  }
-  if (c.scenario.size() > kMaxScenarioBytes) {
-    return Error{"\"scenario\" must be at most " + std::to_string(kMaxScenarioBytes) +
-                 " bytes (a debate row id), not " + std::to_string(c.scenario.size())};
-  }
-  if (std::any_of(c.scenario.begin(), c.scenario.end(),
-                  [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
-    return Error{"\"scenario\" must not contain control characters: " + QuoteInput(c.scenario)};
-  }
-  if (c.description.size() > kMaxDescriptionBytes) {
-    return Error{"\"description\" must be at most " + std::to_string(kMaxDescriptionBytes) +
-                 " bytes, not " + std::to_string(c.description.size())};
-  }
-  if (!(c.nemesis_interval_s >= 0.1) || c.nemesis_interval_s > 86400) {
-    return Error{"--nemesis-interval must be 0.1 to 86400 seconds"};
-  }
-  if (c.restart_delay_ms < 0 || c.restart_delay_ms > 3'600'000) {
-    return Error{"--restart-delay must be 0 to 3600000 ms"};
-  }
-  if (!Contains(PersistenceModes(), c.redis_persistence)) {
-    return Error{"--redis-persistence must be one of " + JoinNames(PersistenceModes()) + ", not " +
-                 QuoteInput(c.redis_persistence)};
-  }
-  if (c.client_timeout_ms < 1 || c.client_timeout_ms > 600'000) {
-    return Error{"--client-timeout must be 1 to 600000 ms"};
+  for (const OwnedOptions* options : chosen) {
+    if (Status s = (*options)->set().Validate(); !s) return s;
   }
   return OkStatus();
 }

@@ -12,8 +12,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/option_set.h"
 #include "checker/result.h"
-#include "workloads/workload.h"
+#include "nemesis/nemesis_registry.h"
 
 namespace locksmith {
 
@@ -24,42 +25,92 @@ inline constexpr size_t kMaxDescriptionBytes = 4096;    // "description": a few 
 inline constexpr size_t kMaxScenarioBytes = 64;         // "scenario": a debate row id, e.g. "6"
 inline constexpr size_t kMaxStoreBytes = 4096;          // "store": a path (PATH_MAX)
 
+// One registered module that declares options: "backend redis", ...
+struct ModuleKey {
+  std::string kind;  // "backend", "workload" or "nemesis"
+  std::string name;  // "redis"
+  OptionSpec spec;   // one of its options
+  std::string help;  // spec's help with the module's default
+};
+// Every option of every registered backend, workload and nemesis family, in
+// registry order. Two modules may declare the same key (with the same
+// meaning: the registry test checks that).
+const std::vector<ModuleKey>& ModuleKeys();
+
+// The common keys are RunConfig's own fields; each chosen module's keys live
+// in its options object (backend_options, ...), declared next to the module.
+// config.json stays flat: common keys and the chosen modules' keys side by
+// side, as before.
 struct RunConfig {
   std::string test_name;  // empty: derived from backend, workload, nemesis
   std::string store = "store";
   std::string backend = "redis";
   std::string workload = "mutex";
-  WorkloadOptions workload_options;  // concurrency, keys, hold, backoff, lease, rate
+  int concurrency = 10;              // clients, each with its own connection (every workload)
+  double rate = 0;                   // total op attempts per second, 0 = unlimited
   double time_limit_s = 30;
   std::optional<uint64_t> seed;      // unset: drawn at random, then logged
   std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
   double nemesis_interval_s = 10;
-  int64_t restart_delay_ms = 100;    // kill: downtime, at most until the next fault cycle
-  std::string redis_persistence = "none";  // none | everysec | always
   int64_t client_timeout_ms = 500;   // deadline of every client call
   bool loopback = false;             // never use namespaces, even as root
   std::string scenario;              // the DESIGN/debate row a scenario file tests
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
   std::string description;           // free text from a scenario file
 
+  // The options of the chosen backend and workload, and of each chosen
+  // nemesis family in `nemesis` order. SelectModules() keeps them in step
+  // with the names (MergeRunConfigJson calls it).
+  OwnedOptions backend_options;
+  OwnedOptions workload_options;
+  std::vector<OwnedOptions> nemesis_options;
+
+  RunConfig() { (void)SelectModules(); }  // nothing is kept aside yet: cannot fail
+
+  // Makes default options for every chosen module whose options are missing
+  // or another module's; a known name's options are kept. Unknown names get
+  // none (ValidateRunConfig names them). Keys a config file gave for a
+  // module not chosen then apply to it (see MergeRunConfigJson); the error
+  // names such a key whose value has the wrong type.
+  Status SelectModules();
+  // The common keys, for ToJson, merging, validation and --help.
+  void Declare(OptionSet& set);
+
   nlohmann::json ToJson() const;
   // The test name actually used for the store directory.
   std::string ResolvedTestName() const;
+  // The chosen nemesis families with their options, for the registry.
+  std::vector<ChosenFamily> ChosenNemeses() const;
+  // One warning per key a config file gave for a module this run does not
+  // use ("restart_delay_ms applies to nemesis kill, which this run does not
+  // use: ignored").
+  std::vector<std::string> UnusedKeyWarnings() const;
+
+  // Keys of a file for modules not chosen (yet): applied if a later layer
+  // chooses their module, otherwise warned about.
+  nlohmann::json unused_keys = nlohmann::json::object();
 };
 
-// Checks every field; the error is one line naming the field and the problem.
+// Checks every field and every chosen module's options; the error is one
+// line naming the field (its flag, or "key" when it has none).
 Status ValidateRunConfig(const RunConfig& config);
 
-// Reads keys of `j` into `config` (unknown keys and wrong types are errors
-// naming the key); keys not present keep their current value.
-Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config);
+// What a key for a module the run does not use is: an error naming the key
+// and its module (the command line: the flag cannot have meant anything), or
+// kept aside in unused_keys (a config file: every config.json written before
+// options moved into the modules lists every module's keys, and a flag may
+// still choose the module, as in `--config old.json --nemesis kill`).
+enum class UnusedKeys { kError, kKeep };
+
+// Reads keys of `j` into `config`: the common keys first, then the modules
+// they choose, then those modules' keys. Unknown keys and wrong types are
+// errors naming the key; keys not present keep their current value.
+Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config,
+                          UnusedKeys unused = UnusedKeys::kKeep);
 // Loads a scenario/config JSON file into `config` (see MergeRunConfigJson).
 // Only a regular file of at most kMaxConfigFileBytes: a FIFO or device
 // would block or never end. Errors name the file, and for a number out of
 // range (1e400) the key holding it.
 Status LoadRunConfigFile(const std::string& path, RunConfig& config);
-
-std::vector<std::string> NemesisNames();
-std::vector<std::string> PersistenceModes();
 
 }  // namespace locksmith

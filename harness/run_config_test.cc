@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "harness/testing/temp_dir.h"
+#include "nemesis/kill_nemesis.h"
+#include "workloads/mutex_workload.h"
 
 namespace locksmith {
 namespace {
@@ -19,21 +21,30 @@ std::string ErrorAfter(const std::function<void(RunConfig&)>& change) {
   return s ? "" : s.error();
 }
 
+// The error of merging `j` over the defaults and validating.
+std::string ErrorOfJson(const nlohmann::json& j) {
+  RunConfig c;
+  Status s = MergeRunConfigJson(j, c);
+  if (s) s = ValidateRunConfig(c);
+  return s ? "" : s.error();
+}
+
+const MutexOptions& Mutex(const RunConfig& c) {
+  return OptionsAs<MutexOptions>(*c.workload_options);
+}
+
 TEST(RunConfigTest, DefaultsAreValid) { EXPECT_EQ(ErrorAfter([](RunConfig&) {}), ""); }
 
 TEST(RunConfigTest, EachBadFieldIsNamed) {
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.concurrency = 0; }).find("--concurrency"),
+  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.concurrency = 0; }).find("--concurrency"),
             std::string::npos);
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.keys = 0; }).find("--keys"),
+  EXPECT_NE(ErrorOfJson({{"keys", 0}}).find("--keys"), std::string::npos);
+  EXPECT_NE(ErrorOfJson({{"hold", "5-2"}}).find("--hold"), std::string::npos);
+  EXPECT_NE(ErrorOfJson({{"backoff", "-1-2"}}).find("--backoff"), std::string::npos);
+  EXPECT_NE(ErrorOfJson({{"lease_ms", 0}}).find("--lease"), std::string::npos);
+  EXPECT_NE(ErrorOfJson({{"nemesis", "kill"}, {"restart_delay_ms", -1}}).find("--restart-delay"),
             std::string::npos);
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.hold = {5, 2}; }).find("--hold"),
-            std::string::npos);
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.backoff = {-1, 2}; }).find("--backoff"),
-            std::string::npos);
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.lease_ms = 0; }).find("--lease"),
-            std::string::npos);
-  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.workload_options.rate = -1; }).find("--rate"),
-            std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) { c.rate = -1; }).find("--rate"), std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.time_limit_s = 0; }).find("--time-limit"),
             std::string::npos);
   EXPECT_NE(ErrorAfter([](RunConfig& c) { c.nemesis_interval_s = -3; }).find("--nemesis-interval"),
@@ -63,7 +74,7 @@ TEST(RunConfigTest, UnknownNamesListTheKnownOnes) {
   EXPECT_NE(e.find("\"prediction\""), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.store = "/tmp/x\xff"; });
   EXPECT_NE(e.find("--store"), std::string::npos) << e;
-  e = ErrorAfter([](RunConfig& c) { c.redis_persistence = "sometimes"; });
+  e = ErrorOfJson({{"redis_persistence", "sometimes"}});
   EXPECT_NE(e.find("none, everysec, always"), std::string::npos) << e;
 }
 
@@ -86,34 +97,41 @@ TEST(RunConfigTest, ParsesRanges) {
 TEST(RunConfigTest, JsonRoundTripKeepsEveryField) {
   RunConfig a;
   a.test_name = "t";
-  a.workload_options.concurrency = 7;
-  a.workload_options.keys = 2;
-  a.workload_options.hold = {200, 400};
-  a.workload_options.backoff = {3, 4};
-  a.workload_options.lease_ms = 1500;
-  a.workload_options.rate = 12.5;
+  a.concurrency = 7;
+  a.rate = 12.5;
   a.time_limit_s = 9;
   a.seed = 18446744073709551615ULL;
   a.nemesis = {"kill"};
   a.nemesis_interval_s = 2;
-  a.restart_delay_ms = 50;
-  a.redis_persistence = "always";
   a.client_timeout_ms = 250;
   a.loopback = true;
   a.scenario = "6";
   a.prediction = "N";
   a.description = "why";
+  ASSERT_TRUE(a.SelectModules().ok());
+  ASSERT_TRUE(MergeRunConfigJson({{"keys", 2}, {"hold", "200-400"}, {"backoff", "3-4"},
+                                  {"lease_ms", 1500}, {"restart_delay_ms", 50},
+                                  {"redis_persistence", "always"}},
+                                 a, UnusedKeys::kError)
+                  .ok());
   RunConfig b;
-  ASSERT_TRUE(MergeRunConfigJson(a.ToJson(), b).ok());
+  ASSERT_TRUE(MergeRunConfigJson(a.ToJson(), b, UnusedKeys::kError).ok());
   EXPECT_EQ(b.ToJson(), a.ToJson());
   EXPECT_EQ(*b.seed, 18446744073709551615ULL);
+  EXPECT_EQ(Mutex(b).hold, (MsRange{200, 400}));
+  EXPECT_EQ(OptionsAs<KillOptions>(*b.nemesis_options.at(0)).restart_delay_ms, 50);
+  // Copies clone the modules' options.
+  RunConfig copy = b;
+  ASSERT_TRUE(MergeRunConfigJson({{"keys", 9}}, copy).ok());
+  EXPECT_EQ(Mutex(b).keys, 2);
+  EXPECT_EQ(Mutex(copy).keys, 9);
 }
 
 TEST(RunConfigTest, MergeKeepsAbsentKeysAndNamesBadOnes) {
   RunConfig c;
   ASSERT_TRUE(MergeRunConfigJson({{"concurrency", 3}, {"nemesis", "kill"}}, c).ok());
-  EXPECT_EQ(c.workload_options.concurrency, 3);
-  EXPECT_EQ(c.workload_options.keys, RunConfig().workload_options.keys);
+  EXPECT_EQ(c.concurrency, 3);
+  EXPECT_EQ(Mutex(c).keys, Mutex(RunConfig()).keys);
   EXPECT_EQ(c.nemesis, std::vector<std::string>{"kill"});
 
   Status s = MergeRunConfigJson({{"concurency", 3}}, c);
@@ -141,7 +159,7 @@ TEST(RunConfigTest, LoadsFilesAndReportsBadOnes) {
   RunConfig c;
   ASSERT_TRUE(LoadRunConfigFile(path, c).ok());
   EXPECT_EQ(c.time_limit_s, 5);
-  EXPECT_EQ(c.workload_options.hold, (MsRange{1, 2}));
+  EXPECT_EQ(Mutex(c).hold, (MsRange{1, 2}));
   { std::ofstream(path) << "{ \"time_limit_s\": "; }
   Status s = LoadRunConfigFile(path, c);
   ASSERT_FALSE(s.ok());
@@ -189,7 +207,7 @@ TEST(RunConfigTest, OnlyRegularFilesUpToOneMebibyteAreRead) {
   text.resize(kMaxConfigFileBytes, ' ');
   { std::ofstream(path) << text; }
   ASSERT_TRUE(LoadRunConfigFile(path, c).ok());
-  EXPECT_EQ(c.workload_options.concurrency, 3);
+  EXPECT_EQ(c.concurrency, 3);
   { std::ofstream(path, std::ios::app) << " "; }
   s = LoadRunConfigFile(path, c);
   ASSERT_FALSE(s.ok());
@@ -200,14 +218,14 @@ TEST(RunConfigTest, TextFieldsAreBounded) {
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes, 'x'); }), "");
   std::string e =
       ErrorAfter([](RunConfig& c) { c.description.assign(kMaxDescriptionBytes + 1, 'x'); });
-  EXPECT_NE(e.find("\"description\" must be at most 4096 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"description\" is 4097 bytes; at most 4096"), std::string::npos) << e;
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes, '6'); }), "");
   e = ErrorAfter([](RunConfig& c) { c.scenario.assign(kMaxScenarioBytes + 1, '6'); });
-  EXPECT_NE(e.find("\"scenario\" must be at most 64 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("\"scenario\" is 65 bytes; at most 64"), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.scenario = "6\nverdict: VALID"; });
   EXPECT_NE(e.find("control characters"), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.store.assign(kMaxStoreBytes + 1, 's'); });
-  EXPECT_NE(e.find("--store must be at most 4096 bytes"), std::string::npos) << e;
+  EXPECT_NE(e.find("--store is 4097 bytes; at most 4096"), std::string::npos) << e;
 }
 
 TEST(RunConfigTest, ErrorsEchoInputShortAndOnOneLine) {
@@ -216,13 +234,14 @@ TEST(RunConfigTest, ErrorsEchoInputShortAndOnOneLine) {
            [](RunConfig& c) { c.backend = std::string(100000, 'b') + "\n"; },
            [](RunConfig& c) { c.workload = "a\nb" + std::string(100000, 'w'); },
            [](RunConfig& c) { c.nemesis = {std::string(100000, 'n')}; },
-           [](RunConfig& c) { c.redis_persistence = std::string(100000, 'p'); },
            [](RunConfig& c) { c.prediction = std::string(100000, 'y'); }}) {
     const std::string e = ErrorAfter(change);
     ASSERT_NE(e, "");
     EXPECT_LT(e.size(), 200u) << e.substr(0, 300);
     EXPECT_EQ(e.find('\n'), std::string::npos) << e.substr(0, 300);
   }
+  const std::string e = ErrorOfJson({{"redis_persistence", std::string(100000, 'p')}});
+  EXPECT_LT(e.size(), 200u) << e.substr(0, 300);
   RunConfig c;
   Status s = MergeRunConfigJson({{std::string(100000, 'k') + "\n", 1}}, c);
   ASSERT_FALSE(s.ok());
@@ -230,6 +249,63 @@ TEST(RunConfigTest, ErrorsEchoInputShortAndOnOneLine) {
   EXPECT_EQ(s.error().find('\n'), std::string::npos);
   EXPECT_NE(LoadError("{\"hold\": \"" + std::string(100000, '9') + "x\"}").size(), 0u);
   EXPECT_LT(LoadError("{\"hold\": \"" + std::string(100000, '9') + "x\"}").size(), 300u);
+}
+
+TEST(RunConfigTest, AKeyOfAModuleNotChosenIsAnErrorFromFlagsAndKeptFromFiles) {
+  RunConfig c;
+  Status s = MergeRunConfigJson({{"restart_delay_ms", 500}}, c, UnusedKeys::kError);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(),
+            "--restart-delay (restart_delay_ms) applies to nemesis kill, which this run does not "
+            "use");
+  // A file's is kept aside and warned about...
+  ASSERT_TRUE(MergeRunConfigJson({{"restart_delay_ms", 500}}, c).ok());
+  ASSERT_TRUE(ValidateRunConfig(c).ok());
+  EXPECT_EQ(c.UnusedKeyWarnings(),
+            std::vector<std::string>{
+                "restart_delay_ms applies to nemesis kill, which this run does not use: ignored"});
+  EXPECT_FALSE(c.ToJson().contains("restart_delay_ms"));
+  // ... and applies when a later layer (a flag) chooses its module.
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "kill"}}, c, UnusedKeys::kError).ok());
+  EXPECT_TRUE(c.UnusedKeyWarnings().empty());
+  EXPECT_EQ(OptionsAs<KillOptions>(*c.nemesis_options.at(0)).restart_delay_ms, 500);
+  EXPECT_EQ(c.ToJson()["restart_delay_ms"], 500);
+  // Its type is checked then.
+  RunConfig d;
+  ASSERT_TRUE(MergeRunConfigJson({{"restart_delay_ms", "soon"}}, d).ok());
+  s = MergeRunConfigJson({{"nemesis", "kill"}}, d);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error(), "\"restart_delay_ms\" must be an integer");
+}
+
+TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
+  // A config.json as written before options moved into the modules: every
+  // key of every module, a run without nemesis.
+  const nlohmann::json old = nlohmann::json::parse(R"({
+    "backend": "redis", "backoff": "5-50", "client_timeout_ms": 500, "concurrency": 10,
+    "description": "", "hold": "10-100", "keys": 3, "lease_ms": 1000, "loopback": false,
+    "nemesis": [], "nemesis_interval_s": 10.0, "prediction": "", "rate": 0.0,
+    "redis_persistence": "none", "restart_delay_ms": 100, "scenario": "", "seed": 7,
+    "store": "store", "test_name": "redis-mutex", "time_limit_s": 30.0, "workload": "mutex"})");
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson(old, c).ok());
+  ASSERT_TRUE(ValidateRunConfig(c).ok());
+  EXPECT_EQ(c.UnusedKeyWarnings().size(), 1u);
+  nlohmann::json now = c.ToJson();
+  now["restart_delay_ms"] = 100;
+  EXPECT_EQ(now, old);
+}
+
+TEST(RunConfigTest, ChangingAModuleKeepsTheOptionsOfOthersAndOfItsName) {
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "kill"}, {"restart_delay_ms", 7}, {"keys", 4}}, c)
+                  .ok());
+  ASSERT_TRUE(MergeRunConfigJson({{"concurrency", 2}, {"nemesis", "kill"}}, c).ok());
+  EXPECT_EQ(OptionsAs<KillOptions>(*c.nemesis_options.at(0)).restart_delay_ms, 7);
+  EXPECT_EQ(Mutex(c).keys, 4);
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", nlohmann::json::array()}}, c).ok());
+  EXPECT_TRUE(c.nemesis_options.empty());
+  EXPECT_TRUE(c.ChosenNemeses().empty());
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {

@@ -8,6 +8,7 @@
 #include "backends/testing/pong_server.h"
 #include "checker/testing/memory_recorder.h"
 #include "harness/testing/fake_cluster.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 
 namespace locksmith {
@@ -33,12 +34,53 @@ class FakeKillable : public Killable {
   std::set<std::string> broken;
 };
 
+TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheCycle) {
+  OptionsOf<KillOptions> options;
+  ASSERT_TRUE(options.set().Validate().ok());
+  EXPECT_EQ(options.set().ToJson(), nlohmann::json({{"restart_delay_ms", 100}}));
+  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", -1}}).ok());
+  EXPECT_EQ(options.set().Validate().error(), "--restart-delay must be 0 to 3600000");
+  ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", 250}}).ok());
+  // Through the registry: the cycle uses the family's own delay, capped
+  // before the next cycle.
+  auto cycle = (*FindNemesis("kill"))->cycle(options);
+  auto ops = cycle("n2", 1000, 5000);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].op.f, "kill");
+  EXPECT_EQ(ops[0].op.value, nlohmann::json({{"node", "n2"}}));
+  EXPECT_EQ(ops[1].op.f, "restart");
+  EXPECT_TRUE(ops[0].mark.begins);
+  EXPECT_FALSE(ops[1].mark.begins);
+  EXPECT_EQ(ops[1].at_ms, 1250);
+  EXPECT_EQ(cycle("n2", 4900, 5000)[1].at_ms, 4999);
+}
+
+// A service without the Killable capability.
+class UnkillableService : public LockService {
+ public:
+  std::string Backend() const override { return "frozen"; }
+  NodeTable Table() const override { return {}; }
+  Status Start() override { return OkStatus(); }
+  void Stop() override {}
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t) override {
+    return nullptr;
+  }
+};
+
+TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
+  OptionsOf<KillOptions> options;
+  UnkillableService service;
+  auto made = MakeNemesis({{"kill", &options}}, service);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.error(), "backend frozen cannot kill nodes");
+}
+
 TEST(KillNemesisTest, KillsAndStartsNodes) {
   FakeKillable service;
   KillNemesis nemesis(service);
   EXPECT_TRUE(nemesis.Invoke({"kill", {{"node", "n1"}}}).ok);
   EXPECT_FALSE(service.up["n1"]);
-  EXPECT_TRUE(nemesis.Invoke({"start", {{"node", "n1"}}}).ok);
+  EXPECT_TRUE(nemesis.Invoke({"restart", {{"node", "n1"}}}).ok);
   EXPECT_TRUE(service.up["n1"]);
 }
 
@@ -58,7 +100,7 @@ TEST(KillNemesisTest, TeardownRestartsWhatIsStillDown) {
   KillNemesis nemesis(service);
   nemesis.Invoke({"kill", {{"node", "n1"}}});
   nemesis.Invoke({"kill", {{"node", "n2"}}});
-  nemesis.Invoke({"start", {{"node", "n2"}}});
+  nemesis.Invoke({"restart", {{"node", "n2"}}});
   service.up["n2"] = false;  // a later start must not come from teardown
   EXPECT_TRUE(nemesis.Teardown().empty());
   EXPECT_TRUE(service.up["n1"]);
@@ -73,11 +115,11 @@ TEST(KillNemesisTest, TeardownReportsWhatItCouldNotHealAndRetriesItNextTime) {
   service.broken = {"n1"};
   auto failures = nemesis.Teardown();
   ASSERT_EQ(failures.size(), 1u);
-  EXPECT_EQ(failures[0].f, "start");
+  EXPECT_EQ(failures[0].f, "restart");
   EXPECT_EQ(failures[0].value, nlohmann::json({{"node", "n1"}}));
   EXPECT_EQ(failures[0].error, "n1: cannot start redis-server: disk full");
   EXPECT_TRUE(service.up["n2"]);
-  EXPECT_EQ(HealFailuresJson(failures), nlohmann::json::parse(R"([{"f": "start",
+  EXPECT_EQ(HealFailuresJson(failures), nlohmann::json::parse(R"([{"f": "restart",
       "value": {"node": "n1"}, "error": "n1: cannot start redis-server: disk full"}])"));
 
   service.broken.clear();
@@ -138,7 +180,7 @@ TEST(NemesisRunnerTest, RecordsEachFaultAsInvokeThenInfo) {
   MemoryRecorder recorder;
   std::vector<ScheduledFault> schedule{{0, {"kill", {{"node", "n1"}}}},
                                        {1, {"kill", {{"node", "n9"}}}},
-                                       {2, {"start", {{"node", "n1"}}}}};
+                                       {2, {"restart", {{"node", "n1"}}}}};
   NemesisRunner runner(nemesis, recorder, schedule);
   runner.Start(std::chrono::steady_clock::now());
   // Stop() only interrupts waiting; wait (bounded) until all three ran.
@@ -168,6 +210,37 @@ TEST(NemesisRunnerTest, StopInterruptsALongWait) {
   runner.Stop();
   EXPECT_EQ(runner.performed(), 0);
   EXPECT_TRUE(recorder.history().empty());
+}
+
+TEST(NemesisRunnerTest, HealEndsEveryWindowBegunAndRecordsItsEnd) {
+  FakeKillable service;
+  KillNemesis nemesis(service);
+  MemoryRecorder recorder;
+  // Window 0 has begun and ended, window 1 has begun (its restart is an
+  // hour away), window 2 never began: the heal restarts n2 only.
+  NemesisRunner runner(nemesis, recorder,
+                       {{0, {"kill", {{"node", "n1"}}}, {0, "kill", true}},
+                        {0, {"restart", {{"node", "n1"}}}, {0, "kill", false}},
+                        {0, {"kill", {{"node", "n2"}}}, {1, "kill", true}},
+                        {3'600'000, {"restart", {{"node", "n2"}}}, {1, "kill", false}},
+                        {3'600'000, {"kill", {{"node", "n3"}}}, {2, "kill", true}},
+                        {3'600'001, {"restart", {{"node", "n3"}}}, {2, "kill", false}}});
+  runner.Start(std::chrono::steady_clock::now());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (runner.performed() < 3 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ASSERT_EQ(runner.performed(), 3);
+  runner.Heal();
+  EXPECT_EQ(runner.performed(), 4);
+  EXPECT_TRUE(service.up["n2"]);
+  EXPECT_FALSE(service.up.contains("n3"));
+  History h = recorder.history();
+  ASSERT_EQ(h.size(), 8u);
+  EXPECT_EQ(h[6].f, "restart");
+  EXPECT_EQ(h[6].value["node"], "n2");
+  EXPECT_EQ(h[6].fault, (FaultMark{1, "kill", false}).ToJson());
+  EXPECT_EQ(h[0].fault, (FaultMark{0, "kill", true}).ToJson());
 }
 
 }  // namespace

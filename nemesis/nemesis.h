@@ -1,5 +1,5 @@
 // Nemesis: injects one family of faults. Invoke() performs a fault op
-// ("kill" {"node":"n1"}, "start" {"node":"n1"}, ...) and returns what
+// ("kill" {"node":"n1"}, "restart" {"node":"n1"}, ...) and returns what
 // happened; Teardown() heals everything this nemesis started, always, is
 // safe to call twice, and returns what it could not heal (the run logs it
 // and records it in results.json: a fault left in place may explain the
@@ -18,7 +18,7 @@
 namespace locksmith {
 
 struct FaultOp {
-  std::string f;  // fault name, e.g. "kill", "start"
+  std::string f;  // fault name, e.g. "kill", "restart"
   nlohmann::json value = nullptr;
 };
 
@@ -31,7 +31,7 @@ struct FaultResult {
 // One fault Teardown could not undo: the healing op it tried and why that
 // failed.
 struct HealFailure {
-  std::string f;  // the healing op, e.g. "start"
+  std::string f;  // the healing op, e.g. "restart"
   nlohmann::json value = nullptr;
   std::string error;
 

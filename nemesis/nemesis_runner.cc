@@ -1,5 +1,7 @@
 #include "nemesis/nemesis_runner.h"
 
+#include <set>
+
 namespace locksmith {
 
 void NemesisRunner::Start(std::chrono::steady_clock::time_point zero) {
@@ -25,26 +27,46 @@ int NemesisRunner::failed() const {
   return failed_;
 }
 
+void NemesisRunner::Heal() {
+  Stop();
+  // The loop has ended: next_ and the schedule are this thread's now.
+  std::set<int64_t> open;
+  for (size_t i = 0; i < next_; ++i) {
+    const FaultMark& mark = schedule_[i].mark;
+    if (mark.begins) {
+      open.insert(mark.window);
+    } else {
+      open.erase(mark.window);
+    }
+  }
+  for (size_t i = next_; i < schedule_.size() && !open.empty(); ++i) {
+    const ScheduledFault& fault = schedule_[i];
+    if (!fault.mark.begins && open.erase(fault.mark.window) > 0) Perform(fault);
+  }
+}
+
 void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
-  for (const ScheduledFault& fault : schedule_) {
+  for (; next_ < schedule_.size(); ++next_) {
+    const ScheduledFault& fault = schedule_[next_];
     {
       std::unique_lock lock(mu_);
       const auto at = zero + std::chrono::milliseconds(fault.at_ms);
       if (wake_.wait_until(lock, at, [&] { return stopping_; })) return;
     }
-    Perform(fault.op);
+    Perform(fault);
   }
 }
 
-void NemesisRunner::Perform(const FaultOp& fault) {
+void NemesisRunner::Perform(const ScheduledFault& fault) {
   Op invoke;
   invoke.process = kNemesisProcess;
   invoke.type = OpType::kInvoke;
-  invoke.f = fault.f;
-  invoke.value = fault.value;
+  invoke.f = fault.op.f;
+  invoke.value = fault.op.value;
+  invoke.fault = fault.mark.ToJson();
   recorder_.Record(invoke);
 
-  FaultResult result = nemesis_.Invoke(fault);
+  FaultResult result = nemesis_.Invoke(fault.op);
 
   Op done = invoke;
   done.type = OpType::kInfo;

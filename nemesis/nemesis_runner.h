@@ -1,8 +1,11 @@
 // NemesisRunner: plays a fault schedule on its own thread, recording every
 // fault as a nemesis op pair (invoke, then info with what happened: as in
-// Jepsen, a fault's effect is never certain). Stop() wakes the thread, lets
-// a fault op in progress finish, and joins; it does not heal (the run calls
-// Nemesis::Teardown afterwards). Start/Stop from one thread.
+// Jepsen, a fault's effect is never certain), marked with its fault window.
+// Stop() wakes the thread, lets a fault op in progress finish, and joins.
+// Heal() stops, then performs the scheduled end of every window begun and
+// not yet ended, recorded like any op, so every window in the history ends
+// (the run calls Nemesis::Teardown afterwards for anything left).
+// Start/Stop/Heal from one thread.
 #pragma once
 
 #include <chrono>
@@ -27,13 +30,14 @@ class NemesisRunner {
   // Schedule times count from `zero`.
   void Start(std::chrono::steady_clock::time_point zero);
   void Stop();
+  void Heal();
   // Fault ops performed so far, and how many of them failed.
   int performed() const;
   int failed() const;
 
  private:
   void Loop(std::chrono::steady_clock::time_point zero);
-  void Perform(const FaultOp& op);
+  void Perform(const ScheduledFault& fault);
 
   Nemesis& nemesis_;
   OpRecorder& recorder_;
@@ -41,6 +45,7 @@ class NemesisRunner {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  size_t next_ = 0;  // the schedule's first op not performed
   int performed_ = 0;
   int failed_ = 0;
   std::thread thread_;

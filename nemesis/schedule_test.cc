@@ -4,22 +4,23 @@
 
 #include <map>
 
+#include "nemesis/kill_nemesis.h"
+
 namespace locksmith {
 namespace {
 
-ScheduleOptions KillOptions() {
+ScheduleOptions KillSchedule(int64_t restart_delay_ms = 1500) {
   ScheduleOptions o;
-  o.faults = {"kill"};
+  o.families = {{"kill", KillCycle(restart_delay_ms)}};
   o.nodes = {"n1", "n2", "n3"};
   o.interval_s = 5;
-  o.restart_delay_ms = 1500;
   o.time_limit_s = 30;
   o.seed = 7;
   return o;
 }
 
 TEST(ScheduleTest, EveryKillHasItsStartOnTheSameNodeAfterTheDelay) {
-  auto s = BuildSchedule(KillOptions());
+  auto s = BuildSchedule(KillSchedule());
   ASSERT_EQ(s.size(), 10u);  // cycles at 5, 10, 15, 20, 25 s
   std::map<std::string, int64_t> down_since;
   for (const auto& f : s) {
@@ -28,7 +29,7 @@ TEST(ScheduleTest, EveryKillHasItsStartOnTheSameNodeAfterTheDelay) {
       EXPECT_FALSE(down_since.count(node)) << "killed twice: " << node;
       down_since[node] = f.at_ms;
     } else {
-      ASSERT_EQ(f.op.f, "start");
+      ASSERT_EQ(f.op.f, "restart");
       ASSERT_TRUE(down_since.count(node));
       EXPECT_EQ(f.at_ms - down_since[node], 1500);
       down_since.erase(node);
@@ -37,8 +38,30 @@ TEST(ScheduleTest, EveryKillHasItsStartOnTheSameNodeAfterTheDelay) {
   EXPECT_TRUE(down_since.empty());
 }
 
+TEST(ScheduleTest, EachFaultIsAWindowItsKillBeginsAndItsRestartEnds) {
+  auto s = BuildSchedule(KillSchedule());
+  std::map<int64_t, std::string> open;  // window -> node
+  int64_t next_window = 0;
+  for (const auto& f : s) {
+    EXPECT_EQ(f.mark.family, "kill");
+    const std::string node = f.op.value["node"];
+    if (f.mark.begins) {
+      EXPECT_EQ(f.op.f, "kill");
+      EXPECT_EQ(f.mark.window, next_window++);
+      open[f.mark.window] = node;
+    } else {
+      EXPECT_EQ(f.op.f, "restart");
+      ASSERT_TRUE(open.count(f.mark.window)) << f.mark.window;
+      EXPECT_EQ(open[f.mark.window], node);
+      open.erase(f.mark.window);
+    }
+  }
+  EXPECT_EQ(next_window, 5);
+  EXPECT_TRUE(open.empty());
+}
+
 TEST(ScheduleTest, StartsAfterAWarmUpAndStaysWithinTheLimit) {
-  auto s = BuildSchedule(KillOptions());
+  auto s = BuildSchedule(KillSchedule());
   for (const auto& f : s) {
     if (f.op.f == "kill") {
       EXPECT_GE(f.at_ms, 5000);
@@ -49,8 +72,7 @@ TEST(ScheduleTest, StartsAfterAWarmUpAndStaysWithinTheLimit) {
 }
 
 TEST(ScheduleTest, DowntimeNeverRunsIntoTheNextCycle) {
-  auto o = KillOptions();
-  o.restart_delay_ms = 60'000;
+  auto o = KillSchedule(60'000);
   auto s = BuildSchedule(o);
   for (size_t i = 0; i + 1 < s.size(); i += 2) {
     EXPECT_LT(s[i + 1].at_ms, (s[i].at_ms / 5000 + 1) * 5000);
@@ -58,9 +80,9 @@ TEST(ScheduleTest, DowntimeNeverRunsIntoTheNextCycle) {
 }
 
 TEST(ScheduleTest, SameSeedSameScheduleOtherSeedOtherChoices) {
-  auto a = BuildSchedule(KillOptions());
-  auto b = BuildSchedule(KillOptions());
-  auto o = KillOptions();
+  auto a = BuildSchedule(KillSchedule());
+  auto b = BuildSchedule(KillSchedule());
+  auto o = KillSchedule();
   o.seed = 8;
   auto c = BuildSchedule(o);
   ASSERT_EQ(a.size(), b.size());
@@ -74,13 +96,13 @@ TEST(ScheduleTest, SameSeedSameScheduleOtherSeedOtherChoices) {
 }
 
 TEST(ScheduleTest, NothingToDoGivesAnEmptySchedule) {
-  auto o = KillOptions();
-  o.faults.clear();
+  auto o = KillSchedule();
+  o.families.clear();
   EXPECT_TRUE(BuildSchedule(o).empty());
-  o = KillOptions();
+  o = KillSchedule();
   o.time_limit_s = 4;  // shorter than the warm-up
   EXPECT_TRUE(BuildSchedule(o).empty());
-  o = KillOptions();
+  o = KillSchedule();
   o.interval_s = 1e-9;  // rounds to no time at all: must not loop forever
   EXPECT_TRUE(BuildSchedule(o).empty());
 }

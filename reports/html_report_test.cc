@@ -23,11 +23,18 @@ Op MakeOp(int64_t index, int64_t time, int64_t process, OpType type, std::string
   return op;
 }
 
+// The op begins (or ends) fault window 0 of the kill family.
+Op MarkWindow(Op op, bool begins) {
+  op.fault = FaultMark{0, "kill", begins}.ToJson();
+  return op;
+}
+
 // Two clients on lock-0 overlapping while n1 is killed; a third with a hostile
 // key and error; a pending op at the end.
 History SampleHistory() {
   return {
-      MakeOp(0, 1'000, kNemesisProcess, OpType::kInvoke, "kill", "", {{"node", "n1"}}),
+      MarkWindow(MakeOp(0, 1'000, kNemesisProcess, OpType::kInvoke, "kill", "", {{"node", "n1"}}),
+                 true),
       MakeOp(1, 2'000, kNemesisProcess, OpType::kInfo, "kill", "", {{"node", "n1"}}),
       MakeOp(2, 10'000, 0, OpType::kInvoke, "acquire", "lock-0"),
       MakeOp(3, 20'000, 0, OpType::kOk, "acquire", "lock-0", {{"token", "a"}, {"validity_ms", 1}}),
@@ -37,8 +44,10 @@ History SampleHistory() {
       MakeOp(7, 45'000, 0, OpType::kOk, "release", "lock-0"),
       MakeOp(8, 50'000, 2, OpType::kInvoke, "acquire", kHostileKey),
       MakeOp(9, 60'000, 2, OpType::kInfo, "acquire", kHostileKey, nullptr, kHostileError),
-      MakeOp(10, 70'000, kNemesisProcess, OpType::kInvoke, "start", "", {{"node", "n1"}}),
-      MakeOp(11, 80'000, kNemesisProcess, OpType::kInfo, "start", "", {{"node", "n1"}}),
+      MarkWindow(
+          MakeOp(10, 70'000, kNemesisProcess, OpType::kInvoke, "restart", "", {{"node", "n1"}}),
+          false),
+      MakeOp(11, 80'000, kNemesisProcess, OpType::kInfo, "restart", "", {{"node", "n1"}}),
       MakeOp(12, 90'000, 1, OpType::kInvoke, "release", "lock-0"),
       MakeOp(13, 95'000, 3, OpType::kInvoke, "acquire", "lock-1", {{"lease_ms", 5}}),
   };
@@ -180,6 +189,7 @@ TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
   const nlohmann::json data = Blob(Render(h, SampleResults(h)));
   ASSERT_EQ(data["faults"].size(), 1u);
   EXPECT_EQ(data["faults"][0]["f"], "kill");
+  EXPECT_EQ(data["faults"][0]["family"], "kill");
   EXPECT_EQ(data["faults"][0]["s"], 1'000);
   EXPECT_EQ(data["faults"][0]["e"], 80'000);
   EXPECT_EQ(data["faults"][0]["open"], false);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <map>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
@@ -14,69 +15,8 @@ namespace locksmith {
 namespace {
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-bool Contains(std::string_view s, std::string_view p) { return s.find(p) != std::string_view::npos; }
-
 bool IsAcquire(std::string_view f) { return StartsWith(f, "acquire") || f == "lock"; }
 bool IsRelease(std::string_view f) { return StartsWith(f, "release") || f == "unlock"; }
-
-// --- Nemesis fault intervals -------------------------------------------------
-// Fault names belong to nemesis/ and differ per fault family ("kill"/"start",
-// "partition-start"/"partition-stop", "pause"/"resume", "clock-bump"/
-// "clock-reset"), so intervals are recovered by naming convention: an op that
-// heals closes the open faults it names; anything else opens a fault.
-
-constexpr std::string_view kHealAll[] = {"stop", "heal", "heal-all", "stop-all",
-                                         "recover", "reset", "repair"};
-constexpr std::string_view kHealSuffixes[] = {"-stop", "-end", "-heal", "-resume",
-                                              "-reset", "-recover", "-off"};
-constexpr std::string_view kHealPrefixes[] = {"stop-", "end-", "heal-", "resume-",
-                                              "reset-", "recover-"};
-
-// The fault family a heal op names ("partition" for "partition-stop"), or ""
-// when `f` is not a heal by affix.
-std::string_view HealBase(std::string_view f) {
-  for (auto s : kHealSuffixes) {
-    if (EndsWith(f, s) && f.size() > s.size()) return f.substr(0, f.size() - s.size());
-  }
-  for (auto p : kHealPrefixes) {
-    if (StartsWith(f, p) && f.size() > p.size()) return f.substr(p.size());
-  }
-  return "";
-}
-
-bool IsHealName(std::string_view f) {
-  if (std::find(std::begin(kHealAll), std::end(kHealAll), f) != std::end(kHealAll)) return true;
-  if (f == "start" || f == "restart" || f == "resume" || f == "cont" || f == "continue" ||
-      f == "unpause") {
-    return true;
-  }
-  return !HealBase(f).empty();
-}
-
-bool Heals(std::string_view heal, std::string_view fault) {
-  if (std::find(std::begin(kHealAll), std::end(kHealAll), heal) != std::end(kHealAll)) {
-    return true;
-  }
-  if (heal == "start" || heal == "restart") return Contains(fault, "kill") || Contains(fault, "crash");
-  if (heal == "resume" || heal == "cont" || heal == "continue" || heal == "unpause") {
-    return Contains(fault, "pause") || Contains(fault, "stop");
-  }
-  std::string_view base = HealBase(heal);
-  if (base.empty()) return false;
-  return fault == base || StartsWith(fault, std::string(base) + "-") ||
-         fault == "start-" + std::string(base);
-}
-
-// The node an op names in its value, for "kill n1 ... start n1" pairing.
-std::string NodeOf(const nlohmann::json& value) {
-  if (!value.is_object()) return "";
-  auto it = value.find("node");
-  if (it == value.end()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
 
 // --- Fast JSON output for the big columns ----------------------------------
 
@@ -386,46 +326,35 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     permute(m.hold_expiry_), permute(m.hold_acquire_index_), permute(m.hold_open_);
   }
 
-  // Fault intervals from nemesis rows (already in start order).
-  struct OpenFault {
-    size_t fault;
-    std::string node;
-  };
-  std::vector<OpenFault> open_faults;
+  // Fault windows from the marks the run recorded on nemesis ops (rows are
+  // in start order): a begin opens its window, the end with the same
+  // number closes it; one never closed shades to the end of the run.
+  std::map<int64_t, size_t> open_windows;  // window -> index in faults_
   for (const Row& row : rows) {
     const Op& inv = history[row.invoke_pos];
-    if (!inv.is_nemesis() || row.outcome == OpOutcome::kFail) continue;
+    if (!inv.is_nemesis() || inv.fault.is_null()) continue;
+    auto mark = FaultMarkFromJson(inv.fault);
+    if (!mark) continue;  // histories are checked on load; a report shows what it can
     const Op* done = row.completion_pos >= 0 ? &history[static_cast<size_t>(row.completion_pos)]
                                              : nullptr;
-    std::string node = NodeOf(inv.value);
-    if (node.empty() && done != nullptr) node = NodeOf(done->value);
-    const int64_t end = row.duration >= 0 ? row.start + row.duration : row.start;
-    bool healed = false;
-    if (IsHealName(inv.f)) {
-      for (auto it = open_faults.begin(); it != open_faults.end();) {
-        Fault& fault = m.faults_[it->fault];
-        const bool same_node = node.empty() || it->node.empty() || node == it->node;
-        if (same_node && Heals(inv.f, fault.f)) {
-          fault.end = end;
-          fault.open = false;
-          healed = true;
-          it = open_faults.erase(it);
-        } else {
-          ++it;
-        }
+    if (!mark->begins) {
+      if (auto it = open_windows.find(mark->window); it != open_windows.end()) {
+        Fault& fault = m.faults_[it->second];
+        fault.end = row.duration >= 0 ? row.start + row.duration : row.start;
+        fault.open = false;
+        open_windows.erase(it);
       }
-      // "start" with nothing to restart is itself a fault (Jepsen's
-      // partitioner: start/stop); other heals with nothing open are no-ops.
-      if (healed || inv.f != "start") continue;
+      continue;
     }
     Fault fault;
     fault.f = inv.f;
+    fault.family = mark->family;
     fault.start = row.start;
     fault.end = m.end_time_;
     fault.open = true;
     const nlohmann::json& value = done != nullptr && !done->value.is_null() ? done->value : inv.value;
     if (!value.is_null()) fault.value = SanitizeUtf8(DumpJson(value));
-    open_faults.push_back({m.faults_.size(), node});
+    open_windows[mark->window] = m.faults_.size();
     m.faults_.push_back(std::move(fault));
   }
 
@@ -594,7 +523,12 @@ void ReportModel::AppendJson(std::string* out) const {
   *out += "},\"faults\":";
   nlohmann::json faults = nlohmann::json::array();
   for (const Fault& f : faults_) {
-    faults.push_back({{"f", f.f}, {"s", f.start}, {"e", f.end}, {"open", f.open}, {"value", f.value}});
+    faults.push_back({{"f", f.f},
+                      {"family", f.family},
+                      {"s", f.start},
+                      {"e", f.end},
+                      {"open", f.open},
+                      {"value", f.value}});
   }
   *out += DumpJson(faults);
   *out += ",\"plots\":";

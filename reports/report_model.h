@@ -77,7 +77,8 @@ class ReportModel {
 
  private:
   struct Fault {
-    std::string f;
+    std::string f;       // the op that began it, e.g. "kill"
+    std::string family;  // its nemesis family
     int64_t start = 0;
     int64_t end = 0;
     bool open = false;  // never healed: shaded to the end of the run

@@ -182,6 +182,27 @@ TEST(CheckCliTest, FlagsARunDirectoryWouldIgnoreAreRefused) {
 
 // The controller recorded in the directory is this test process, which is
 // alive: to `check` the run is still going.
+// check RUN_DIR rebuilds the workload from config.json, its own options
+// included: a stored option is read and checked, and an unknown workload
+// or option is one line, not a crash.
+TEST(CheckCliTest, ARunDirectorysWorkloadIsBuiltFromItsStoredOptions) {
+  RunDir run(ExpiredAfterFailedRelease());
+  std::string out;
+  for (const auto& [config, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"workload": "mutex", "lease_ms": 0})", "--lease must be 1 to 86400000"},
+           {R"({"workload": "bank"})", "config.json: --workload must be one of mutex"},
+           {R"({"workload": "mutex", "shoe_size": 3})", "unknown config key \"shoe_size\""}}) {
+    { std::ofstream(run.path() + "/config.json") << config; }
+    EXPECT_EQ(Check({run.path()}, &out), 254) << config << ": " << out;
+    EXPECT_NE(out.find(error), std::string::npos) << config << ": " << out;
+    EXPECT_EQ(LineCount(out), 1) << out;
+  }
+  // An old run's config.json lists keys of modules it did not use.
+  { std::ofstream(run.path() + "/config.json") << R"({"workload": "mutex", "lease_ms": 2000,
+        "nemesis": [], "restart_delay_ms": 100, "redis_persistence": "none"})"; }
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+}
+
 TEST(CheckCliTest, ARunWhoseControllerIsAliveIsNotRejudged) {
   RunDir run(ExpiredAfterFailedRelease());
   ASSERT_TRUE(WriteRunController(run.path()).ok());

@@ -354,6 +354,7 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
                                         {"run", "--hold", "9-1"},
                                         {"run", "--redis-persistence", "sometimes"},
                                         {"run", "--nemesis", "meteor"},
+                                        {"run", "--restart-delay", "500"},
                                         config(fifo),
                                         config(big),
                                         config(long_text),
@@ -382,7 +383,7 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   RunLocksmith(dir.path(), config(big), seconds(30), &out);
   EXPECT_NE(out.find("at most 1048576"), std::string::npos) << out;
   RunLocksmith(dir.path(), config(long_text), seconds(30), &out);
-  EXPECT_NE(out.find("\"description\" must be at most 4096 bytes"), std::string::npos) << out;
+  EXPECT_NE(out.find("\"description\" is 5000 bytes; at most 4096"), std::string::npos) << out;
   RunLocksmith(dir.path(), config(overflow), seconds(30), &out);
   EXPECT_NE(out.find("\"concurrency\": the number 1e400 is out of range"), std::string::npos)
       << out;

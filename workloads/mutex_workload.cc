@@ -24,6 +24,16 @@ int64_t Draw(std::mt19937_64& rng, MsRange range) {
 
 }  // namespace
 
+void MutexOptions::Declare(OptionSet& set) {
+  set.Integer("keys", "--keys", &keys, 1, 1'000'000, "lock keys lock-0 ..")
+      .Range("hold", "--hold", &hold, 0, 3'600'000,
+             "ms a client holds a lock it got, MIN-MAX or N (seeded)")
+      .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
+             "ms a client waits after a failed acquire, MIN-MAX or N")
+      .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
+               "lock lease (TTL) asked for on every acquire, ms");
+}
+
 asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   const int n = ctx.options.concurrency;
   std::vector<std::unique_ptr<LockClient>> clients;
@@ -56,8 +66,9 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
 asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client,
                                             Clock::time_point start) {
   const WorkloadOptions& o = ctx.options;
+  const MutexOptions& m = options_;
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
-  std::uniform_int_distribution<int> pick_key(0, o.keys - 1);
+  std::uniform_int_distribution<int> pick_key(0, m.keys - 1);
   OpLog log(ctx.recorder, worker, o.concurrency);
   // --rate: worker w's attempts at start + w / rate + k * concurrency / rate.
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
@@ -70,8 +81,8 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     if (ctx.ShouldStop() || ctx.Now() >= ctx.deadline) break;
 
     const std::string key = "lock-" + std::to_string(pick_key(rng));
-    log.Invoke("acquire", key, {{"lease_ms", o.lease_ms}});
-    AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(o.lease_ms));
+    log.Invoke("acquire", key, {{"lease_ms", m.lease_ms}});
+    AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(m.lease_ms));
     nlohmann::json value = {{"token", acquired.token}};
     if (acquired.outcome == Outcome::kOk) {
       value["validity_ms"] = acquired.validity_ms;
@@ -79,13 +90,13 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     }
     log.Complete(acquired.outcome, std::move(value), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
-      co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, o.backoff)));
+      co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.backoff)));
       continue;
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
     // A hold cut short by the deadline or an interrupt still releases.
-    co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, o.hold)));
+    co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.hold)));
     log.Invoke("release", key, {{"token", acquired.token}});
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);

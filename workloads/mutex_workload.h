@@ -15,8 +15,22 @@ namespace locksmith {
 
 class LockClient;
 
+// The mutex workload's own options (config keys "keys", "hold", "backoff",
+// "lease_ms").
+struct MutexOptions {
+  int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
+  MsRange hold{10, 100};            // time spent holding an acquired lock
+  MsRange backoff{5, 50};           // pause after an acquire that failed
+  int64_t lease_ms = 1000;          // lease asked for on every acquire
+
+  void Declare(OptionSet& set);
+};
+
 class MutexWorkload : public Workload {
  public:
+  using Options = MutexOptions;
+  explicit MutexWorkload(MutexOptions options = {}) : options_(options) {}
+
   std::string Name() const override { return "mutex"; }
   boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override;
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
@@ -25,6 +39,8 @@ class MutexWorkload : public Workload {
   // `start`: when the workers were started, the origin of --rate's slots.
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
                                       std::chrono::steady_clock::time_point start);
+
+  const MutexOptions options_;
 };
 
 }  // namespace locksmith

@@ -12,6 +12,7 @@
 #include "checker/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
 #include "workloads/testing/fake_lock_service.h"
+#include "workloads/workload_registry.h"
 
 namespace locksmith {
 namespace {
@@ -77,15 +78,22 @@ struct Outcome3 {
   nlohmann::json results;
 };
 
-// Runs the workload in virtual time: the service's leases, the recorder's
-// op times and the workload's sleeps all read one FakeClock.
-Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Spec& spec) {
+// The run's options and the workload's own, set side by side in a test.
+struct TestOptions : WorkloadOptions, MutexOptions {};
+
+// Runs a MutexWorkload made from `o`, or `built` when given, in virtual
+// time: the service's leases, the recorder's op times and the workload's
+// sleeps all read one FakeClock.
+Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec& spec,
+                     Workload* built = nullptr) {
   FakeClock clock;
   const auto now = [&clock] { return clock.Now(); };
   service.state.now = now;
   std::atomic<bool> interrupted{spec.interrupted_at_start};
   StoppingRecorder recorder(now, interrupted, spec.stop_after, spec.counts);
-  MutexWorkload workload;
+  MutexWorkload own(o);
+  Workload& workload = built != nullptr ? *built : own;
+  const WorkloadOptions& options = o;
   Outcome3 out;
   {
     // Declared after everything the workload's coroutines use, so it is
@@ -117,8 +125,8 @@ Outcome3 RunWorkload(FakeLockService& service, WorkloadOptions options, const Sp
   return out;
 }
 
-WorkloadOptions Options() {
-  WorkloadOptions o;
+TestOptions Options() {
+  TestOptions o;
   o.concurrency = 5;
   o.keys = 2;
   o.hold = {1, 3};
@@ -147,6 +155,45 @@ void ExpectEveryHoldReleased(const History& h, bool correct_lock = true) {
   if (correct_lock) {
     EXPECT_EQ(Count(h, "release", OpType::kOk), Count(h, "acquire", OpType::kOk));
   }
+}
+
+TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
+  OptionsOf<MutexOptions> options;
+  ASSERT_TRUE(options.set().Validate().ok());
+  ASSERT_TRUE(options.set().Merge({{"keys", 2}, {"hold", "5-9"}, {"backoff", 3}, {"lease_ms", 70}})
+                  .ok());
+  EXPECT_EQ(options.value().keys, 2);
+  EXPECT_EQ(options.value().hold, (MsRange{5, 9}));
+  EXPECT_EQ(options.value().backoff, (MsRange{3, 3}));
+  EXPECT_EQ(options.value().lease_ms, 70);
+  EXPECT_EQ(options.set().ToJson(),
+            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70}}));
+  ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
+  EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
+  EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
+            "\"hold\": \"x\" is not a whole number of milliseconds");
+}
+
+TEST(MutexWorkloadTest, TheRegistryBuildsItFromItsOwnOptions) {
+  auto options = (*FindWorkload("mutex"))->options();
+  ASSERT_TRUE(options->set().Merge({{"keys", 1}, {"lease_ms", 4321}}).ok());
+  auto workload = MakeWorkload("mutex", *options);
+  ASSERT_TRUE(workload.ok());
+  FakeLockService service;
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, Options(), spec, workload->get());
+  ASSERT_TRUE(out.finished);
+  int acquires = 0;
+  for (const Op& op : out.history) {
+    EXPECT_EQ(op.key, "lock-0");
+    if (op.type == OpType::kInvoke && op.f == "acquire") {
+      EXPECT_EQ(op.value["lease_ms"], 4321);
+      ++acquires;
+    }
+  }
+  EXPECT_GE(acquires, 5);
 }
 
 TEST(MutexWorkloadTest, CorrectLockGivesAValidHistoryOfPairedOps) {

@@ -1,6 +1,8 @@
 // Workload: drives one lock client per worker on the run's io_context,
-// recording every operation (invoke + completion) through an OpRecorder, and
-// names the checkers that judge its history. One workload per file,
+// recording every operation (invoke + completion) through an OpRecorder,
+// reads the protected resource's final state after the heal, and names the
+// checkers that judge its history, built from its own options (so `check
+// RUN_DIR` judges with the run's parameters). One workload per file,
 // registered by name in workload_registry.cc. A workload object is used by
 // one run on one thread (the io_context's); it is not thread-safe.
 #pragma once
@@ -25,13 +27,12 @@
 
 namespace locksmith {
 
+// What every workload is run with (RunConfig's common keys); a workload's
+// own options (keys, hold, lease, ...) are its constructor's, declared next
+// to it and built by the registry.
 struct WorkloadOptions {
   int concurrency = 10;             // workers, each with its own client
-  int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
-  MsRange hold{10, 100};            // time spent holding an acquired lock
-  MsRange backoff{5, 50};           // pause after an acquire that failed
-  int64_t lease_ms = 1000;          // lease asked for on every acquire
-  double rate = 0;                  // total acquire attempts per second; 0 = unlimited
+  double rate = 0;                  // total op attempts per second; 0 = unlimited
   uint64_t seed = 0;
 };
 
@@ -66,7 +67,19 @@ class Workload {
   // all have stopped. An error means the workload could not start (e.g. no
   // client could connect); ops recorded so far stay valid.
   virtual boost::asio::awaitable<Status> Run(WorkloadContext& ctx) = 0;
-  // The checkers that judge this workload's history.
+  // After the workload and the heal, while the servers are still up: reads
+  // the protected resource's final state (stock left, counter value) with
+  // clients of its own, recording each read like any other op. Runs on the
+  // io_context like Run, until ctx.deadline; the run skips it when the
+  // workload failed or was interrupted. The default reads nothing.
+  virtual boost::asio::awaitable<Status> FinalReads(WorkloadContext& ctx) {
+    (void)ctx;
+    co_return OkStatus();
+  }
+  // The checkers that judge this workload's history. A run's checkers come
+  // from a workload built from its config.json, both when it ends and when
+  // `locksmith check` judges it again, so a checker's parameters (initial
+  // stock, fencing) are the run's own.
   virtual std::vector<std::unique_ptr<Checker>> Checkers() const = 0;
 };
 

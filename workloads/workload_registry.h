@@ -1,16 +1,39 @@
-// The workloads locksmith knows, by name. Thread-safe (immutable table).
+// The workloads locksmith knows, by name, each with its options (declared by
+// the workload next to it, see OptionSet) and how to build it from them.
+// Adding a workload is its own files plus one line in Workloads().
+// Thread-safe (immutable table).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "checker/option_set.h"
 #include "workloads/workload.h"
 
 namespace locksmith {
 
+struct WorkloadEntry {
+  const char* name;
+  OptionsFactory options;  // its options at their defaults
+  std::unique_ptr<Workload> (*make)(const ModuleOptions& options);
+};
+
+// The entry of workload W, whose constructor takes its `W::Options`.
+template <typename W>
+WorkloadEntry WorkloadOf(const char* name) {
+  return {name, MakeOptions<typename W::Options>,
+          [](const ModuleOptions& options) -> std::unique_ptr<Workload> {
+            return std::make_unique<W>(OptionsAs<typename W::Options>(options));
+          }};
+}
+
+const std::vector<WorkloadEntry>& Workloads();
 std::vector<std::string> WorkloadNames();
-// Error names the unknown workload and lists the known ones.
-Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name);
+// The entry named `name`, or an error listing the known ones.
+Result<const WorkloadEntry*> FindWorkload(const std::string& name);
+// `options` must have been made by the workload's own factory.
+Result<std::unique_ptr<Workload>> MakeWorkload(const std::string& name,
+                                               const ModuleOptions& options);
 
 }  // namespace locksmith

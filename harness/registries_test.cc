@@ -1,0 +1,111 @@
+// Every registered backend, workload and nemesis family, through the
+// registries: its options' defaults validate, every option is documented,
+// config.json round-trips, and no two modules give one flag or key two
+// meanings (the CLI makes one flag of them).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "backends/backend_registry.h"
+#include "harness/run_config.h"
+#include "nemesis/nemesis_registry.h"
+#include "workloads/workload_registry.h"
+
+namespace locksmith {
+namespace {
+
+// The modules by kind and name, each with its options factory.
+struct Module {
+  std::string kind, name;
+  OptionsFactory options;
+};
+
+std::vector<Module> AllModules() {
+  std::vector<Module> all;
+  for (const auto& e : Backends()) all.push_back({"backend", e.name, e.options});
+  for (const auto& e : Workloads()) all.push_back({"workload", e.name, e.options});
+  for (const auto& e : NemesisFamilies()) all.push_back({"nemesis", e.name, e.options});
+  return all;
+}
+
+// A config choosing `module` (and the defaults for the rest).
+RunConfig Choosing(const Module& module) {
+  RunConfig c;
+  const nlohmann::json choice =
+      module.kind == "nemesis" ? nlohmann::json{{"nemesis", {module.name}}}
+                               : nlohmann::json{{module.kind, module.name}};
+  EXPECT_TRUE(MergeRunConfigJson(choice, c, UnusedKeys::kError).ok()) << module.name;
+  return c;
+}
+
+TEST(RegistriesTest, EveryModulesDefaultsValidateAndEveryOptionIsDocumented) {
+  for (const auto& m : AllModules()) {
+    auto options = m.options();
+    Status s = options->set().Validate();
+    EXPECT_TRUE(s.ok()) << m.kind << " " << m.name << ": " << (s ? "" : s.error());
+    for (const auto& spec : options->set().Specs()) {
+      EXPECT_FALSE(spec.help.empty()) << m.name << " " << spec.key;
+      EXPECT_FALSE(spec.flag.empty()) << m.name << " " << spec.key << ": module options have flags";
+    }
+    s = ValidateRunConfig(Choosing(m));
+    EXPECT_TRUE(s.ok()) << m.kind << " " << m.name << ": " << (s ? "" : s.error());
+  }
+  RunConfig defaults;
+  OptionSet common;
+  defaults.Declare(common);
+  for (const auto& spec : common.Specs()) EXPECT_FALSE(spec.help.empty()) << spec.key;
+}
+
+TEST(RegistriesTest, NoFlagOrKeyHasTwoMeanings) {
+  RunConfig defaults;
+  OptionSet common;
+  defaults.Declare(common);
+  std::set<std::string> common_flags = {"--config", "--seed", "--help"};
+  for (const auto& spec : common.Specs()) common_flags.insert(spec.flag);
+
+  std::map<std::string, const ModuleKey*> by_flag, by_key;
+  for (const auto& m : ModuleKeys()) {
+    EXPECT_EQ(common.Find(m.spec.key), nullptr) << m.name << " redeclares common " << m.spec.key;
+    EXPECT_NE(m.spec.key, "seed");
+    EXPECT_FALSE(common_flags.count(m.spec.flag)) << m.name << " redeclares " << m.spec.flag;
+    for (auto* index : {&by_flag, &by_key}) {
+      const std::string& id = index == &by_flag ? m.spec.flag : m.spec.key;
+      auto [it, fresh] = index->emplace(id, &m);
+      if (fresh) continue;
+      // Declared twice: only with the same key, flag, kind and choices.
+      const OptionSpec& a = it->second->spec;
+      EXPECT_EQ(a.key, m.spec.key) << id << ": " << it->second->name << " vs " << m.name;
+      EXPECT_EQ(a.flag, m.spec.flag) << id << ": " << it->second->name << " vs " << m.name;
+      EXPECT_EQ(a.kind, m.spec.kind) << id << ": " << it->second->name << " vs " << m.name;
+      EXPECT_EQ(a.choices, m.spec.choices) << id << ": " << it->second->name << " vs " << m.name;
+    }
+  }
+}
+
+TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
+  for (const auto& m : AllModules()) {
+    RunConfig a = Choosing(m);
+    a.seed = 1;
+    const nlohmann::json j = a.ToJson();
+    // The module's keys are in config.json, flat, beside the common ones.
+    const auto options = m.options();
+    for (const auto& spec : options->set().Specs()) {
+      EXPECT_TRUE(j.contains(spec.key)) << m.name << " " << spec.key;
+    }
+    RunConfig b;
+    Status s = MergeRunConfigJson(j, b, UnusedKeys::kError);
+    ASSERT_TRUE(s.ok()) << m.name << ": " << s.error();
+    EXPECT_EQ(b.ToJson(), j) << m.name;
+    EXPECT_TRUE(b.UnusedKeyWarnings().empty()) << m.name;
+  }
+}
+
+TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
+  EXPECT_EQ(FindBackend("etcd").error(), "unknown backend \"etcd\" (known: redis)");
+  EXPECT_EQ(FindWorkload("bank").error(), "unknown workload \"bank\" (known: mutex)");
+  EXPECT_EQ(FindNemesis("meteor").error(), "unknown nemesis \"meteor\" (known: kill)");
+}
+
+}  // namespace
+}  // namespace locksmith

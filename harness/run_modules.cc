@@ -1,0 +1,67 @@
+#include "harness/run_modules.h"
+
+#include "backends/backend_registry.h"
+#include "checker/seed.h"
+#include "harness/local_cluster.h"
+#include "harness/process_supervisor.h"
+#include "nemesis/nemesis_registry.h"
+#include "workloads/workload_registry.h"
+
+namespace locksmith {
+namespace {
+
+Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
+                                                  const std::string& nodes_dir) {
+  auto nodes = BackendNodeNames(config.backend);
+  if (!nodes) return Error{nodes.error()};
+  LocalClusterOptions options;
+  options.node_names = *nodes;
+  options.nodes_dir = nodes_dir;
+  options.force_loopback = config.loopback;
+  auto cluster = CreateLocalCluster(options);
+  if (!cluster) return Error{"cluster: " + cluster.error()};
+  return cluster;
+}
+
+Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluster& cluster) {
+  const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
+                               std::chrono::milliseconds(config.client_timeout_ms)};
+  return MakeLockService(config.backend, *config.backend_options, context);
+}
+
+Result<std::unique_ptr<Workload>> MakeConfiguredWorkload(const RunConfig& config) {
+  if (!config.workload_options) return Error{FindWorkload(config.workload).error()};
+  return MakeWorkload(config.workload, *config.workload_options);
+}
+
+Result<std::unique_ptr<Nemesis>> MakeConfiguredNemesis(const RunConfig& config,
+                                                       LockService& service) {
+  return MakeNemesis(config.ChosenNemeses(), service);
+}
+
+std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService& service) {
+  ScheduleOptions schedule;
+  // Every chosen family is known by now (the nemesis was made from them).
+  schedule.families = ScheduleFamilies(config.ChosenNemeses()).value();
+  schedule.nodes = service.Nodes();
+  schedule.interval_s = config.nemesis_interval_s;
+  schedule.time_limit_s = config.time_limit_s;
+  schedule.seed = SubSeed(*config.seed, kScheduleSeed);
+  return BuildSchedule(schedule);
+}
+
+}  // namespace
+
+const RunModules& DefaultRunModules() {
+  static const RunModules kModules{
+      MakeLocalCluster,
+      MakeService,
+      MakeConfiguredWorkload,
+      MakeConfiguredNemesis,
+      MakeSchedule,
+      [] { KillAllSpawnedAsyncSignalSafe(); },
+  };
+  return kModules;
+}
+
+}  // namespace locksmith

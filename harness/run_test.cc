@@ -1,0 +1,233 @@
+// The run lifecycle on fakes (no root, no servers): whatever a run meets (a
+// workload or a worker that throws, servers that will not start, a clean
+// run), its scopes tear down what was set up, heal the nemesis, keep the
+// history and end with the exit code and error the user must see.
+#include "harness/run.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "checker/history_file.h"
+#include "harness/exit_codes.h"
+#include "harness/signal_watcher.h"
+#include "harness/testing/fake_cluster.h"
+#include "harness/testing/temp_dir.h"
+#include "workloads/mutex_workload.h"
+#include "workloads/testing/fake_lock_service.h"
+
+namespace locksmith {
+namespace {
+
+using testing::FakeCluster;
+using testing::FakeLockService;
+using testing::TempDir;
+
+// A FakeLockService that counts starts and stops and can refuse to start.
+class CountingService : public FakeLockService {
+ public:
+  Status Start() override {
+    ++starts;
+    return start_status;
+  }
+  void Stop() override { ++stops; }
+
+  Status start_status = OkStatus();
+  int starts = 0;
+  int stops = 0;
+};
+
+// Counts heals; performs nothing.
+class CountingNemesis : public Nemesis {
+ public:
+  explicit CountingNemesis(int* teardowns) : teardowns_(teardowns) {}
+  std::vector<std::string> Faults() const override { return {}; }
+  FaultResult Invoke(const FaultOp&) override { return {}; }
+  std::vector<HealFailure> Teardown() override {
+    ++*teardowns_;
+    return {};
+  }
+
+ private:
+  int* teardowns_;
+};
+
+// Records one acquire, then throws (as a workload with a bug would).
+class ThrowingWorkload : public Workload {
+ public:
+  std::string Name() const override { return "throwing"; }
+  boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override {
+    Op op;
+    op.process = 0;
+    op.f = "acquire";
+    op.key = "lock-0";
+    ctx.recorder.Record(op);
+    throw std::runtime_error("workload bug");
+    co_return OkStatus();
+  }
+  std::vector<std::unique_ptr<Checker>> Checkers() const override {
+    return MutexWorkload().Checkers();
+  }
+};
+
+// The mutex workload, counting its final reads.
+class CountingMutexWorkload : public MutexWorkload {
+ public:
+  explicit CountingMutexWorkload(int* final_reads) : final_reads_(final_reads) {}
+  boost::asio::awaitable<Status> FinalReads(WorkloadContext&) override {
+    ++*final_reads_;
+    co_return OkStatus();
+  }
+
+ private:
+  int* final_reads_;
+};
+
+// One run on fakes, and what each fake saw.
+class RunLifecycleTest : public ::testing::Test {
+ protected:
+  RunLifecycleTest() {
+    config_.store = store_.path();
+    config_.test_name = "lifecycle";
+    config_.seed = 7;
+    config_.time_limit_s = 0.3;
+    config_.concurrency = 3;
+    modules_.make_cluster = [this](const RunConfig&, const std::string&) {
+      return Result<std::unique_ptr<Cluster>>(std::make_unique<ClusterProbe>(this));
+    };
+    modules_.make_service = [this](const RunConfig&, Cluster&) {
+      auto service = std::make_unique<ServiceProbe>(this);
+      service->start_status = start_status_;
+      service->state.throw_on_acquire = throw_on_acquire_;
+      return Result<std::unique_ptr<LockService>>(std::move(service));
+    };
+    modules_.make_workload = [this](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
+      if (workload_throws_) return std::unique_ptr<Workload>(new ThrowingWorkload());
+      return std::unique_ptr<Workload>(new CountingMutexWorkload(&final_reads_));
+    };
+    modules_.make_nemesis = [this](const RunConfig&, LockService&) {
+      return Result<std::unique_ptr<Nemesis>>(std::make_unique<CountingNemesis>(&heals_));
+    };
+    modules_.make_schedule = [](const RunConfig&, LockService&) {
+      return std::vector<ScheduledFault>{};
+    };
+  }
+
+  // The fakes report to the test when they are torn down or stopped, after
+  // the run has destroyed them.
+  class ClusterProbe : public FakeCluster {
+   public:
+    explicit ClusterProbe(RunLifecycleTest* test) : FakeCluster({"n1"}), test_(test) {}
+    Status Teardown() override {
+      ++test_->cluster_teardowns_;
+      return FakeCluster::Teardown();
+    }
+
+   private:
+    RunLifecycleTest* test_;
+  };
+  class ServiceProbe : public CountingService {
+   public:
+    explicit ServiceProbe(RunLifecycleTest* test) : test_(test) {}
+    ~ServiceProbe() override { test_->service_stops_ += stops; }
+
+   private:
+    RunLifecycleTest* test_;
+  };
+
+  RunOutcome Run() { return ExecuteRun(config_, signals_, modules_); }
+
+  History StoredHistory(const RunOutcome& outcome) {
+    auto history = LoadHistoryFile(outcome.run_dir + "/history.jsonl", "jsonl", nullptr);
+    EXPECT_TRUE(history.ok()) << history.error();
+    return history.ok() ? *history : History{};
+  }
+
+  nlohmann::json StoredResults(const RunOutcome& outcome) {
+    std::ifstream in(outcome.run_dir + "/results.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    return nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  }
+
+  TempDir store_;
+  SignalWatcher signals_;
+  RunConfig config_;
+  RunModules modules_;
+  Status start_status_ = OkStatus();
+  int throw_on_acquire_ = 0;
+  bool workload_throws_ = false;
+  int cluster_teardowns_ = 0;
+  int service_stops_ = 0;
+  int heals_ = 0;
+  int final_reads_ = 0;
+};
+
+TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, ExitCodeFor(Validity::kTrue)) << outcome.error;
+  EXPECT_TRUE(outcome.error.empty()) << outcome.error;
+  ASSERT_TRUE(outcome.result.has_value());
+  EXPECT_EQ(outcome.result->valid, Validity::kTrue);
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(final_reads_, 1);
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  EXPECT_FALSE(StoredHistory(outcome).empty());
+  EXPECT_EQ(StoredResults(outcome)["valid"], true);
+}
+
+TEST_F(RunLifecycleTest, AWorkloadThatThrowsFailsTheRunAfterTeardownAndKeepsItsHistory) {
+  workload_throws_ = true;
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, kExitRunFailed);
+  EXPECT_NE(outcome.error.find("workload bug"), std::string::npos) << outcome.error;
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(final_reads_, 0);  // nothing to read after a failed workload
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  History history = StoredHistory(outcome);
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0].f, "acquire");
+  nlohmann::json results = StoredResults(outcome);
+  EXPECT_NE(results.value("workload_error", "").find("workload bug"), std::string::npos)
+      << results.dump();
+}
+
+TEST_F(RunLifecycleTest, AWorkerThatThrowsFailsTheRunInsteadOfHangingIt) {
+  config_.time_limit_s = 3600;  // only the failure can end this run
+  throw_on_acquire_ = 5;
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, kExitRunFailed);
+  EXPECT_NE(outcome.error.find("client bug"), std::string::npos) << outcome.error;
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  EXPECT_FALSE(StoredHistory(outcome).empty());
+}
+
+TEST_F(RunLifecycleTest, ServersThatDoNotStartAreStillTornDown) {
+  start_status_ = Error{"port in use"};
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, kExitRunFailed);
+  EXPECT_EQ(outcome.error, "servers: port in use");
+  EXPECT_FALSE(outcome.result.has_value());
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  EXPECT_EQ(heals_, 0);  // no nemesis was made
+}
+
+TEST_F(RunLifecycleTest, AnUnknownWorkloadIsBadInputAndTearsDown) {
+  modules_.make_workload = [](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
+    return Error{"unknown workload \"nope\""};
+  };
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, kExitBadInput);
+  EXPECT_EQ(outcome.error, "unknown workload \"nope\"");
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,88 @@
+#include "reports/summary_printer.h"
+
+namespace locksmith {
+namespace {
+
+constexpr size_t kAnomaliesShown = 5;
+
+// "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ...".
+void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
+  out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
+      << a.value("key", "?") << ":";
+  for (const auto& h : a.value("holders", nlohmann::json::array())) {
+    out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
+  }
+  if (a.contains("op") && a["op"].is_object()) {
+    out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
+        << a["op"]["process"] << " cannot be linearized";
+  }
+  out << "\n";
+}
+
+}  // namespace
+
+nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
+  const std::string predicted = config.value("prediction", std::string());
+  if (predicted.empty()) return nullptr;
+  const std::string observed = valid == Validity::kFalse  ? "Y"
+                               : valid == Validity::kTrue ? "N"
+                                                          : "?";
+  return {{"scenario", config.value("scenario", std::string())},
+          {"predicted", predicted},
+          {"observed", observed},
+          {"matches", predicted == observed}};
+}
+
+void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
+                     const nlohmann::json& config, const std::string& interrupted,
+                     const std::string& error) {
+  out << "run:     " << run_dir << "\n";
+  // A composite's stats hold each checker's result under its name.
+  for (const auto& [name, checker] : r.stats.items()) {
+    if (!checker.is_object() || !checker.contains("valid")) continue;
+    out << name << ": " << checker["valid"].dump();
+    if (const std::string s = checker.value("summary", std::string()); !s.empty()) {
+      out << " (" << s << ")";
+    }
+    out << "\n";
+  }
+  size_t shown = 0;
+  for (const auto& a : r.anomalies) {
+    if (shown++ == kAnomaliesShown) {
+      out << "  ... " << r.anomalies.size() - kAnomaliesShown << " more in results.json\n";
+      break;
+    }
+    PrintAnomaly(out, a);
+  }
+  if (!interrupted.empty()) out << "interrupted: " << interrupted << "\n";
+  if (!error.empty()) out << "error:   " << error << "\n";
+  const char* verdict = r.valid == Validity::kTrue    ? "VALID"
+                        : r.valid == Validity::kFalse ? "INVALID"
+                                                      : "UNKNOWN";
+  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
+  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
+  if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
+    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
+        << debate["predicted"].get<std::string>() << ", this run observed "
+        << debate["observed"].get<std::string>()
+        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
+  }
+  out << "report:  " << run_dir << "/report.html\n";
+}
+
+void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& outcome) {
+  if (outcome.result) {
+    PrintRunSummary(out, outcome.run_dir, *outcome.result, outcome.config, outcome.interrupted,
+                    outcome.error);
+    return;
+  }
+  if (outcome.run_dir.empty()) {
+    if (!outcome.error.empty()) err << "locksmith: " << outcome.error << "\n";
+    return;
+  }
+  out << "run:     " << outcome.run_dir << "\n";
+  if (!outcome.interrupted.empty()) out << "interrupted: " << outcome.interrupted << "\n";
+  if (!outcome.error.empty()) out << "error:   " << outcome.error << "\n";
+}
+
+}  // namespace locksmith

@@ -1,0 +1,36 @@
+// The few lines `locksmith run` and `locksmith check <run dir>` print on
+// stdout: the run directory, one line per checker (its verdict and the
+// summary the checker wrote itself, so nothing here knows any checker's
+// stats), the first anomalies, the verdict, the debate row a scenario
+// predicted, and where the report is. Free functions; thread-safe.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/checker.h"
+#include "reports/run_outcome.h"
+
+namespace locksmith {
+
+// What a scenario file predicted (Y: two holders at once possible, N: not)
+// next to what the run observed: {"scenario", "predicted", "observed",
+// "matches"}; null when the config predicts nothing. results.json and the
+// summary both show it.
+nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid);
+
+// The summary of a judged run. `interrupted` (the text after
+// "interrupted: ") and `error` each add a line just above the verdict, where
+// a reader of the verdict cannot miss them.
+void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& result,
+                     const nlohmann::json& config, const std::string& interrupted = "",
+                     const std::string& error = "");
+
+// A run's outcome: its summary on `out` when it was judged; otherwise its
+// directory and error on `out`, or only the error on `err` when it has no
+// directory ("locksmith: ...", one line, like every other bad input).
+void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& outcome);
+
+}  // namespace locksmith

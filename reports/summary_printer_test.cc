@@ -1,0 +1,93 @@
+#include "reports/summary_printer.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "checker/double_holder.h"
+#include "checker/perf_stats.h"
+
+namespace locksmith {
+namespace {
+
+// Two clients holding lock-0 at once, both leases valid.
+History Overlap() {
+  auto op = [](int64_t index, int64_t time, int64_t process, OpType type, const char* f,
+               nlohmann::json value) {
+    Op o;
+    o.index = index;
+    o.time = time;
+    o.process = process;
+    o.type = type;
+    o.f = f;
+    o.key = "lock-0";
+    o.value = std::move(value);
+    return o;
+  };
+  return {op(0, 0, 0, OpType::kInvoke, "acquire", {{"lease_ms", 1000}}),
+          op(1, 10, 0, OpType::kOk, "acquire", {{"token", "a"}, {"validity_ms", 1000}}),
+          op(2, 20, 1, OpType::kInvoke, "acquire", {{"lease_ms", 1000}}),
+          op(3, 30, 1, OpType::kOk, "acquire", {{"token", "b"}, {"validity_ms", 1000}})};
+}
+
+CheckResult Judge(const History& h) {
+  std::vector<std::unique_ptr<Checker>> checkers;
+  checkers.push_back(std::make_unique<DoubleHolderChecker>());
+  checkers.push_back(std::make_unique<PerfStatsChecker>());
+  return CompositeChecker(std::move(checkers)).Check(h);
+}
+
+TEST(SummaryPrinterTest, EachCheckerLineCarriesTheSummaryTheCheckerWrote) {
+  std::ostringstream out;
+  PrintRunSummary(out, "store/t/1", Judge(Overlap()), nlohmann::json::object());
+  EXPECT_EQ(out.str(),
+            "run:     store/t/1\n"
+            "double-holder: false (1 double holders: 1 unsafe grants, 0 expired-lease uses)\n"
+            "perf: true (2 ops (ok 2, fail 0, info 0))\n"
+            "  double-holder unsafe-grant on lock-0: process 0 (acquire #1) process 1 "
+            "(acquire #3)\n"
+            "verdict: INVALID\n"
+            "report:  store/t/1/report.html\n");
+}
+
+TEST(SummaryPrinterTest, InterruptionAndErrorStandJustAboveTheVerdict) {
+  std::ostringstream out;
+  PrintRunSummary(out, "d", Judge({}), {{"scenario", "6"}, {"prediction", "N"}},
+                  "by SIGINT after 1.0 s of the 5 s workload", "workload mutex threw: boom");
+  const std::string s = out.str();
+  const size_t interrupted = s.find("\ninterrupted: by SIGINT after 1.0 s of the 5 s workload\n");
+  const size_t error = s.find("\nerror:   workload mutex threw: boom\n");
+  const size_t verdict = s.find("\nverdict: ");
+  ASSERT_NE(interrupted, std::string::npos) << s;
+  ASSERT_NE(error, std::string::npos) << s;
+  EXPECT_LT(interrupted, error);
+  EXPECT_LT(error, verdict);
+  EXPECT_NE(s.find("debate:  scenario 6 predicts N, this run observed N (as predicted)"),
+            std::string::npos)
+      << s;
+}
+
+TEST(SummaryPrinterTest, AnOutcomeWithoutADirectoryIsOneLineOnStderr) {
+  RunOutcome outcome;
+  outcome.exit_code = 254;
+  outcome.error = "cannot create store/x: Permission denied";
+  std::ostringstream out, err;
+  PrintRunOutcome(out, err, outcome);
+  EXPECT_EQ(out.str(), "");
+  EXPECT_EQ(err.str(), "locksmith: cannot create store/x: Permission denied\n");
+
+  outcome.run_dir = "store/t/2";
+  outcome.error = "check: disk full";
+  PrintRunOutcome(out, err, outcome);
+  EXPECT_EQ(out.str(), "run:     store/t/2\nerror:   check: disk full\n");
+}
+
+TEST(SummaryPrinterTest, DebateOutcomeComparesPredictionAndObservation) {
+  EXPECT_TRUE(DebateOutcome(nlohmann::json::object(), Validity::kFalse).is_null());
+  auto d = DebateOutcome({{"scenario", "6"}, {"prediction", "Y"}}, Validity::kUnknown);
+  EXPECT_EQ(d["observed"], "?");
+  EXPECT_EQ(d["matches"], false);
+}
+
+}  // namespace
+}  // namespace locksmith

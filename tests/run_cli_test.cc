@@ -1,0 +1,94 @@
+// `locksmith run` flags end to end, where they stop before anything starts
+// (no servers, no root): flags are made from every registered module's
+// options, help says whose each is and its default, and a flag for a module
+// the run does not use is one line and exit 254, also over a config file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+// Exit code of `locksmith args...` run in `dir`, with stdout and stderr.
+int Locksmith(const TempDir& dir, const std::vector<std::string>& args, std::string* out) {
+  return RunLocksmith(dir.path(), args, seconds(30), out);
+}
+
+TEST(RunCliTest, HelpListsEveryModulesFlagsWithTheirModuleAndDefault) {
+  TempDir dir;
+  std::string out;
+  ASSERT_EQ(Locksmith(dir, {"run", "--help"}, &out), 0) << out;
+  for (const char* line : {"--redis-persistence", "[default: none] (backend redis)",
+                           "--restart-delay", "[default: 100] (nemesis kill)", "--hold",
+                           "[default: 10-100] (workload mutex)", "--lease", "--keys", "--backoff",
+                           "--concurrency", "--seed", "--config", "--loopback"}) {
+    EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
+  }
+}
+
+// The README's table of run flags keeps up with the registries: every flag
+// `run --help` lists has its row.
+TEST(RunCliTest, TheReadmeDocumentsEveryRunFlag) {
+  TempDir dir;
+  std::string help;
+  ASSERT_EQ(Locksmith(dir, {"run", "--help"}, &help), 0) << help;
+  const std::string readme = ReadText(LOCKSMITH_SOURCE_DIR "/README.md");
+  ASSERT_FALSE(readme.empty());
+  std::istringstream lines(help);
+  for (std::string line; std::getline(lines, line);) {
+    // "  --flag TYPE   help": the flags this build generates.
+    const size_t start = line.find_first_not_of(' ');
+    if (start == std::string::npos || line.compare(start, 2, "--") != 0) continue;
+    const std::string flag = line.substr(start, line.find_first_of(" ,", start) - start);
+    if (flag == "--help" || flag == "--help-all") continue;
+    EXPECT_NE(readme.find("`" + flag + "`"), std::string::npos) << flag << " is not in README.md";
+  }
+}
+
+TEST(RunCliTest, AFlagForAModuleTheRunDoesNotUseIsOneLineAnd254) {
+  TempDir dir;
+  std::string out;
+  EXPECT_EQ(Locksmith(dir, {"run", "--restart-delay", "500"}, &out), 254) << out;
+  EXPECT_EQ(out,
+            "locksmith: --restart-delay (restart_delay_ms) applies to nemesis kill, which this "
+            "run does not use\n");
+  // Over a config file that does not choose kill either.
+  const std::string file = dir.path() + "/scenario.json";
+  { std::ofstream(file) << R"({"nemesis": [], "time_limit_s": 5})"; }
+  EXPECT_EQ(Locksmith(dir, {"run", "--config", file, "--restart-delay", "5"}, &out), 254) << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  EXPECT_NE(out.find("applies to nemesis kill"), std::string::npos) << out;
+}
+
+TEST(RunCliTest, ModuleFlagsAreCheckedLikeTheirConfigKeys) {
+  TempDir dir;
+  std::string out;
+  EXPECT_EQ(Locksmith(dir, {"run", "--nemesis", "kill", "--restart-delay", "soon"}, &out), 254);
+  EXPECT_EQ(out, "locksmith: --restart-delay must be a whole number, not \"soon\"\n");
+  EXPECT_EQ(Locksmith(dir, {"run", "--nemesis", "kill", "--restart-delay", "-5"}, &out), 254);
+  EXPECT_EQ(out, "locksmith: --restart-delay must be 0 to 3600000\n");
+  EXPECT_EQ(Locksmith(dir, {"run", "--lease", "0"}, &out), 254);
+  EXPECT_EQ(out, "locksmith: --lease must be 1 to 86400000\n");
+  EXPECT_EQ(Locksmith(dir, {"run", "--redis-persistence", "sometimes"}, &out), 254);
+  EXPECT_EQ(out,
+            "locksmith: --redis-persistence must be one of none, everysec, always, not "
+            "\"sometimes\"\n");
+  // A file's key for a module a flag chooses applies to it: its bad value is
+  // then an error like any other.
+  const std::string file = dir.path() + "/scenario.json";
+  { std::ofstream(file) << R"({"restart_delay_ms": -1})"; }
+  EXPECT_EQ(Locksmith(dir, {"run", "--config", file, "--nemesis", "kill"}, &out), 254);
+  EXPECT_EQ(out, "locksmith: --restart-delay must be 0 to 3600000\n");
+  { std::ofstream(file) << R"({"no_such_key": 1})"; }
+  EXPECT_EQ(Locksmith(dir, {"run", "--config", file}, &out), 254);
+  EXPECT_NE(out.find("unknown config key \"no_such_key\""), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace locksmith::testing
