@@ -15,11 +15,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "backends/redis_fake_server.h"
-#include "backends/test_coroutine.h"
+#include "backends/testing/fake_redis_server.h"
+#include "backends/testing/run_coroutine.h"
 
 namespace locksmith {
 namespace {
+
+using testing::FakeRedisServer;
 
 namespace asio = boost::asio;
 using Clock = RedisConnection::Clock;

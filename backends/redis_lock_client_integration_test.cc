@@ -19,9 +19,9 @@
 #include "backends/redis_admin.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_service.h"
-#include "backends/test_coroutine.h"
+#include "backends/testing/run_coroutine.h"
 #include "harness/local_cluster.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

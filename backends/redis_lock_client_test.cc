@@ -14,11 +14,13 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include "backends/redis_fake_server.h"
-#include "backends/test_coroutine.h"
+#include "backends/testing/fake_redis_server.h"
+#include "backends/testing/run_coroutine.h"
 
 namespace locksmith {
 namespace {
+
+using testing::FakeRedisServer;
 
 namespace asio = boost::asio;
 using std::chrono::milliseconds;

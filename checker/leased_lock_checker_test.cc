@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/check_file.h"
-#include "checker/test_history_builder.h"
+#include "checker/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

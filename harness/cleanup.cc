@@ -26,6 +26,7 @@ std::string TagOfUnreadable(const std::string& entry) {
 
 CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options) {
   CleanupReport report;
+  NetOps& net = options.net != nullptr ? *options.net : RealNetOps();
   RunRegistry registry(options.state_dir.empty() ? RunRegistry::DefaultDir() : options.state_dir);
   // The lock keeps a starting run from registering while we look: a run
   // registers before it creates anything, so every object of a live run
@@ -80,13 +81,13 @@ CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options)
     auto& list = netns ? target->netns : target->links;
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
-  for (const auto& ns : ListNetns()) claim(TagFromNetnsName(ns), ns, true);
-  for (const auto& link : ListLinks()) claim(TagFromLinkName(link), link, false);
+  for (const auto& ns : net.ListNetns()) claim(TagFromNetnsName(ns), ns, true);
+  for (const auto& link : net.ListLinks()) claim(TagFromLinkName(link), link, false);
 
   for (const auto& [tag, record] : dead) {
     out << "run " << tag << ": controller pid " << record.controller_pid
         << " is gone, removing what it left\n";
-    if (auto s = RemoveRunObjects(record, &out); !s.ok()) {
+    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) {
       report.failed.push_back(s.error());
       continue;  // keep the record so a later cleanup retries
     }
@@ -103,7 +104,7 @@ CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options)
       continue;
     }
     out << "tag " << tag << ": removing unregistered objects\n";
-    if (auto s = RemoveRunObjects(record, &out); !s.ok()) report.failed.push_back(s.error());
+    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) report.failed.push_back(s.error());
   }
   if (dead.empty() && orphans.empty() && report.left.empty()) {
     out << (options.only_tag.empty() ? "nothing to clean up\n"

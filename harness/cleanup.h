@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checker/result.h"
+#include "harness/net_ops.h"
 
 namespace locksmith {
 
@@ -27,6 +28,8 @@ struct CleanupOptions {
   // Only this run tag (records and objects); empty: every tag. Lets a user,
   // or a test on a shared machine, clean up one run without touching others.
   std::string only_tag;
+  // The kernel's network; null: RealNetOps(). Tests pass a testing::FakeNet.
+  NetOps* net = nullptr;
 };
 
 // What a cleanup found and could not, or would not, remove. Empty lists: the

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

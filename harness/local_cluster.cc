@@ -35,7 +35,8 @@ Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& o
     }
   }
 
-  bool network = !options.force_loopback && geteuid() == 0;
+  NetOps& net = options.net != nullptr ? *options.net : RealNetOps();
+  bool network = !options.force_loopback && (options.net != nullptr || geteuid() == 0);
   auto record = NewRecordForThisProcess(tag);
   if (!record.ok()) return Error{record.error()};
   if (network) {
@@ -54,12 +55,14 @@ Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& o
     // A tag whose objects exist but are unregistered (another registry dir)
     // must not be reused: we would delete that run's objects at teardown.
     for (const auto& ns : record->netns) {
-      if (NetnsExists(ns)) return Error{"namespace " + ns + " already exists; pick another tag"};
+      if (net.NetnsExists(ns)) {
+        return Error{"namespace " + ns + " already exists; pick another tag"};
+      }
     }
     for (const auto& l : record->links) {
-      if (LinkExists(l)) return Error{"link " + l + " already exists; pick another tag"};
+      if (net.LinkExists(l)) return Error{"link " + l + " already exists; pick another tag"};
     }
-    const std::set<int> busy = network ? SlicesInUseByInterfaces() : std::set<int>{};
+    const std::set<int> busy = network ? SlicesInUseByInterfaces(net) : std::set<int>{};
     if (auto s = registry.RegisterLocked(*record, network, busy); !s.ok()) {
       return Error{s.error()};
     }
@@ -79,7 +82,8 @@ Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& o
 }
 
 LocalCluster::LocalCluster(const LocalClusterOptions& options, RunRecord record)
-    : registry_(options.state_dir.empty() ? RunRegistry::DefaultDir() : options.state_dir),
+    : net_(options.net != nullptr ? *options.net : RealNetOps()),
+      registry_(options.state_dir.empty() ? RunRegistry::DefaultDir() : options.state_dir),
       port_pool_(options.port_pool ? options.port_pool : std::make_shared<LoopbackPortPool>()),
       supervisor_(options.die_with_controller),
       record_(std::move(record)) {
@@ -101,11 +105,11 @@ LocalCluster::~LocalCluster() { (void)Teardown(); }
 Status LocalCluster::BuildNetwork(const std::vector<std::string>& node_names) {
   const std::string& tag = record_.tag;
   const std::string bridge = BridgeName(tag);
-  if (auto s = RunIp({"link", "add", bridge, "type", "bridge"}); !s.ok()) return s;
-  if (auto s = RunIp({"addr", "add", WithPrefix(controller_address_), "dev", bridge}); !s.ok()) {
+  if (auto s = net_.Ip({"link", "add", bridge, "type", "bridge"}); !s.ok()) return s;
+  if (auto s = net_.Ip({"addr", "add", WithPrefix(controller_address_), "dev", bridge}); !s.ok()) {
     return s;
   }
-  if (auto s = RunIp({"link", "set", bridge, "up"}); !s.ok()) return s;
+  if (auto s = net_.Ip({"link", "set", bridge, "up"}); !s.ok()) return s;
   for (size_t i = 0; i < node_names.size(); ++i) {
     const int index = static_cast<int>(i);
     const std::string ns = NetnsName(tag, node_names[i]);
@@ -121,7 +125,7 @@ Status LocalCluster::BuildNetwork(const std::vector<std::string>& node_names) {
              {"-n", ns, "addr", "add", address, "dev", node_veth},
              {"-n", ns, "link", "set", node_veth, "up"},
              {"-n", ns, "link", "set", "lo", "up"}}) {
-      if (auto s = RunIp(args); !s.ok()) return s;
+      if (auto s = net_.Ip(args); !s.ok()) return s;
     }
   }
   return OkStatus();
@@ -164,7 +168,7 @@ Status LocalCluster::Teardown() {
   // Our servers are gone (one stuck in the kernel still holds its port, so
   // the pool's bind check skips it): the ports are free for the next cluster.
   port_pool_->ReleaseAll(record_.tag);
-  if (auto s = RemoveRunObjects(Record(), nullptr); !s.ok()) errors += "\n  " + s.error();
+  if (auto s = RemoveRunObjects(Record(), nullptr, net_); !s.ok()) errors += "\n  " + s.error();
   if (!errors.empty()) {
     // The record stays, so `locksmith cleanup` can finish once we exit.
     return Error{"teardown of cluster " + record_.tag + " incomplete:" + errors};

@@ -24,6 +24,7 @@
 #include "harness/host.h"
 #include "harness/local_host.h"
 #include "harness/loopback_port_pool.h"
+#include "harness/net_ops.h"
 #include "harness/process_supervisor.h"
 #include "harness/run_registry.h"
 
@@ -41,6 +42,11 @@ struct LocalClusterOptions {
   // Where loopback hosts lease their ports; empty: a pool of the cluster's
   // own. Share one between clusters that live at the same time in one process.
   std::shared_ptr<LoopbackPortPool> port_pool;
+  // The kernel's network; null: RealNetOps(). A fake (testing::FakeNet)
+  // gives the hosts namespaces, bridge and veths in memory, even without
+  // root: for tests of creation and teardown, which must not Spawn (the
+  // namespaces exist only in the fake). Must outlive the cluster.
+  NetOps* net = nullptr;
 };
 
 Result<std::unique_ptr<Cluster>> CreateLocalCluster(const LocalClusterOptions& options);
@@ -69,6 +75,7 @@ class LocalCluster : public Cluster {
   Status BuildNetwork(const std::vector<std::string>& node_names);
   Status RecordSpawn(const std::string& host, int pid);
 
+  NetOps& net_;
   RunRegistry registry_;
   std::string controller_address_;
   std::shared_ptr<LoopbackPortPool> port_pool_;  // outlives hosts_, which lease from it

@@ -15,13 +15,14 @@
 #include <thread>
 
 #include "backends/redis_admin.h"
+#include "backends/redis_service.h"
 #include "harness/cleanup.h"
 #include "harness/local_cluster.h"
 #include "harness/net_plan.h"
 #include "harness/net_setup.h"
 #include "harness/proc_info.h"
 #include "harness/run_registry.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
@@ -60,24 +61,27 @@ std::vector<std::string> Remains(const std::string& tag) {
   return left;
 }
 
-int StartRedis(Host* host) {
-  auto pid = host->Spawn({{"redis-server", "--port", "6379", "--bind", host->Address(),
-                           "127.0.0.1", "--protected-mode", "no", "--save", "", "--appendonly",
-                           "no"},
-                          {},
-                          "",
-                          ""});
-  EXPECT_TRUE(pid.ok()) << pid.error();
-  return pid.ok() ? *pid : -1;
+constexpr char kRedisPassword[] = "locksmith-test-pw";
+
+// A redis-server on every host of `cluster`, started as a run starts them:
+// RedisService spawns each through its host (the cluster's
+// ProcessSupervisor) and waits until it answers PING through the bridge.
+std::unique_ptr<RedisService> StartRedis(Cluster& cluster) {
+  RedisServiceOptions o;
+  o.nodes = static_cast<int>(cluster.Hosts().size());
+  o.password = kRedisPassword;
+  auto service = std::make_unique<RedisService>(cluster, o);
+  const Status started = service->Start();
+  EXPECT_TRUE(started.ok()) << started.error();
+  return service;
 }
 
-// StartRedis's server (no password) answers at `address` within 10 s.
-bool WaitForRedis(const std::string& address) {
-  for (int i = 0; i < 500; ++i) {
-    if (RedisPing({address, 6379, ""}, 1000ms).ok()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return false;
+// StartRedis's server on `host` answers the controller.
+bool RedisAnswers(Host* host) {
+  return RedisPing({host->Address(), static_cast<uint16_t>(host->ServicePort(6379)),
+                    kRedisPassword},
+                   2000ms)
+      .ok();
 }
 
 std::string ExecOutput(Host* host, const std::vector<std::string>& argv) {
@@ -88,13 +92,21 @@ std::string ExecOutput(Host* host, const std::vector<std::string>& argv) {
   return out;
 }
 
+// What redis-cli on `from` gets for PING to StartRedis's server on `to`
+// ("PONG" when it answers within 2 s).
+std::string RedisCliPing(Host* from, Host* to) {
+  return ExecOutput(from, {"timeout", "2", "redis-cli", "-h", to->Address(), "-p",
+                           std::to_string(to->ServicePort(6379)), "-a", kRedisPassword,
+                           "--no-auth-warning", "ping"});
+}
+
 TEST(LocalClusterIntegrationTest, ThreeNodesReachEachOtherAndTeardownLeavesNothing) {
   SKIP_UNLESS_ROOT();
   TempDir dir;
   auto cluster = Create(Options(dir, {"n1", "n2", "n3"}));
   ASSERT_NE(cluster, nullptr);
   const std::string tag = cluster->Tag();
-  std::vector<std::pair<int, uint64_t>> procs;
+  std::vector<int> sleepers;
   for (Host* h : cluster->Hosts()) {
     auto* host = static_cast<LocalHost*>(h);
     EXPECT_TRUE(host->HasOwnNetwork());
@@ -108,20 +120,19 @@ TEST(LocalClusterIntegrationTest, ThreeNodesReachEachOtherAndTeardownLeavesNothi
     auto in_ns = PidsInNetns(*ns);
     EXPECT_NE(std::find(in_ns.begin(), in_ns.end(), *pid), in_ns.end());
     EXPECT_EQ(*NetnsIdOf("/proc/" + std::to_string(*pid) + "/ns/net"), *ns);
-    procs.emplace_back(*pid, ReadProcStat(*pid)->start_time);
-    int redis = StartRedis(host);
-    procs.emplace_back(redis, ReadProcStat(redis)->start_time);
+    sleepers.push_back(*pid);
   }
-  for (Host* h : cluster->Hosts()) {
-    // The controller reaches every node through the bridge.
-    EXPECT_TRUE(WaitForRedis(h->Address())) << h->Name() << " at " << h->Address();
-  }
+  // The controller reaches every node through the bridge (Start waits for
+  // each to answer there).
+  auto redis = StartRedis(*cluster);
+  for (Host* h : cluster->Hosts()) EXPECT_TRUE(RedisAnswers(h)) << h->Name();
   Host* n1 = cluster->FindHost("n1");
   Host* n3 = cluster->FindHost("n3");
-  // Node to node over the bridge, and loopback inside a node.
-  EXPECT_EQ(ExecOutput(n1, {"redis-cli", "-h", n3->Address(), "ping"}), "PONG");
-  EXPECT_EQ(ExecOutput(n3, {"redis-cli", "-h", n1->Address(), "ping"}), "PONG");
-  EXPECT_EQ(ExecOutput(n1, {"redis-cli", "-h", "127.0.0.1", "ping"}), "PONG");
+  // Node to node over the bridge.
+  EXPECT_EQ(RedisCliPing(n1, n3), "PONG");
+  EXPECT_EQ(RedisCliPing(n3, n1), "PONG");
+  // Loopback is up inside a node.
+  EXPECT_NE(ExecOutput(n1, {"ip", "-o", "link", "show", "lo"}).find(",UP"), std::string::npos);
   // The namespace has only its own links (lo and the veth end).
   std::string links = ExecOutput(n1, {"ip", "-o", "link", "show"});
   EXPECT_NE(links.find(NodeVethName(tag, 0)), std::string::npos) << links;
@@ -130,16 +141,20 @@ TEST(LocalClusterIntegrationTest, ThreeNodesReachEachOtherAndTeardownLeavesNothi
   auto ipt = n1->Exec({"iptables", "-A", "INPUT", "-s", n3->Address(), "-j", "DROP"}, 10s);
   ASSERT_TRUE(ipt.ok()) << ipt.error();
   EXPECT_EQ(ipt->exit_code, 0) << ipt->output;
-  EXPECT_NE(ExecOutput(n3, {"timeout", "2", "redis-cli", "-h", n1->Address(), "ping"}), "PONG");
-  EXPECT_TRUE(WaitForRedis(n1->Address()));  // the controller is not partitioned
+  EXPECT_NE(RedisCliPing(n3, n1), "PONG");
+  EXPECT_TRUE(RedisAnswers(n1));  // the controller is not partitioned
   // Signal/Kill refuse what the host did not start.
-  EXPECT_FALSE(n1->Signal(procs[2].first, SIGSTOP).ok());  // n2's sleeper
+  EXPECT_FALSE(n1->Signal(sleepers[1], SIGSTOP).ok());  // n2's sleeper
   EXPECT_FALSE(n1->Kill(getpid()).ok());
 
+  const RunRecord record = cluster->Record();
+  EXPECT_EQ(record.processes.size(), 6u);  // 3 sleepers, 3 redis-servers
   ASSERT_TRUE(cluster->Teardown().ok());
   EXPECT_TRUE(cluster->Teardown().ok());
   EXPECT_EQ(Remains(tag), std::vector<std::string>{});
-  for (const auto& [pid, start] : procs) EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
+  for (const auto& p : record.processes) {
+    EXPECT_FALSE(IsSameProcessAlive(p.pid, p.start_time)) << p.pid;
+  }
 }
 
 TEST(LocalClusterIntegrationTest, ConcurrentTeardownsFromSeveralThreads) {
@@ -170,19 +185,16 @@ TEST(LocalClusterIntegrationTest, TwoClustersAtOnceDoNotCollide) {
   EXPECT_NE(a->Tag(), b->Tag());
   EXPECT_NE(a->Record().slice, b->Record().slice);
   EXPECT_NE(a->ControllerAddress(), b->ControllerAddress());
-  for (auto* c : {a.get(), b.get()}) {
-    for (Host* h : c->Hosts()) StartRedis(h);
-  }
+  auto redis_a = StartRedis(*a);
+  auto redis_b = StartRedis(*b);
   Host* a1 = a->FindHost("n1");
   Host* b1 = b->FindHost("n1");
   EXPECT_NE(a1->Address(), b1->Address());
-  EXPECT_TRUE(WaitForRedis(a1->Address()));
-  EXPECT_TRUE(WaitForRedis(b1->Address()));
   // The runs' networks are separate: a node of one cannot reach the other.
-  EXPECT_NE(ExecOutput(a1, {"timeout", "2", "redis-cli", "-h", b1->Address(), "ping"}), "PONG");
+  EXPECT_NE(RedisCliPing(a1, b1), "PONG");
   ASSERT_TRUE(a->Teardown().ok());
   EXPECT_EQ(Remains(a->Tag()), std::vector<std::string>{});
-  EXPECT_TRUE(WaitForRedis(b1->Address()));  // b unharmed by a's teardown
+  EXPECT_TRUE(RedisAnswers(b1));  // b unharmed by a's teardown
   ASSERT_TRUE(b->Teardown().ok());
   EXPECT_EQ(Remains(b->Tag()), std::vector<std::string>{});
 }
@@ -384,26 +396,6 @@ TEST(LocalClusterIntegrationTest, RemovesAnUnregisteredDeadRunOnlyWhenAsked) {
   ReapOrphans();
   EXPECT_EQ(Remains(tag), std::vector<std::string>{});
   for (const auto& [pid, start] : stranded) EXPECT_FALSE(IsSameProcessAlive(pid, start)) << pid;
-}
-
-TEST(LocalClusterIntegrationTest, MeasuresCreateAndTeardown) {
-  SKIP_UNLESS_ROOT();
-  for (int nodes : {1, 5, 13}) {
-    TempDir dir;
-    std::vector<std::string> names;
-    for (int i = 0; i < nodes; ++i) names.push_back("n" + std::to_string(i + 1));
-    auto t0 = std::chrono::steady_clock::now();
-    auto cluster = Create(Options(dir, names));
-    ASSERT_NE(cluster, nullptr);
-    auto t1 = std::chrono::steady_clock::now();
-    ASSERT_TRUE(cluster->Teardown().ok());
-    auto t2 = std::chrono::steady_clock::now();
-    auto ms = [](auto d) { return std::chrono::duration_cast<std::chrono::milliseconds>(d).count(); };
-    std::cout << nodes << " node(s): create " << ms(t1 - t0) << " ms, teardown " << ms(t2 - t1)
-              << " ms\n";
-    RecordProperty("create_ms_" + std::to_string(nodes), static_cast<int>(ms(t1 - t0)));
-    EXPECT_EQ(Remains(cluster->Tag()), std::vector<std::string>{});
-  }
 }
 
 }  // namespace

@@ -10,20 +10,21 @@
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "harness/cleanup.h"
 #include "harness/local_cluster.h"
 #include "harness/net_plan.h"
 #include "harness/proc_info.h"
 #include "harness/run_registry.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/eventually.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+using testing::Eventually;
 using testing::TempDir;
 
 LocalClusterOptions Options(const TempDir& dir) {
@@ -151,11 +152,7 @@ TEST(LocalClusterLoopbackTest, SpawnEnvironmentReachesEverySpawnOnThatHostOnly) 
     auto pid =
         h->Spawn({{"sh", "-c", "env | grep ^LOCKSMITH_ | sort"}, env, h->PathOf("env.log"), ""});
     if (!pid.ok()) return "spawn failed: " + pid.error();
-    const auto give_up = std::chrono::steady_clock::now() + 30s;
-    while (h->Alive(*pid)) {
-      if (std::chrono::steady_clock::now() >= give_up) return "did not exit";
-      std::this_thread::sleep_for(1ms);
-    }
+    if (!Eventually([&] { return !h->Alive(*pid); }, "env exits")) return "did not exit";
     auto out = h->ReadFile("env.log", 4096);
     return out.ok() ? *out : out.error();
   };
@@ -240,13 +237,20 @@ class Sleeper {
     }
   }
   int pid() const { return pid_; }
-  // Waits for the exit; true if SIGKILL ended it.
-  bool WaitKilled() {
+  // Asleep in `sleep`: past exec, so its start time is final.
+  bool Asleep() const {
+    auto st = ReadProcStat(pid_);
+    return st.has_value() && st->state == 'S';
+  }
+  // Waits (bounded) for the exit; success if SIGKILL ended it.
+  ::testing::AssertionResult WaitKilled() {
     int status = 0;
-    bool killed = waitpid(pid_, &status, 0) == pid_ && WIFSIGNALED(status) &&
-                  WTERMSIG(status) == SIGKILL;
+    auto exited = Eventually([&] { return waitpid(pid_, &status, WNOHANG) == pid_; },
+                             "sleeper " + std::to_string(pid_) + " is killed");
+    if (!exited) return exited;  // the destructor kills it
     pid_ = -1;
-    return killed;
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "the sleeper ended with status " << status;
   }
 
  private:
@@ -260,15 +264,8 @@ TEST(CleanupLeftoversTest, KillsADeadRunsProcessesOnlyWhenTheStartTimeMatches) {
   int victim = victim_proc.pid();
   int bystander = bystander_proc.pid();
   // Both asleep: neither can still be between fork and exec.
-  auto asleep = [](int pid) {
-    auto st = ReadProcStat(pid);
-    return st.has_value() && st->state == 'S';
-  };
-  const auto give_up = std::chrono::steady_clock::now() + 30s;
-  while (!asleep(victim) || !asleep(bystander)) {
-    ASSERT_LT(std::chrono::steady_clock::now(), give_up) << "the sleepers never went to sleep";
-    std::this_thread::sleep_for(1ms);
-  }
+  ASSERT_TRUE(Eventually([&] { return victim_proc.Asleep() && bystander_proc.Asleep(); },
+                         "the sleepers go to sleep"));
   auto dead = NewRecordForThisProcess("dead01");
   ASSERT_TRUE(dead.ok());
   dead->controller_start_time += 1;  // the controller is gone; its pid was reused (by us)
@@ -299,9 +296,8 @@ TEST(CleanupLeftoversTest, OnlyTagLeavesOtherDeadRunsAlone) {
   TempDir dir;
   RunRegistry registry(dir.path());
   Sleeper mine_proc, other_proc;
-  for (int pid : {mine_proc.pid(), other_proc.pid()}) {
-    while (ReadProcStat(pid)->state != 'S') std::this_thread::sleep_for(1ms);
-  }
+  ASSERT_TRUE(Eventually([&] { return mine_proc.Asleep() && other_proc.Asleep(); },
+                         "the sleepers go to sleep"));
   for (auto [tag, pid] : {std::pair{"mine01", mine_proc.pid()}, {"other1", other_proc.pid()}}) {
     auto record = NewRecordForThisProcess(tag);
     ASSERT_TRUE(record.ok());

@@ -78,7 +78,8 @@ bool LinkExists(const std::string& name) {
 }
 
 std::vector<std::string> ListNetns() { return ListDir("/var/run/netns"); }
-std::set<int> SlicesInUseByInterfaces() {
+
+std::set<std::string> InterfaceAddresses() {
   std::set<std::string> addresses;
   struct ifaddrs* list = nullptr;
   if (getifaddrs(&list) == 0) {
@@ -90,16 +91,47 @@ std::set<int> SlicesInUseByInterfaces() {
     }
     freeifaddrs(list);
   }
+  return addresses;
+}
+
+std::set<int> SlicesInUseByInterfaces(NetOps& net) {
+  const std::set<std::string> addresses = net.Addresses();
   std::set<int> busy;
   for (int slice = 0; slice < kSliceCount; ++slice) {
-    if (auto bridge = BridgeAddress(slice); bridge && addresses.contains(*bridge)) busy.insert(slice);
+    auto bridge = BridgeAddress(slice);
+    if (bridge && addresses.contains(*bridge)) busy.insert(slice);
   }
   return busy;
 }
 
 std::vector<std::string> ListLinks() { return ListDir("/sys/class/net"); }
 
-Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {
+namespace {
+
+class KernelNetOps : public NetOps {
+ public:
+  Status Ip(const std::vector<std::string>& args) override { return RunIp(args); }
+  Status Iptables(const std::string& netns, const std::vector<std::string>& args) override {
+    if (netns.empty()) return Error{"iptables in the controller's own namespace is refused"};
+    std::vector<std::string> ip_args = {"netns", "exec", netns, "iptables"};
+    ip_args.insert(ip_args.end(), args.begin(), args.end());
+    return RunIp(ip_args);
+  }
+  bool NetnsExists(const std::string& name) override { return locksmith::NetnsExists(name); }
+  bool LinkExists(const std::string& name) override { return locksmith::LinkExists(name); }
+  std::vector<std::string> ListNetns() override { return locksmith::ListNetns(); }
+  std::vector<std::string> ListLinks() override { return locksmith::ListLinks(); }
+  std::set<std::string> Addresses() override { return InterfaceAddresses(); }
+};
+
+}  // namespace
+
+NetOps& RealNetOps() {
+  static KernelNetOps net;
+  return net;
+}
+
+Status RemoveRunObjects(const RunRecord& record, std::ostream* log, NetOps& net) {
   std::string errors;
   auto note = [&](const std::string& s) {
     if (log != nullptr) *log << s << "\n";
@@ -118,7 +150,7 @@ Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {
   // crash and never recorded.
   auto own = NetnsIdOf("/proc/self/ns/net");
   for (const auto& ns : record.netns) {
-    if (!NetnsExists(ns)) continue;
+    if (!net.NetnsExists(ns)) continue;
     auto id = NetnsIdOf(NetnsPath(ns));
     // Never sweep the controller's own namespace, whatever the file says.
     if (!id.ok() || !own.ok() || *id == *own) continue;
@@ -141,16 +173,16 @@ Status RemoveRunObjects(const RunRecord& record, std::ostream* log) {
   std::stable_partition(links.begin(), links.end(),
                         [&](const std::string& l) { return l != BridgeName(record.tag); });
   for (const auto& link : links) {
-    if (!LinkExists(link)) continue;
-    if (auto s = RunIp({"link", "del", link}); !s.ok() && LinkExists(link)) {
+    if (!net.LinkExists(link)) continue;
+    if (auto s = net.Ip({"link", "del", link}); !s.ok() && net.LinkExists(link)) {
       errors += "\n  " + s.error();
     } else {
       note("removed link " + link);
     }
   }
   for (const auto& ns : record.netns) {
-    if (!NetnsExists(ns)) continue;
-    if (auto s = RunIp({"netns", "del", ns}); !s.ok() && NetnsExists(ns)) {
+    if (!net.NetnsExists(ns)) continue;
+    if (auto s = net.Ip({"netns", "del", ns}); !s.ok() && net.NetnsExists(ns)) {
       errors += "\n  " + s.error();
     } else {
       note("removed namespace " + ns);

@@ -11,13 +11,15 @@
 #include <thread>
 
 #include "harness/proc_info.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/eventually.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
+using testing::Eventually;
 using testing::TempDir;
 
 std::string ReadFile(const std::string& path) {
@@ -27,25 +29,10 @@ std::string ReadFile(const std::string& path) {
   return s.str();
 }
 
-// Polls the log until it holds a line (the shell writes it asynchronously).
-std::string WaitForLine(const std::string& path) {
-  for (int i = 0; i < 2000; ++i) {
-    std::string s = ReadFile(path);
-    if (s.find('\n') != std::string::npos) return s;
-    std::this_thread::sleep_for(5ms);
-  }
-  return "";
-}
-
-// Polls until the process has exited and been reaped; false if it is still
-// running after 30 s (a hung test would otherwise never end).
-bool WaitUntilExited(ProcessSupervisor& sup, const std::string& host, int pid) {
-  const auto give_up = std::chrono::steady_clock::now() + 30s;
-  while (sup.Alive(host, pid)) {
-    if (std::chrono::steady_clock::now() >= give_up) return false;
-    std::this_thread::sleep_for(1ms);
-  }
-  return true;
+// The process has exited and been reaped (bounded: see Eventually).
+::testing::AssertionResult Exits(ProcessSupervisor& sup, const std::string& host, int pid) {
+  return Eventually([&] { return !sup.Alive(host, pid); },
+                    "process " + std::to_string(pid) + " exits");
 }
 
 TEST(ProcessSupervisorTest, SpawnsSignalsAndKills) {
@@ -78,7 +65,7 @@ TEST(ProcessSupervisorTest, NoticesExitAndReaps) {
   ProcessSupervisor sup(false);
   auto pid = sup.Spawn("n1", {{"true"}, {}, "", ""}, "", "/");
   ASSERT_TRUE(pid.ok()) << pid.error();
-  ASSERT_TRUE(WaitUntilExited(sup, "n1", *pid));
+  ASSERT_TRUE(Exits(sup, "n1", *pid));
   EXPECT_FALSE(ReadProcStat(*pid).has_value());
   EXPECT_TRUE(sup.Unreaped().empty());
 }
@@ -101,7 +88,7 @@ TEST(ProcessSupervisorTest, LogsOutputWithACleanEnvironmentAndNoInheritedFds) {
                         ""},
                        "", "/");
   ASSERT_TRUE(pid.ok()) << pid.error();
-  const bool exited = WaitUntilExited(sup, "n1", *pid);
+  const ::testing::AssertionResult exited = Exits(sup, "n1", *pid);
   close(leak);
   unsetenv("LOCKSMITH_TEST_SECRET");
   ASSERT_TRUE(exited);
@@ -138,9 +125,10 @@ TEST(ProcessSupervisorTest, KillReachesTheWholeProcessGroup) {
   // A wrapper (like zkServer.sh) whose real server is its child.
   auto pid = sup.Spawn("n1", {{"sh", "-c", "sleep 1000 & echo $!; wait"}, {}, log, ""}, "", "/");
   ASSERT_TRUE(pid.ok()) << pid.error();
-  std::string line = WaitForLine(log);
-  ASSERT_FALSE(line.empty());
-  int child = std::stoi(line);
+  // The shell writes the line asynchronously.
+  ASSERT_TRUE(Eventually([&] { return ReadFile(log).find('\n') != std::string::npos; },
+                         "the wrapper logs its child's pid"));
+  int child = std::stoi(ReadFile(log));
   auto st = ReadProcStat(child);
   ASSERT_TRUE(st.has_value());
   ASSERT_TRUE(sup.Kill("n1", *pid).ok());

@@ -6,8 +6,8 @@
 
 #include <fstream>
 
+#include "harness/testing/temp_dir.h"
 #include "nemesis/kill_nemesis.h"
-#include "tests/temp_dir.h"
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {

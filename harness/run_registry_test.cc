@@ -1,5 +1,5 @@
 #include "harness/run_registry.h"
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

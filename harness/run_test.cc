@@ -14,14 +14,15 @@
 #include "harness/exit_codes.h"
 #include "harness/signal_watcher.h"
 #include "harness/testing/fake_cluster.h"
-#include "tests/temp_dir.h"
-#include "workloads/fake_lock_service.h"
+#include "harness/testing/temp_dir.h"
 #include "workloads/mutex_workload.h"
+#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
 
 using testing::FakeCluster;
+using testing::FakeLockService;
 using testing::TempDir;
 
 // A FakeLockService that counts starts and stops and can refuse to start.

@@ -6,13 +6,15 @@
 
 #include "backends/redis_service.h"
 #include "backends/testing/pong_server.h"
-#include "checker/memory_recorder.h"
+#include "checker/testing/memory_recorder.h"
 #include "harness/testing/fake_cluster.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 
 namespace locksmith {
 namespace {
+
+using testing::MemoryRecorder;
 
 // Records what the nemesis asked for; "n9" does not exist; starting a node
 // in `broken` fails.

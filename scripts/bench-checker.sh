@@ -12,11 +12,8 @@
 #   included. A file DIR/EXPECTED of "NAME valid|invalid" lines (or
 #   --expect FILE) makes it compare each verdict with the expected one.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="${LOCKSMITH_BENCH_BUILD_DIR:-$root/build-bench}"
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DLOCKSMITH_WERROR=ON >/dev/null
-cmake --build "$build" --target checker_bench -j "$(nproc)" >/dev/null
-echo "checker_bench on $(nproc) cores, $(uname -m), $(date -u +%Y-%m-%dT%H:%MZ)"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
+bench_build checker_bench
 if [[ $# -gt 0 && -d "$1" ]]; then
   dir="$1"
   shift

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/temp_dir.h"
+#include "harness/testing/temp_dir.h"
 
 namespace locksmith::testing {
 

@@ -56,7 +56,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
 
   // A worker that throws ends the workload with its error; the others stop.
   TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
-  const Clock::time_point start = Clock::now();
+  const Clock::time_point start = ctx.Now();
   for (int i = 0; i < n; ++i) {
     workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], start));
   }
@@ -75,10 +75,10 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
 
   // Every sleep below ends at the deadline and soon after an interrupt.
   while (!ctx.ShouldStop()) {
-    std::optional<Clock::time_point> slot = pacer.Next(Clock::now());
+    std::optional<Clock::time_point> slot = pacer.Next(ctx.Now());
     if (!slot) break;  // no attempt left before the deadline
     co_await SleepUntil(ctx, *slot);
-    if (ctx.ShouldStop() || Clock::now() >= ctx.deadline) break;
+    if (ctx.ShouldStop() || ctx.Now() >= ctx.deadline) break;
 
     const std::string key = "lock-" + std::to_string(pick_key(rng));
     log.Invoke("acquire", key, {{"lease_ms", m.lease_ms}});
@@ -112,11 +112,11 @@ asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& l
   if (!stall) co_return;
   // The holder stops as a GC pause would stop it, then goes on as if it
   // still held the lock. Only the end of the run cuts the stall short.
-  const auto began = Clock::now();
+  const auto began = ctx.Now();
   log.Invoke("pause", key, {{"ms", stall->count()}});
   co_await SleepFor(ctx, *stall);
   const auto stalled =
-      std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - began).count();
+      std::chrono::duration_cast<std::chrono::milliseconds>(ctx.Now() - began).count();
   log.Complete(Outcome::kOk, {{"ms", stall->count()}, {"stalled_ms", stalled}}, "");
 }
 

@@ -9,12 +9,17 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
-#include "checker/memory_recorder.h"
-#include "workloads/fake_lock_service.h"
+#include "checker/testing/memory_recorder.h"
+#include "workloads/testing/fake_clock.h"
+#include "workloads/testing/fake_lock_service.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
 namespace {
+
+using testing::FakeClock;
+using testing::FakeLockService;
+using testing::MemoryRecorder;
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -26,8 +31,12 @@ using std::chrono::seconds;
 // exact). The deadline is only a safety net.
 class StoppingRecorder : public OpRecorder {
  public:
-  StoppingRecorder(std::atomic<bool>& interrupted, int stop_after, std::function<bool(const Op&)> counts)
-      : interrupted_(interrupted), stop_after_(stop_after), counts_(std::move(counts)) {}
+  StoppingRecorder(MemoryRecorder::Now now, std::atomic<bool>& interrupted, int stop_after,
+                   std::function<bool(const Op&)> counts)
+      : memory_(std::move(now)),
+        interrupted_(interrupted),
+        stop_after_(stop_after),
+        counts_(std::move(counts)) {}
 
   Op Record(Op op) override {
     Op stamped = memory_.Record(std::move(op));
@@ -55,7 +64,8 @@ struct Spec {
   std::function<bool(const Op&)> counts;    // which ops count (empty: all)
   Clock::duration deadline_in = seconds(30);  // from the start of the run; negative: already past
   bool interrupted_at_start = false;
-  // If the workload has not returned by then, the test fails (instead of hanging).
+  // Wall time: if the workload has not returned by then, the test fails
+  // (instead of hanging).
   Clock::duration safety = seconds(60);
   std::function<void()> on_connected = {};
   ClientPauses* pauses = nullptr;
@@ -72,11 +82,16 @@ struct Outcome3 {
 // The run's options and the workload's own, set side by side in a test.
 struct TestOptions : WorkloadOptions, MutexOptions {};
 
-// Runs a MutexWorkload made from `o`, or `built` when given.
+// Runs a MutexWorkload made from `o`, or `built` when given, in virtual
+// time: the service's leases, the recorder's op times and the workload's
+// sleeps all read one FakeClock.
 Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec& spec,
                      Workload* built = nullptr) {
+  FakeClock clock;
+  const auto now = [&clock] { return clock.Now(); };
+  service.state.now = now;
   std::atomic<bool> interrupted{spec.interrupted_at_start};
-  StoppingRecorder recorder(interrupted, spec.stop_after, spec.counts);
+  StoppingRecorder recorder(now, interrupted, spec.stop_after, spec.counts);
   MutexWorkload own(o);
   Workload& workload = built != nullptr ? *built : own;
   const WorkloadOptions& options = o;
@@ -85,9 +100,10 @@ Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec&
     // Declared after everything the workload's coroutines use, so it is
     // destroyed (with any coroutine still pending) first.
     boost::asio::io_context io;
-    WorkloadContext ctx{io, service, recorder, options, Clock::now() + spec.deadline_in, interrupted,
+    WorkloadContext ctx{io, service, recorder, options, clock.Now() + spec.deadline_in, interrupted,
                         spec.on_connected};
     ctx.pauses = spec.pauses;
+    ctx.clock = &clock;
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
@@ -95,13 +111,14 @@ Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec&
           out.finished = true;
         },
         boost::asio::detached);
-    io.run_for(spec.safety);
-    if (!out.finished) {
+    const auto finished = [&] { return out.finished; };
+    if (!clock.Run(io, finished, spec.safety)) {
       ADD_FAILURE() << "the workload did not return within the safety net";
       interrupted = true;
-      io.run_for(seconds(2));
+      clock.Run(io, finished, seconds(2));
     }
   }
+  service.state.now = Clock::now;  // the fake clock is going away
   out.history = recorder.history();
   CompositeChecker checker(workload.Checkers());
   CheckResult r = checker.Check(out.history);
@@ -454,11 +471,11 @@ TEST(MutexWorkloadTest, TheDeadlineEndsHoldsAndHoldersStillRelease) {
   ASSERT_TRUE(out.status.ok());
   EXPECT_EQ(Count(out.history, "acquire", OpType::kOk), 1);
   ExpectEveryHoldReleased(out.history);
-  // The hold lasted until the deadline, not less (timers never fire early;
-  // the recorder's time zero is before the deadline was set).
+  // The hold lasted until the deadline exactly (virtual time; the
+  // recorder's time zero is the run's start).
   for (const Op& op : out.history) {
     if (op.f == "release" && op.type == OpType::kInvoke) {
-      EXPECT_GE(op.time, 200'000'000);
+      EXPECT_EQ(op.time, 200'000'000);
     }
   }
 }
@@ -487,16 +504,16 @@ TEST(MutexWorkloadTest, RateSpreadsAndSpacesEachWorkersAttempts) {
   };
   auto out = RunWorkload(service, o, spec);
   ASSERT_TRUE(out.finished);
-  // A worker's k-th attempt (from 0) waits for a slot at or after its start
-  // + w * 20 ms + k * 100 ms; timers never fire early, and the workers start
-  // after the recorder's time zero, so the time stamp is at least that.
+  // A worker's k-th attempt (from 0) is at its slot, start + w * 20 ms +
+  // k * 100 ms (virtual time; the run starts at the recorder's time zero,
+  // and holds and backoffs of a few ms never push an attempt past a slot).
   auto attempts = AttemptsByWorker(out.history, o.concurrency);
   // Earlier slots come first: every worker made its first attempt.
   ASSERT_EQ(attempts.size(), 5u);
   EXPECT_GE(attempts[4].size(), 2u);
   for (const auto& [worker, times] : attempts) {
     for (size_t k = 0; k < times.size(); ++k) {
-      EXPECT_GE(times[k], worker * 20'000'000 + static_cast<int64_t>(k) * 100'000'000)
+      EXPECT_EQ(times[k], worker * 20'000'000 + static_cast<int64_t>(k) * 100'000'000)
           << "worker " << worker << " attempt " << k;
     }
   }

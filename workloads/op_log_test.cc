@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/memory_recorder.h"
+#include "checker/testing/memory_recorder.h"
 
 namespace locksmith {
 namespace {
+
+using testing::MemoryRecorder;
 
 TEST(OpLogTest, RecordsInvokeAndCompletionUnderOneProcess) {
   MemoryRecorder recorder;

@@ -3,30 +3,22 @@
 #include <algorithm>
 #include <limits>
 
-#include <boost/asio/redirect_error.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 namespace locksmith {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
 asio::awaitable<void> SleepUntil(WorkloadContext& ctx, Clock::time_point until) {
   until = std::min(until, ctx.deadline);
-  if (ctx.ShouldStop() || Clock::now() >= until) co_return;
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  for (auto now = Clock::now(); !ctx.ShouldStop() && now < until; now = Clock::now()) {
+  for (auto now = ctx.Now(); !ctx.ShouldStop() && now < until; now = ctx.Now()) {
     // until - now > 0 here, so the comparison cannot overflow.
-    timer.expires_at(until - now > kInterruptPoll ? now + kInterruptPoll : until);
-    boost::system::error_code ec;
-    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
-    if (ec) co_return;  // cancelled (the io_context is going away)
+    const bool waited =
+        co_await ctx.clock->WaitUntil(until - now > kInterruptPoll ? now + kInterruptPoll : until);
+    if (!waited) co_return;  // cancelled (the io_context is going away)
   }
 }
 
 asio::awaitable<void> SleepFor(WorkloadContext& ctx, std::chrono::milliseconds d) {
-  const auto now = Clock::now();
+  const auto now = ctx.Now();
   if (d.count() <= 0 || now >= ctx.deadline) co_return;
   // Compare in milliseconds: d may not fit in the clock's nanoseconds.
   const auto room = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline - now);

@@ -10,11 +10,16 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
-#include "checker/memory_recorder.h"
-#include "workloads/fake_lock_service.h"
+#include "checker/testing/memory_recorder.h"
+#include "workloads/testing/fake_clock.h"
+#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
+
+using testing::FakeClock;
+using testing::FakeLockService;
+using testing::MemoryRecorder;
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -116,21 +121,26 @@ TEST(AttemptPacerTest, TinyRatesAndFarDeadlinesDoNotOverflow) {
   EXPECT_EQ(p.Next(Clock::time_point::max() - Clock::duration(1)), std::nullopt);
 }
 
-// --- Sleeps: never before their end (min of target and deadline) unless
-// interrupted; bounded above only by generous safety nets.
+// --- Sleeps: in virtual time (FakeClock), they end exactly at their end
+// (min of target and deadline), or within kInterruptPoll of an interrupt.
 
 struct Env {
+  FakeClock clock;
   boost::asio::io_context io;
   FakeLockService service;
   MemoryRecorder recorder;
   std::atomic<bool> interrupted{false};
   WorkloadContext ctx;
-  explicit Env(Clock::duration deadline_in)
-      : ctx{io, service, recorder, WorkloadOptions{}, Clock::now() + deadline_in, interrupted} {}
+  const Clock::time_point start = FakeClock::kStart;
+  explicit Env(Clock::duration deadline_in) : Env(FakeClock::kStart + deadline_in) {}
   explicit Env(Clock::time_point deadline)
-      : ctx{io, service, recorder, WorkloadOptions{}, deadline, interrupted} {}
+      : ctx{io, service, recorder, WorkloadOptions{}, deadline, interrupted} {
+    ctx.clock = &clock;
+  }
 
-  // Runs `sleep` to its end; false if it did not end within the safety net.
+  // Runs `sleep` to its end; false if it did not end. On the fake clock it
+  // runs in virtual time; on the real one (a test that sets ctx.clock) for at
+  // most 10 s of wall time, then interrupted.
   template <typename F>
   bool Run(F sleep) {
     bool done = false;
@@ -141,6 +151,7 @@ struct Env {
           done = true;
         },
         boost::asio::detached);
+    if (ctx.clock == &clock) return clock.Run(io, [&] { return done; });
     io.run_for(seconds(10));
     if (!done) {
       interrupted = true;
@@ -152,31 +163,52 @@ struct Env {
 
 TEST(SleepTest, SleepsUntilTheTarget) {
   Env env(seconds(30));
-  const auto t0 = Clock::now();
-  ASSERT_TRUE(env.Run([&](WorkloadContext& ctx) { return SleepUntil(ctx, t0 + milliseconds(120)); }));
-  EXPECT_GE(Clock::now() - t0, milliseconds(120));
+  ASSERT_TRUE(env.Run(
+      [&](WorkloadContext& ctx) { return SleepUntil(ctx, env.start + milliseconds(120)); }));
+  EXPECT_EQ(env.clock.Now(), env.start + milliseconds(120));
 }
 
 TEST(SleepTest, EndsAtTheDeadline) {
   Env env(milliseconds(100));
   ASSERT_TRUE(env.Run([](WorkloadContext& ctx) { return SleepFor(ctx, seconds(3600)); }));
-  EXPECT_GE(Clock::now(), env.ctx.deadline);
+  EXPECT_EQ(env.clock.Now(), env.ctx.deadline);
   Env huge(milliseconds(50));
   ASSERT_TRUE(huge.Run([](WorkloadContext& ctx) { return SleepFor(ctx, milliseconds::max()); }));
-  EXPECT_GE(Clock::now(), huge.ctx.deadline);
+  EXPECT_EQ(huge.clock.Now(), huge.ctx.deadline);
 }
 
 TEST(SleepTest, APastDeadlineOrNegativeDurationDoesNotSleep) {
   Env past(-seconds(1));
   ASSERT_TRUE(past.Run([](WorkloadContext& ctx) { return SleepFor(ctx, seconds(3600)); }));
+  EXPECT_EQ(past.clock.Now(), past.start);
   Env negative(seconds(30));
   ASSERT_TRUE(negative.Run([](WorkloadContext& ctx) { return SleepFor(ctx, milliseconds(-5)); }));
+  EXPECT_EQ(negative.clock.Now(), negative.start);
   Env far(Clock::time_point::max());
   ASSERT_TRUE(far.Run([](WorkloadContext& ctx) { return SleepFor(ctx, milliseconds(-5)); }));
+  EXPECT_EQ(far.clock.Now(), far.start);
 }
 
+TEST(SleepTest, AnInterruptEndsTheSleepWithinOnePoll) {
+  Env env(Clock::time_point::max());
+  const auto interrupt_at = env.start + milliseconds(130);
+  boost::asio::co_spawn(
+      env.io,
+      [&]() -> boost::asio::awaitable<void> {
+        co_await env.clock.WaitUntil(interrupt_at);
+        env.interrupted = true;
+      },
+      boost::asio::detached);
+  ASSERT_TRUE(env.Run([](WorkloadContext& ctx) { return SleepFor(ctx, seconds(3600)); }));
+  EXPECT_GE(env.clock.Now(), interrupt_at);
+  EXPECT_LE(env.clock.Now(), interrupt_at + kInterruptPoll);
+}
+
+// Nothing posts to the io_context on an interrupt: on the real clock, the
+// sleep's own polling must notice a flag set by another thread.
 TEST(SleepTest, AnInterruptFromAnotherThreadEndsTheSleep) {
   Env env(Clock::time_point::max());
+  env.ctx.clock = &SteadyWorkloadClock();
   std::thread interrupter([&] {
     std::this_thread::sleep_for(milliseconds(100));
     env.interrupted = true;

@@ -9,7 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "backends/test_coroutine.h"
+#include "backends/testing/run_coroutine.h"
 
 namespace locksmith {
 namespace {

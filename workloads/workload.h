@@ -24,6 +24,7 @@
 #include "checker/op_recorder.h"
 #include "checker/option_set.h"
 #include "workloads/client_pauses.h"
+#include "workloads/workload_clock.h"
 
 namespace locksmith {
 
@@ -57,8 +58,11 @@ struct WorkloadContext {
   // hold locks check it right after each successful acquire and again
   // before each release (ClientPauses::Take).
   ClientPauses* pauses = nullptr;
+  // What the workload reads and waits on; tests inject a fake.
+  WorkloadClock* clock = &SteadyWorkloadClock();
 
   bool ShouldStop() const { return failed || interrupted.load(); }
+  std::chrono::steady_clock::time_point Now() const { return clock->Now(); }
 };
 
 class Workload {

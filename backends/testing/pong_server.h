@@ -11,7 +11,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
-#include "backends/redis_fake_server.h"
+#include "backends/testing/fake_redis_server.h"
 
 namespace locksmith::testing {
 

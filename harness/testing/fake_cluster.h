@@ -1,6 +1,10 @@
 // FakeCluster (test-only): a Cluster of FakeHosts, for unit tests of backends
 // and nemeses without root or servers. Teardown kills every fake process and
-// refuses later spawns, like a real cluster, and can be made to fail.
+// refuses later spawns, like a real cluster, and can be made to fail. Given a
+// FakeNet, every host gets a namespace "fake-<tag>-<host>" on the bridge
+// "fake-<tag>-br" with an address in 198.18.0.0/28 (the bridge: .1, host i:
+// .2+i), iptables Execs act there, and Teardown deletes the namespaces
+// (with their rules) and the bridge.
 // Thread-safe: hosts are fixed at construction; the rest has a mutex.
 #pragma once
 
@@ -17,9 +21,20 @@ namespace locksmith::testing {
 
 class FakeCluster : public Cluster {
  public:
-  explicit FakeCluster(const std::vector<std::string>& host_names, std::string tag = "fake01")
-      : tag_(std::move(tag)) {
-    for (const auto& name : host_names) hosts_.push_back(std::make_unique<FakeHost>(name));
+  explicit FakeCluster(const std::vector<std::string>& host_names, std::string tag = "fake01",
+                       FakeNet* net = nullptr)
+      : tag_(std::move(tag)), net_(net) {
+    for (size_t i = 0; i < host_names.size(); ++i) {
+      if (net_ == nullptr) {
+        hosts_.push_back(std::make_unique<FakeHost>(host_names[i]));
+        continue;
+      }
+      const std::string address = "198.18.0." + std::to_string(2 + i);
+      hosts_.push_back(std::make_unique<FakeHost>(host_names[i], address, true));
+      const std::string netns = "fake-" + tag_ + "-" + host_names[i];
+      net_->AddHost(Bridge(), "198.18.0.1", netns, address);
+      hosts_.back()->AttachNet(net_, netns);
+    }
   }
 
   const std::string& Tag() const override { return tag_; }
@@ -33,6 +48,12 @@ class FakeCluster : public Cluster {
     std::lock_guard lock(mu_);
     ++teardowns_;
     for (auto& h : hosts_) h->TearDown();
+    if (net_ != nullptr) {
+      for (auto& h : hosts_) {
+        if (net_->NetnsExists(h->netns())) (void)net_->Ip({"netns", "del", h->netns()});
+      }
+      if (net_->LinkExists(Bridge())) (void)net_->Ip({"link", "del", Bridge()});
+    }
     if (teardown_error_) return Error{*teardown_error_};
     return OkStatus();
   }
@@ -44,6 +65,7 @@ class FakeCluster : public Cluster {
     }
     return nullptr;
   }
+  std::string Bridge() const { return "fake-" + tag_ + "-br"; }
   // Teardown still kills everything but then reports `error`.
   void FailTeardown(std::string error) {
     std::lock_guard lock(mu_);
@@ -56,6 +78,7 @@ class FakeCluster : public Cluster {
 
  private:
   const std::string tag_;
+  FakeNet* const net_;
   std::vector<std::unique_ptr<FakeHost>> hosts_;
   mutable std::mutex mu_;
   std::optional<std::string> teardown_error_;

@@ -4,8 +4,10 @@
 // "alive" until killed, SIGKILLed or Exit()ed, and fails any operation on
 // demand, so lifecycle and nemesis logic can be unit-tested without root or
 // servers. Like a real host it refuses pids it did not start and paths
-// outside its directory. Thread-safe (one mutex), as the Host contract asks:
-// tests call it from several threads.
+// outside its directory. Attached to a FakeNet (AttachNet), the host has a
+// network of its own: Exec of `iptables ...` runs in its namespace there, so
+// a partition's rules decide FakeNet::Reachable. Thread-safe (one mutex), as
+// the Host contract asks: tests call it from several threads.
 #pragma once
 
 #include <signal.h>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "harness/host.h"
+#include "harness/testing/fake_net.h"
 
 namespace locksmith::testing {
 
@@ -40,8 +43,8 @@ class FakeHost : public Host {
   explicit FakeHost(std::string name, std::string address = "127.0.0.1", bool own_network = false)
       : name_(std::move(name)),
         address_(std::move(address)),
-        own_network_(own_network),
-        dir_("/fake-hosts/" + name_) {}
+        dir_("/fake-hosts/" + name_),
+        own_network_(own_network) {}
 
   // --- Host.
   const std::string& Name() const override { return name_; }
@@ -51,7 +54,10 @@ class FakeHost : public Host {
     auto it = ports_.find(preferred);
     return it == ports_.end() ? preferred : it->second;
   }
-  bool HasOwnNetwork() const override { return own_network_; }
+  bool HasOwnNetwork() const override {
+    std::lock_guard lock(mu_);
+    return own_network_;
+  }
   const std::string& Directory() const override { return dir_; }
 
   Status WriteFile(const std::string& path, std::string_view content) override {
@@ -138,10 +144,23 @@ class FakeHost : public Host {
     std::lock_guard lock(mu_);
     if (auto e = TakeFailure(Op::kExec)) return Error{*e};
     execs_.push_back(argv);
+    if (net_ != nullptr && !argv.empty() && argv[0] == "iptables") {
+      Status s = net_->Iptables(netns_, {argv.begin() + 1, argv.end()});
+      return ExecResult{s.ok() ? 0 : 1, s.ok() ? "" : s.error()};
+    }
     return exec_result_;
   }
 
   // --- Test controls.
+  // The host lives in namespace `netns` of `net` (which must outlive it):
+  // HasOwnNetwork() becomes true and `iptables` Execs run there.
+  void AttachNet(FakeNet* net, std::string netns) {
+    std::lock_guard lock(mu_);
+    net_ = net;
+    netns_ = std::move(netns);
+    own_network_ = true;
+  }
+  const std::string& netns() const { return netns_; }  // set before use by other threads
   // The next `times` calls of `op` fail with `error` (times < 0: every call).
   void Fail(Op op, std::string error, int times = -1) {
     std::lock_guard lock(mu_);
@@ -254,10 +273,12 @@ class FakeHost : public Host {
 
   const std::string name_;
   const std::string address_;
-  const bool own_network_;
   const std::string dir_;
 
   mutable std::mutex mu_;
+  bool own_network_;
+  FakeNet* net_ = nullptr;
+  std::string netns_;
   std::map<int, int> ports_;
   std::map<Op, Failure> failures_;
   std::vector<std::string> spawn_env_;

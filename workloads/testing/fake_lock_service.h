@@ -1,11 +1,13 @@
 // FakeLockService: an in-memory lock service for unit tests of workloads and
-// the run loop (no servers). Keys expire by lease on the steady clock. It can
+// the run loop (no servers). Keys expire by lease on the steady clock (or
+// the clock `now` reads: a test's FakeClock). It can
 // be told to break mutual exclusion (grant every acquire) or to answer some
 // calls as unknown, to check that workloads and checkers notice. Runs on one
 // io_context thread; not thread-safe. Test-only: not part of any library.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <stdexcept>
@@ -17,7 +19,7 @@
 
 #include "backends/lock_service.h"
 
-namespace locksmith {
+namespace locksmith::testing {
 
 struct FakeLockState {
   struct Entry {
@@ -25,6 +27,7 @@ struct FakeLockState {
     std::chrono::steady_clock::time_point expires;
   };
   std::map<std::string, Entry> keys;
+  std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
   bool grant_everything = false;  // break mutual exclusion on purpose
   int unknown_every = 0;          // every n-th call (n > 0) answers unknown
   int throw_on_acquire = 0;       // the n-th acquire (n > 0) throws, as a client bug would
@@ -56,7 +59,7 @@ class FakeLockClient : public LockClient {
     AcquireResult r;
     r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
     if (Unknown()) co_return r;
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = state_.now();
     auto it = state_.keys.find(key);
     if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
       r.outcome = Outcome::kFail;
@@ -75,7 +78,7 @@ class FakeLockClient : public LockClient {
     if (Unknown()) co_return r;
     auto it = state_.keys.find(key);
     const bool ours = it != state_.keys.end() && it->second.token == token &&
-                      it->second.expires > std::chrono::steady_clock::now();
+                      it->second.expires > state_.now();
     if (ours) state_.keys.erase(it);
     r.outcome = ours ? Outcome::kOk : Outcome::kFail;
     co_return r;
@@ -117,4 +120,4 @@ class FakeLockService : public LockService {
   FakeLockState state;
 };
 
-}  // namespace locksmith
+}  // namespace locksmith::testing

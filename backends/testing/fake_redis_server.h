@@ -18,7 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-namespace locksmith {
+namespace locksmith::testing {
 
 class FakeRedisServer {
  public:
@@ -126,4 +126,4 @@ class FakeRedisServer {
   int connections_ = 0;
 };
 
-}  // namespace locksmith
+}  // namespace locksmith::testing
