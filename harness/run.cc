@@ -117,131 +117,168 @@ Status RunTask(boost::asio::io_context& io, WorkloadContext& ctx, const std::str
   return OkStatus();
 }
 
-// The phases that need servers, each set up in a scope whose teardown runs
-// however the function leaves (return or exception), in reverse order:
-// cluster (torn down), servers (stopped), history (closed), nemesis
-// (healed). What the judge needs goes into `facts`.
-void RunServerPhases(const RunConfig& config, const RunStore& store, RunLog& log,
-                     Interruption& interruption, SignalWatcher& signals,
-                     const RunModules& modules, ServerPhaseFacts& facts) {
-  auto fail = [&](int exit_code, const std::string& error) {
-    facts.failure_exit = exit_code;
-    facts.error = error;
-    log.Error(error);
-  };
+// The phases that need servers, in Jepsen's with-os / with-db style: each
+// method sets one thing up, guards its undoing with a scope, and calls the
+// next; however the innermost one leaves (return or exception), the guards
+// unwind in reverse: nemesis healed, history closed, servers stopped,
+// cluster torn down. What the judge needs goes into `facts`. One run, on
+// the run's thread.
+class ServerPhases {
+ public:
+  ServerPhases(const RunConfig& config, const RunStore& store, RunLog& log,
+               Interruption& interruption, SignalWatcher& signals, const RunModules& modules,
+               ServerPhaseFacts& facts)
+      : config_(config),
+        store_(store),
+        log_(log),
+        interruption_(interruption),
+        signals_(signals),
+        modules_(modules),
+        facts_(facts) {}
+
+  void Run() {
+    if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
+    WithCluster();
+  }
+
+ private:
+  void Fail(int exit_code, const std::string& error) {
+    facts_.failure_exit = exit_code;
+    facts_.error = error;
+    log_.Error(error);
+  }
+
   // Stopped before the first op: an empty history, judged as unknown.
-  auto stop_before_workload = [&] {
-    facts.zero = Clock::now();
-    if (auto empty = HistoryRecorder::Open(store.File("history.jsonl"), facts.zero); !empty) {
-      return fail(kExitRunFailed, empty.error());
+  void StopBeforeWorkload() {
+    facts_.zero = Clock::now();
+    if (auto empty = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero); !empty) {
+      return Fail(kExitRunFailed, empty.error());
     }
-    facts.judge = true;
-  };
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-
-  // --- cluster.
-  auto cluster = modules.make_cluster(config, store.NodesDir());
-  if (!cluster) return fail(kExitRunFailed, cluster.error());
-  ScopeExit teardown_cluster([&] {
-    const char* why = interruption.BeforeWorkload()  ? "interrupted before the workload"
-                      : interruption.StoppedTheRun() ? "interrupted"
-                      : facts.failure_exit != 0      ? "failed"
-                                                     : "run complete";
-    log.Info(std::string("teardown (") + why + ")");
-    if (Status s = (*cluster)->Teardown(); !s) log.Error("teardown: " + s.error());
-  });
-  log.Info("cluster " + (*cluster)->Tag() + ": " + std::to_string((*cluster)->Hosts().size()) +
-           " hosts");
-
-  // --- servers.
-  auto service = modules.make_service(config, **cluster);
-  if (!service) return fail(kExitRunFailed, service.error());
-  ScopeExit stop_servers([&] { (*service)->Stop(); });
-  interruption.SetPhase(Interruption::Phase::kServers);
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-  log.Info("starting servers on " + std::to_string((*cluster)->Hosts().size()) + " hosts");
-  std::string start_error;
-  // On a signal, abort_start makes the start (which may wait up to its ready
-  // timeout) give up now.
-  const std::function<void()> no_abort = [] {};
-  switch (StartUnlessInterrupted([&] { return (*service)->Start(); }, interruption.noted(),
-                                 modules.abort_start ? modules.abort_start : no_abort,
-                                 &start_error)) {
-    case StartOutcome::kStarted:
-      break;
-    case StartOutcome::kFailed:
-      return fail(kExitRunFailed, "servers: " + start_error);
-    case StartOutcome::kInterrupted:
-      if (!start_error.empty()) log.Info("servers: start abandoned: " + start_error);
-      return stop_before_workload();
+    facts_.judge = true;
   }
-  log.Info("servers up: " + (*service)->Describe().dump());
 
-  // --- clients and the generator (workload and nemesis).
-  interruption.SetPhase(Interruption::Phase::kWorkload);
-  if (interruption.BeforeWorkload()) return stop_before_workload();
-  auto workload = modules.make_workload(config);
-  if (!workload) return fail(kExitBadInput, workload.error());
-  ClientPauses pauses;
-  const NemesisContext nemesis_context{**service, pauses, SubSeed(*config.seed, kNemesisSeed),
-                                       (*workload)->LongestLease()};
-  auto nemesis = modules.make_nemesis(config, nemesis_context);
-  if (!nemesis) return fail(kExitBadInput, nemesis.error());
-  facts.zero = Clock::now();
-  auto recorder = HistoryRecorder::Open(store.File("history.jsonl"), facts.zero);
-  if (!recorder) return fail(kExitRunFailed, recorder.error());
-  facts.judge = true;
-  NemesisRunner runner(**nemesis, **recorder, modules.make_schedule(config, **service));
-  // The heal: the schedule's pending heals, recorded, then whatever the
-  // nemesis still has in place. On every path, once.
-  bool healed = false;
-  auto heal = [&] {
-    if (healed) return;
-    healed = true;
-    runner.Heal();
-    const std::vector<HealFailure> failures = (*nemesis)->Teardown();
-    for (const auto& f : failures) {
-      log.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
+  void WithCluster() {
+    auto cluster = modules_.make_cluster(config_, store_.NodesDir());
+    if (!cluster) return Fail(kExitRunFailed, cluster.error());
+    ScopeExit teardown([&] {
+      const char* why = interruption_.BeforeWorkload()  ? "interrupted before the workload"
+                        : interruption_.StoppedTheRun() ? "interrupted"
+                        : facts_.failure_exit != 0      ? "failed"
+                                                        : "run complete";
+      log_.Info(std::string("teardown (") + why + ")");
+      if (Status s = (*cluster)->Teardown(); !s) log_.Error("teardown: " + s.error());
+    });
+    log_.Info("cluster " + (*cluster)->Tag() + ": " +
+              std::to_string((*cluster)->Hosts().size()) + " hosts");
+    WithServers(**cluster);
+  }
+
+  void WithServers(Cluster& cluster) {
+    auto service = modules_.make_service(config_, cluster);
+    if (!service) return Fail(kExitRunFailed, service.error());
+    ScopeExit stop_servers([&] { (*service)->Stop(); });
+    interruption_.SetPhase(Interruption::Phase::kServers);
+    if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
+    log_.Info("starting servers on " + std::to_string(cluster.Hosts().size()) + " hosts");
+    std::string start_error;
+    // On a signal, abort_start makes the start (which may wait up to its
+    // ready timeout) give up now.
+    const std::function<void()> no_abort = [] {};
+    switch (StartUnlessInterrupted([&] { return (*service)->Start(); }, interruption_.noted(),
+                                   modules_.abort_start ? modules_.abort_start : no_abort,
+                                   &start_error)) {
+      case StartOutcome::kStarted:
+        break;
+      case StartOutcome::kFailed:
+        return Fail(kExitRunFailed, "servers: " + start_error);
+      case StartOutcome::kInterrupted:
+        if (!start_error.empty()) log_.Info("servers: start abandoned: " + start_error);
+        return StopBeforeWorkload();
     }
-    facts.nemesis = {{"performed", runner.performed()},
-                     {"failed", runner.failed()},
-                     {"heal_failures", HealFailuresJson(failures)}};
-  };
-  ScopeExit heal_on_exit(heal);
-
-  boost::asio::io_context io;
-  WorkloadOptions workload_options;
-  workload_options.concurrency = config.concurrency;
-  workload_options.rate = config.rate;
-  workload_options.seed = SubSeed(*config.seed, kWorkloadSeed);
-  const auto limit = std::chrono::milliseconds(static_cast<int64_t>(config.time_limit_s * 1000));
-  WorkloadContext ctx{io, **service, **recorder, workload_options, facts.zero + limit,
-                      interruption.noted(),
-                      // Fault times count from the moment every client is connected.
-                      [&] { runner.Start(Clock::now()); }};
-  ctx.pauses = &pauses;
-  // A second signal stops waiting for the ops in flight.
-  signals.OnForce([&] { io.stop(); });
-  ScopeExit detach_force([&] { signals.OnForce(nullptr); });
-  log.Info("workload " + config.workload + " for " + nlohmann::json(config.time_limit_s).dump() + " s, " +
-           std::to_string(workload_options.concurrency) + " clients");
-  Status workload_ran = OkStatus();
-  Status workload_status = RunTask(io, ctx, "workload " + config.workload,
-                                   RunWorkload(**workload, ctx, workload_ran), workload_ran);
-  interruption.SetPhase(Interruption::Phase::kFinishing);
-  log.Info("workload done: " + std::to_string((*recorder)->count()) + " history events recorded");
-
-  // --- heal, then the final reads on healed servers.
-  heal();
-  if (workload_status && !interruption.StoppedTheRun()) {
-    ctx.deadline = Clock::now() + kFinalReadsLimit;
-    Status reads_ran = OkStatus();
-    workload_status = RunTask(io, ctx, "final reads of " + config.workload,
-                              ReadFinalState(**workload, ctx, reads_ran), reads_ran);
+    log_.Info("servers up: " + (*service)->Describe().dump());
+    interruption_.SetPhase(Interruption::Phase::kWorkload);
+    if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
+    WithClientsAndNemesis(**service);
   }
-  if (!workload_status) fail(kExitRunFailed, workload_status.error());
-  if (!(*recorder)->write_error().empty()) log.Error((*recorder)->write_error());
-}
+
+  void WithClientsAndNemesis(LockService& service) {
+    auto workload = modules_.make_workload(config_);
+    if (!workload) return Fail(kExitBadInput, workload.error());
+    ClientPauses pauses;
+    const NemesisContext context{service, pauses, SubSeed(*config_.seed, kNemesisSeed),
+                                 (*workload)->LongestLease()};
+    auto nemesis = modules_.make_nemesis(config_, context);
+    if (!nemesis) return Fail(kExitBadInput, nemesis.error());
+    facts_.zero = Clock::now();
+    auto recorder = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero);
+    if (!recorder) return Fail(kExitRunFailed, recorder.error());
+    facts_.judge = true;
+    NemesisRunner runner(**nemesis, **recorder, modules_.make_schedule(config_, service));
+    // The heal: the schedule's pending heals, recorded, then whatever the
+    // nemesis still has in place. On every path, once.
+    bool healed = false;
+    auto heal = [&] {
+      if (healed) return;
+      healed = true;
+      runner.Heal();
+      const std::vector<HealFailure> failures = (*nemesis)->Teardown();
+      for (const auto& f : failures) {
+        log_.Error("nemesis teardown could not " + f.f + " " + f.value.dump() + ": " + f.error);
+      }
+      facts_.nemesis = {{"performed", runner.performed()},
+                        {"failed", runner.failed()},
+                        {"heal_failures", HealFailuresJson(failures)}};
+    };
+    ScopeExit heal_on_exit(heal);
+    Generate(service, **workload, **recorder, runner, pauses, heal);
+    if (!(*recorder)->write_error().empty()) log_.Error((*recorder)->write_error());
+  }
+
+  // The workload until the time limit, the heal, then the final reads on
+  // healed servers.
+  void Generate(LockService& service, Workload& workload, HistoryRecorder& recorder,
+                NemesisRunner& runner, ClientPauses& pauses, const std::function<void()>& heal) {
+    boost::asio::io_context io;
+    WorkloadOptions options;
+    options.concurrency = config_.concurrency;
+    options.rate = config_.rate;
+    options.seed = SubSeed(*config_.seed, kWorkloadSeed);
+    const auto limit =
+        std::chrono::milliseconds(static_cast<int64_t>(config_.time_limit_s * 1000));
+    WorkloadContext ctx{io, service, recorder, options, facts_.zero + limit,
+                        interruption_.noted(),
+                        // Fault times count from the moment every client is connected.
+                        [&] { runner.Start(Clock::now()); }};
+    ctx.pauses = &pauses;
+    // A second signal stops waiting for the ops in flight.
+    signals_.OnForce([&] { io.stop(); });
+    ScopeExit detach_force([&] { signals_.OnForce(nullptr); });
+    log_.Info("workload " + config_.workload + " for " +
+              nlohmann::json(config_.time_limit_s).dump() + " s, " +
+              std::to_string(options.concurrency) + " clients");
+    Status ran = OkStatus();
+    Status status =
+        RunTask(io, ctx, "workload " + config_.workload, RunWorkload(workload, ctx, ran), ran);
+    interruption_.SetPhase(Interruption::Phase::kFinishing);
+    log_.Info("workload done: " + std::to_string(recorder.count()) + " history events recorded");
+    heal();
+    if (status && !interruption_.StoppedTheRun()) {
+      ctx.deadline = Clock::now() + kFinalReadsLimit;
+      Status read = OkStatus();
+      status = RunTask(io, ctx, "final reads of " + config_.workload,
+                       ReadFinalState(workload, ctx, read), read);
+    }
+    if (!status) Fail(kExitRunFailed, status.error());
+  }
+
+  const RunConfig& config_;
+  const RunStore& store_;
+  RunLog& log_;
+  Interruption& interruption_;
+  SignalWatcher& signals_;
+  const RunModules& modules_;
+  ServerPhaseFacts& facts_;
+};
 
 }  // namespace
 
@@ -289,7 +326,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   }
 
   ServerPhaseFacts facts;
-  RunServerPhases(config, *store, log, interruption, signals, modules, facts);
+  ServerPhases(config, *store, log, interruption, signals, modules, facts).Run();
   // Every server is gone by now: judging needs none.
   outcome.error = facts.error;
   if (!facts.judge) {
