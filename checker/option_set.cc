@@ -204,6 +204,18 @@ OptionSet& OptionSet::Flag(const char* key, const char* flag, bool* field, const
   return Add({k, flag, help, OptionKind::kFlag, {}}, std::move(b));
 }
 
+OptionSet& OptionSet::Json(const char* key, nlohmann::json* field,
+                           std::function<Status(const nlohmann::json&)> check, const char* help) {
+  Binding b;
+  b.read = [field](const nlohmann::json& v) -> Status {
+    *field = v;
+    return OkStatus();
+  };
+  b.write = [field] { return *field; };
+  b.validate = [field, check = std::move(check)]() -> Status { return check(*field); };
+  return Add({key, "", help, OptionKind::kJson, {}}, std::move(b));
+}
+
 OptionSet& OptionSet::Range(const char* key, const char* flag, MsRange* field, int64_t min_ms,
                             int64_t max_ms, const char* help) {
   const std::string k = key, f = Named(key, flag);
@@ -290,7 +302,12 @@ Status OptionSet::Merge(const nlohmann::json& object) {
 
 nlohmann::json OptionSet::ToJson() const {
   nlohmann::json j = nlohmann::json::object();
-  for (size_t i = 0; i < specs_.size(); ++i) j[specs_[i].key] = bindings_[i].write();
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    nlohmann::json value = bindings_[i].write();
+    // Absent structured data stays absent (a config.json without "steps").
+    if (specs_[i].kind == OptionKind::kJson && value.is_null()) continue;
+    j[specs_[i].key] = std::move(value);
+  }
   return j;
 }
 
@@ -356,6 +373,7 @@ Result<nlohmann::json> FlagValue(const OptionSpec& spec, const std::string& text
     case OptionKind::kChoice:
     case OptionKind::kMsRange:
     case OptionKind::kNames: return nlohmann::json(text);
+    case OptionKind::kJson: return Error{Quoted(spec.key) + " has no command-line flag"};
   }
   return Error{"unreachable option kind"};
 }

@@ -46,7 +46,7 @@ Result<MsRange> ParseMsRange(const std::string& text);
 std::string QuoteInput(std::string_view text);
 std::string FormatMsRange(MsRange range);
 
-enum class OptionKind { kInteger, kNumber, kText, kChoice, kFlag, kMsRange, kNames };
+enum class OptionKind { kInteger, kNumber, kText, kChoice, kFlag, kMsRange, kNames, kJson };
 
 // What a user sees of one option: --help text, config key, accepted values.
 struct OptionSpec {
@@ -98,6 +98,11 @@ class OptionSet {
   // `choices` is non-empty every name must be one of them.
   OptionSet& Names(const char* key, const char* flag, std::vector<std::string>* field,
                    std::vector<std::string> choices, const char* help);
+  // Structured data that only a config file can give (e.g. a scenario's
+  // "steps"): any JSON value, kept as is; `check` (run by Validate) says
+  // what is wrong with it. No command-line flag.
+  OptionSet& Json(const char* key, nlohmann::json* field,
+                  std::function<Status(const nlohmann::json&)> check, const char* help);
   // A check across fields, run by Validate after every per-option check.
   OptionSet& Require(std::function<Status()> check);
 
@@ -109,7 +114,7 @@ class OptionSet {
   // against their bounds by Validate, not here, so a file may set one bound
   // and a flag the other.
   Status Merge(const nlohmann::json& object);
-  // Every option with its current value.
+  // Every option with its current value (Json ones only when not null).
   nlohmann::json ToJson() const;
   // Bounds and choices of every option, then the Require checks. The error
   // names the flag: "--lease must be 1 to 86400000".

@@ -15,6 +15,7 @@
 #include "harness/exit_codes.h"
 #include "harness/net_plan.h"
 #include "harness/run.h"
+#include "harness/scenario_library.h"
 #include "harness/signal_watcher.h"
 
 namespace locksmith {
@@ -30,6 +31,7 @@ int BadInput(const std::string& message) {
 // module's), kept as given text; only those given override the config file.
 struct RunFlags {
   std::string config_file;
+  std::string scenario;  // a name in the scenario library
   std::string seed;  // parsed here: CLI11 would wrap "-1" around to 2^64-1
   std::vector<OptionSpec> specs;           // one per generated flag
   std::map<std::string, std::string> text;  // flag -> value given
@@ -60,6 +62,9 @@ void AddGeneratedFlag(CLI::App& run, RunFlags& f, const OptionSpec& spec, std::s
 }
 
 void AddRunFlags(CLI::App& run, RunFlags& f) {
+  run.add_option("--scenario", f.scenario,
+                 "run scenario NAME of the library (locksmith scenarios lists them); other "
+                 "flags override its keys");
   run.add_option("--config", f.config_file,
                  "JSON scenario/config file (keys as the flags: \"concurrency\", \"hold\", ...); "
                  "flags override it; a run's config.json replays that run. A regular file of at "
@@ -237,6 +242,9 @@ int CliMain(int argc, char** argv) {
   cleanup->add_option("--tag", cleanup_options.only_tag,
                       "only the run with this tag (6 characters, as in its locksmith.log)");
 
+  CLI::App* scenarios = app.add_subcommand(
+      "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
+
   // CLI11 calls a stray word "A subcommand is required": name it instead.
   if (argc < 2) {
     return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
@@ -261,6 +269,12 @@ int CliMain(int argc, char** argv) {
   }
 
   if (run->parsed()) {
+    if (!run_flags.scenario.empty()) {
+      if (!run_flags.config_file.empty()) return BadInput("give --scenario or --config, not both");
+      auto path = ScenarioPath(run_flags.scenario);
+      if (!path) return BadInput(path.error());
+      run_flags.config_file = *path;
+    }
     RunConfig config;
     if (!run_flags.config_file.empty()) {
       if (Status s = LoadRunConfigFile(run_flags.config_file, config); !s) return BadInput(s.error());
@@ -280,6 +294,12 @@ int CliMain(int argc, char** argv) {
   }
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_options);
+  if (scenarios->parsed()) {
+    auto list = ListScenarios();
+    if (!list) return BadInput(list.error());
+    PrintScenarios(std::cout, *list);
+    return 0;
+  }
   return BadInput("no subcommand");
 }
 

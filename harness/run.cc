@@ -16,6 +16,8 @@
 #include "harness/scope_exit.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/nemesis_runner.h"
+#include "nemesis/op_events.h"
+#include "nemesis/scenario_steps.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 #include "reports/run_results.h"
@@ -213,13 +215,19 @@ class ServerPhases {
     auto recorder = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero);
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
-    NemesisRunner runner(**nemesis, **recorder, modules_.make_schedule(config_, service));
+    std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
+    // Scripted steps may wait for workload events: every op recorded is
+    // shown to them.
+    OpEvents events(TriggersOfSteps(schedule));
+    EventRecorder observed(**recorder, events);
+    NemesisRunner runner(**nemesis, observed, std::move(schedule), &events);
     // The heal: the schedule's pending heals, recorded, then whatever the
     // nemesis still has in place. On every path, once.
     bool healed = false;
     auto heal = [&] {
       if (healed) return;
       healed = true;
+      events.Stop();
       runner.Heal();
       const std::vector<HealFailure> failures = (*nemesis)->Teardown();
       for (const auto& f : failures) {
@@ -230,14 +238,16 @@ class ServerPhases {
                         {"heal_failures", HealFailuresJson(failures)}};
     };
     ScopeExit heal_on_exit(heal);
-    Generate(service, **workload, **recorder, runner, pauses, heal);
+    Generate(service, **workload, observed, **recorder, runner, pauses, heal);
     if (!(*recorder)->write_error().empty()) log_.Error((*recorder)->write_error());
   }
 
   // The workload until the time limit, the heal, then the final reads on
   // healed servers.
-  void Generate(LockService& service, Workload& workload, HistoryRecorder& recorder,
-                NemesisRunner& runner, ClientPauses& pauses, const std::function<void()>& heal) {
+  // `recorder` records; `history` counts what was written.
+  void Generate(LockService& service, Workload& workload, OpRecorder& recorder,
+                const HistoryRecorder& history, NemesisRunner& runner, ClientPauses& pauses,
+                const std::function<void()>& heal) {
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
@@ -260,7 +270,7 @@ class ServerPhases {
     Status status =
         RunTask(io, ctx, "workload " + config_.workload, RunWorkload(workload, ctx, ran), ran);
     interruption_.SetPhase(Interruption::Phase::kFinishing);
-    log_.Info("workload done: " + std::to_string(recorder.count()) + " history events recorded");
+    log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
     heal();
     if (status && !interruption_.StoppedTheRun()) {
       ctx.deadline = Clock::now() + kFinalReadsLimit;

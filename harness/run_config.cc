@@ -199,6 +199,14 @@ void RunConfig::Declare(OptionSet& set) {
       .Choice("prediction", "", &prediction, {"", "Y", "N"},
               "Y: two holders at once possible, N: not")
       .Text("description", "", &description, kMaxDescriptionBytes, "free text")
+      .Json("steps", &steps,
+            [this](const nlohmann::json& given) -> Status {
+              if (given.is_null()) return OkStatus();
+              auto parsed = ParseScenarioSteps(given, NemesisOpNames(), time_limit_s);
+              if (!parsed) return Error{"\"steps\": " + parsed.error()};
+              return OkStatus();
+            },
+            "scripted fault steps, instead of the seeded schedule")
       // A letter or digit first: "." and ".." would leave the store directory.
       .Require([this]() -> Status {
         if (!test_name.empty() && !std::regex_match(test_name, kName)) {
@@ -223,6 +231,17 @@ Status RunConfig::SelectModules() {
     return Error{"--nemesis all and none stand alone, not in a list of families"};
   }
   if (preset) nemesis = nemesis[0] == "all" ? NemesisNames() : std::vector<std::string>{};
+  // Scripted steps bring their families along; a bad step is Validate's to
+  // report.
+  if (!steps.is_null()) {
+    if (auto parsed = ParseScenarioSteps(steps, NemesisOpNames(), time_limit_s); parsed) {
+      for (const auto& family : FamiliesOfSteps(*parsed)) {
+        if (std::find(nemesis.begin(), nemesis.end(), family) == nemesis.end()) {
+          nemesis.push_back(family);
+        }
+      }
+    }
+  }
   std::vector<OwnedOptions*> made;
   if (!backend_options || backend_options.module() != backend) {
     backend_options = DefaultOptions(FindBackend(backend));

@@ -57,6 +57,9 @@ struct RunConfig {
   std::string scenario;              // the DESIGN/debate row a scenario file tests
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
   std::string description;           // free text from a scenario file
+  // Scripted fault steps (nemesis/scenario_steps.h) replacing the seeded
+  // schedule; null when there are none. Their families join `nemesis`.
+  nlohmann::json steps;
 
   // The options of the chosen backend and workload, and of each chosen
   // nemesis family in `nemesis` order. SelectModules() keeps them in step

@@ -40,6 +40,10 @@ Result<std::unique_ptr<Nemesis>> MakeConfiguredNemesis(const RunConfig& config,
 }
 
 std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService&) {
+  // Validated with the config: a scripted run's steps parse.
+  if (!config.steps.is_null()) {
+    return ParseScenarioSteps(config.steps, NemesisOpNames(), config.time_limit_s).value();
+  }
   ScheduleOptions schedule;
   // Every chosen family is known by now (the nemesis was made from them).
   schedule.families = ScheduleFamilies(config.ChosenNemeses()).value();

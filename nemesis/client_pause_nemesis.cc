@@ -67,7 +67,14 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
     if (!op.value["key"].is_string()) return {false, op.value, "client-pause: \"key\" is a string"};
     key = op.value["key"].get<std::string>();
   }
-  pauses_.Request(std::chrono::milliseconds(*ms), key);
+  std::optional<int64_t> process;
+  if (op.value.is_object() && op.value.contains("process")) {
+    if (!op.value["process"].is_number_integer()) {
+      return {false, op.value, "client-pause: \"process\" is a process number"};
+    }
+    process = op.value["process"].get<int64_t>();
+  }
+  pauses_.Request(std::chrono::milliseconds(*ms), key, process);
   auto taken = pauses_.AwaitTaken(std::chrono::milliseconds(*wait));
   if (!taken) {
     return {false, op.value,

@@ -3,7 +3,8 @@
 // critique), then go on as if it still held the lock; "client-resume" ends
 // the window (a stall in progress runs its course, as a real pause would).
 // The begin op waits, up to its `wait_ms` (default 5000), for a holder to
-// take the stall and returns who did ({"process", "key", "ms"}); with no
+// take the stall ("key" and "process" in its value narrow who may) and
+// returns who did ({"process", "key", "ms"}); with no
 // holder in that time the op fails and nothing stalls. The workload records
 // the stall itself as a "pause" op of the holder (workloads/client_pauses.h).
 // Used from the nemesis thread; Teardown from the run thread afterwards.

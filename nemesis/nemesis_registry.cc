@@ -12,12 +12,18 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
-      {"kill", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
-      {"pause", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
-      {"client-pause", MakeOptions<ClientPauseOptions>, MakeClientPauseNemesis,
-       ClientPauseWindowOf},
+      {"kill", "kill", "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
+      {"pause", "pause", "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
+      {"client-pause", "client-pause", "client-resume", MakeOptions<ClientPauseOptions>,
+       MakeClientPauseNemesis, ClientPauseWindowOf},
   };
   return kFamilies;
+}
+
+std::vector<FamilyOpNames> NemesisOpNames() {
+  std::vector<FamilyOpNames> names;
+  for (const auto& e : NemesisFamilies()) names.push_back({e.name, e.begin, e.end});
+  return names;
 }
 
 std::vector<std::string> NemesisNames() { return EntryNames(NemesisFamilies()); }

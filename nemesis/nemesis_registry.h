@@ -14,6 +14,7 @@
 #include "backends/lock_service.h"
 #include "checker/option_set.h"
 #include "nemesis/nemesis.h"
+#include "nemesis/scenario_steps.h"
 #include "nemesis/schedule.h"
 #include "workloads/client_pauses.h"
 
@@ -32,6 +33,8 @@ struct NemesisContext {
 
 struct NemesisEntry {
   const char* name;
+  const char* begin;       // the op that begins one of its faults, e.g. "kill"
+  const char* end;         // the op that ends it, e.g. "restart"
   OptionsFactory options;  // its options at their defaults
   // Its nemesis in `context`; an error when the backend lacks what the
   // family needs (a capability such as Killable).
@@ -47,6 +50,8 @@ struct ChosenFamily {
 };
 
 const std::vector<NemesisEntry>& NemesisFamilies();
+// Every family's begin and end op names, for scripted steps.
+std::vector<FamilyOpNames> NemesisOpNames();
 std::vector<std::string> NemesisNames();
 // The entry named `name`, or an error listing the known ones.
 Result<const NemesisEntry*> FindNemesis(const std::string& name);

@@ -47,14 +47,46 @@ void NemesisRunner::Heal() {
 
 void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
   for (; next_ < schedule_.size(); ++next_) {
-    const ScheduledFault& fault = schedule_[next_];
+    ScheduledFault fault = schedule_[next_];
+    auto at = zero + std::chrono::milliseconds(fault.at_ms);
+    if (fault.after) {
+      auto fired = AwaitEvent(fault);
+      if (!fired) return;
+      fault = std::move(*fired);
+      at = std::chrono::steady_clock::now() + std::chrono::milliseconds(fault.at_ms);
+    }
     {
       std::unique_lock lock(mu_);
-      const auto at = zero + std::chrono::milliseconds(fault.at_ms);
       if (wake_.wait_until(lock, at, [&] { return stopping_; })) return;
     }
     Perform(fault);
   }
+}
+
+std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fault) {
+  if (events_ == nullptr) return std::nullopt;
+  const int64_t seen = events_->Count(*fault.after);
+  std::optional<Op> event;
+  while (!event) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return std::nullopt;
+    }
+    // Short waits, so a Stop() is seen soon.
+    event = events_->Wait(*fault.after, seen,
+                          std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
+  }
+  ScheduledFault fired = fault;
+  if (fired.op.value.is_object()) {
+    for (auto& [name, field] : fired.op.value.items()) {
+      if (field == "$event.key") field = event->key;
+      if (field == "$event.process") field = event->process;
+    }
+  }
+  if (!fired.op.value.is_object()) fired.op.value = nlohmann::json::object();
+  fired.op.value["event"] = {{"f", event->f}, {"key", event->key},
+                             {"process", event->process}, {"index", event->index}};
+  return fired;
 }
 
 void NemesisRunner::Perform(const ScheduledFault& fault) {

@@ -21,8 +21,11 @@ namespace locksmith {
 
 class NemesisRunner {
  public:
-  NemesisRunner(Nemesis& nemesis, OpRecorder& recorder, std::vector<ScheduledFault> schedule)
-      : nemesis_(nemesis), recorder_(recorder), schedule_(std::move(schedule)) {}
+  // `events` must watch every trigger the schedule's steps wait for; may
+  // be null when none does.
+  NemesisRunner(Nemesis& nemesis, OpRecorder& recorder, std::vector<ScheduledFault> schedule,
+                OpEvents* events = nullptr)
+      : nemesis_(nemesis), recorder_(recorder), schedule_(std::move(schedule)), events_(events) {}
   ~NemesisRunner() { Stop(); }
   NemesisRunner(const NemesisRunner&) = delete;
   NemesisRunner& operator=(const NemesisRunner&) = delete;
@@ -41,7 +44,12 @@ class NemesisRunner {
 
   Nemesis& nemesis_;
   OpRecorder& recorder_;
+  // Waits for the event `fault` names, then its delay: the step with the
+  // event filled in, or nothing when the runner stops first.
+  std::optional<ScheduledFault> AwaitEvent(const ScheduledFault& fault);
+
   const std::vector<ScheduledFault> schedule_;
+  OpEvents* const events_;
   mutable std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -5,18 +5,24 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "checker/history.h"
 #include "nemesis/nemesis.h"
+#include "nemesis/op_events.h"
 
 namespace locksmith {
 
 struct ScheduledFault {
-  int64_t at_ms = 0;  // since the workload started
+  int64_t at_ms = 0;  // since the workload started; with `after`, since that event
   FaultOp op;
   FaultMark mark;     // the window this op begins or ends
+  // A scripted step may wait for a workload event (recorded after the
+  // previous step ran) instead of a time; its value may then name the
+  // event's "$event.key" and "$event.process".
+  std::optional<StepTrigger> after;
 };
 
 // How a fault family fills one of its windows: the ops of one fault that

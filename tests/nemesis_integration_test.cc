@@ -114,5 +114,25 @@ TEST(NemesisIntegrationTest, ADelayedRestartWithoutPersistenceIsValid) {
   }
 }
 
+TEST(NemesisIntegrationTest, AScriptedPauseHitsTheClientThatJustAcquired) {
+  Finished f = RunWith({"--scenario", "redis-client-pause-past-lease"});
+  ASSERT_EQ(f.code, 1) << f.out;
+  EXPECT_EQ(f.results["debate"]["matches"], true) << f.results.dump();
+  const auto pauses = FaultsDone(f.history, "client-pause");
+  ASSERT_EQ(pauses.size(), 1u);
+  ASSERT_TRUE(pauses[0].error.empty()) << pauses[0].error;
+  // The step waited for an acquire of lock-0 and stalled that very process.
+  int64_t acquirer = -1;
+  for (const Op& op : f.history) {
+    if (op.is_nemesis() && op.f == "client-pause" && op.type == OpType::kInvoke) {
+      acquirer = op.value["event"]["process"].get<int64_t>();
+      EXPECT_EQ(op.value["process"], acquirer);
+    }
+  }
+  EXPECT_EQ(pauses[0].value["process"], acquirer);
+  const auto classes = Classes(f.results);
+  EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
+}
+
 }  // namespace
 }  // namespace locksmith::testing

@@ -90,5 +90,44 @@ TEST(RunCliTest, ModuleFlagsAreCheckedLikeTheirConfigKeys) {
   EXPECT_NE(out.find("unknown config key \"no_such_key\""), std::string::npos) << out;
 }
 
+TEST(RunCliTest, TheScenarioLibraryIsListedAndRunByName) {
+  TempDir dir;
+  std::string out;
+  ASSERT_EQ(Locksmith(dir, {"scenarios"}, &out), 0) << out;
+  EXPECT_NE(out.find("redis-client-pause-past-lease  (predicts two holders at once; debate row 1)"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("redis-kill-fsync-always"), std::string::npos) << out;
+  EXPECT_EQ(Locksmith(dir, {"run", "--scenario", "nope"}, &out), 254);
+  EXPECT_NE(out.find("unknown scenario \"nope\" (known: redis-client-pause-past-lease"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(Locksmith(dir, {"run", "--scenario", "../README"}, &out), 254) << out;
+  const std::string file = dir.path() + "/x.json";
+  std::ofstream(file) << "{}";
+  EXPECT_EQ(Locksmith(dir, {"run", "--scenario", "redis-kill-fsync-always", "--config", file},
+                      &out),
+            254);
+  EXPECT_NE(out.find("give --scenario or --config, not both"), std::string::npos) << out;
+}
+
+TEST(RunCliTest, ABadScenarioStepIsOneLineAndExit254) {
+  TempDir dir;
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"([{"at_ms": 1000, "f": "meteor"}])", "\"steps\": step 1: unknown fault \"meteor\""},
+      {R"([{"at_ms": 1000, "f": "kill", "value": {"target": "n1,,n2"}}])", "step 1: target"},
+      {R"([{"at_ms": 5000, "f": "kill"}, {"at_ms": 10, "f": "restart"}])", "in the past"},
+      {R"([{"at_ms": "soon", "f": "kill"}])", "\"at_ms\" must be whole milliseconds"},
+  };
+  for (const auto& [steps, expected] : cases) {
+    const std::string file = dir.path() + "/steps.json";
+    std::ofstream(file) << R"({"time_limit_s": 10, "steps": )" << steps << "}";
+    std::string out;
+    EXPECT_EQ(Locksmith(dir, {"run", "--config", file}, &out), 254) << steps << ": " << out;
+    EXPECT_NE(out.find(expected), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+}
+
 }  // namespace
 }  // namespace locksmith::testing

@@ -2,10 +2,12 @@
 
 namespace locksmith {
 
-void ClientPauses::Request(std::chrono::milliseconds duration, std::string key) {
+void ClientPauses::Request(std::chrono::milliseconds duration, std::string key,
+                           std::optional<int64_t> process) {
   std::lock_guard lock(mu_);
   requested_ = duration;
   requested_key_ = std::move(key);
+  requested_process_ = process;
   ++generation_;
   taken_.reset();
 }
@@ -28,7 +30,10 @@ void ClientPauses::Cancel() {
 std::optional<std::chrono::milliseconds> ClientPauses::Take(int64_t process,
                                                             const std::string& key) {
   std::lock_guard lock(mu_);
-  if (!requested_ || (!requested_key_.empty() && requested_key_ != key)) return std::nullopt;
+  if (!requested_ || (!requested_key_.empty() && requested_key_ != key) ||
+      (requested_process_ && *requested_process_ != process)) {
+    return std::nullopt;
+  }
   const auto duration = *requested_;
   requested_.reset();
   taken_ = Taken{process, key, duration};

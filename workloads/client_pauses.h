@@ -27,9 +27,11 @@ class ClientPauses {
     std::chrono::milliseconds duration{0};
   };
 
-  // Asks the next holder (of `key`, or of any key when empty) to stall for
-  // `duration`; replaces a request nobody took yet. Returns at once.
-  void Request(std::chrono::milliseconds duration, std::string key = "");
+  // Asks the next holder (of `key`, or of any key when empty; only process
+  // `process` when given) to stall for `duration`; replaces a request
+  // nobody took yet. Returns at once.
+  void Request(std::chrono::milliseconds duration, std::string key = "",
+               std::optional<int64_t> process = std::nullopt);
   // Waits until a holder took the request, up to `wait`: who it was, or
   // nothing (no client held a lock in that time: the request is dropped).
   std::optional<Taken> AwaitTaken(std::chrono::milliseconds wait);
@@ -45,6 +47,7 @@ class ClientPauses {
   std::condition_variable taken_cv_;
   std::optional<std::chrono::milliseconds> requested_;
   std::string requested_key_;
+  std::optional<int64_t> requested_process_;
   uint64_t generation_ = 0;  // bumped by each Request
   std::optional<Taken> taken_;
   uint64_t taken_generation_ = 0;

@@ -33,6 +33,13 @@ TEST(ClientPausesTest, AKeyedRequestWaitsForAHolderOfThatKey) {
   EXPECT_EQ(pauses.Take(2, "lock-2"), milliseconds(10));
 }
 
+TEST(ClientPausesTest, ARequestForOneProcessWaitsForThatHolder) {
+  ClientPauses pauses;
+  pauses.Request(milliseconds(10), "lock-2", 7);
+  EXPECT_FALSE(pauses.Take(2, "lock-2").has_value());
+  EXPECT_EQ(pauses.Take(7, "lock-2"), milliseconds(10));
+}
+
 TEST(ClientPausesTest, AwaitTakenSeesAStallTakenOnAnotherThread) {
   ClientPauses pauses;
   pauses.Request(milliseconds(20));

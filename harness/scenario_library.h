@@ -1,0 +1,36 @@
+// The scenario library: the JSON scenario files in scenarios/ (a run's
+// config plus, for scripted faults, "steps"), listed by `locksmith
+// scenarios` and run by name with `locksmith run --scenario NAME`. The
+// directory is $LOCKSMITH_SCENARIOS when set, else the source tree's
+// scenarios/ (compiled in). Free functions; thread-safe (reads files).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct ScenarioInfo {
+  std::string name;         // the file name without ".json"
+  std::string description;  // one paragraph
+  std::string prediction;   // "Y": two holders at once possible, "N": not, "": none
+  std::string row;          // the debate row it tests ("scenario"), may be empty
+};
+
+std::string ScenarioDirectory();
+
+// The file of scenario `name`; an error listing the known names when there
+// is none (or the name could leave the directory).
+Result<std::string> ScenarioPath(const std::string& name);
+
+// Every scenario, by name; a file that is not a JSON object is an error
+// naming it.
+Result<std::vector<ScenarioInfo>> ListScenarios();
+
+// One block per scenario: name, prediction and row, then the description.
+void PrintScenarios(std::ostream& out, const std::vector<ScenarioInfo>& scenarios);
+
+}  // namespace locksmith
