@@ -31,13 +31,9 @@ void ClientPauseOptions::Declare(OptionSet& set) {
 }
 
 WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
-  return [options](int64_t start_ms, int64_t end_by_ms) {
-    nlohmann::json value{{"ms", options.ms}};
-    if (!options.key.empty()) value["key"] = options.key;
-    const int64_t stop = std::max(start_ms, std::min(start_ms + options.ms, end_by_ms - 1));
-    return std::vector<ScheduledFault>{{start_ms, {"client-pause", value}, {}},
-                                       {stop, {"client-resume", nullptr}, {0, "", false}}};
-  };
+  nlohmann::json value{{"ms", options.ms}};
+  if (!options.key.empty()) value["key"] = options.key;
+  return TimedWindow({"client-pause", value}, {"client-resume", nullptr}, options.ms);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,

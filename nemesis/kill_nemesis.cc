@@ -23,12 +23,8 @@ void KillOptions::Declare(OptionSet& set) {
 }
 
 WindowOps KillWindow(const KillOptions& options) {
-  return [target = options.target, delay = options.restart_delay_ms](int64_t start_ms,
-                                                                     int64_t end_by_ms) {
-    const int64_t stop = std::max(start_ms, std::min(start_ms + delay, end_by_ms - 1));
-    return std::vector<ScheduledFault>{{start_ms, {"kill", {{"target", target}}}, {}},
-                                       {stop, {"restart", nullptr}, {0, "", false}}};
-  };
+  return TimedWindow({"kill", {{"target", options.target}}}, {"restart", nullptr},
+                     options.restart_delay_ms);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,

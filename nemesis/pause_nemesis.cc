@@ -20,11 +20,8 @@ void PauseOptions::Declare(OptionSet& set) {
 }
 
 WindowOps PauseWindow(const PauseOptions& options) {
-  return [target = options.target, ms = options.pause_ms](int64_t start_ms, int64_t end_by_ms) {
-    const int64_t stop = std::max(start_ms, std::min(start_ms + ms, end_by_ms - 1));
-    return std::vector<ScheduledFault>{{start_ms, {"pause", {{"target", target}}}, {}},
-                                       {stop, {"resume", nullptr}, {0, "", false}}};
-  };
+  return TimedWindow({"pause", {{"target", options.target}}}, {"resume", nullptr},
+                     options.pause_ms);
 }
 
 Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,

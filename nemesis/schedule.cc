@@ -7,6 +7,16 @@
 
 namespace locksmith {
 
+WindowOps TimedWindow(FaultOp begin, FaultOp end, int64_t duration_ms) {
+  return [begin = std::move(begin), end = std::move(end), duration_ms](int64_t start_ms,
+                                                                       int64_t end_by_ms) {
+    const int64_t stop = std::max(start_ms, std::min(start_ms + duration_ms, end_by_ms - 1));
+    FaultMark ends;
+    ends.begins = false;
+    return std::vector<ScheduledFault>{{start_ms, begin, {}}, {stop, end, ends}};
+  };
+}
+
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
   const int64_t interval_ms = static_cast<int64_t>(o.interval_s * 1000);
   // A cycle shorter than a millisecond would never advance.

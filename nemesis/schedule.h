@@ -34,6 +34,10 @@ struct ScheduledFault {
 // to its nemesis (KillWindow, ...).
 using WindowOps = std::function<std::vector<ScheduledFault>(int64_t start_ms, int64_t end_by_ms)>;
 
+// The usual window: `begin` at `start_ms`, `end` `duration_ms` later, but
+// before `end_by_ms` (and never before the begin).
+WindowOps TimedWindow(FaultOp begin, FaultOp end, int64_t duration_ms);
+
 struct FaultFamily {
   std::string name;  // e.g. "kill"
   WindowOps ops;
