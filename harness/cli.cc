@@ -197,6 +197,67 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
   return ExitCodeFor(result->valid);
 }
 
+CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
+  CLI::App* check = app.add_subcommand(
+      "check",
+      "check a stored run directory again, or a history file (history.jsonl, Jepsen EDN or log) "
+      "for linearizability with --model");
+  check->add_option("path", check_flags.path, "run directory or history file")->required();
+  std::string models;
+  for (const auto& name : ModelNames()) models += (models.empty() ? "" : " | ") + name;
+  check->add_option("--model", check_flags.model, models);
+  check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
+  check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
+  check->add_option("--timeout", check_flags.timeout_s,
+                    "seconds before the verdict is unknown [default: 10]");
+  check->add_option("--leases", check_flags.leases,
+                    "auto | on | off: a failed release is a lease that expires later (auto: when "
+                    "the history records leases, as locksmith's do) [default: auto]");
+  return check;
+}
+
+CLI::App* AddCleanupCommand(CLI::App& app, CleanupOptions& cleanup_options) {
+  CLI::App* cleanup = app.add_subcommand(
+      "cleanup",
+      "remove namespaces, bridges, veths and processes that killed runs left behind. Exit "
+      "codes: 0 nothing of a dead run is left, 1 something was found and left in place "
+      "(unregistered objects without --remove-unregistered, an unreadable run record), 255 a "
+      "removal failed");
+  cleanup->add_flag("--remove-unregistered", cleanup_options.remove_unregistered,
+                    "also remove lsm-<tag>-* namespaces and links that no run record claims "
+                    "(e.g. the record was deleted), and kill what runs in those namespaces; "
+                    "only when no run with another state directory is running");
+  cleanup->add_option("--tag", cleanup_options.only_tag,
+                      "only the run with this tag (6 characters, as in its locksmith.log)");
+  return cleanup;
+}
+
+// `locksmith run`: the config from the scenario or file, then the flags.
+int RunRun(const CLI::App& run, RunFlags& run_flags) {
+  if (!run_flags.scenario.empty()) {
+    if (!run_flags.config_file.empty()) return BadInput("give --scenario or --config, not both");
+    auto path = ScenarioPath(run_flags.scenario);
+    if (!path) return BadInput(path.error());
+    run_flags.config_file = *path;
+  }
+  RunConfig config;
+  if (!run_flags.config_file.empty()) {
+    if (Status s = LoadRunConfigFile(run_flags.config_file, config); !s) return BadInput(s.error());
+  }
+  auto overrides = GivenFlags(run, run_flags);
+  if (!overrides) return BadInput(overrides.error());
+  // A flag for a module the run does not use cannot have meant anything.
+  if (Status s = MergeRunConfigJson(*overrides, config, UnusedKeys::kError); !s) {
+    return BadInput(s.error());
+  }
+  if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
+  for (const auto& warning : config.UnusedKeyWarnings()) {
+    std::cerr << "locksmith: warning: " << run_flags.config_file << ": " << warning << "\n";
+  }
+  SignalWatcher signals;  // before any thread starts
+  return RunTest(config, signals, std::cout);
+}
+
 }  // namespace
 
 int CliMain(int argc, char** argv) {
@@ -213,34 +274,10 @@ int CliMain(int argc, char** argv) {
   AddRunFlags(*run, run_flags);
 
   CheckFlags check_flags;
-  CLI::App* check = app.add_subcommand(
-      "check",
-      "check a stored run directory again, or a history file (history.jsonl, Jepsen EDN or log) "
-      "for linearizability with --model");
-  check->add_option("path", check_flags.path, "run directory or history file")->required();
-  std::string models;
-  for (const auto& name : ModelNames()) models += (models.empty() ? "" : " | ") + name;
-  check->add_option("--model", check_flags.model, models);
-  check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
-  check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
-  check->add_option("--timeout", check_flags.timeout_s, "seconds before the verdict is unknown [default: 10]");
-  check->add_option("--leases", check_flags.leases,
-                    "auto | on | off: a failed release is a lease that expires later (auto: when "
-                    "the history records leases, as locksmith's do) [default: auto]");
+  CLI::App* check = AddCheckCommand(app, check_flags);
 
   CleanupOptions cleanup_options;
-  CLI::App* cleanup = app.add_subcommand(
-      "cleanup",
-      "remove namespaces, bridges, veths and processes that killed runs left behind. Exit "
-      "codes: 0 nothing of a dead run is left, 1 something was found and left in place "
-      "(unregistered objects without --remove-unregistered, an unreadable run record), 255 a "
-      "removal failed");
-  cleanup->add_flag("--remove-unregistered", cleanup_options.remove_unregistered,
-                    "also remove lsm-<tag>-* namespaces and links that no run record claims "
-                    "(e.g. the record was deleted), and kill what runs in those namespaces; "
-                    "only when no run with another state directory is running");
-  cleanup->add_option("--tag", cleanup_options.only_tag,
-                      "only the run with this tag (6 characters, as in its locksmith.log)");
+  CLI::App* cleanup = AddCleanupCommand(app, cleanup_options);
 
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
@@ -268,30 +305,7 @@ int CliMain(int argc, char** argv) {
     return BadInput(e.what());
   }
 
-  if (run->parsed()) {
-    if (!run_flags.scenario.empty()) {
-      if (!run_flags.config_file.empty()) return BadInput("give --scenario or --config, not both");
-      auto path = ScenarioPath(run_flags.scenario);
-      if (!path) return BadInput(path.error());
-      run_flags.config_file = *path;
-    }
-    RunConfig config;
-    if (!run_flags.config_file.empty()) {
-      if (Status s = LoadRunConfigFile(run_flags.config_file, config); !s) return BadInput(s.error());
-    }
-    auto overrides = GivenFlags(*run, run_flags);
-    if (!overrides) return BadInput(overrides.error());
-    // A flag for a module the run does not use cannot have meant anything.
-    if (Status s = MergeRunConfigJson(*overrides, config, UnusedKeys::kError); !s) {
-      return BadInput(s.error());
-    }
-    if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
-    for (const auto& warning : config.UnusedKeyWarnings()) {
-      std::cerr << "locksmith: warning: " << run_flags.config_file << ": " << warning << "\n";
-    }
-    SignalWatcher signals;  // before any thread starts
-    return RunTest(config, signals, std::cout);
-  }
+  if (run->parsed()) return RunRun(*run, run_flags);
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_options);
   if (scenarios->parsed()) {
