@@ -100,8 +100,9 @@ TEST_F(ClockNemesisTest, DriftRunsFromTheOpAndStrobeSwings) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(Observed(r, "n1"), 500.0);
 
-  r = nemesis->Invoke(
-      {"clock-strobe", {{"node", "n2"}, {"delta_ms", 40}, {"period_ms", 100}, {"duration_ms", 1000}}});
+  const nlohmann::json strobe = {
+      {"node", "n2"}, {"delta_ms", 40}, {"period_ms", 100}, {"duration_ms", 1000}};
+  r = nemesis->Invoke({"clock-strobe", strobe});
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(Observed(r, "n2"), 40.0);
   now_ += 60 * kMs;

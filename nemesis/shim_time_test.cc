@@ -62,7 +62,9 @@ TEST(ShimTime, StrobeIsASquareWaveForItsDuration) {
   // ±50 ms, period 200 ms, for 1 s from kT0.
   const ClockParams p = WithStrobe(Bumped(ClockParams{}, kMs), kT0, 50 * kMs, 200 * kMs,
                                    1000 * kMs);
-  auto offset = [&](int64_t after_ms) { return FakeNs(p, kT0 + after_ms * kMs) - kT0 - after_ms * kMs; };
+  auto offset = [&](int64_t after_ms) {
+    return FakeNs(p, kT0 + after_ms * kMs) - kT0 - after_ms * kMs;
+  };
   EXPECT_EQ(offset(-1), kMs);  // before: the bump only
   EXPECT_EQ(offset(0), kMs + 50 * kMs);
   EXPECT_EQ(offset(99), kMs + 50 * kMs);

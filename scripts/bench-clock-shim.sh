@@ -30,11 +30,13 @@ clients=${CLIENTS:-50}
 rounds=${ROUNDS:-7}
 pipeline=${PIPELINE:-1}
 [[ -f "$shim" && -x "$ctl" ]] || {
-  echo "missing $shim or $ctl: cmake --build $build --target locksmith_clock_shim clock_shim_ctl" >&2
+  echo "missing $shim or $ctl:" \
+       "cmake --build $build --target locksmith_clock_shim clock_shim_ctl" >&2
   exit 254
 }
 for tool in redis-server redis-benchmark redis-cli taskset ss; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
+  command -v "$tool" >/dev/null ||
+    { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
 done
 
 dir=$(mktemp -d /tmp/locksmith-bench-clock.XXXXXX)
@@ -82,7 +84,8 @@ shim_pid=${pids[-1]}
 # The shim is in force: TIME on the shimmed server is a minute ahead.
 ahead=$(( $(redis-cli --no-auth-warning -p "$shim_port" -a "$pass" time | head -1) -
           $(redis-cli --no-auth-warning -p "$plain_port" -a "$pass" time | head -1) ))
-(( ahead >= 59 && ahead <= 61 )) || { echo "the shim is not in force (TIME ahead by ${ahead}s)" >&2; exit 1; }
+(( ahead >= 59 && ahead <= 61 )) ||
+  { echo "the shim is not in force (TIME ahead by ${ahead}s)" >&2; exit 1; }
 
 # cpu_ticks PID: the process's utime + stime, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
@@ -118,9 +121,12 @@ for col in 1 2; do
     p=$(awk -v c=$col '{print $c}' "$dir/rps-plain" | $stat)
     s=$(awk -v c=$col '{print $c}' "$dir/rps-shim" | $stat)
     awk -v n="$name" -v k="$stat" -v p="$p" -v s="$s" 'BEGIN{
-      printf "%s %-6s plain %6.0f req/s, shim %6.0f req/s: shim %5.1f%% slower\n", n, k, p, s, (p-s)/p*100}'
+      printf "%s %-6s plain %6.0f req/s, shim %6.0f req/s: shim %5.1f%% slower\n",
+             n, k, p, s, (p-s)/p*100}'
   done
 done
 p=$(awk '{print $3}' "$dir/rps-plain" | median)
 s=$(awk '{print $3}' "$dir/rps-shim" | median)
-awk -v p="$p" -v s="$s" 'BEGIN{printf "server CPU per request (median): plain %.2f us, shim %.2f us: shim %+.1f%%\n", p, s, (s-p)/p*100}'
+awk -v p="$p" -v s="$s" 'BEGIN{
+  printf "server CPU per request (median): plain %.2f us, shim %.2f us: shim %+.1f%%\n",
+         p, s, (s-p)/p*100}'
