@@ -2,8 +2,8 @@
 // NodeTable: name, role, host, program, address of every server), how to
 // start and stop them, and a factory for its lock clients. What a nemesis can
 // do to a service is a separate small capability interface the service may
-// also implement (Killable, Pausable, HasPrimary; like Jepsen's Kill / Pause /
-// Primary); callers ask for one with Capability<C>(service).
+// also implement (Killable, Pausable, HasPrimary, HasClocks; like Jepsen's
+// Kill / Pause / Primary); callers ask for one with Capability<C>(service).
 // Thread-safety: Start/Stop are called from the run thread, NewClient from
 // the io thread, capability calls from the nemesis thread; Table() and
 // Describe() from any. Implementations guard their mutable node state.
@@ -20,6 +20,7 @@
 #include "backends/lock_client.h"
 #include "backends/node_table.h"
 #include "checker/result.h"
+#include "harness/host.h"
 
 namespace locksmith {
 
@@ -75,8 +76,22 @@ class HasPrimary {
   virtual Result<std::string> Primary() = 0;
 };
 
-// The capability C (Killable, Pausable, HasPrimary) of `service`, or nullptr
-// when the backend does not have it.
+// A service whose nodes read their wall clock through the clock shim of
+// their host (nemesis/clock_shim.cc) and tell it when asked, so the clock
+// nemesis can move a node's clock and see from outside that it moved.
+class HasClocks {
+ public:
+  virtual ~HasClocks() = default;
+  // The host `node` runs on (its clock shim's control file lives there);
+  // nullptr for an unknown node.
+  virtual Host* NodeHost(const std::string& node) = 0;
+  // The node's wall clock as the node itself reports it (Redis: TIME), in
+  // nanoseconds since the Unix epoch.
+  virtual Result<int64_t> WallClockNs(const std::string& node) = 0;
+};
+
+// The capability C (Killable, Pausable, HasPrimary, HasClocks) of `service`,
+// or nullptr when the backend does not have it.
 template <typename C>
 C* Capability(LockService& service) {
   return dynamic_cast<C*>(&service);

@@ -1,5 +1,6 @@
 #include "backends/redis_admin.h"
 
+#include <charconv>
 #include <optional>
 #include <string_view>
 
@@ -48,6 +49,26 @@ Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
   }
   if (!response->ok()) return Error{response->message};
   return response->reply;
+}
+
+Result<int64_t> ParseRedisTime(const RedisReply& reply) {
+  auto bad = [&] { return Error{"TIME answered " + reply.Describe()}; };
+  if (reply.type != RedisReply::Type::kArray || reply.elements.size() != 2) return bad();
+  int64_t parts[2] = {};
+  for (int i = 0; i < 2; ++i) {
+    const RedisReply& e = reply.elements[i];
+    if (e.type != RedisReply::Type::kString || e.str.empty()) return bad();
+    auto [end, ec] = std::from_chars(e.str.data(), e.str.data() + e.str.size(), parts[i]);
+    if (ec != std::errc() || end != e.str.data() + e.str.size() || parts[i] < 0) return bad();
+  }
+  if (parts[1] >= 1'000'000) return bad();
+  return parts[0] * 1'000'000'000 + parts[1] * 1'000;
+}
+
+Result<int64_t> RedisTimeNs(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {
+  auto reply = RedisCommandOnce(endpoint, {"TIME"}, timeout);
+  if (!reply) return Error{"TIME: " + reply.error()};
+  return ParseRedisTime(*reply);
 }
 
 Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {

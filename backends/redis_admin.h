@@ -8,6 +8,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,12 @@ namespace locksmith {
 Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
                                     const std::vector<std::string>& args,
                                     std::chrono::milliseconds timeout);
+
+// The wall clock in a TIME reply ([seconds, microseconds] as strings), in
+// nanoseconds since the Unix epoch.
+Result<int64_t> ParseRedisTime(const RedisReply& reply);
+// The server's wall clock: TIME, parsed.
+Result<int64_t> RedisTimeNs(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);
 
 // OK when the server answers PING with PONG within `timeout`.
 Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);

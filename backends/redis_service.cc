@@ -109,6 +109,10 @@ RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)
 
 nlohmann::json RedisService::Settings() const { return {{"persistence", options_.persistence}}; }
 
+RedisEndpoint RedisService::EndpointOf(const ServiceNode& node) const {
+  return {node.address, static_cast<uint16_t>(node.port), options_.password};
+}
+
 RedisService::Node* RedisService::FindNode(const std::string& name) {
   for (auto& n : nodes_) {
     if (n.info.name == name) return &n;
@@ -159,8 +163,7 @@ Status RedisService::Launch(Node& node) {
 }
 
 Status RedisService::AwaitReady(Node& node, int pid) {
-  const RedisEndpoint endpoint{node.info.address, static_cast<uint16_t>(node.info.port),
-                               options_.password};
+  const RedisEndpoint endpoint = EndpointOf(node.info);
   const auto give_up = std::chrono::steady_clock::now() + options_.ready_timeout;
   Status last = Error{"not tried"};
   while (std::chrono::steady_clock::now() < give_up) {
@@ -211,8 +214,7 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   // client of the default endpoint fails its calls.
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
   if (!primaries.empty()) {
-    const ServiceNode& primary = *FindServiceNode(table_, primaries.front());
-    o.endpoint = {primary.address, static_cast<uint16_t>(primary.port), options_.password};
+    o.endpoint = EndpointOf(*FindServiceNode(table_, primaries.front()));
   }
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
@@ -262,6 +264,19 @@ Result<std::string> RedisService::Primary() {
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
   if (primaries.empty()) return Error{"the redis service has no node"};
   return primaries.front();
+}
+
+Host* RedisService::NodeHost(const std::string& name) {
+  Node* node = FindNode(name);
+  return node == nullptr ? nullptr : node->host;
+}
+
+Result<int64_t> RedisService::WallClockNs(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  auto time = RedisTimeNs(EndpointOf((*node)->info), options_.client_timeout);
+  if (!time) return Error{name + ": " + time.error()};
+  return *time;
 }
 
 }  // namespace locksmith

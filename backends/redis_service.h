@@ -3,7 +3,8 @@
 // address; the first is the primary the clients use) and its lock clients.
 // Persistence none | everysec | always decides what a SIGKILLed node
 // remembers when started again. Killable (kill nemesis), Pausable (SIGSTOP /
-// SIGCONT through Host::Signal) and HasPrimary.
+// SIGCONT through Host::Signal), HasPrimary and HasClocks (TIME shows a
+// node's wall clock, faked by the clock shim when its host has it).
 //
 // A node's files live in its host's directory (Host::Directory()):
 // redis.conf, redis.log and data/ (the AOF), all written through the Host.
@@ -21,6 +22,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
+#include "backends/redis_connection.h"
 #include "harness/host.h"
 
 namespace locksmith {
@@ -53,7 +55,11 @@ std::string RedisConfigText(const std::string& address, int port, const std::str
 // redis-server on its host's ServicePort(6379).
 NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes);
 
-class RedisService : public LockService, public Killable, public Pausable, public HasPrimary {
+class RedisService : public LockService,
+                     public Killable,
+                     public Pausable,
+                     public HasPrimary,
+                     public HasClocks {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
@@ -72,6 +78,9 @@ class RedisService : public LockService, public Killable, public Pausable, publi
   Status ResumeNode(const std::string& node) override;
   // Without replication the primary never changes.
   Result<std::string> Primary() override;
+  Host* NodeHost(const std::string& node) override;
+  // TIME on the node, within the client timeout.
+  Result<int64_t> WallClockNs(const std::string& node) override;
 
  private:
   struct Node {
@@ -82,6 +91,7 @@ class RedisService : public LockService, public Killable, public Pausable, publi
     bool starting = false;  // a launch is waiting for it to answer
     bool paused = false;    // SIGSTOPped
   };
+  RedisEndpoint EndpointOf(const ServiceNode& node) const;
   Node* FindNode(const std::string& name);
   Result<Node*> FindNodeOrError(const std::string& name);
   // Writes the config and spawns redis-server; requires mu_.

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <thread>
 
+#include "backends/redis_admin.h"
 #include "backends/testing/pong_server.h"
 #include "harness/testing/fake_cluster.h"
 
@@ -64,6 +65,27 @@ bool Eventually(Pred done) {
     std::this_thread::sleep_for(1ms);
   }
   return true;
+}
+
+TEST(ParseRedisTimeTest, TimeRepliesBecomeNanosecondsAndOddRepliesErrors) {
+  auto reply = [](std::vector<std::string> parts) {
+    RedisReply r;
+    r.type = RedisReply::Type::kArray;
+    for (auto& p : parts) {
+      RedisReply e;
+      e.type = RedisReply::Type::kString;
+      e.str = p;
+      r.elements.push_back(e);
+    }
+    return r;
+  };
+  auto ns = ParseRedisTime(reply({"1700000000", "123456"}));
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  EXPECT_EQ(*ns, int64_t{1'700'000'000'123'456'000});
+  EXPECT_FALSE(ParseRedisTime(reply({"1700000000"})).ok());
+  EXPECT_FALSE(ParseRedisTime(reply({"17x", "0"})).ok());
+  EXPECT_FALSE(ParseRedisTime(reply({"1", "1000000"})).ok());
+  EXPECT_EQ(ParseRedisTime(RedisReply{}).error(), "TIME answered nil");
 }
 
 TEST(RedisConfigTextTest, BindsTheHostAddressWithAPasswordAndThePersistence) {

@@ -92,8 +92,12 @@ class Host {
   // or config.
   std::string PathOf(const std::string& relative) const { return Directory() + "/" + relative; }
   // Writes `content` to the file at `path` in the host's directory, replacing
-  // it; its parent directory must exist.
+  // it atomically: a reader sees the old file or the new one, never a part
+  // (the clock shim reads its control file while the nemesis replaces it).
+  // Its parent directory must exist.
   virtual Status WriteFile(const std::string& path, std::string_view content) = 0;
+  // Removes the file at `path`; OK when there is none.
+  virtual Status RemoveFile(const std::string& path) = 0;
   // The last `max_bytes` bytes of the file at `path` (all of it if shorter).
   virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;
   // Makes the directory `path` (and its parents) in the host's directory.

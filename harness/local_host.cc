@@ -1,5 +1,7 @@
 #include "harness/local_host.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -36,10 +38,34 @@ int LocalHost::ServicePort(int preferred) {
 Status LocalHost::WriteFile(const std::string& path, std::string_view content) {
   if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
   const std::string full = PathOf(path);
-  std::ofstream out(full, std::ios::binary | std::ios::trunc);
+  // A temporary name of this process and write, then rename(2) over the
+  // file: readers see the old content or the new, never a truncated file.
+  const std::string temp =
+      full + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(++temp_counter_);
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   out.close();
-  if (!out) return Error{"host " + name_ + ": cannot write " + full + ": " + std::strerror(errno)};
+  if (!out) {
+    const std::string error = std::strerror(errno);
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    return Error{"host " + name_ + ": cannot write " + full + ": " + error};
+  }
+  std::error_code ec;
+  fs::rename(temp, full, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+    return Error{"host " + name_ + ": cannot write " + full + ": " + ec.message()};
+  }
+  return OkStatus();
+}
+
+Status LocalHost::RemoveFile(const std::string& path) {
+  if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
+  std::error_code ec;
+  fs::remove(PathOf(path), ec);
+  if (ec) return Error{"host " + name_ + ": cannot remove " + PathOf(path) + ": " + ec.message()};
   return OkStatus();
 }
 

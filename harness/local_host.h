@@ -9,6 +9,8 @@
 // map and the spawn environment have their own mutex.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -40,6 +42,7 @@ class LocalHost : public Host {
   bool HasOwnNetwork() const override { return !netns_.empty(); }
   const std::string& Directory() const override { return dir_; }
   Status WriteFile(const std::string& path, std::string_view content) override;
+  Status RemoveFile(const std::string& path) override;
   Result<std::string> ReadFile(const std::string& path, size_t max_bytes) override;
   Status MakeDirectory(const std::string& path) override;
   Status SetSpawnEnv(const std::string& entry) override;
@@ -67,6 +70,7 @@ class LocalHost : public Host {
   const std::string port_owner_;
   std::mutex ports_mu_;
   std::map<int, int> ports_;  // preferred -> assigned, stable across restarts
+  std::atomic<uint64_t> temp_counter_{0};  // WriteFile's temporary names
   mutable std::mutex env_mu_;
   std::vector<std::string> spawn_env_;
 };

@@ -29,7 +29,9 @@ namespace locksmith::testing {
 class FakeHost : public Host {
  public:
   // The operations a test can make fail.
-  enum class Op { kSpawn, kSignal, kKill, kExec, kWriteFile, kReadFile, kMakeDirectory };
+  enum class Op {
+    kSpawn, kSignal, kKill, kExec, kWriteFile, kReadFile, kMakeDirectory, kRemoveFile
+  };
 
   struct Spawned {
     int pid = 0;
@@ -76,6 +78,13 @@ class FakeHost : public Host {
     if (it == files_.end()) return Error{"host " + name_ + ": no file " + path};
     const std::string& all = it->second;
     return all.substr(all.size() - std::min(all.size(), max_bytes));
+  }
+  Status RemoveFile(const std::string& path) override {
+    std::lock_guard lock(mu_);
+    if (auto s = ValidateHostPath(path); !s.ok()) return s;
+    if (auto e = TakeFailure(Op::kRemoveFile)) return Error{*e};
+    files_.erase(path);
+    return OkStatus();
   }
   Status MakeDirectory(const std::string& path) override {
     std::lock_guard lock(mu_);

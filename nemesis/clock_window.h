@@ -1,0 +1,21 @@
+// ClockWindow: the clock family's ops for one fault window of a schedule
+// (pure; its own file so any schedule shape can use it). The begin op is
+// the configured mode's (clock-bump, clock-strobe for the whole hold, or
+// clock-drift) on every node; the end op is clock-reset, after hold_ms or
+// just before the window's end, whichever comes first. Thread-safe (pure).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nemesis/clock_nemesis.h"
+#include "nemesis/schedule.h"
+
+namespace locksmith {
+
+// The begin and end op of a clock fault starting at `start_ms` that must
+// have ended before `end_by_ms`; mark.begins is set on the begin op only.
+std::vector<ScheduledFault> ClockWindow(const ClockOptions& options, int64_t start_ms,
+                                        int64_t end_by_ms);
+
+}  // namespace locksmith
