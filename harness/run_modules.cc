@@ -24,6 +24,9 @@ Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
 }
 
 Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluster& cluster) {
+  // Before the servers exist: what a fault family sets on the hosts (the
+  // clock shim) must be in place when they are spawned.
+  if (Status s = PrepareNemesisHosts(config.ChosenNemeses(), cluster); !s) return Error{s.error()};
   const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
                                std::chrono::milliseconds(config.client_timeout_ms)};
   return MakeLockService(config.backend, *config.backend_options, context);

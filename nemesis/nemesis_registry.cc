@@ -12,9 +12,9 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
-      {"kill", "kill", "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
-      {"pause", "pause", "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
-      {"client-pause", "client-pause", "client-resume", MakeOptions<ClientPauseOptions>,
+      {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
+      {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
+      {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf},
   };
   return kFamilies;
@@ -22,7 +22,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
 
 std::vector<FamilyOpNames> NemesisOpNames() {
   std::vector<FamilyOpNames> names;
-  for (const auto& e : NemesisFamilies()) names.push_back({e.name, e.begin, e.end});
+  for (const auto& e : NemesisFamilies()) names.push_back({e.name, e.begins, e.end});
   return names;
 }
 
@@ -46,6 +46,16 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& fa
     parts.push_back(std::move(*part));
   }
   return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
+}
+
+Status PrepareNemesisHosts(const std::vector<ChosenFamily>& families, Cluster& cluster) {
+  for (const auto& family : families) {
+    auto entry = FindNemesis(family.name);
+    if (!entry) return Error{entry.error()};
+    if ((*entry)->prepare_hosts == nullptr) continue;
+    if (Status s = (*entry)->prepare_hosts(*family.options, cluster); !s) return s;
+  }
+  return OkStatus();
 }
 
 Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily>& families) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/lock_service.h"
+#include "harness/host.h"
 #include "checker/option_set.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/scenario_steps.h"
@@ -33,14 +34,17 @@ struct NemesisContext {
 
 struct NemesisEntry {
   const char* name;
-  const char* begin;       // the op that begins one of its faults, e.g. "kill"
-  const char* end;         // the op that ends it, e.g. "restart"
+  std::vector<std::string> begins;  // the ops that begin one of its faults, e.g. {"kill"}
+  const char* end;                  // the op that ends it, e.g. "restart"
   OptionsFactory options;  // its options at their defaults
   // Its nemesis in `context`; an error when the backend lacks what the
   // family needs (a capability such as Killable).
   Result<std::unique_ptr<Nemesis>> (*make)(const ModuleOptions& options,
                                            const NemesisContext& context);
   WindowOps (*window)(const ModuleOptions& options);
+  // Sets the hosts up before the servers start (e.g. the clock shim in
+  // their spawn environment); null when the family needs nothing there.
+  Status (*prepare_hosts)(const ModuleOptions& options, Cluster& cluster) = nullptr;
 };
 
 // One family a run uses, with its options (made by the family's factory).
@@ -60,6 +64,8 @@ Result<const NemesisEntry*> FindNemesis(const std::string& name);
 // gets the seed SubSeed(context.seed, i).
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& families,
                                              const NemesisContext& context);
+// Every chosen family's prepare_hosts, in order; the first error.
+Status PrepareNemesisHosts(const std::vector<ChosenFamily>& families, Cluster& cluster);
 // The schedule's view of the chosen families, in order.
 Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily>& families);
 

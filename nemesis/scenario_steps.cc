@@ -67,11 +67,14 @@ Result<ScheduledFault> ParseStep(const nlohmann::json& step,
   fault.op.f = step["f"].get<std::string>();
   std::string known;
   for (const auto& family : families) {
-    if (fault.op.f == family.begin || fault.op.f == family.end) {
+    const bool begins = std::find(family.begins.begin(), family.begins.end(), fault.op.f) !=
+                        family.begins.end();
+    if (begins || fault.op.f == family.end) {
       fault.mark.family = family.family;
-      fault.mark.begins = fault.op.f == family.begin;
+      fault.mark.begins = begins;
     }
-    known += (known.empty() ? "" : ", ") + family.begin + ", " + family.end;
+    for (const auto& name : family.begins) known += (known.empty() ? "" : ", ") + name;
+    known += ", " + family.end;
   }
   if (fault.mark.family.empty()) {
     return Error{"unknown fault " + QuoteInput(fault.op.f) + " (known: " + known + ")"};

@@ -23,7 +23,7 @@ namespace locksmith {
 // A family's op names, as the registry has them.
 struct FamilyOpNames {
   std::string family;
-  std::string begin;
+  std::vector<std::string> begins;
   std::string end;
 };
 

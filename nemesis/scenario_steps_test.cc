@@ -5,8 +5,8 @@
 namespace locksmith {
 namespace {
 
-const std::vector<FamilyOpNames> kFamilies = {{"kill", "kill", "restart"},
-                                              {"client-pause", "client-pause", "client-resume"}};
+const std::vector<FamilyOpNames> kFamilies = {
+    {"kill", {"kill"}, "restart"}, {"client-pause", {"client-pause"}, "client-resume"}};
 
 Result<std::vector<ScheduledFault>> Parse(const std::string& text, double limit_s = 60) {
   return ParseScenarioSteps(nlohmann::json::parse(text), kFamilies, limit_s);
