@@ -26,4 +26,25 @@ std::vector<ScheduledFault> ClockWindow(const ClockOptions& options, int64_t sta
           {stop, {"clock-reset", nlohmann::json::object()}, ends}};
 }
 
+Result<std::unique_ptr<Nemesis>> MakeClockNemesisOf(const ModuleOptions& options,
+                                                    const NemesisContext& context) {
+  return MakeClockNemesis(OptionsAs<ClockOptions>(options), context.service);
+}
+
+WindowOps ClockWindowOf(const ModuleOptions& options) {
+  return [clock = OptionsAs<ClockOptions>(options)](int64_t start_ms, int64_t end_by_ms) {
+    return ClockWindow(clock, start_ms, end_by_ms);
+  };
+}
+
+Status InstallClockShims(const ModuleOptions& options, Cluster& cluster) {
+  (void)options;
+  auto shim = FindClockShimLibrary();
+  if (!shim) return Error{shim.error()};
+  for (Host* host : cluster.Hosts()) {
+    if (Status s = ClockController::Install(*host, *shim); !s) return s;
+  }
+  return OkStatus();
+}
+
 }  // namespace locksmith

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "nemesis/clock_nemesis.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {
@@ -17,5 +18,13 @@ namespace locksmith {
 // have ended before `end_by_ms`; mark.begins is set on the begin op only.
 std::vector<ScheduledFault> ClockWindow(const ClockOptions& options, int64_t start_ms,
                                         int64_t end_by_ms);
+
+// The registry's hooks (nemesis_registry.cc), from OptionsOf<ClockOptions>:
+// the nemesis (an error when the backend cannot show its clocks), the
+// window, and the shim on every host before the servers start.
+Result<std::unique_ptr<Nemesis>> MakeClockNemesisOf(const ModuleOptions& options,
+                                                    const NemesisContext& context);
+WindowOps ClockWindowOf(const ModuleOptions& options);
+Status InstallClockShims(const ModuleOptions& options, Cluster& cluster);
 
 }  // namespace locksmith

@@ -3,6 +3,7 @@
 #include "checker/module_registry.h"
 #include "checker/seed.h"
 #include "nemesis/client_pause_nemesis.h"
+#include "nemesis/clock_window.h"
 #include "nemesis/kill_nemesis.h"
 #include "nemesis/pause_nemesis.h"
 
@@ -16,6 +17,8 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf},
+      {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset", MakeOptions<ClockOptions>, MakeClockNemesisOf,
+       ClockWindowOf, InstallClockShims},
   };
   return kFamilies;
 }

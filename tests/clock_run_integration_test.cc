@@ -41,26 +41,21 @@ class ClockRunTest : public ::testing::Test {
                     .Merge({{"keys", 1}, {"lease_ms", 20'000}, {"hold", "1500-2500"}})
                     .ok());
     modules_ = DefaultRunModules();
-    const auto make_service = modules_.make_service;
-    modules_.make_service = [make_service](const RunConfig& config, Cluster& cluster) {
-      // The lead's wiring: the shim on every host before the servers start.
-      auto shim = FindClockShimLibrary();
-      if (!shim) return Result<std::unique_ptr<LockService>>(Error{shim.error()});
-      for (Host* host : cluster.Hosts()) {
-        if (Status s = ClockController::Install(*host, *shim); !s) {
-          return Result<std::unique_ptr<LockService>>(Error{s.error()});
-        }
-      }
-      return make_service(config, cluster);
-    };
-    modules_.make_nemesis = [this](const RunConfig&, LockService& service) {
-      return MakeClockNemesis(clock_, service);
-    };
-    modules_.make_schedule = [this](const RunConfig&, LockService&) {
-      auto ops = ClockWindow(clock_, window_start_ms_, 1'000'000);
+  }
+
+  // The clock family through the registry (--nemesis clock), its window
+  // from `window_start_ms` on, as a scripted step pair would give it.
+  RunOutcome RunClock(const ClockOptions& clock, int64_t window_start_ms) {
+    config_.nemesis = {"clock"};
+    EXPECT_TRUE(config_.SelectModules().ok());
+    EXPECT_TRUE(
+        config_.nemesis_options[0]->set().Merge(OptionsOf<ClockOptions>(clock).set().ToJson()).ok());
+    modules_.make_schedule = [clock, window_start_ms](const RunConfig&, LockService&) {
+      auto ops = ClockWindow(clock, window_start_ms, 1'000'000);
       for (auto& op : ops) op.mark.family = "clock";
       return ops;
     };
+    return ExecuteRun(config_, signals_, modules_);
   }
 
   // Every clock-shim.ctl under the run's node directories.
@@ -79,14 +74,13 @@ class ClockRunTest : public ::testing::Test {
   RunConfig config_;
   RunModules modules_;
   ClockOptions clock_;
-  int64_t window_start_ms_ = 1'500;
 };
 
 TEST_F(ClockRunTest, ABumpBeyondTheLeaseOnTheRedisNodeMakesUnsafeGrants) {
   config_.time_limit_s = 6;
   clock_.delta_ms = 60'000;
   clock_.hold_ms = 2'500;
-  RunOutcome outcome = ExecuteRun(config_, signals_, modules_);
+  RunOutcome outcome = RunClock(clock_, 1'500);
   ASSERT_TRUE(outcome.result.has_value()) << outcome.error;
   EXPECT_EQ(outcome.exit_code, 1) << outcome.error;
   EXPECT_NE(outcome.result->ToJson().dump().find("unsafe-grant"), std::string::npos)
@@ -107,12 +101,11 @@ TEST_F(ClockRunTest, ABumpBeyondTheLeaseOnTheRedisNodeMakesUnsafeGrants) {
 TEST_F(ClockRunTest, ASigintDuringTheFaultLeavesNoControlFile) {
   config_.time_limit_s = 60;
   clock_.hold_ms = 50'000;
-  window_start_ms_ = 500;
   std::thread interrupter([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(3'000));
     kill(getpid(), SIGINT);
   });
-  RunOutcome outcome = ExecuteRun(config_, signals_, modules_);
+  RunOutcome outcome = RunClock(clock_, 500);
   interrupter.join();
   EXPECT_FALSE(outcome.interrupted.empty()) << outcome.error;
   ASSERT_FALSE(outcome.run_dir.empty());
