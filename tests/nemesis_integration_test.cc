@@ -1,9 +1,12 @@
 // The fault families end to end on the single-Redis backend: each run's
 // verdict is the one the fault predicts, the faults are in the history as
 // windows with what was done, and nothing of the run is left behind.
+#include <signal.h>
+
 #include <gtest/gtest.h>
 
 #include <map>
+#include <thread>
 
 #include "checker/history_file.h"
 #include "tests/locksmith_process.h"
@@ -133,6 +136,56 @@ TEST(NemesisIntegrationTest, AScriptedPauseHitsTheClientThatJustAcquired) {
   const auto classes = Classes(f.results);
   EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
 }
+
+// A SIGINT while a fault is in force: the heal ends it (recorded), the run
+// reports the interruption, and nothing of it is left.
+class InterruptDuringFaultTest : public ::testing::TestWithParam<std::vector<std::string>> {};
+
+TEST_P(InterruptDuringFaultTest, TheHealEndsTheFaultAndNothingIsLeft) {
+  TempDir dir;
+  std::vector<std::string> args = {"run", "--time-limit", "120", "--nemesis-interval", "1",
+                                   "--store", "store"};
+  const auto& fault = GetParam();
+  args.insert(args.end(), fault.begin(), fault.end());
+  LocksmithProcess run(dir.path(), args);
+  const std::string history_file = dir.path() + "/store/latest/history.jsonl";
+  // The first fault's begin completed: it is in force for 60 s from now.
+  ASSERT_TRUE(WaitForText(history_file, R"("phase":"begin","window":0},"index")", seconds(60)))
+      << run.Stderr();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  run.Signal(SIGINT);
+  auto code = run.Wait(seconds(60));
+  ASSERT_TRUE(code.has_value()) << "no exit within 60 s of SIGINT";
+  EXPECT_NE(*code, 255) << run.Stdout() << run.Stderr();
+  EXPECT_NE(run.Stdout().find("interrupted: by SIGINT"), std::string::npos) << run.Stdout();
+  const std::string run_dir = LatestRun(dir.path() + "/store");
+  auto history = LoadHistoryFile(run_dir + "/history.jsonl", "jsonl", nullptr);
+  ASSERT_TRUE(history.ok()) << history.error();
+  int begun = 0, ended = 0;
+  for (const Op& op : *history) {
+    if (!op.is_nemesis() || op.type != OpType::kInfo || op.fault.is_null()) continue;
+    (op.fault["phase"] == "begin" ? begun : ended) += 1;
+  }
+  EXPECT_EQ(begun, 1);
+  EXPECT_EQ(ended, 1) << "the heal recorded the fault's end";
+  EXPECT_TRUE(ReadJson(run_dir + "/results.json")["nemesis"]["heal_failures"].empty());
+  ExpectNothingLeft(run_dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, InterruptDuringFaultTest,
+    ::testing::Values(std::vector<std::string>{"--nemesis", "kill", "--restart-delay", "60000"},
+                      std::vector<std::string>{"--nemesis", "pause", "--pause-ms", "60000"},
+                      std::vector<std::string>{"--nemesis", "client-pause", "--client-pause-ms",
+                                               "60000", "--lease", "100000"},
+                      std::vector<std::string>{"--nemesis", "clock", "--clock-hold", "60000"}),
+    [](const ::testing::TestParamInfo<std::vector<std::string>>& info) {
+      std::string name = info.param[1];
+      for (char& c : name) {
+        if (c == '-') c = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace locksmith::testing
