@@ -45,6 +45,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Fixture{"porcupine-kv/c10-ok.txt", "kv", Validity::kTrue},
                       Fixture{"porcupine-kv/c10-bad.txt", "kv", Validity::kFalse},
                       Fixture{"porcupine-kv/c50-ok.txt", "kv", Validity::kTrue},
+                      Fixture{"porcupine-kv/c50-bad.txt", "kv", Validity::kFalse},
                       Fixture{"kv-c10-ok.txt", "kv", Validity::kTrue},
                       Fixture{"kv-c10-bad.txt", "kv", Validity::kFalse},
                       Fixture{"kv-c50-ok.txt", "kv", Validity::kTrue},

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "checker/history_file.h"
@@ -155,6 +156,97 @@ Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options) {
   return OkStatus();
 }
 
+// What the search found for one partition.
+struct PartitionVerdict {
+  SearchOutcome outcome;
+  std::optional<WindowRefutation> window;  // when a short window refuted it
+  uint64_t window_states = 0;
+};
+
+// Searches the partitions in rounds of doubling time slices, one after
+// another in each round, resuming each search where it stopped: a
+// partition that is quick to refute is found even when another one would
+// eat the whole budget (Porcupine searches partitions in parallel and stops
+// at the first violation; this is the same on one thread). Once a round
+// refutes a partition the verdict is known: the others stop there. Halfway
+// through the budget, each partition still open is also given a look for a
+// short window that refutes it on its own. Searches alive together share
+// the memory budget: each counts what the others hold.
+std::vector<PartitionVerdict> SearchPartitions(Model& model,
+                                               const std::vector<Partition>& partitions,
+                                               const SearchBudget& budget) {
+  using Clock = std::chrono::steady_clock;
+  const size_t n = partitions.size();
+  std::vector<PartitionVerdict> verdicts(n);
+  std::vector<size_t> held(n, 0);
+  size_t total_held = 0;
+  std::vector<std::unique_ptr<LinearizabilitySearch>> searches(n);
+  for (size_t i = 0; i < n; ++i) {
+    SearchBudget own = budget;
+    own.shared_bytes = [&budget, &held, &total_held, i] {
+      return (budget.shared_bytes ? budget.shared_bytes() : 0) + total_held - held[i];
+    };
+    searches[i] = std::make_unique<LinearizabilitySearch>(model, partitions[i].ops, own);
+    verdicts[i].outcome.valid = Validity::kUnknown;
+  }
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point halfway = start + (budget.deadline - start) / 2;
+  std::vector<bool> open(n, true), window_tried(n, false);
+  // A short window that refutes partition i on its own; true if one does.
+  auto try_window = [&](size_t i) {
+    window_tried[i] = true;
+    if (Clock::now() >= budget.deadline) return false;
+    WindowRefuter refuter(model, partitions[i].ops, budget);
+    verdicts[i].window = refuter.Find();
+    verdicts[i].window_states = refuter.states_explored();
+    if (verdicts[i].window) verdicts[i].outcome = verdicts[i].window->outcome;
+    return verdicts[i].window.has_value();
+  };
+  auto close = [&](size_t i) {
+    open[i] = false;
+    total_held -= held[i];
+    held[i] = 0;
+    searches[i].reset();
+  };
+  bool refuted = false;
+  for (auto slice = std::chrono::milliseconds(20); !refuted; slice *= 2) {
+    bool any_open = false;
+    for (size_t i = 0; i < n; ++i) {
+      if (!open[i]) continue;
+      searches[i]->ExtendDeadline(std::min(budget.deadline, Clock::now() + slice));
+      verdicts[i].outcome = searches[i]->Run();
+      total_held += searches[i]->OwnBytes() - held[i];
+      held[i] = searches[i]->OwnBytes();
+      const bool decided = verdicts[i].outcome.valid != Validity::kUnknown;
+      const bool out_of_time = !decided &&
+                               verdicts[i].outcome.reason.rfind("time budget", 0) == 0 &&
+                               Clock::now() < budget.deadline;
+      if (out_of_time) {
+        any_open = true;
+        continue;
+      }
+      close(i);  // decided, or out of memory, or out of the whole budget
+      if (!decided && !window_tried[i]) try_window(i);
+      refuted |= verdicts[i].outcome.valid == Validity::kFalse;
+    }
+    if (!any_open || Clock::now() >= budget.deadline) break;
+    if (Clock::now() < halfway) continue;
+    for (size_t i = 0; i < n && !refuted; ++i) {
+      if (!open[i] || window_tried[i]) continue;
+      if (try_window(i)) {
+        close(i);
+        refuted = true;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (verdicts[i].outcome.valid == Validity::kUnknown && window_tried[i]) {
+      verdicts[i].outcome.reason += "; no short window of the history refutes it either";
+    }
+  }
+  return verdicts;
+}
+
 Result<CheckResult> CheckLinearizable(const History& given_history,
                                       const LinearizabilityOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -250,42 +342,22 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
   size_t peak = 0;
   int64_t invalid = 0, undecided = 0;
   std::string reasons;
-  for (const Partition& partition : partitions) {
-    // Half of what is left goes to the full search; if that runs out, the
-    // rest looks for a short window that proves a violation on its own.
-    SearchBudget search_budget = budget;
-    const auto now = std::chrono::steady_clock::now();
-    if (budget.deadline > now) search_budget.deadline = now + (budget.deadline - now) / 2;
-    LinearizabilitySearch search(model, partition.ops, search_budget);
-    SearchOutcome outcome = search.Run();
-    std::optional<WindowRefutation> window;
-    if (outcome.valid == Validity::kUnknown &&
-        std::chrono::steady_clock::now() < budget.deadline) {
-      WindowRefuter refuter(model, partition.ops, budget);
-      window = refuter.Find();
-      states += refuter.states_explored();
-      if (window) {
-        outcome = window->outcome;
-      } else {
-        // Back to the full search, where it stopped, for the time left.
-        search.ExtendDeadline(budget.deadline);
-        outcome = search.Run();
-        if (outcome.valid == Validity::kUnknown) {
-          outcome.reason += "; no short window of the history refutes it either";
-        }
-      }
-    }
-    states += outcome.states_explored;
+  std::vector<PartitionVerdict> verdicts = SearchPartitions(model, partitions, budget);
+  for (size_t i = 0; i < partitions.size(); ++i) {
+    const PartitionVerdict& verdict = verdicts[i];
+    const SearchOutcome& outcome = verdict.outcome;
+    states += outcome.states_explored + verdict.window_states;
     keys += outcome.distinct_keys;
     peak = std::max(peak, outcome.peak_memory_bytes);
     if (outcome.valid == Validity::kFalse) {
       ++invalid;
-      result.anomalies.push_back(
-          BuildAnomaly(history, partition, outcome, model, window ? &*window : nullptr));
+      result.anomalies.push_back(BuildAnomaly(history, partitions[i], outcome, model,
+                                              verdict.window ? &*verdict.window : nullptr));
     } else if (outcome.valid == Validity::kUnknown) {
       ++undecided;
       if (reasons.empty()) {
-        reasons = (partition.key.empty() ? "" : "key " + partition.key + ": ") + outcome.reason;
+        reasons = (partitions[i].key.empty() ? "" : "key " + partitions[i].key + ": ") +
+                  outcome.reason;
       }
     }
   }

@@ -156,9 +156,13 @@ bool LinearizabilitySearch::ChainCanWait(const ModelOp& op, const ModelState& af
   return state == after;
 }
 
+size_t LinearizabilitySearch::OwnBytes() const {
+  return memo_.MemoryBytes() + stack_.capacity() * sizeof(Frame) +
+         best_path_.capacity() * sizeof(Frame);
+}
+
 size_t LinearizabilitySearch::MemoryBytes() const {
-  size_t bytes = memo_.MemoryBytes() + stack_.capacity() * sizeof(Frame) +
-                 best_path_.capacity() * sizeof(Frame) + model_.MemoryBytes();
+  size_t bytes = OwnBytes() + model_.MemoryBytes();
   if (budget_.shared_bytes) bytes += budget_.shared_bytes();
   return bytes;
 }

@@ -91,6 +91,8 @@ class LinearizabilitySearch {
   // deadline, ExtendDeadline and Run again resume where it stopped.
   SearchOutcome Run();
   void ExtendDeadline(std::chrono::steady_clock::time_point deadline);
+  // What this search holds itself (memo, stacks), without shared bytes.
+  size_t OwnBytes() const;
 
  private:
   enum class Entered { kNew, kCovered, kDone };
