@@ -11,6 +11,7 @@
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
 
 #include "checker/result.h"
 
@@ -24,6 +25,10 @@ struct AcquireResult {
   std::optional<int64_t> fence;  // fencing token, where the backend has one
   int64_t validity_ms = 0;       // lease left by the client's own reckoning
   std::string error;             // why fail / unknown
+  // What the backend can say about the acquire beyond the fields above
+  // (Redlock: the masters that granted it): an object whose entries join the
+  // op's value in the history; null when there is nothing.
+  nlohmann::json detail;
 };
 
 struct ReleaseResult {

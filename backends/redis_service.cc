@@ -208,7 +208,7 @@ void RedisService::Stop() {
 }
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
-                                                    uint64_t seed) {
+                                                    const ClientSlot& slot) {
   RedisLockClientOptions o;
   // No primary only when the cluster had no host; Start() failed then, and a
   // client of the default endpoint fails its calls.
@@ -216,9 +216,10 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   if (!primaries.empty()) {
     o.endpoint = EndpointOf(*FindServiceNode(table_, primaries.front()));
   }
+  o.endpoint.source_address = slot.source_address;
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
-  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), seed);
+  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
 Status RedisService::KillNode(const std::string& name) {

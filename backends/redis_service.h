@@ -70,7 +70,7 @@ class RedisService : public LockService,
   void Stop() override;
   // A client of the node with the primary role.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
-                                        uint64_t seed) override;
+                                        const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;
