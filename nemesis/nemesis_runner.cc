@@ -63,6 +63,20 @@ void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
   }
 }
 
+namespace {
+
+// Replaces "$event.key" and "$event.process" anywhere in `value` (fields,
+// list entries, nested) by the event's.
+void SubstituteEvent(nlohmann::json& value, const Op& event) {
+  if (value == "$event.key") value = event.key;
+  if (value == "$event.process") value = event.process;
+  if (value.is_object() || value.is_array()) {
+    for (auto& field : value) SubstituteEvent(field, event);
+  }
+}
+
+}  // namespace
+
 std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fault) {
   if (events_ == nullptr) return std::nullopt;
   const int64_t seen = events_->Count(*fault.after);
@@ -77,12 +91,7 @@ std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fa
                           std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   }
   ScheduledFault fired = fault;
-  if (fired.op.value.is_object()) {
-    for (auto& [name, field] : fired.op.value.items()) {
-      if (field == "$event.key") field = event->key;
-      if (field == "$event.process") field = event->process;
-    }
-  }
+  SubstituteEvent(fired.op.value, *event);
   if (!fired.op.value.is_object()) fired.op.value = nlohmann::json::object();
   fired.op.value["event"] = {{"f", event->f}, {"key", event->key},
                              {"process", event->process}, {"index", event->index}};
