@@ -15,6 +15,9 @@ constexpr char kFairRoot[] = "/locksmith";
 constexpr char kNaiveRoot[] = "/locksmith-naive";
 constexpr char kFairPrefix[] = "_c_";
 constexpr char kFairSuffix[] = "-lock-";
+// Arguments of co_await calls are named objects, never temporaries: GCC 12
+// destroys some temporaries of a co_await expression twice.
+const std::string kNone;
 
 AcquireResult Failed(Outcome outcome, std::string token, std::string error) {
   AcquireResult r;
@@ -122,7 +125,7 @@ asio::awaitable<int> ZkLockClient::EnsureParents(const std::string& path,
   for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
     const std::string parent = path.substr(0, at);
     if (parents_made_.count(parent)) continue;
-    ZkReply r = co_await session_.Create(parent, "", ZOO_PERSISTENT, deadline);
+    ZkReply r = co_await session_.Create(parent, kNone, ZOO_PERSISTENT, deadline);
     if (r.rc != ZOK && r.rc != ZNODEEXISTS) co_return r.rc;
     parents_made_.insert(parent);
   }
@@ -145,7 +148,8 @@ asio::awaitable<void> ZkLockClient::CleanUpAbandoned(Clock::time_point deadline)
           ++g;
           continue;
         }
-        ZkReply gone = co_await session_.Delete(it->first + "/" + child, deadline);
+        const std::string path = it->first + "/" + child;
+        ZkReply gone = co_await session_.Delete(path, deadline);
         if (gone.rc != ZOK && gone.rc != ZNONODE) co_return;
         g = it->second.erase(g);
       }
@@ -179,9 +183,12 @@ asio::awaitable<AcquireResult> ZkLockClient::Acquire(const std::string& key, mil
   co_return co_await AcquireNaive(key, lease, deadline);
 }
 
-asio::awaitable<AcquireResult> ZkLockClient::GiveUp(AcquireResult result,
+asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_up,
                                                     const std::string& parent,
-                                                    const std::string& guid, std::string node) {
+                                                    const std::string& guid,
+                                                    const std::string& maybe_node) {
+  AcquireResult result = given_up;
+  std::string node = maybe_node;
   // A second budget to clean up after the wait's ran out.
   const auto deadline = Clock::now() + options_.timeout;
   const int64_t generation = session_.generation();
@@ -233,7 +240,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
                                                          Clock::time_point deadline) {
   const std::string parent = std::string(kFairRoot) + "/" + key;
   const std::string guid = tokens_.Next();
-  if (int rc = co_await EnsureParents(parent + "/x", deadline); rc != ZOK) {
+  const std::string child_path = parent + "/x";
+  if (int rc = co_await EnsureParents(child_path, deadline); rc != ZOK) {
     co_return Failed(Outcome::kFail, guid, "creating " + parent + ": " + ZkErrorText(rc));
   }
   const std::string prefix = parent + "/" + kFairPrefix + guid + kFairSuffix;
@@ -241,7 +249,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
   int64_t czxid = 0;
   // The create; a lost reply is found again by the guid.
   while (node.empty()) {
-    ZkReply made = co_await session_.Create(prefix, "", ZOO_EPHEMERAL_SEQUENTIAL, deadline);
+    ZkReply made = co_await session_.Create(prefix, kNone, ZOO_EPHEMERAL_SEQUENTIAL, deadline);
     if (made.rc == ZOK) {
       node = made.path;
       czxid = made.stat ? made.stat->czxid : 0;
@@ -252,11 +260,13 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
     }
     const std::string why = "create: " + ZkErrorText(made.rc);
     if (made.rc == ZkSession::kTimedOut || !co_await session_.WaitConnected(deadline)) {
-      co_return co_await GiveUp(Failed(Outcome::kUnknown, guid, why), parent, guid, "");
+      const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
+      co_return co_await GiveUp(unknown, parent, guid, kNone);
     }
     ZkReply children = co_await session_.Children(parent, deadline);
     if (children.rc != ZOK) {
-      co_return co_await GiveUp(Failed(Outcome::kUnknown, guid, why), parent, guid, "");
+      const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
+      co_return co_await GiveUp(unknown, parent, guid, kNone);
     }
     for (const auto& child : children.children) {
       if (child.find(guid) != std::string::npos) node = parent + "/" + child;
@@ -264,7 +274,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
     if (!node.empty()) {
       ZkReply e = co_await session_.Exists(node, false, deadline);
       if (e.rc != ZOK || !e.stat) {
-        co_return co_await GiveUp(Failed(Outcome::kUnknown, guid, why), parent, guid, node);
+        const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
+        co_return co_await GiveUp(unknown, parent, guid, node);
       }
       czxid = e.stat->czxid;
     }
@@ -275,8 +286,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
     ZkReply children = co_await session_.Children(parent, deadline);
     if (children.rc != ZOK) {
       const Outcome o = ZkDefinitelyNotApplied(children.rc) ? Outcome::kFail : Outcome::kUnknown;
-      co_return co_await GiveUp(Failed(o, guid, "listing waiters: " + ZkErrorText(children.rc)),
-                                parent, guid, node);
+      const AcquireResult r = Failed(o, guid, "listing waiters: " + ZkErrorText(children.rc));
+      co_return co_await GiveUp(r, parent, guid, node);
     }
     const auto sorted = ZkSortedBySequence(children.children);
     const auto at = std::find(sorted.begin(), sorted.end(), mine);
@@ -297,15 +308,14 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
     ZkReply watched = co_await session_.Exists(predecessor, true, deadline);
     if (watched.rc == ZNONODE) continue;
     if (watched.rc != ZOK) {
-      co_return co_await GiveUp(
-          Failed(Outcome::kUnknown, guid, "watching " + predecessor + ": " +
-                                              ZkErrorText(watched.rc)),
-          parent, guid, node);
+      const AcquireResult r = Failed(Outcome::kUnknown, guid,
+                                     "watching " + predecessor + ": " + ZkErrorText(watched.rc));
+      co_return co_await GiveUp(r, parent, guid, node);
     }
     co_await session_.WaitForEvent(deadline);
     if (Clock::now() >= deadline) {
-      co_return co_await GiveUp(Failed(Outcome::kUnknown, guid, "the lock stayed taken"), parent,
-                                guid, node);
+      const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
+      co_return co_await GiveUp(r, parent, guid, node);
     }
   }
 }
@@ -323,8 +333,9 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
   while (true) {
     if (Clock::now() >= deadline) {
       const Outcome o = maybe_made ? Outcome::kUnknown : Outcome::kFail;
-      co_return co_await GiveUp(Failed(o, token, "the lock stayed taken"), node, token,
-                                maybe_made ? node : "");
+      const AcquireResult r = Failed(o, token, "the lock stayed taken");
+      const std::string leftover = maybe_made ? node : kNone;
+      co_return co_await GiveUp(r, node, token, leftover);
     }
     const auto proof_sent = Clock::now();
     ZkReply made = co_await session_.Create(node, token, ZOO_EPHEMERAL, deadline);
@@ -336,8 +347,9 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
       if (e.rc == ZNONODE) continue;
       if (e.rc != ZOK || !e.stat) {
         const Outcome o = maybe_made ? Outcome::kUnknown : Outcome::kFail;
-        co_return co_await GiveUp(Failed(o, token, "watching: " + ZkErrorText(e.rc)), node,
-                                  token, maybe_made ? node : "");
+        const AcquireResult r = Failed(o, token, "watching: " + ZkErrorText(e.rc));
+        const std::string leftover = maybe_made ? node : kNone;
+        co_return co_await GiveUp(r, node, token, leftover);
       }
       if (e.stat->ephemeral_owner == session_.session_id()) {
         ours = e.stat;  // our earlier create, whose reply was lost

@@ -113,8 +113,10 @@ class ZkLockClient final : public LockClient {
   // Deletes nodes left by unknown acquires, where it can tell them.
   boost::asio::awaitable<void> CleanUpAbandoned(Clock::time_point deadline);
   // Gives up an acquire whose node may exist: deletes it, or remembers it.
-  boost::asio::awaitable<AcquireResult> GiveUp(AcquireResult result, const std::string& parent,
-                                               const std::string& guid, std::string node);
+  boost::asio::awaitable<AcquireResult> GiveUp(const AcquireResult& given_up,
+                                               const std::string& parent,
+                                               const std::string& guid,
+                                               const std::string& maybe_node);
   int64_t ValidityMs(std::chrono::milliseconds lease, Clock::time_point proof_sent) const;
   // Non-empty when the client must believe its session (and locks) gone.
   std::string LockLostReason() const;

@@ -56,7 +56,10 @@ void ZookeeperServiceOptions::Declare(OptionSet& set) {
       .Integer("zk_max_session_ms", "--zk-max-session", &max_session_ms, int64_t{10},
                int64_t{3'600'000}, "ZooKeeper maxSessionTimeout, ms")
       .Integer("zk_heap_mb", "--zk-heap", &heap_mb, int64_t{32}, int64_t{65'536},
-               "max heap of each ZooKeeper peer's JVM, MiB");
+               "max heap of each ZooKeeper peer's JVM, MiB")
+      .Choice("zk_recipe", "--zk-recipe", &recipe, ZkRecipeNames(),
+              "ZooKeeper lock recipe of the clients: zk-fair (sequential nodes, each waiter "
+              "watches its predecessor) or zk-naive (one node, every waiter watches it)");
 }
 
 std::string ZookeeperConfigText(const ZookeeperServiceOptions& options,
@@ -129,7 +132,7 @@ Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& o
   }
   z.client_timeout = context.client_timeout;
   return std::unique_ptr<LockService>(
-      new ZookeeperService(context.cluster, z, ZkDefaultRecipe()));
+      new ZookeeperService(context.cluster, z, z.recipe));
 }
 
 ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options,
@@ -157,7 +160,9 @@ nlohmann::json ZookeeperService::Settings() const {
           {"session_timeout_ms", options_.session_timeout_ms},
           {"min_session_ms", options_.min_session_ms},
           {"max_session_ms", options_.max_session_ms},
-          {"heap_mb", options_.heap_mb}};
+          {"heap_mb", options_.heap_mb},
+          // How long Start() took until every peer served and one led.
+          {"ready_ms", ready_after_ms_.load()}};
 }
 
 ZookeeperService::Node* ZookeeperService::FindNode(const std::string& name) {
@@ -278,8 +283,9 @@ Status ZookeeperService::Start() {
     }
     std::this_thread::sleep_for(kProbeInterval);
   }
-  ready_after_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::steady_clock::now() - began);
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - began)
+                       .count();
   return OkStatus();
 }
 

@@ -25,6 +25,7 @@
 // while a peer is polled (seconds).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
@@ -39,7 +40,7 @@ namespace locksmith {
 
 // The zookeeper backend's options (config keys "zk_nodes", "zk_tick_ms",
 // "session_timeout_ms", "zk_min_session_ms", "zk_max_session_ms",
-// "zk_heap_mb"); client_timeout and ready_timeout come from the run.
+// "zk_heap_mb", "zk_recipe"); client_timeout and ready_timeout come from the run.
 struct ZookeeperServiceOptions {
   int nodes = 3;
   int64_t tick_ms = 250;                 // tickTime: heartbeats, init/sync limits
@@ -47,6 +48,7 @@ struct ZookeeperServiceOptions {
   int64_t min_session_ms = 500;          // the server's bounds on the timeout
   int64_t max_session_ms = 60000;
   int64_t heap_mb = 192;                 // -Xmx of each peer's JVM
+  std::string recipe = "zk-fair";        // the lock client (ZkRecipeNames())
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{30000};
 
@@ -109,7 +111,9 @@ class ZookeeperService : public LockService,
 
   const std::vector<ZkPeerAddress>& Peers() const { return peers_; }
   // How long Start() took until the ensemble was ready (0 before).
-  std::chrono::milliseconds ready_after() const { return ready_after_; }
+  std::chrono::milliseconds ready_after() const {
+    return std::chrono::milliseconds(ready_after_ms_.load());
+  }
 
  private:
   struct Node {
@@ -141,7 +145,7 @@ class ZookeeperService : public LockService,
   std::vector<Node> nodes_;  // the vector itself is fixed at construction
   mutable std::string leader_;  // guarded by mu_: the last leader seen
   mutable std::chrono::steady_clock::time_point leader_seen_{};
-  std::chrono::milliseconds ready_after_{0};
+  std::atomic<int64_t> ready_after_ms_{0};
 };
 
 }  // namespace locksmith
