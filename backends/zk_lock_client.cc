@@ -80,14 +80,22 @@ ZkLockClient::ZkLockClient(asio::any_io_executor executor, ZkLockClientOptions o
                            ZkRecipe recipe, uint64_t seed)
     : options_(std::move(options)),
       recipe_(recipe),
-      session_(std::move(executor), options_.connect_string, options_.session_timeout),
+      relay_(executor, options_.peers, options_.source_address),
+      session_(std::move(executor), "", options_.session_timeout),
       tokens_(seed) {}
 
 asio::awaitable<Status> ZkLockClient::Connect() {
+  auto local = relay_.Start();
+  if (!local) co_return Error{local.error()};
+  std::string connect;
+  for (const auto& l : *local) {
+    connect += (connect.empty() ? "" : ",") + l.address + ":" + std::to_string(l.port);
+  }
+  session_.set_connect_string(connect);
   if (Status s = session_.Open(); !s) co_return s;
   const auto deadline = Clock::now() + std::max(options_.timeout, options_.session_timeout);
   if (!co_await session_.WaitConnected(deadline)) {
-    co_return Error{"no zookeeper session with " + options_.connect_string + " within " +
+    co_return Error{"no zookeeper session within " +
                     std::to_string(MsSince(deadline - std::max(options_.timeout,
                                                                options_.session_timeout))) +
                     " ms"};
@@ -98,6 +106,7 @@ asio::awaitable<Status> ZkLockClient::Connect() {
 void ZkLockClient::Close() {
   closed_ = true;
   session_.Close();
+  relay_.Close();
 }
 
 int64_t ZkLockClient::ValidityMs(milliseconds lease, Clock::time_point proof_sent) const {

@@ -45,6 +45,11 @@
 // lost when it has been cut off from the ensemble for longer than its
 // session timeout; the release says so in its error ("lock lost: ...").
 //
+// The session reaches the peers through a TcpRelay of the client's own, so
+// that SetPaused (the client-pause nemesis) stops its heartbeats as a real
+// process pause would: Curator's tech note 10, a holder paused past its
+// session, shows up as expired-lease double holders.
+//
 // Thread-safety: none; one worker on the client's executor issues calls.
 #pragma once
 
@@ -60,13 +65,15 @@
 
 #include "backends/lock_client.h"
 #include "backends/redis_lock_token.h"
+#include "backends/tcp_relay.h"
 #include "backends/zk_session.h"
 #include "checker/result.h"
 
 namespace locksmith {
 
 struct ZkLockClientOptions {
-  std::string connect_string;  // "addr:port,addr:port,..."
+  std::vector<RelayTarget> peers;  // every peer's client address and port
+  std::string source_address;      // bind the client's connections to it when non-empty
   std::chrono::milliseconds session_timeout{2000};
   std::chrono::milliseconds timeout{1000};  // per Acquire wait / per request
 };
@@ -95,6 +102,9 @@ class ZkLockClient final : public LockClient {
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
   void Close() override;
+  // Freezes the session's traffic (see TcpRelay): the server hears nothing
+  // from this client, and the session expires after its timeout.
+  void SetPaused(bool paused) override { relay_.SetFrozen(paused); }
 
   // Node watch events this client received (each wake of a waiter).
   int64_t watch_events() const { return session_.watch_events(); }
@@ -123,6 +133,7 @@ class ZkLockClient final : public LockClient {
 
   ZkLockClientOptions options_;
   ZkRecipe recipe_;
+  TcpRelay relay_;  // the session talks to the peers through it
   ZkSession session_;
   LockTokenGenerator tokens_;
   bool closed_ = false;

@@ -64,6 +64,10 @@ class ZkSession {
   ZkSession(const ZkSession&) = delete;
   ZkSession& operator=(const ZkSession&) = delete;
 
+  // The servers to connect to ("addr:port,..."), before Open().
+  void set_connect_string(std::string connect_string) {
+    connect_string_ = std::move(connect_string);
+  }
   // Starts a session (connecting in the background).
   Status Open();
   // A new session when the current one expired; OK otherwise.

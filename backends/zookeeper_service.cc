@@ -302,7 +302,7 @@ void ZookeeperService::Stop() {
 std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_executor executor,
                                                         uint64_t seed) {
   ZkLockClientOptions o;
-  o.connect_string = ZkConnectString(peers_);
+  for (const auto& p : peers_) o.peers.push_back({p.address, p.client_port});
   o.session_timeout = std::chrono::milliseconds(options_.session_timeout_ms);
   o.timeout = options_.client_timeout;
   auto client = MakeZkLockClient(client_, std::move(executor), std::move(o), seed);
