@@ -217,9 +217,18 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
   }
   if (!node.empty() && co_await session_.WaitConnected(deadline)) {
     if (recipe_ == ZkRecipe::kNaive) {
+      // The one lock node may be another client's: delete it only when it is
+      // ours. It stays ours until we delete it (or our session expires), so
+      // the check cannot go stale before the delete.
       ZkReply e = co_await session_.Exists(node, false, deadline);
-      if (e.rc == ZOK && e.stat && e.stat->ephemeral_owner != session_.session_id()) {
-        node.clear();  // another client's: ours was never made or is gone
+      if (e.rc == ZNONODE || (e.rc == ZOK && e.stat &&
+                              e.stat->ephemeral_owner != session_.session_id())) {
+        node.clear();  // not ours now; a create of ours still in flight stays unknown
+      } else if (e.rc != ZOK) {
+        result.error += "; checking our node: " + ZkErrorText(e.rc);
+        node.clear();
+      } else {
+        // Ours: delete it below.
       }
     }
     if (!node.empty()) {

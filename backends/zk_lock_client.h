@@ -108,6 +108,10 @@ class ZkLockClient final : public LockClient {
 
   // Node watch events this client received (each wake of a waiter).
   int64_t watch_events() const { return session_.watch_events(); }
+  // {"watch_events", "sessions"}.
+  std::map<std::string, int64_t> Counters() const override {
+    return {{"watch_events", watch_events()}, {"sessions", sessions()}};
+  }
   int64_t sessions() const { return session_.generation(); }
 
  private:

@@ -5,6 +5,7 @@
 
 
 #include "checker/check_file.h"
+#include "checker/client_stats.h"
 #include "checker/double_holder.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
@@ -103,6 +104,10 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);
   }
+  if (const auto counters = client.Counters(); !counters.empty()) {
+    log.Invoke("client-stats", "", nullptr);
+    log.Complete(Outcome::kOk, counters, "");
+  }
 }
 
 asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& log,
@@ -135,6 +140,7 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
+  checkers.push_back(std::make_unique<ClientStatsChecker>());
   return checkers;
 }
 
