@@ -137,5 +137,35 @@ TEST(ZookeeperIntegrationTest, AHolderStalledPastItsSessionMakesExpiredLeaseDoub
   EXPECT_TRUE(lost);
 }
 
+// Watch notifications per ok release, from results.json's client-stats.
+double WatchEventsPerRelease(const Finished& f) {
+  const auto& stats = f.results["stats"]["client-stats"]["stats"];
+  EXPECT_TRUE(stats.contains("per_release")) << f.results["stats"].dump();
+  return stats.contains("per_release") ? stats["per_release"]["watch_events"].get<double>() : -1;
+}
+
+TEST(ZookeeperIntegrationTest, TheHerdEffectShowsInWatchNotificationsPerRelease) {
+  // Ten clients on one lock: a zk-fair release wakes only the next waiter,
+  // a zk-naive release wakes every waiter.
+  const std::vector<std::string> contended = {"--concurrency", "10",     "--keys",
+                                              "1",             "--hold", "5-20",
+                                              "--client-timeout", "10000", "--time-limit", "6"};
+  auto with = [&](const std::string& recipe) {
+    std::vector<std::string> flags = contended;
+    flags.insert(flags.end(), {"--zk-recipe", recipe});
+    return RunZookeeper(flags);
+  };
+  Finished fair = with("zk-fair");
+  Finished naive = with("zk-naive");
+  ASSERT_EQ(fair.code, 0) << fair.out;
+  ASSERT_EQ(naive.code, 0) << naive.out;
+  const double fair_per = WatchEventsPerRelease(fair);
+  const double naive_per = WatchEventsPerRelease(naive);
+  std::cout << "watch notifications per release, 10 clients: zk-fair " << fair_per
+            << ", zk-naive " << naive_per << "\n";
+  EXPECT_LE(fair_per, 1.2);
+  EXPECT_GT(naive_per, 2 * fair_per);
+}
+
 }  // namespace
 }  // namespace locksmith::testing
