@@ -149,7 +149,7 @@ TEST(ZookeeperIntegrationTest, TheHerdEffectShowsInWatchNotificationsPerRelease)
   // a zk-naive release wakes every waiter.
   const std::vector<std::string> contended = {"--concurrency", "10",     "--keys",
                                               "1",             "--hold", "5-20",
-                                              "--client-timeout", "10000", "--time-limit", "6"};
+                                              "--client-timeout", "10000"};
   auto with = [&](const std::string& recipe) {
     std::vector<std::string> flags = contended;
     flags.insert(flags.end(), {"--zk-recipe", recipe});
