@@ -58,8 +58,8 @@ asio::awaitable<void> Pump(StatePtr state, std::shared_ptr<tcp::socket> from,
   std::array<char, 16384> buf;
   while (!state->closed) {
     boost::system::error_code ec;
-    const size_t n =
-        co_await from->async_read_some(asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
+    const size_t n = co_await from->async_read_some(
+        asio::buffer(buf), asio::redirect_error(asio::use_awaitable, ec));
     co_await WaitWhileFrozen(state);
     if (n > 0 && !state->closed) {
       boost::system::error_code wec;

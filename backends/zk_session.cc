@@ -56,7 +56,8 @@ struct HandleContext {
 // One request in flight, shared by the awaiting coroutine and the posted
 // completion.
 struct Call {
-  explicit Call(asio::any_io_executor ex) : executor(ex), timer(std::make_shared<asio::steady_timer>(ex)) {}
+  explicit Call(asio::any_io_executor ex)
+      : executor(ex), timer(std::make_shared<asio::steady_timer>(ex)) {}
   asio::any_io_executor executor;
   std::shared_ptr<asio::steady_timer> timer;
   bool done = false;
