@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "backends/redis_service.h"
+#include "backends/zk_lock_client.h"
+#include "backends/zookeeper_service.h"
 #include "checker/module_registry.h"
 
 namespace locksmith {
@@ -12,6 +14,8 @@ const std::vector<BackendEntry>& Backends() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
       {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService, {"redis"}},
+      {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
+       ZkRecipeNames()},
   };
   return kBackends;
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -47,6 +48,14 @@ class LockClient {
                                                         const std::string& token) = 0;
   // Drops connections; pending calls complete as kUnknown.
   virtual void Close() = 0;
+  // The client's process stops (true), as in a long GC pause, and goes on
+  // (false): the client-pause nemesis's stall. A client whose library keeps a
+  // session alive on threads of its own stops talking to the servers until
+  // it goes on; others need nothing (the stalled worker is the pause).
+  virtual void SetPaused(bool paused) { (void)paused; }
+  // What the client counted about itself (watch notifications, sessions,
+  // ...); the workload records it once at the end as a "client-stats" op.
+  virtual std::map<std::string, int64_t> Counters() const { return {}; }
 };
 
 }  // namespace locksmith

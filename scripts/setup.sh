@@ -15,8 +15,8 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
-  # benchmarks (scripts/bench-*.sh)
-  time util-linux
+  # benchmarks (scripts/bench-*.sh); Curator next to zk-fair (bench-zookeeper.sh)
+  time util-linux libcurator-recipes-java default-jdk-headless
 )
 
 missing=()

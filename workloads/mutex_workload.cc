@@ -5,6 +5,7 @@
 
 
 #include "checker/check_file.h"
+#include "checker/client_stats.h"
 #include "checker/double_holder.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
@@ -97,17 +98,21 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     if (acquired.outcome == Outcome::kUnknown) continue;
 
     // A hold cut short by the deadline or an interrupt still releases.
-    co_await StallIfAsked(ctx, log, key);
+    co_await StallIfAsked(ctx, log, client, key);
     co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.hold)));
-    co_await StallIfAsked(ctx, log, key);
+    co_await StallIfAsked(ctx, log, client, key);
     log.Invoke("release", key, {{"token", acquired.token}});
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);
   }
+  if (const auto counters = client.Counters(); !counters.empty()) {
+    log.Invoke("client-stats", "", nullptr);
+    log.Complete(Outcome::kOk, counters, "");
+  }
 }
 
 asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& log,
-                                                  const std::string& key) {
+                                                  LockClient& client, const std::string& key) {
   if (ctx.pauses == nullptr) co_return;
   const auto stall = ctx.pauses->Take(log.process(), key);
   if (!stall) co_return;
@@ -115,7 +120,9 @@ asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& l
   // still held the lock. Only the end of the run cuts the stall short.
   const auto began = ctx.Now();
   log.Invoke("pause", key, {{"ms", stall->count()}});
+  client.SetPaused(true);
   co_await SleepFor(ctx, *stall);
+  client.SetPaused(false);
   const auto stalled =
       std::chrono::duration_cast<std::chrono::milliseconds>(ctx.Now() - began).count();
   log.Complete(Outcome::kOk, {{"ms", stall->count()}, {"stalled_ms", stalled}}, "");
@@ -134,6 +141,7 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
+  checkers.push_back(std::make_unique<ClientStatsChecker>());
   return checkers;
 }
 

@@ -47,7 +47,7 @@ class MutexWorkload : public Workload {
   // Inside a critical section on `key`: takes the stall the client-pause
   // nemesis asked for, if any, recorded as a "pause" op of this worker.
   boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log,
-                                            const std::string& key);
+                                            LockClient& client, const std::string& key);
 
   const MutexOptions options_;
 };

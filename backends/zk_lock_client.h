@@ -1,0 +1,164 @@
+// ZkLockClient: the ZooKeeper lock recipes over one ZkSession per client.
+//
+//   zk-fair   (the recipe of the ZooKeeper docs and Curator's
+//             InterProcessMutex) under /locksmith/<key>: Acquire creates an
+//             ephemeral sequential child "_c_<guid>-lock-" (guid = the
+//             acquire's token, 32 hex chars from the client's seed); the
+//             child with the lowest sequence holds; every other waiter watches
+//             only its predecessor (Exists with a watch) and looks again when
+//             it goes. A create whose reply was lost (connection loss,
+//             deadline) is not simply retried: the children are listed and a
+//             child carrying the guid is ours (Curator's protected mode), so
+//             no orphan node blocks the lock.
+//   zk-naive  one ephemeral node /locksmith-naive/<key> holding the token;
+//             on NodeExists the client watches it and tries again when it
+//             goes: every waiter wakes on each release (the herd effect).
+//             A node whose create reply was lost is ours when its
+//             ephemeralOwner is our session.
+//
+// The fence is the lock node's czxid (not the sequence suffix, which starts
+// again when the parent is recreated). validity_ms = min(lease, negotiated
+// session timeout - time since the request that proved the lock was sent):
+// the server cannot expire the session, and delete the node, earlier than a
+// session timeout after it last heard from the client. ZooKeeper itself has
+// no lease: the node stays until released or until the session expires.
+//
+// Acquire waits for the lock up to `timeout` (the run's client timeout);
+// then it gives up and removes its own node within a second `timeout`.
+// Outcome table:
+//   our node is the lowest child / the naive node was created        ok
+//   not connected before the deadline (nothing sent)                  fail
+//   gave up waiting, our node deleted (or certainly never made)       fail
+//   gave up waiting, our node's create or delete has an unknown
+//     fate (no reply, connection loss)                                unknown
+//   the session expired while waiting (the server removed our node)   fail
+//   a ZooKeeper error for a request that was certainly not applied    fail
+//   any call after Close()                                            fail
+// A node left behind by an unknown acquire is remembered and deleted by the
+// next call, as soon as the client can tell it is ours (the guid, or the
+// ephemeral owner), so it cannot block the lock for the rest of the run.
+//
+// Release deletes the lock node: ok; the node is gone (our session expired
+// and the server removed it: the lock was lost) -> fail "lock lost"; the
+// session expired (ZSESSIONEXPIRED, or known expired) -> fail "lock lost";
+// no reply or connection loss -> unknown. The client also knows its lock is
+// lost when it has been cut off from the ensemble for longer than its
+// session timeout; the release says so in its error ("lock lost: ...").
+//
+// The session reaches the peers through a TcpRelay of the client's own, so
+// that SetPaused (the client-pause nemesis) stops its heartbeats as a real
+// process pause would: Curator's tech note 10, a holder paused past its
+// session, shows up as expired-lease double holders.
+//
+// Thread-safety: none; one worker on the client's executor issues calls.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "backends/lock_client.h"
+#include "backends/redis_lock_token.h"
+#include "backends/tcp_relay.h"
+#include "backends/zk_session.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct ZkLockClientOptions {
+  std::vector<RelayTarget> peers;  // every peer's client address and port
+  std::string source_address;      // bind the client's connections to it when non-empty
+  std::chrono::milliseconds session_timeout{2000};
+  std::chrono::milliseconds timeout{1000};  // per Acquire wait / per request
+};
+
+enum class ZkRecipe { kFair, kNaive };
+
+// Names of the recipes the zookeeper backend offers as lock clients; the
+// first is the default.
+std::vector<std::string> ZkRecipeNames();
+std::string ZkDefaultRecipe();
+
+// The sequence number of a sequential node's name ("..-lock-0000000012" ->
+// 12), or -1 when it has none (pure; exposed for tests).
+int64_t ZkSequenceOf(const std::string& name);
+// The children of a fair lock sorted by sequence, lowest first (pure).
+std::vector<std::string> ZkSortedBySequence(std::vector<std::string> children);
+
+class ZkLockClient final : public LockClient {
+ public:
+  ZkLockClient(boost::asio::any_io_executor executor, ZkLockClientOptions options,
+               ZkRecipe recipe, uint64_t seed);
+
+  boost::asio::awaitable<Status> Connect() override;
+  boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
+                                                std::chrono::milliseconds lease) override;
+  boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
+                                                const std::string& token) override;
+  void Close() override;
+  // Freezes the session's traffic (see TcpRelay): the server hears nothing
+  // from this client, and the session expires after its timeout.
+  void SetPaused(bool paused) override { relay_.SetFrozen(paused); }
+
+  // Node watch events this client received (each wake of a waiter).
+  int64_t watch_events() const { return session_.watch_events(); }
+  // {"watch_events", "sessions"}.
+  std::map<std::string, int64_t> Counters() const override {
+    return {{"watch_events", watch_events()}, {"sessions", sessions()}};
+  }
+  int64_t sessions() const { return session_.generation(); }
+
+ private:
+  using Clock = ZkSession::Clock;
+  boost::asio::awaitable<AcquireResult> AcquireFair(const std::string& key,
+                                                    std::chrono::milliseconds lease,
+                                                    Clock::time_point deadline);
+  boost::asio::awaitable<AcquireResult> AcquireNaive(const std::string& key,
+                                                     std::chrono::milliseconds lease,
+                                                     Clock::time_point deadline);
+  // Makes the persistent parents of `path` (each once per session).
+  boost::asio::awaitable<int> EnsureParents(const std::string& path, Clock::time_point deadline);
+  // Deletes nodes left by unknown acquires, where it can tell them.
+  boost::asio::awaitable<void> CleanUpAbandoned(Clock::time_point deadline);
+  // Gives up an acquire whose node may exist: deletes it, or remembers it.
+  boost::asio::awaitable<AcquireResult> GiveUp(const AcquireResult& given_up,
+                                               const std::string& parent,
+                                               const std::string& guid,
+                                               const std::string& maybe_node);
+  int64_t ValidityMs(std::chrono::milliseconds lease, Clock::time_point proof_sent) const;
+  // Non-empty when the client must believe its session (and locks) gone.
+  std::string LockLostReason() const;
+
+  ZkLockClientOptions options_;
+  ZkRecipe recipe_;
+  TcpRelay relay_;  // the session talks to the peers through it
+  ZkSession session_;
+  LockTokenGenerator tokens_;
+  bool closed_ = false;
+  int64_t parents_generation_ = -1;
+  std::set<std::string> parents_made_;
+  // Abandoned acquires: fair: parent -> guids; naive: node paths. Only valid
+  // in the session they were made in.
+  int64_t abandoned_generation_ = 0;
+  std::map<std::string, std::set<std::string>> abandoned_guids_;
+  std::set<std::string> abandoned_nodes_;
+  // token -> (node path, session generation) of locks this client holds.
+  struct Held {
+    std::string node;
+    int64_t generation = 0;
+  };
+  std::map<std::string, Held> held_;
+};
+
+// The client `name` (one of ZkRecipeNames()).
+Result<std::unique_ptr<LockClient>> MakeZkLockClient(const std::string& name,
+                                                     boost::asio::any_io_executor executor,
+                                                     ZkLockClientOptions options, uint64_t seed);
+
+}  // namespace locksmith

@@ -1,0 +1,433 @@
+#include "backends/zookeeper_service.h"
+
+#include <signal.h>
+
+#include <sstream>
+#include <thread>
+
+#include "backends/zk_admin.h"
+#include "backends/zk_lock_client.h"
+
+namespace locksmith {
+namespace {
+
+constexpr char kConfigFile[] = "zoo.cfg";
+constexpr char kLogFile[] = "zookeeper.log";
+constexpr char kDataDir[] = "zk-data";
+constexpr char kJava[] = "/usr/bin/java";
+// zookeeper.jar's manifest names the jars it needs (all in /usr/share/java);
+// slf4j-simple gives the server a log on stderr (Debian's package has no
+// slf4j binding on its classpath, so the server would log nothing).
+constexpr char kClassPath[] = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar";
+constexpr char kMainClass[] = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
+constexpr std::chrono::milliseconds kProbeTimeout{300};
+constexpr std::chrono::milliseconds kProbeInterval{50};
+// Table() asks the peers who leads at most this often.
+constexpr std::chrono::milliseconds kLeaderCacheFor{100};
+
+std::string LastLogLines(Host& host, size_t n) {
+  auto text = host.ReadFile(kLogFile, 4096);
+  if (!text.ok()) return "(no log: " + text.error() + ")";
+  std::vector<std::string> lines;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += (out.empty() ? "" : " | ") + lines[i];
+  }
+  return out;
+}
+
+bool IsLeading(const std::string& mode) { return mode == "leader" || mode == "standalone"; }
+
+}  // namespace
+
+void ZookeeperServiceOptions::Declare(OptionSet& set) {
+  set.Integer("zk_nodes", "--zk-nodes", &nodes, 1, 9,
+              "ZooKeeper ensemble size (odd): one peer per host")
+      .Integer("zk_tick_ms", "--zk-tick", &tick_ms, int64_t{10}, int64_t{10'000},
+               "ZooKeeper tickTime, ms (heartbeats; init and sync limits are 10 and 5 ticks)")
+      .Integer("session_timeout_ms", "--session-timeout", &session_timeout_ms, int64_t{100},
+               int64_t{600'000},
+               "ZooKeeper session timeout the lock clients ask for, ms (the server clamps it "
+               "to --zk-min-session .. --zk-max-session)")
+      .Integer("zk_min_session_ms", "--zk-min-session", &min_session_ms, int64_t{10},
+               int64_t{600'000}, "ZooKeeper minSessionTimeout, ms")
+      .Integer("zk_max_session_ms", "--zk-max-session", &max_session_ms, int64_t{10},
+               int64_t{3'600'000}, "ZooKeeper maxSessionTimeout, ms")
+      .Integer("zk_heap_mb", "--zk-heap", &heap_mb, int64_t{32}, int64_t{65'536},
+               "max heap of each ZooKeeper peer's JVM, MiB")
+      .Require([this]() -> Status {
+        if (nodes % 2 == 0) {
+          return Error{"--zk-nodes " + std::to_string(nodes) +
+                       ": an ensemble needs an odd number of peers (a majority of an even "
+                       "ensemble tolerates no more failures than one peer fewer)"};
+        }
+        if (min_session_ms > max_session_ms) {
+          return Error{"--zk-min-session must not exceed --zk-max-session"};
+        }
+        return OkStatus();
+      });
+}
+
+int ZookeeperHosts(const ModuleOptions& options) {
+  return OptionsAs<ZookeeperServiceOptions>(options).nodes;
+}
+
+std::string ZookeeperConfigText(const ZookeeperServiceOptions& options,
+                                 const std::vector<ZkPeerAddress>& peers, int self,
+                                 const std::string& data_dir) {
+  const ZkPeerAddress& me = peers.at(static_cast<size_t>(self - 1));
+  std::ostringstream c;
+  c << "# Written by locksmith for one test peer.\n"
+    << "tickTime=" << options.tick_ms << "\n"
+    << "initLimit=10\n"
+    << "syncLimit=5\n"
+    << "dataDir=" << data_dir << "\n"
+    << "clientPort=" << me.client_port << "\n"
+    << "clientPortAddress=" << me.address << "\n"
+    << "minSessionTimeout=" << options.min_session_ms << "\n"
+    << "maxSessionTimeout=" << options.max_session_ms << "\n"
+    << "maxClientCnxns=0\n"
+    << "admin.enableServer=false\n"
+    // Test hosts only: the controller's readiness, leader and clock probes.
+    << "4lw.commands.whitelist=srvr,ruok,mntr,stat,cons\n"
+    << "autopurge.purgeInterval=0\n";
+  for (const auto& p : peers) {
+    c << "server." << p.id << "=" << p.address << ":" << p.quorum_port << ":" << p.election_port
+      << "\n";
+  }
+  return c.str();
+}
+
+std::vector<std::string> ZookeeperArgv(const ZookeeperServiceOptions& options,
+                                       const std::string& config_path,
+                                       const std::string& log_dir) {
+  return {kJava,
+          "-Xmx" + std::to_string(options.heap_mb) + "m",
+          "-Xms32m",
+          "-Xss512k",
+          // Two cores run several ensembles and the controller: one GC
+          // thread and the quick JIT tier (a JVM's start is mostly JIT).
+          "-XX:+UseSerialGC",
+          "-XX:TieredStopAtLevel=1",
+          "-XX:CICompilerCount=1",
+          "-Djava.net.preferIPv4Stack=true",
+          "-Dzookeeper.log.dir=" + log_dir,
+          "-Dzookeeper.jmx.log4j.disable=true",
+          "-Dorg.slf4j.simpleLogger.showDateTime=true",
+          "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
+          "-cp",
+          kClassPath,
+          kMainClass,
+          config_path};
+}
+
+std::string ZkConnectString(const std::vector<ZkPeerAddress>& peers) {
+  std::string out;
+  for (const auto& p : peers) {
+    out += (out.empty() ? "" : ",") + p.address + ":" + std::to_string(p.client_port);
+  }
+  return out;
+}
+
+Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& options,
+                                                          const BackendContext& context) {
+  ZookeeperServiceOptions z = OptionsAs<ZookeeperServiceOptions>(options);
+  // Validated with the run's config (odd ensemble, session bounds).
+  if (Status s = options.set().Validate(); !s) return Error{s.error()};
+  z.client_timeout = context.client_timeout;
+  return std::unique_ptr<LockService>(
+      new ZookeeperService(context.cluster, z, context.client.empty() ? ZkRecipeNames().front()
+                                                                      : context.client));
+}
+
+ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options,
+                                   std::string client)
+    : options_(std::move(options)), client_(std::move(client)) {
+  auto hosts = cluster.Hosts();
+  for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
+    Host* host = hosts[static_cast<size_t>(i)];
+    ZkPeerAddress peer{i + 1, host->Address(), host->ServicePort(2181), host->ServicePort(2888),
+                       host->ServicePort(3888)};
+    Node node;
+    node.info = {host->Name(), NodeRole::kZkPeer, host->Name(), "java",
+                 host->Address(), peer.client_port};
+    node.peer = peer;
+    node.host = host;
+    table_.push_back(node.info);
+    peers_.push_back(peer);
+    nodes_.push_back(std::move(node));
+  }
+}
+
+nlohmann::json ZookeeperService::Settings() const {
+  return {{"client", client_},
+          {"tick_ms", options_.tick_ms},
+          {"session_timeout_ms", options_.session_timeout_ms},
+          {"min_session_ms", options_.min_session_ms},
+          {"max_session_ms", options_.max_session_ms},
+          {"heap_mb", options_.heap_mb},
+          // How long Start() took until every peer served and one led.
+          {"ready_ms", ready_after_ms_.load()}};
+}
+
+ZookeeperService::Node* ZookeeperService::FindNode(const std::string& name) {
+  for (auto& n : nodes_) {
+    if (n.info.name == name) return &n;
+  }
+  return nullptr;
+}
+
+Result<ZookeeperService::Node*> ZookeeperService::FindNodeOrError(const std::string& name) {
+  Node* node = FindNode(name);
+  if (node == nullptr) {
+    return Error{"no zookeeper peer " + name + " (peers: " + JoinNames(NodeNames(table_)) + ")"};
+  }
+  return node;
+}
+
+Result<int> ZookeeperService::SpawnLocked(Node& node) {
+  Host& host = *node.host;
+  const std::string& name = node.info.name;
+  if (Status s = host.MakeDirectory(kDataDir); !s) return Error{name + ": " + s.error()};
+  if (Status s = host.WriteFile(std::string(kDataDir) + "/myid",
+                                std::to_string(node.peer.id) + "\n");
+      !s) {
+    return Error{name + ": " + s.error()};
+  }
+  const std::string config =
+      ZookeeperConfigText(options_, peers_, node.peer.id, host.PathOf(kDataDir));
+  if (Status s = host.WriteFile(kConfigFile, config); !s) return Error{name + ": " + s.error()};
+  auto pid = host.Spawn(ProcessSpec{ZookeeperArgv(options_, host.PathOf(kConfigFile),
+                                                  host.Directory()),
+                                    {}, host.PathOf(kLogFile), host.Directory()});
+  if (!pid) return Error{name + ": cannot start the zookeeper peer: " + pid.error()};
+  return *pid;
+}
+
+Status ZookeeperService::AwaitServing(Node& node, int pid,
+                                      std::chrono::steady_clock::time_point give_up) {
+  std::string last = "not asked";
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (!node.host->Alive(pid)) {
+      std::lock_guard lock(mu_);
+      if (node.pid != pid) return Error{node.info.name + ": the peer was stopped while starting"};
+      node.pid = -1;
+      return Error{node.info.name + ": the zookeeper peer exited at start: " +
+                   LastLogLines(*node.host, 3)};
+    }
+    auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr", kProbeTimeout);
+    if (srvr) {
+      auto mode = ParseZkMode(*srvr);
+      if (mode) return OkStatus();
+      last = mode.error();
+    } else {
+      last = srvr.error();
+    }
+    std::this_thread::sleep_for(kProbeInterval);
+  }
+  return Error{node.info.name + ": the zookeeper peer did not serve within " +
+               std::to_string(options_.ready_timeout.count()) + " ms: " + last};
+}
+
+Status ZookeeperService::Launch(Node& node) {
+  int pid = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (node.starting) return Error{node.info.name + " is already starting"};
+    if (node.pid > 0 && node.host->Alive(node.pid)) {
+      return Error{node.info.name + " is already running"};
+    }
+    auto spawned = SpawnLocked(node);
+    if (!spawned) return Error{spawned.error()};
+    pid = node.pid = *spawned;
+    node.paused = false;
+    node.starting = true;
+  }
+  Status ready =
+      AwaitServing(node, pid, std::chrono::steady_clock::now() + options_.ready_timeout);
+  std::lock_guard lock(mu_);
+  node.starting = false;
+  return ready;
+}
+
+Status ZookeeperService::Start() {
+  if (nodes_.size() < static_cast<size_t>(options_.nodes)) {
+    return Error{"the zookeeper backend needs " + std::to_string(options_.nodes) +
+                 " hosts, the cluster has " + std::to_string(nodes_.size())};
+  }
+  for (const auto& node : nodes_) {
+    if (node.peer.client_port == 0 || node.peer.quorum_port == 0 ||
+        node.peer.election_port == 0) {
+      return Error{node.info.name + ": its host has no free port left"};
+    }
+  }
+  const auto began = std::chrono::steady_clock::now();
+  // Every peer is spawned before any is awaited: a peer serves only once a
+  // quorum has formed.
+  std::vector<int> pids;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& node : nodes_) {
+      auto spawned = SpawnLocked(node);
+      if (!spawned) return Error{spawned.error()};
+      node.pid = *spawned;
+      node.paused = false;
+      pids.push_back(*spawned);
+    }
+  }
+  const auto give_up = began + options_.ready_timeout;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (Status s = AwaitServing(nodes_[i], pids[i], give_up); !s) return s;
+  }
+  while (true) {
+    auto leader = Primary();
+    if (leader) break;
+    if (std::chrono::steady_clock::now() >= give_up) {
+      return Error{"the zookeeper ensemble elected no leader within " +
+                   std::to_string(options_.ready_timeout.count()) + " ms: " + leader.error()};
+    }
+    std::this_thread::sleep_for(kProbeInterval);
+  }
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::steady_clock::now() - began)
+                       .count();
+  return OkStatus();
+}
+
+void ZookeeperService::Stop() {
+  std::lock_guard lock(mu_);
+  for (auto& node : nodes_) {
+    if (node.pid > 0) (void)node.host->Kill(node.pid);
+    node.pid = -1;
+    node.paused = false;
+  }
+  leader_.clear();
+}
+
+std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_executor executor,
+                                                        const ClientSlot& slot) {
+  ZkLockClientOptions o;
+  for (const auto& p : peers_) o.peers.push_back({p.address, p.client_port});
+  o.session_timeout = std::chrono::milliseconds(options_.session_timeout_ms);
+  o.timeout = options_.client_timeout;
+  o.source_address = slot.source_address;
+  auto client = MakeZkLockClient(client_, std::move(executor), std::move(o), slot.seed);
+  return client ? std::move(*client) : nullptr;
+}
+
+Status ZookeeperService::KillNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return Error{name + " is already down"};
+  Status s = (*node)->host->Kill((*node)->pid);
+  (*node)->pid = -1;
+  (*node)->paused = false;
+  if (leader_ == name) leader_.clear();
+  return s;
+}
+
+Status ZookeeperService::StartNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  return Launch(**node);
+}
+
+Status ZookeeperService::PauseNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return Error{name + " is down"};
+  if ((*node)->paused) return Error{name + " is already paused"};
+  if (Status s = (*node)->host->Signal((*node)->pid, SIGSTOP); !s) return s;
+  (*node)->paused = true;
+  return OkStatus();
+}
+
+Status ZookeeperService::ResumeNode(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return Error{name + " is down"};
+  if (!(*node)->paused) return Error{name + " is not paused"};
+  if (Status s = (*node)->host->Signal((*node)->pid, SIGCONT); !s) return s;
+  (*node)->paused = false;
+  return OkStatus();
+}
+
+std::vector<std::string> ZookeeperService::Modes() const {
+  std::vector<std::string> modes;
+  for (const auto& node : nodes_) {
+    bool up = false;
+    {
+      std::lock_guard lock(mu_);
+      up = node.pid > 0 && !node.paused;
+    }
+    std::string mode;
+    if (up) {
+      auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr",
+                                   kProbeTimeout);
+      if (srvr) {
+        auto parsed = ParseZkMode(*srvr);
+        if (parsed) mode = *parsed;
+      }
+    }
+    modes.push_back(mode);
+  }
+  return modes;
+}
+
+Result<std::string> ZookeeperService::Primary() { return LeaderNow(); }
+
+Result<std::string> ZookeeperService::LeaderNow() const {
+  const auto modes = Modes();
+  std::string leader;
+  std::string seen;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    seen += (seen.empty() ? "" : ", ") + nodes_[i].info.name + ": " +
+            (modes[i].empty() ? "no answer" : modes[i]);
+    if (leader.empty() && IsLeading(modes[i])) leader = nodes_[i].info.name;
+  }
+  std::lock_guard lock(mu_);
+  leader_ = leader;
+  leader_seen_ = std::chrono::steady_clock::now();
+  if (leader.empty()) return Error{"no zookeeper peer leads now (" + seen + ")"};
+  return leader;
+}
+
+NodeTable ZookeeperService::Table() const {
+  std::string leader;
+  bool stale = false;
+  {
+    std::lock_guard lock(mu_);
+    leader = leader_;
+    stale = std::chrono::steady_clock::now() - leader_seen_ > kLeaderCacheFor;
+  }
+  if (stale) {
+    auto leading = LeaderNow();
+    leader = leading ? *leading : "";
+  }
+  NodeTable table = table_;
+  for (auto& node : table) {
+    if (node.name == leader) node.role = NodeRole::kPrimary;
+  }
+  return table;
+}
+
+Host* ZookeeperService::NodeHost(const std::string& name) {
+  Node* node = FindNode(name);
+  return node == nullptr ? nullptr : node->host;
+}
+
+Result<int64_t> ZookeeperService::WallClockNs(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return Error{node.error()};
+  auto clock = ZkWallClockNs((*node)->peer.address, (*node)->peer.client_port,
+                             std::max(options_.client_timeout, std::chrono::milliseconds(1000)));
+  if (!clock) return Error{name + ": " + clock.error()};
+  return *clock;
+}
+
+}  // namespace locksmith

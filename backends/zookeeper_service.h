@@ -1,0 +1,153 @@
+// ZookeeperService: the `zookeeper` backend's servers -- an ensemble of
+// `nodes` ZooKeeper peers (3 by default, odd), one per host, from Debian's
+// zookeeper package. Each peer is the JVM itself (java ... QuorumPeerMain
+// zoo.cfg, what `zkServer.sh start-foreground` would exec), spawned through
+// Host::Spawn with an argv, so the pid the service holds is the server's own
+// and SIGKILL / SIGSTOP reach it directly. Ready when every peer answers srvr
+// with a mode and one of them is the leader.
+//
+// A peer's files live in its host's directory (Host::Directory()):
+// zoo.cfg, zookeeper.log (the JVM's stdout and stderr) and zk-data/ (myid and
+// the transaction log, kept across a kill: a restarted peer recovers from it,
+// as a real one would).
+//
+// Capabilities: Killable (kill nemesis), Pausable (SIGSTOP / SIGCONT),
+// HasPrimary (the peer whose srvr says "Mode: leader" now) and HasClocks (the
+// JVM's System.currentTimeMillis goes through clock_gettime, so the host's
+// clock shim moves it; a peer tells its clock through the establishment time
+// `cons` shows for a fresh session, see ZkWallClockNs). Table() gives the
+// current leader the primary role and the others zk-peer, so the `primary`
+// fault target hits the leader of the moment.
+//
+// Thread-safe: Start/Stop come from the run thread, the capability calls from
+// the nemesis thread, NewClient from the io thread, Table() from any. mu_
+// guards the peers' process state and the known leader; it is never held
+// while a peer is polled (seconds).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/backend_registry.h"
+#include "backends/lock_service.h"
+#include "harness/host.h"
+
+namespace locksmith {
+
+// The zookeeper backend's options (config keys "zk_nodes", "zk_tick_ms",
+// "session_timeout_ms", "zk_min_session_ms", "zk_max_session_ms",
+// "zk_heap_mb"); client_timeout and ready_timeout come from the run, the
+// lock client (--client, ZkRecipeNames()) from the run's choice.
+struct ZookeeperServiceOptions {
+  int nodes = 3;
+  int64_t tick_ms = 250;                 // tickTime: heartbeats, init/sync limits
+  int64_t session_timeout_ms = 2000;     // what clients ask for
+  int64_t min_session_ms = 500;          // the server's bounds on the timeout
+  int64_t max_session_ms = 60000;
+  int64_t heap_mb = 192;                 // -Xmx of each peer's JVM
+  std::chrono::milliseconds client_timeout{500};
+  std::chrono::milliseconds ready_timeout{30000};
+
+  void Declare(OptionSet& set);
+};
+
+// The `zookeeper` backend from its options (OptionsOf<ZookeeperServiceOptions>).
+// The hosts it needs: one per peer (--zk-nodes).
+int ZookeeperHosts(const ModuleOptions& options);
+Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& options,
+                                                          const BackendContext& context);
+
+// Where one peer listens (pure data; exposed for tests).
+struct ZkPeerAddress {
+  int id = 0;  // myid: 1..N
+  std::string address;
+  int client_port = 0;
+  int quorum_port = 0;
+  int election_port = 0;
+};
+
+// The zoo.cfg of peer `self` of `peers` (pure; exposed for tests).
+std::string ZookeeperConfigText(const ZookeeperServiceOptions& options,
+                                 const std::vector<ZkPeerAddress>& peers, int self,
+                                 const std::string& data_dir);
+
+// The argv that runs one peer in the foreground (pure; exposed for tests).
+std::vector<std::string> ZookeeperArgv(const ZookeeperServiceOptions& options,
+                                       const std::string& config_path,
+                                       const std::string& log_dir);
+
+// "addr:port,addr:port,..." of every peer's client port: the connect string.
+std::string ZkConnectString(const std::vector<ZkPeerAddress>& peers);
+
+class ZookeeperService : public LockService,
+                         public Killable,
+                         public Pausable,
+                         public HasPrimary,
+                         public HasClocks {
+ public:
+  ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options, std::string client);
+
+  std::string Backend() const override { return "zookeeper"; }
+  // The leader of the moment (asked with srvr, at most once per 100 ms) has
+  // the primary role, every other peer zk-peer.
+  NodeTable Table() const override;
+  nlohmann::json Settings() const override;
+  Status Start() override;
+  void Stop() override;
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
+                                        const ClientSlot& slot) override;
+
+  Status KillNode(const std::string& node) override;
+  // Starts a peer that is down; ready when it answers srvr with a mode (it
+  // has joined a quorum).
+  Status StartNode(const std::string& node) override;
+  Status PauseNode(const std::string& node) override;
+  Status ResumeNode(const std::string& node) override;
+  Result<std::string> Primary() override;
+  Host* NodeHost(const std::string& node) override;
+  Result<int64_t> WallClockNs(const std::string& node) override;
+
+  const std::vector<ZkPeerAddress>& Peers() const { return peers_; }
+  // How long Start() took until the ensemble was ready (0 before).
+  std::chrono::milliseconds ready_after() const {
+    return std::chrono::milliseconds(ready_after_ms_.load());
+  }
+
+ private:
+  struct Node {
+    ServiceNode info;  // fixed at construction
+    ZkPeerAddress peer;
+    Host* host = nullptr;
+    // Guarded by mu_.
+    int pid = -1;
+    bool starting = false;
+    bool paused = false;
+  };
+  Node* FindNode(const std::string& name);
+  Result<Node*> FindNodeOrError(const std::string& name);
+  Result<int> SpawnLocked(Node& node);
+  // Spawns the peer and waits until it answers srvr with a mode.
+  Status Launch(Node& node);
+  // Waits (without mu_) until the peer answers srvr with a mode.
+  Status AwaitServing(Node& node, int pid, std::chrono::steady_clock::time_point give_up);
+  // The peer that leads now, asked with srvr; remembers it for Table().
+  Result<std::string> LeaderNow() const;
+  // The srvr mode of every peer now ("" for a peer that does not answer).
+  std::vector<std::string> Modes() const;
+
+  const ZookeeperServiceOptions options_;
+  const std::string client_;
+  NodeTable table_;  // fixed at construction; roles as at start
+  std::vector<ZkPeerAddress> peers_;
+  mutable std::mutex mu_;
+  std::vector<Node> nodes_;  // the vector itself is fixed at construction
+  mutable std::string leader_;  // guarded by mu_: the last leader seen
+  mutable std::chrono::steady_clock::time_point leader_seen_{};
+  std::atomic<int64_t> ready_after_ms_{0};
+};
+
+}  // namespace locksmith

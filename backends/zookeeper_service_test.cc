@@ -1,0 +1,124 @@
+// ZookeeperService and its helpers without servers: the zoo.cfg and argv of
+// a peer, the parsing of four-letter-word answers, the order of a fair
+// lock's waiters, and what the service asks of its hosts before any peer
+// answers (FakeHosts: nothing runs).
+#include "backends/zookeeper_service.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <boost/asio/io_context.hpp>
+
+#include "backends/zk_admin.h"
+#include "backends/zk_lock_client.h"
+#include "harness/testing/fake_cluster.h"
+
+namespace locksmith {
+namespace {
+
+using testing::FakeCluster;
+
+std::vector<ZkPeerAddress> ThreePeers() {
+  return {{1, "198.18.0.2", 2181, 2888, 3888},
+          {2, "198.18.0.3", 2181, 2888, 3888},
+          {3, "198.18.0.4", 2181, 2888, 3888}};
+}
+
+TEST(ZookeeperServiceTest, ConfigNamesEveryPeerAndOnlyThisPeersClientAddress) {
+  ZookeeperServiceOptions o;
+  o.tick_ms = 200;
+  o.min_session_ms = 400;
+  o.max_session_ms = 9000;
+  const std::string c = ZookeeperConfigText(o, ThreePeers(), 2, "/run/n2/zk-data");
+  EXPECT_NE(c.find("tickTime=200\n"), std::string::npos) << c;
+  EXPECT_NE(c.find("dataDir=/run/n2/zk-data\n"), std::string::npos);
+  EXPECT_NE(c.find("clientPortAddress=198.18.0.3\n"), std::string::npos);
+  EXPECT_NE(c.find("clientPort=2181\n"), std::string::npos);
+  EXPECT_NE(c.find("minSessionTimeout=400\n"), std::string::npos);
+  EXPECT_NE(c.find("maxSessionTimeout=9000\n"), std::string::npos);
+  EXPECT_NE(c.find("admin.enableServer=false\n"), std::string::npos);
+  EXPECT_NE(c.find("4lw.commands.whitelist=srvr,ruok,mntr,stat,cons\n"), std::string::npos);
+  for (const auto& line : {"server.1=198.18.0.2:2888:3888\n", "server.2=198.18.0.3:2888:3888\n",
+                           "server.3=198.18.0.4:2888:3888\n"}) {
+    EXPECT_NE(c.find(line), std::string::npos) << line;
+  }
+}
+
+TEST(ZookeeperServiceTest, ArgvRunsTheQuorumPeerInTheForegroundWithASmallHeap) {
+  ZookeeperServiceOptions o;
+  o.heap_mb = 128;
+  const auto argv = ZookeeperArgv(o, "/d/zoo.cfg", "/d");
+  ASSERT_GE(argv.size(), 3u);
+  EXPECT_EQ(argv.front(), "/usr/bin/java");
+  EXPECT_EQ(argv.back(), "/d/zoo.cfg");
+  EXPECT_EQ(argv[argv.size() - 2], "org.apache.zookeeper.server.quorum.QuorumPeerMain");
+  EXPECT_NE(std::find(argv.begin(), argv.end(), "-Xmx128m"), argv.end());
+}
+
+TEST(ZookeeperServiceTest, ParsesTheModeOfASrvrAnswer) {
+  auto mode = ParseZkMode("Zookeeper version: 3.8.0\nLatency min/avg/max: 0/0.0/0\nMode: leader\n"
+                          "Node count: 5\n");
+  ASSERT_TRUE(mode.ok()) << mode.error();
+  EXPECT_EQ(*mode, "leader");
+  auto none = ParseZkMode("This ZooKeeper instance is not currently serving requests\n");
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.error().find("not currently serving"), std::string::npos);
+}
+
+TEST(ZookeeperServiceTest, FindsTheEstablishmentTimeOfOneSessionInCons) {
+  const std::string cons =
+      " /127.0.0.1:40000[1](queued=0,recved=3,sent=3,sid=0x100000abc,lop=PING,est=1700000000123,"
+      "to=2000,lcxid=0x0,lzxid=0x5,lresp=1,llat=0,minlat=0,avglat=0.0,maxlat=1)\n"
+      " /127.0.0.1:40001[1](queued=0,recved=1,sent=1,sid=0x100000abd,est=1700000000999,to=2000)\n"
+      " /127.0.0.1:40002[0](queued=0,recved=1,sent=0)\n";
+  auto est = ParseZkConnectionEstablished(cons, 0x100000abd);
+  ASSERT_TRUE(est.ok()) << est.error();
+  EXPECT_EQ(*est, 1700000000999);
+  EXPECT_FALSE(ParseZkConnectionEstablished(cons, 0x100000ab).ok()) << "a prefix is not a match";
+}
+
+TEST(ZookeeperServiceTest, FairWaitersAreOrderedBySequenceNotByName) {
+  EXPECT_EQ(ZkSequenceOf("_c_ab-lock-0000000012"), 12);
+  EXPECT_EQ(ZkSequenceOf("_c_ab-lock-"), -1);
+  EXPECT_EQ(ZkSequenceOf("stray"), -1);
+  const auto sorted = ZkSortedBySequence(
+      {"_c_zz-lock-0000000003", "_c_aa-lock-0000000010", "stray", "_c_mm-lock-0000000001"});
+  EXPECT_EQ(sorted, (std::vector<std::string>{"_c_mm-lock-0000000001", "_c_zz-lock-0000000003",
+                                              "_c_aa-lock-0000000010"}));
+}
+
+TEST(ZookeeperServiceTest, AnEvenEnsembleIsRefused) {
+  FakeCluster cluster({"n1", "n2", "n3", "n4"});
+  ZookeeperServiceOptions four;
+  four.nodes = 4;
+  OptionsOf<ZookeeperServiceOptions> options(four);
+  BackendContext context{cluster};
+  auto service = MakeZookeeperService(options, context);
+  ASSERT_FALSE(service.ok());
+  EXPECT_NE(service.error().find("odd"), std::string::npos) << service.error();
+}
+
+TEST(ZookeeperServiceTest, TheTableListsOnePeerPerHostAndNoLeaderBeforeStart) {
+  FakeCluster cluster({"n1", "n2", "n3"});
+  ZookeeperService service(cluster, ZookeeperServiceOptions{}, "zk-fair");
+  const NodeTable table = service.Table();
+  ASSERT_EQ(table.size(), 3u);
+  for (const auto& node : table) {
+    EXPECT_EQ(node.role, NodeRole::kZkPeer) << node.name;
+    EXPECT_EQ(node.process, "java");
+  }
+  EXPECT_FALSE(service.Primary().ok());
+  EXPECT_EQ(service.Settings()["client"], "zk-fair");
+}
+
+TEST(ZookeeperServiceTest, UnknownRecipeIsAnError) {
+  EXPECT_EQ(ZkRecipeNames(), (std::vector<std::string>{"zk-fair", "zk-naive"}));
+  boost::asio::io_context io;
+  auto client = MakeZkLockClient("zk-nope", io.get_executor(), {}, 1);
+  ASSERT_FALSE(client.ok());
+  EXPECT_NE(client.error().find("zk-fair"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,171 @@
+// The zookeeper backend end to end: a 3-peer ensemble is ready and reports
+// its leader as the primary, zk-fair and zk-naive grant no unsafe lock with
+// no faults, under kills of the leader and under server pauses, a holder
+// stalled past its session timeout makes expired-lease double holders
+// (Curator's tech note 10), and nothing of a run is left behind.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+#include "checker/history_file.h"
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+struct Finished {
+  int code = -1;
+  std::string out;
+  std::string run;
+  nlohmann::json results;
+  History history;
+};
+
+Finished RunZookeeper(const std::vector<std::string>& flags) {
+  TempDir dir;
+  Finished f;
+  std::vector<std::string> args = {"run",    "--backend", "zookeeper", "--time-limit", "10",
+                                   "--seed", "5",         "--store",   "store"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  f.code = RunLocksmith(dir.path(), args, seconds(150), &f.out);
+  f.run = LatestRun(dir.path() + "/store");
+  f.results = ReadJson(f.run + "/results.json");
+  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
+  EXPECT_TRUE(history.ok()) << history.error();
+  if (history.ok()) f.history = *history;
+  // No java peer, namespace or rule of the run survives it.
+  ExpectNothingLeft(f.run);
+  return f;
+}
+
+std::map<std::string, int> Classes(const nlohmann::json& results) {
+  std::map<std::string, int> classes;
+  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
+  return classes;
+}
+
+int Count(const std::map<std::string, int>& classes, const std::string& c) {
+  return classes.count(c) ? classes.at(c) : 0;
+}
+
+std::vector<Op> FaultsDone(const History& history, const std::string& f) {
+  std::vector<Op> done;
+  for (const Op& op : history) {
+    if (op.is_nemesis() && op.type == OpType::kInfo && op.f == f) done.push_back(op);
+  }
+  return done;
+}
+
+int OkAcquires(const History& history) {
+  int n = 0;
+  for (const Op& op : history) n += op.f == "acquire" && op.type == OpType::kOk;
+  return n;
+}
+
+TEST(ZookeeperIntegrationTest, TheEnsembleIsReadyWithALeaderAndZkFairIsValid) {
+  Finished f = RunZookeeper({"--client", "zk-fair"});
+  ASSERT_EQ(f.code, 0) << f.out;
+  // The service as logged once up: three peers, exactly one the primary.
+  std::smatch ready;
+  ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
+  const int ready_ms = std::stoi(ready[1]);
+  std::cout << "ensemble ready after " << ready_ms << " ms\n";
+  EXPECT_LT(ready_ms, 15000) << "far beyond the ~4 s it takes on an idle machine";
+  const std::string primary = "\"role\":\"primary\"";
+  const size_t first = f.out.find(primary);
+  ASSERT_NE(first, std::string::npos) << f.out;
+  EXPECT_EQ(f.out.find(primary, first + 1), std::string::npos) << "one leader";
+  EXPECT_GT(OkAcquires(f.history), 50);
+  // Every ok acquire carries the lock node's czxid as its fence.
+  for (const Op& op : f.history) {
+    if (op.f == "acquire" && op.type == OpType::kOk) {
+      ASSERT_TRUE(op.value.contains("fence")) << op.value.dump();
+    }
+  }
+}
+
+TEST(ZookeeperIntegrationTest, ZkNaiveWithoutFaultsIsValid) {
+  Finished f = RunZookeeper({"--client", "zk-naive"});
+  ASSERT_EQ(f.code, 0) << f.out;
+  EXPECT_GT(OkAcquires(f.history), 50);
+}
+
+TEST(ZookeeperIntegrationTest, KillingTheLeaderGrantsNoUnsafeLock) {
+  for (const std::string recipe : {"zk-fair", "zk-naive"}) {
+    Finished f = RunZookeeper({"--client", recipe, "--nemesis", "kill", "--kill-target",
+                               "primary", "--nemesis-interval", "3"});
+    EXPECT_EQ(f.code, 0) << recipe << "\n" << f.out;
+    EXPECT_EQ(Count(Classes(f.results), "unsafe-grant"), 0) << recipe;
+    const auto kills = FaultsDone(f.history, "kill");
+    ASSERT_FALSE(kills.empty()) << recipe;
+    EXPECT_EQ(kills.size(), FaultsDone(f.history, "restart").size()) << recipe;
+  }
+}
+
+TEST(ZookeeperIntegrationTest, PausingTheLeaderGrantsNoUnsafeLock) {
+  Finished f = RunZookeeper({"--nemesis", "pause", "--pause-target", "primary",
+                             "--nemesis-interval", "3"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  EXPECT_EQ(Count(Classes(f.results), "unsafe-grant"), 0);
+  EXPECT_FALSE(FaultsDone(f.history, "pause").empty());
+}
+
+TEST(ZookeeperIntegrationTest, TheClockNemesisMovesEveryPeersClock) {
+  Finished f = RunZookeeper({"--nemesis", "clock", "--nemesis-interval", "3"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  const auto bumps = FaultsDone(f.history, "clock-bump");
+  ASSERT_FALSE(bumps.empty());
+  EXPECT_TRUE(bumps[0].error.empty()) << bumps[0].error;
+}
+
+TEST(ZookeeperIntegrationTest, AHolderStalledPastItsSessionMakesExpiredLeaseDoubleHolders) {
+  // Curator's tech note 10: the session expires while the holder is frozen,
+  // the server deletes its node and another client takes the lock.
+  Finished f = RunZookeeper({"--nemesis", "client-pause", "--client-pause-ms", "4000",
+                             "--session-timeout", "1000", "--lease", "1000",
+                             "--nemesis-interval", "3"});
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = Classes(f.results);
+  EXPECT_GE(Count(classes, "expired-lease-use"), 1) << f.results.dump();
+  EXPECT_EQ(Count(classes, "unsafe-grant"), 0) << "ZooKeeper itself did nothing wrong";
+  // The stalled holder learnt that its lock was lost.
+  bool lost = false;
+  for (const Op& op : f.history) lost |= op.error.find("lock lost") != std::string::npos;
+  EXPECT_TRUE(lost);
+}
+
+// Watch notifications per ok release, from results.json's client-stats.
+double WatchEventsPerRelease(const Finished& f) {
+  const auto& stats = f.results["stats"]["client-stats"]["stats"];
+  EXPECT_TRUE(stats.contains("per_release")) << f.results["stats"].dump();
+  return stats.contains("per_release") ? stats["per_release"]["watch_events"].get<double>() : -1;
+}
+
+TEST(ZookeeperIntegrationTest, TheHerdEffectShowsInWatchNotificationsPerRelease) {
+  // Ten clients on one lock: a zk-fair release wakes only the next waiter,
+  // a zk-naive release wakes every waiter.
+  const std::vector<std::string> contended = {"--concurrency", "10",     "--keys",
+                                              "1",             "--hold", "5-20",
+                                              "--client-timeout", "10000"};
+  auto with = [&](const std::string& recipe) {
+    std::vector<std::string> flags = contended;
+    flags.insert(flags.end(), {"--client", recipe});
+    return RunZookeeper(flags);
+  };
+  Finished fair = with("zk-fair");
+  Finished naive = with("zk-naive");
+  ASSERT_EQ(fair.code, 0) << fair.out;
+  ASSERT_EQ(naive.code, 0) << naive.out;
+  const double fair_per = WatchEventsPerRelease(fair);
+  const double naive_per = WatchEventsPerRelease(naive);
+  std::cout << "watch notifications per release, 10 clients: zk-fair " << fair_per
+            << ", zk-naive " << naive_per << "\n";
+  EXPECT_LE(fair_per, 1.2);
+  EXPECT_GT(naive_per, 2 * fair_per);
+}
+
+}  // namespace
+}  // namespace locksmith::testing
