@@ -11,6 +11,7 @@
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
 
 #include "checker/result.h"
 
@@ -24,6 +25,9 @@ struct AcquireResult {
   std::optional<int64_t> fence;  // fencing token, where the backend has one
   int64_t validity_ms = 0;       // lease left by the client's own reckoning
   std::string error;             // why fail / unknown
+  // Backend facts worth recording (an object, or null): the workload merges
+  // them into the op's value, e.g. which Redlock masters granted it.
+  nlohmann::json detail;
 };
 
 struct ReleaseResult {

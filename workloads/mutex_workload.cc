@@ -88,6 +88,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
       value["validity_ms"] = acquired.validity_ms;
       if (acquired.fence) value["fence"] = *acquired.fence;
     }
+    if (acquired.detail.is_object()) value.update(acquired.detail);
     log.Complete(acquired.outcome, std::move(value), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
       co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.backoff)));
