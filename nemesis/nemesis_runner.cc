@@ -54,6 +54,8 @@ void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
       if (!fired) return;
       fault = std::move(*fired);
       at = std::chrono::steady_clock::now() + std::chrono::milliseconds(fault.at_ms);
+    } else if (last_event_ && NamesEvent(fault)) {
+      fault = WithEvent(fault, *last_event_);  // a timed step after an event step
     }
     {
       std::unique_lock lock(mu_);
@@ -76,16 +78,33 @@ std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fa
     event = events_->Wait(*fault.after, seen,
                           std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   }
+  last_event_ = *event;
+  return WithEvent(fault, *event);
+}
+
+bool NemesisRunner::NamesEvent(const ScheduledFault& fault) {
+  if (!fault.op.value.is_object()) return false;
+  for (const auto& [name, field] : fault.op.value.items()) {
+    if (field.is_string() && field.get<std::string>().rfind("$event.", 0) == 0) return true;
+  }
+  return false;
+}
+
+ScheduledFault NemesisRunner::WithEvent(const ScheduledFault& fault, const Op& event) {
   ScheduledFault fired = fault;
   if (fired.op.value.is_object()) {
     for (auto& [name, field] : fired.op.value.items()) {
-      if (field == "$event.key") field = event->key;
-      if (field == "$event.process") field = event->process;
+      if (field == "$event.key") field = event.key;
+      if (field == "$event.process") field = event.process;
+      if (field.is_string() && IsGrantedPlaceholder(field.get<std::string>())) {
+        auto granted = ResolveGranted(field.get<std::string>(), event);
+        if (granted) field = *granted;  // else the placeholder stays: the fault says so
+      }
     }
   }
   if (!fired.op.value.is_object()) fired.op.value = nlohmann::json::object();
-  fired.op.value["event"] = {{"f", event->f}, {"key", event->key},
-                             {"process", event->process}, {"index", event->index}};
+  fired.op.value["event"] = {{"f", event.f}, {"key", event.key},
+                             {"process", event.process}, {"index", event.index}};
   return fired;
 }
 
