@@ -15,8 +15,8 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
-  # benchmarks (scripts/bench-*.sh)
-  time util-linux
+  # benchmarks (scripts/bench-*.sh; nodejs and npm: node-redlock in bench-redlock.sh)
+  time util-linux nodejs npm
 )
 
 missing=()
