@@ -160,6 +160,7 @@ int main(int argc, char** argv) {
         measuring = false;
         elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
         stop = true;
+        for (auto& c : clients) c->Close();  // pending calls end; the io_context drains
       },
       asio::detached);
   ioc.run();

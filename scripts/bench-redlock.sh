@@ -124,13 +124,13 @@ echo "best of $rounds rounds, ${secs} s each; cycles/s = acquire + release; late
 printf '%-7s | %-28s | %-28s | %-28s | %s\n' clients "redlock (5 masters)" \
   "single node (redis client)" "node-redlock 4.2.0 (5)" "redlock/node-redlock, p50 redlock/single"
 for n in $counts; do
-  for tool in redlock redis node; do : > "$dir/$tool"; done
+  for tool in redlock redis node; do : > "$dir/res-$tool"; done
   for _ in $(seq "$rounds"); do
-    for tool in redlock redis node; do one "$tool" "$n" >> "$dir/$tool"; done
+    for tool in redlock redis node; do one "$tool" "$n" >> "$dir/res-$tool"; done
   done
-  read -r rc rp50 rp99 < <(best < "$dir/redlock")
-  read -r sc sp50 sp99 < <(best < "$dir/redis")
-  read -r nc np50 np99 < <(best < "$dir/node")
+  read -r rc rp50 rp99 < <(best < "$dir/res-redlock")
+  read -r sc sp50 sp99 < <(best < "$dir/res-redis")
+  read -r nc np50 np99 < <(best < "$dir/res-node")
   printf '%-7s | %8s/s p50 %6s p99 %6s | %8s/s p50 %6s p99 %6s | %8s/s p50 %6s p99 %6s | %.2fx, %.2fx\n' \
     "$n" "$rc" "$rp50" "$rp99" "$sc" "$sp50" "$sp99" "$nc" "$np50" "$np99" \
     "$(awk -v a="$rc" -v b="$nc" 'BEGIN{print a/b}')" "$(awk -v a="$rp50" -v b="$sp50" 'BEGIN{print a/b}')"
