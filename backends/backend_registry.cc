@@ -1,5 +1,7 @@
 #include "backends/backend_registry.h"
 
+#include <algorithm>
+
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
 #include "checker/module_registry.h"
@@ -10,8 +12,8 @@ const std::vector<BackendEntry>& Backends() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
-      {"redis", 1, MakeOptions<RedisServiceOptions>, MakeRedisService},
-      {"redlock", 5, MakeOptions<RedlockOptions>, MakeRedlockService},
+      {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService, {"redis"}},
+      {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
   };
   return kBackends;
 }
@@ -22,11 +24,35 @@ Result<const BackendEntry*> FindBackend(const std::string& name) {
   return FindEntry(Backends(), "backend", name);
 }
 
-Result<std::vector<std::string>> BackendNodeNames(const std::string& backend) {
+Result<std::vector<std::string>> BackendNodeNames(const std::string& backend,
+                                                  const ModuleOptions& options) {
   auto entry = FindBackend(backend);
   if (!entry) return Error{entry.error()};
   std::vector<std::string> names;
-  for (int i = 1; i <= (*entry)->nodes; ++i) names.push_back("n" + std::to_string(i));
+  const int hosts = (*entry)->hosts(options);
+  for (int i = 1; i <= hosts; ++i) names.push_back("n" + std::to_string(i));
+  return names;
+}
+
+Result<std::string> ResolveClient(const std::string& backend, const std::string& client) {
+  auto entry = FindBackend(backend);
+  if (!entry) return Error{entry.error()};
+  const auto& clients = (*entry)->clients;
+  if (client.empty()) return clients.front();
+  if (std::find(clients.begin(), clients.end(), client) == clients.end()) {
+    return Error{"--client " + client + ": backend " + backend + " has clients " +
+                 JoinNames(clients)};
+  }
+  return client;
+}
+
+std::vector<std::string> AllClientNames() {
+  std::vector<std::string> names;
+  for (const auto& e : Backends()) {
+    for (const auto& c : e.clients) {
+      if (std::find(names.begin(), names.end(), c) == names.end()) names.push_back(c);
+    }
+  }
   return names;
 }
 

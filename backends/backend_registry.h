@@ -21,6 +21,7 @@ struct BackendContext {
   Cluster& cluster;
   uint64_t seed = 0;  // the backend's own stream (passwords, ...)
   std::chrono::milliseconds client_timeout{500};  // deadline of every client call
+  std::string client;  // the lock client NewClient builds: one of the entry's `clients`
 };
 
 using MakeBackendFn = Result<std::unique_ptr<LockService>> (*)(const ModuleOptions& options,
@@ -28,17 +29,32 @@ using MakeBackendFn = Result<std::unique_ptr<LockService>> (*)(const ModuleOptio
 
 struct BackendEntry {
   const char* name;
-  int nodes;                   // hosts it needs: n1 .. n<nodes>
-  OptionsFactory options;      // its options at their defaults
+  // How many hosts it needs with `options` (made by its factory): n1 .. nK.
+  int (*hosts)(const ModuleOptions& options);
+  OptionsFactory options;  // its options at their defaults
   MakeBackendFn make;
+  // The lock clients it offers (`--client`); the first is the default.
+  std::vector<std::string> clients;
 };
 
 const std::vector<BackendEntry>& Backends();
 std::vector<std::string> BackendNames();
 // The entry named `name`, or an error listing the known ones.
 Result<const BackendEntry*> FindBackend(const std::string& name);
-// Host names the backend needs ("n1", ...), or an error for an unknown name.
-Result<std::vector<std::string>> BackendNodeNames(const std::string& backend);
+// Host names the backend needs with `options` ("n1", ...), or an error for
+// an unknown name.
+Result<std::vector<std::string>> BackendNodeNames(const std::string& backend,
+                                                  const ModuleOptions& options);
+// The backend's lock client called `client`, or its default when `client` is
+// empty; an error naming the backend's clients when it has no such client.
+Result<std::string> ResolveClient(const std::string& backend, const std::string& client);
+// Every client of every backend, each once, in registry order.
+std::vector<std::string> AllClientNames();
+// A backend with a fixed number of hosts, for BackendEntry::hosts.
+template <int N>
+int FixedHosts(const ModuleOptions&) {
+  return N;
+}
 // `options` must have been made by the backend's own factory.
 Result<std::unique_ptr<LockService>> MakeLockService(const std::string& backend,
                                                      const ModuleOptions& options,

@@ -25,8 +25,9 @@ struct AcquireResult {
   std::optional<int64_t> fence;  // fencing token, where the backend has one
   int64_t validity_ms = 0;       // lease left by the client's own reckoning
   std::string error;             // why fail / unknown
-  // Backend facts worth recording (an object, or null): the workload merges
-  // them into the op's value, e.g. which Redlock masters granted it.
+  // What the backend can say about the acquire beyond the fields above
+  // (Redlock: the masters that granted it): an object whose entries join the
+  // op's value in the history; null when there is nothing.
   nlohmann::json detail;
 };
 

@@ -24,6 +24,16 @@
 
 namespace locksmith {
 
+// Which client of the run a new LockClient is: its worker's index (stable
+// while the worker's process number changes after an info op), the seed of
+// its tokens, and the address its sockets bind to before connecting, so a
+// partition can cut this one client off (empty: the kernel's choice).
+struct ClientSlot {
+  int index = 0;
+  uint64_t seed = 0;
+  std::string source_address;
+};
+
 class LockService {
  public:
   virtual ~LockService() = default;
@@ -38,9 +48,10 @@ class LockService {
   virtual Status Start() = 0;
   // Stops every node this service started (teardown also kills leftovers).
   virtual void Stop() = 0;
-  // A new client; `seed` makes its tokens reproducible from the run seed.
+  // A new client of the run's chosen kind (BackendContext::client) for
+  // `slot`; the slot's seed makes its tokens reproducible from the run seed.
   virtual std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
-                                                uint64_t seed) = 0;
+                                                const ClientSlot& slot) = 0;
 
   // Node names, in start order ("n1", "n2", ...).
   std::vector<std::string> Nodes() const { return NodeNames(Table()); }

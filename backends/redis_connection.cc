@@ -167,29 +167,60 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     asio::co_spawn(executor_, ConnectAndRead(shared_from_this(), generation_), asio::detached);
   }
 
+  // Opens the socket bound to the endpoint's source address, if it has one
+  // (a connect on a closed socket would open it unbound).
+  boost::system::error_code BindSource(const asio::ip::address& peer) {
+    boost::system::error_code ec;
+    if (options_.endpoint.source_address.empty()) return ec;
+    auto source = asio::ip::make_address(options_.endpoint.source_address, ec);
+    if (ec) return ec;
+    socket_.open(peer.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) socket_.bind(tcp::endpoint(source, 0), ec);
+    if (ec) {
+      boost::system::error_code ignored;
+      socket_.close(ignored);
+    }
+    return ec;
+  }
+
   std::string Where() const {
     return options_.endpoint.host + ":" + std::to_string(options_.endpoint.port);
+  }
+
+  // Opens the socket (bound to the source address, if any) and connects it
+  // to the endpoint, resolving a name first; the caller checks the
+  // generation afterwards.
+  static asio::awaitable<boost::system::error_code> OpenSocket(std::shared_ptr<Impl> self,
+                                                               uint64_t gen) {
+    Impl& c = *self;
+    auto tuple = asio::as_tuple(asio::use_awaitable);
+    boost::system::error_code ec;
+    boost::system::error_code parse_ec;
+    auto address = asio::ip::make_address(c.options_.endpoint.host, parse_ec);
+    if (!parse_ec) {
+      ec = c.BindSource(address);
+      if (!ec) {
+        std::tie(ec) = co_await c.socket_.async_connect(
+            tcp::endpoint(address, c.options_.endpoint.port), tuple);
+      }
+      co_return ec;
+    }
+    if (!c.options_.endpoint.source_address.empty()) {
+      co_return asio::error::make_error_code(asio::error::address_family_not_supported);
+    }
+    tcp::resolver resolver(c.executor_);
+    auto [rec, results] = co_await resolver.async_resolve(
+        c.options_.endpoint.host, std::to_string(c.options_.endpoint.port), tuple);
+    if (gen != c.generation_ || rec) co_return rec;
+    std::tie(ec, std::ignore) = co_await asio::async_connect(c.socket_, results, tuple);
+    co_return ec;
   }
 
   // Connects, authenticates, then stays on as this socket's read loop.
   static asio::awaitable<void> ConnectAndRead(std::shared_ptr<Impl> self, uint64_t gen) {
     Impl& c = *self;
     auto tuple = asio::as_tuple(asio::use_awaitable);
-    boost::system::error_code ec;
-
-    boost::system::error_code parse_ec;
-    auto address = asio::ip::make_address(c.options_.endpoint.host, parse_ec);
-    if (!parse_ec) {
-      std::tie(ec) =
-          co_await c.socket_.async_connect(tcp::endpoint(address, c.options_.endpoint.port), tuple);
-    } else {
-      tcp::resolver resolver(c.executor_);
-      auto [rec, results] = co_await resolver.async_resolve(
-          c.options_.endpoint.host, std::to_string(c.options_.endpoint.port), tuple);
-      if (gen != c.generation_) co_return;
-      ec = rec;
-      if (!ec) std::tie(ec, std::ignore) = co_await asio::async_connect(c.socket_, results, tuple);
-    }
+    boost::system::error_code ec = co_await OpenSocket(self, gen);
     if (gen != c.generation_) co_return;  // timed out or closed meanwhile
     if (ec) {
       c.Fail(FailKind::kError, "connect to " + c.Where() + ": " + ec.message());

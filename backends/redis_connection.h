@@ -47,6 +47,10 @@ struct RedisEndpoint {
   std::string host = "127.0.0.1";  // an IP literal, or a name to resolve
   uint16_t port = 6379;
   std::string password;  // empty: no AUTH
+  // The local address the socket binds to before connecting (an IP literal;
+  // empty: the kernel's choice). Gives a client its own address, so a
+  // partition can cut it off alone.
+  std::string source_address;
 };
 
 struct RedisConnectionOptions {

@@ -208,11 +208,14 @@ void RedisService::Stop() {
 }
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
-                                                    uint64_t seed) {
+                                                    const ClientSlot& slot) {
   if (options_.make_client) {
     std::vector<RedisNodeEndpoint> nodes;
-    for (const auto& node : table_) nodes.push_back({node.name, EndpointOf(node)});
-    return options_.make_client(std::move(executor), nodes, seed);
+    for (const auto& node : table_) {
+      nodes.push_back({node.name, EndpointOf(node)});
+      nodes.back().endpoint.source_address = slot.source_address;
+    }
+    return options_.make_client(std::move(executor), nodes, slot);
   }
   RedisLockClientOptions o;
   // No primary only when the cluster had no host; Start() failed then, and a
@@ -221,9 +224,10 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   if (!primaries.empty()) {
     o.endpoint = EndpointOf(*FindServiceNode(table_, primaries.front()));
   }
+  o.endpoint.source_address = slot.source_address;
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
-  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), seed);
+  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
 Status RedisService::KillNode(const std::string& name) {

@@ -35,10 +35,11 @@ struct RedisNodeEndpoint {
   RedisEndpoint endpoint;
 };
 
-// Builds one lock client over the service's nodes (table order).
+// Builds one lock client over the service's nodes (table order; each
+// endpoint already carries the slot's source address).
 using RedisClientFactory = std::function<std::unique_ptr<LockClient>(
     boost::asio::any_io_executor executor, const std::vector<RedisNodeEndpoint>& nodes,
-    uint64_t seed)>;
+    const ClientSlot& slot)>;
 
 // Only `persistence` is a user option (config key "redis_persistence"); the
 // rest is filled in by the backend's maker (MakeRedisService, or another
@@ -87,7 +88,7 @@ class RedisService : public LockService,
   void Stop() override;
   // A client of the node with the primary role, or options.make_client's.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
-                                        uint64_t seed) override;
+                                        const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;

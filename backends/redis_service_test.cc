@@ -111,7 +111,7 @@ TEST(RedisServiceTest, TheRegistryBuildsItFromItsOptionsAndTheRun) {
   ASSERT_TRUE(service.ok()) << service.error();
   EXPECT_EQ((*service)->Settings(), nlohmann::json({{"persistence", "always"}}));
   EXPECT_EQ((*service)->Nodes(), std::vector<std::string>{"n1"});
-  EXPECT_EQ(*BackendNodeNames("redis"), std::vector<std::string>{"n1"});
+  EXPECT_EQ(*BackendNodeNames("redis", *options), std::vector<std::string>{"n1"});
 }
 
 TEST(RedisServiceTest, TheNodeTableAndDescriptionComeFromTheHosts) {

@@ -55,7 +55,7 @@ class RedlockIntegrationTest : public ::testing::Test {
 
   // A redlock client with the backend's defaults.
   std::unique_ptr<LockClient> NewClient(uint64_t seed) {
-    return service_->NewClient(ioc_.get_executor(), seed);
+    return service_->NewClient(ioc_.get_executor(), ClientSlot{0, seed, ""});
   }
   Killable& Kill() { return *Capability<Killable>(*service_); }
   Pausable& Pause() { return *Capability<Pausable>(*service_); }
@@ -147,7 +147,7 @@ TEST(RedlockSequentialIntegrationTest, TheSequentialClientWaitsOutEachPausedMast
   ASSERT_TRUE(service.ok()) << service.error();
   ASSERT_TRUE((*service)->Start().ok());
   asio::io_context ioc;
-  auto client = (*service)->NewClient(ioc.get_executor(), 1);
+  auto client = (*service)->NewClient(ioc.get_executor(), ClientSlot{0, 1, ""});
   testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> { (void)co_await client->Connect(); });
   Pausable& pause = *Capability<Pausable>(**service);
   ASSERT_TRUE(pause.PauseNode("n1").ok());

@@ -45,7 +45,7 @@ Result<std::unique_ptr<LockService>> MakeRedlockService(const ModuleOptions& opt
   r.make_client = [o, timeout = context.client_timeout](
                       boost::asio::any_io_executor executor,
                       const std::vector<RedisNodeEndpoint>& nodes,
-                      uint64_t seed) -> std::unique_ptr<LockClient> {
+                      const ClientSlot& slot) -> std::unique_ptr<LockClient> {
     RedlockClientOptions c;
     for (const auto& node : nodes) c.masters.push_back({node.name, node.endpoint});
     c.node_timeout = std::chrono::milliseconds(o.node_timeout_ms);
@@ -54,7 +54,7 @@ Result<std::unique_ptr<LockService>> MakeRedlockService(const ModuleOptions& opt
     c.no_drift = o.no_drift;
     c.sequential = o.sequential;
     c.wall_clock = o.wall_clock;
-    return std::make_unique<RedlockClient>(std::move(executor), std::move(c), seed);
+    return std::make_unique<RedlockClient>(std::move(executor), std::move(c), slot.seed);
   };
   return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }

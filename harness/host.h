@@ -130,6 +130,10 @@ class Cluster {
   virtual const std::string& Tag() const = 0;
   virtual std::vector<Host*> Hosts() = 0;
   virtual Host* FindHost(const std::string& name) = 0;
+  // The address lock client `index` (0-based) binds to, so partitions can
+  // cut one client off while the others still reach the service; empty when
+  // the provider gives clients no address of their own (loopback).
+  virtual std::string ClientAddress(int /*index*/) { return ""; }
   // Kills every process the run started, then removes every namespace,
   // bridge, veth and rule it created. Idempotent; safe from any thread.
   virtual Status Teardown() = 0;

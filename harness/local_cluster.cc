@@ -110,6 +110,10 @@ Status LocalCluster::BuildNetwork(const std::vector<std::string>& node_names) {
     return s;
   }
   if (auto s = net_.Ip({"link", "set", bridge, "up"}); !s.ok()) return s;
+  // The clients' range is local on the bridge (gone with it), so each
+  // client can bind an address of its own; the nodes route it back there.
+  const std::string clients = *ClientNetwork(record_.slice);
+  if (auto s = net_.Ip({"route", "add", "local", clients, "dev", bridge}); !s.ok()) return s;
   for (size_t i = 0; i < node_names.size(); ++i) {
     const int index = static_cast<int>(i);
     const std::string ns = NetnsName(tag, node_names[i]);
@@ -124,7 +128,8 @@ Status LocalCluster::BuildNetwork(const std::vector<std::string>& node_names) {
              {"link", "set", host_veth, "master", bridge, "up"},
              {"-n", ns, "addr", "add", address, "dev", node_veth},
              {"-n", ns, "link", "set", node_veth, "up"},
-             {"-n", ns, "link", "set", "lo", "up"}}) {
+             {"-n", ns, "link", "set", "lo", "up"},
+             {"-n", ns, "route", "add", clients, "via", controller_address_}}) {
       if (auto s = net_.Ip(args); !s.ok()) return s;
     }
   }
@@ -139,6 +144,12 @@ Status LocalCluster::RecordSpawn(const std::string& host, int pid) {
   if (!st) return OkStatus();
   record_.processes.push_back({pid, st->start_time, host});
   return registry_.Save(record_);
+}
+
+std::string LocalCluster::ClientAddress(int index) {
+  if (!HasOwnNetwork() || index < 0) return "";
+  auto address = locksmith::ClientAddress(record_.slice, index);
+  return address ? *address : "";
 }
 
 std::vector<Host*> LocalCluster::Hosts() {

@@ -2,7 +2,8 @@
 // its own network namespace "lsm-<tag>-<node>", joined by a veth pair to the
 // run's bridge "lsm-<tag>-br", with an address in the run's /28 slice of
 // 198.18.0.0/24 (see net_plan.h); the controller reaches the nodes through
-// the bridge's address. Without root (or with force_loopback), every host is
+// the bridge's address, and each lock client binds an address of its own in
+// the slice's client range, so a partition can cut one client off. Without root (or with force_loopback), every host is
 // 127.0.0.1 with distinct ports leased from a LoopbackPortPool (the
 // cluster's own, or one shared with clusters alive at the same time) and
 // released at teardown, and no network faults. Host <node>'s directory is
@@ -58,6 +59,9 @@ class LocalCluster : public Cluster {
   const std::string& Tag() const override { return record_.tag; }
   std::vector<Host*> Hosts() override;
   Host* FindHost(const std::string& name) override;
+  // 198.19.<slice>.<index+1> with namespaces (see net_plan.h); empty on
+  // loopback.
+  std::string ClientAddress(int index) override;
   Status Teardown() override;
 
   bool HasOwnNetwork() const { return record_.slice >= 0; }

@@ -33,6 +33,14 @@ std::optional<std::pair<std::string, std::string_view>> SplitTagged(std::string_
   return std::make_pair(tag, name.substr(kTagLength + 1));
 }
 
+Status CheckSlice(int slice) {
+  if (slice < 0 || slice >= kSliceCount) {
+    return Error{"address slice " + std::to_string(slice) + " is outside 0.." +
+                 std::to_string(kSliceCount - 1)};
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Status ValidateTag(std::string_view tag) {
@@ -101,18 +109,24 @@ std::optional<std::string> TagFromLinkName(std::string_view name) {
 }
 
 Result<std::string> BridgeAddress(int slice) {
-  if (slice < 0 || slice >= kSliceCount) {
-    return Error{"address slice " + std::to_string(slice) + " is outside 0.." +
-                 std::to_string(kSliceCount - 1)};
-  }
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
   return "198.18.0." + std::to_string(slice * 16 + 1);
 }
 
+Result<std::string> ClientNetwork(int slice) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  return "198.19." + std::to_string(slice) + ".0/24";
+}
+
+Result<std::string> ClientAddress(int slice, int index) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  if (index < 0) return Error{"client index " + std::to_string(index) + " is negative"};
+  if (index >= kMaxClientAddresses) return std::string();
+  return "198.19." + std::to_string(slice) + "." + std::to_string(index + 1);
+}
+
 Result<std::string> NodeAddress(int slice, int node_index) {
-  if (slice < 0 || slice >= kSliceCount) {
-    return Error{"address slice " + std::to_string(slice) + " is outside 0.." +
-                 std::to_string(kSliceCount - 1)};
-  }
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
   if (node_index < 0 || node_index >= kMaxNodesPerSlice) {
     return Error{"a local cluster holds at most " + std::to_string(kMaxNodesPerSlice) +
                  " nodes (node index " + std::to_string(node_index) + ")"};

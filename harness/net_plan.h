@@ -9,6 +9,13 @@
 // bridge (the controller's address as the nodes see it), .16k+2 ... .16k+14
 // are the nodes, so one run has at most 13 nodes. Slices never overlap, so two
 // runs never share an address or a route.
+//
+// Clients: slice k also owns 198.19.k.0/24 for its lock clients, client i
+// (0-based) at 198.19.k.(i+1), so a partition can cut one client off. The
+// range is local to the controller's namespace (a `local` route on the
+// run's bridge: any address in it can be bound without adding 254
+// addresses), and each node routes it back through the bridge's address.
+// Clients past the 254th share the kernel's choice of address.
 #pragma once
 
 #include <optional>
@@ -25,6 +32,7 @@ inline constexpr int kSlicePrefixLength = 28;
 inline constexpr int kMaxNodesPerSlice = 13;
 inline constexpr int kMaxNodeNameLength = 32;
 inline constexpr int kIfNameMax = 15;  // IFNAMSIZ - 1
+inline constexpr int kMaxClientAddresses = 254;
 
 // A tag is exactly 6 characters of [0-9a-z]: fixed length keeps every name
 // short enough for IFNAMSIZ and makes names parse back unambiguously.
@@ -57,6 +65,10 @@ std::optional<std::string> TagFromLinkName(std::string_view name);
 Result<std::string> BridgeAddress(int slice);
 // Dotted address of node `node_index` (0-based) in `slice`.
 Result<std::string> NodeAddress(int slice, int node_index);
+// "198.19.<slice>.0/24": the clients' range of `slice`.
+Result<std::string> ClientNetwork(int slice);
+// Client `index`'s address in `slice`; empty for index >= kMaxClientAddresses.
+Result<std::string> ClientAddress(int slice, int index);
 // "<address>/28".
 std::string WithPrefix(const std::string& address);
 

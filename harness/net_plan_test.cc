@@ -91,6 +91,26 @@ TEST(NetPlanTest, SlicesStayInsideTheBenchmarkRangeAndNeverOverlap) {
   EXPECT_EQ(WithPrefix("198.18.0.18"), "198.18.0.18/28");
 }
 
+TEST(NetPlanTest, ClientAddressesAreTheSlicesOwnRangeInTheBenchmarkBlock) {
+  std::set<std::string> all;
+  for (int s = 0; s < kSliceCount; ++s) {
+    EXPECT_EQ(*ClientNetwork(s), "198.19." + std::to_string(s) + ".0/24");
+    for (int i = 0; i < kMaxClientAddresses; ++i) {
+      const std::string a = *ClientAddress(s, i);
+      EXPECT_EQ(a.rfind("198.19." + std::to_string(s) + ".", 0), 0u) << a;
+      EXPECT_TRUE(all.insert(a).second) << a;
+      const int last = std::stoi(a.substr(a.rfind('.') + 1));
+      EXPECT_GE(last, 1);
+      EXPECT_LE(last, 254);  // never the network or broadcast address
+    }
+  }
+  EXPECT_EQ(*ClientAddress(2, 0), "198.19.2.1");
+  EXPECT_EQ(*ClientAddress(2, kMaxClientAddresses), "");  // past the range: the kernel's choice
+  EXPECT_FALSE(ClientAddress(2, -1).ok());
+  EXPECT_FALSE(ClientAddress(kSliceCount, 0).ok());
+  EXPECT_FALSE(ClientNetwork(-1).ok());
+}
+
 TEST(NetPlanTest, RejectsOutOfRangeSlicesAndNodes) {
   EXPECT_FALSE(BridgeAddress(-1).ok());
   EXPECT_FALSE(BridgeAddress(kSliceCount).ok());

@@ -176,6 +176,8 @@ class ServerPhases {
   }
 
   void WithServers(Cluster& cluster) {
+    cluster_ = &cluster;
+    ScopeExit forget_cluster([&] { cluster_ = nullptr; });
     auto service = modules_.make_service(config_, cluster);
     if (!service) return Fail(kExitRunFailed, service.error());
     ScopeExit stop_servers([&] { (*service)->Stop(); });
@@ -207,8 +209,12 @@ class ServerPhases {
     auto workload = modules_.make_workload(config_);
     if (!workload) return Fail(kExitBadInput, workload.error());
     ClientPauses pauses;
-    const NemesisContext context{service, pauses, SubSeed(*config_.seed, kNemesisSeed),
-                                 (*workload)->LongestLease()};
+    const NemesisContext context{service,
+                                 pauses,
+                                 SubSeed(*config_.seed, kNemesisSeed),
+                                 (*workload)->LongestLease(),
+                                 cluster_,
+                                 config_.concurrency};
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
     facts_.zero = Clock::now();
@@ -260,6 +266,7 @@ class ServerPhases {
                         // Fault times count from the moment every client is connected.
                         [&] { runner.Start(Clock::now()); }};
     ctx.pauses = &pauses;
+    ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });
     ScopeExit detach_force([&] { signals_.OnForce(nullptr); });
@@ -288,6 +295,7 @@ class ServerPhases {
   SignalWatcher& signals_;
   const RunModules& modules_;
   ServerPhaseFacts& facts_;
+  Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
 };
 
 }  // namespace

@@ -179,6 +179,8 @@ void RunConfig::Declare(OptionSet& set) {
            "store directory name [default: backend-workload-nemesis]")
       .Text("store", "--store", &store, kMaxStoreBytes, "store root directory")
       .Choice("backend", "--backend", &backend, BackendNames(), "lock backend")
+      .Text("client", "--client", &client, 64,
+            "the backend's lock client [default: the backend's first]")
       .Choice("workload", "--workload", &workload, WorkloadNames(), "workload")
       .Integer("concurrency", "--concurrency", &concurrency, 1, 5000,
                "concurrent clients, one connection each")
@@ -214,6 +216,11 @@ void RunConfig::Declare(OptionSet& set) {
                        "with a letter or digit"};
         }
         if (store.empty()) return Error{"--store must not be empty"};
+        if (FindBackend(backend)) {
+          if (auto resolved = ResolveClient(backend, client); !resolved) {
+            return Error{resolved.error()};
+          }
+        }
         if (std::any_of(scenario.begin(), scenario.end(),
                         [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {
           return Error{"\"scenario\" must not contain control characters: " +
@@ -277,9 +284,15 @@ Status RunConfig::SelectModules() {
   return OkStatus();
 }
 
+std::string RunConfig::ResolvedClient() const {
+  auto resolved = ResolveClient(backend, client);
+  return resolved ? *resolved : client;
+}
+
 std::string RunConfig::ResolvedTestName() const {
   if (!test_name.empty()) return test_name;
   std::string name = backend + "-" + workload;
+  if (!client.empty() && client != backend) name = backend + "-" + client + "-" + workload;
   for (const auto& n : nemesis) name += "-" + n;
   return name;
 }

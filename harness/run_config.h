@@ -46,6 +46,7 @@ struct RunConfig {
   std::string store = "store";
   std::string backend = "redis";
   std::string workload = "mutex";
+  std::string client;                // the backend's lock client; empty: its default
   int concurrency = 10;              // clients, each with its own connection (every workload)
   double rate = 0;                   // total op attempts per second, 0 = unlimited
   double time_limit_s = 30;
@@ -80,6 +81,8 @@ struct RunConfig {
   void Declare(OptionSet& set);
 
   nlohmann::json ToJson() const;
+  // The lock client actually used: `client`, or the backend's default.
+  std::string ResolvedClient() const;
   // The test name actually used for the store directory.
   std::string ResolvedTestName() const;
   // The chosen nemesis families with their options, for the registry.

@@ -293,6 +293,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   EXPECT_EQ(c.UnusedKeyWarnings().size(), 1u);
   nlohmann::json now = c.ToJson();
   now["restart_delay_ms"] = 100;
+  EXPECT_EQ(now["client"], "");  // a key added since: its default, the backend's own client
+  now.erase("client");
   EXPECT_EQ(now, old);
 }
 
@@ -308,8 +310,19 @@ TEST(RunConfigTest, ChangingAModuleKeepsTheOptionsOfOthersAndOfItsName) {
   EXPECT_TRUE(c.ChosenNemeses().empty());
 }
 
+TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
+  RunConfig c;
+  EXPECT_EQ(c.ResolvedClient(), "redis");
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "redis"; }), "");
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "zk-fair-ish"; }),
+            "--client zk-fair-ish: backend redis has clients redis");
+  EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
+}
+
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {
   RunConfig c;
+  EXPECT_EQ(c.ResolvedTestName(), "redis-mutex");
+  c.client = "redis";  // the backend's own name adds nothing
   EXPECT_EQ(c.ResolvedTestName(), "redis-mutex");
   c.nemesis = {"kill"};
   EXPECT_EQ(c.ResolvedTestName(), "redis-mutex-kill");

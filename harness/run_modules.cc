@@ -12,7 +12,8 @@ namespace {
 
 Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
                                                   const std::string& nodes_dir) {
-  auto nodes = BackendNodeNames(config.backend);
+  if (!config.backend_options) return Error{FindBackend(config.backend).error()};
+  auto nodes = BackendNodeNames(config.backend, *config.backend_options);
   if (!nodes) return Error{nodes.error()};
   LocalClusterOptions options;
   options.node_names = *nodes;
@@ -27,8 +28,10 @@ Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluste
   // Before the servers exist: what a fault family sets on the hosts (the
   // clock shim) must be in place when they are spawned.
   if (Status s = PrepareNemesisHosts(config.ChosenNemeses(), cluster); !s) return Error{s.error()};
+  auto client = ResolveClient(config.backend, config.client);
+  if (!client) return Error{client.error()};
   const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
-                               std::chrono::milliseconds(config.client_timeout_ms)};
+                               std::chrono::milliseconds(config.client_timeout_ms), *client};
   return MakeLockService(config.backend, *config.backend_options, context);
 }
 

@@ -67,7 +67,7 @@ class UnkillableService : public LockService {
   NodeTable Table() const override { return {}; }
   Status Start() override { return OkStatus(); }
   void Stop() override {}
-  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t) override {
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, const ClientSlot&) override {
     return nullptr;
   }
 };

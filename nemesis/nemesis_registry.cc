@@ -5,6 +5,7 @@
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
 #include "nemesis/kill_nemesis.h"
+#include "nemesis/partition_nemesis.h"
 #include "nemesis/pause_nemesis.h"
 
 namespace locksmith {
@@ -17,8 +18,10 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf},
-      {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset", MakeOptions<ClockOptions>, MakeClockNemesisOf,
-       ClockWindowOf, InstallClockShims},
+      {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
+       MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, InstallClockShims},
+      {"partition", {"partition"}, "heal", MakeOptions<PartitionOptions>, MakePartitionNemesis,
+       PartitionWindowOf},
   };
   return kFamilies;
 }

@@ -23,13 +23,18 @@ namespace locksmith {
 
 // What a family's nemesis may use of the run: the service (its node table
 // and capabilities), the handle through which client pauses reach lock
-// holders, a seed of its own (targets), and the workload's longest lease
-// (delayed restarts wait that long).
+// holders, a seed of its own (targets), the workload's longest lease
+// (delayed restarts wait that long), the hosts and the clients.
 struct NemesisContext {
   LockService& service;
   ClientPauses& pauses;
   uint64_t seed = 0;
   std::chrono::milliseconds longest_lease{0};
+  // The run's hosts (their networks, for partitions) and how many lock
+  // clients it has (Cluster::ClientAddress names their addresses); null and
+  // 0 where a caller has no cluster.
+  Cluster* cluster = nullptr;
+  int concurrency = 0;
 };
 
 struct NemesisEntry {

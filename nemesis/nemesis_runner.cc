@@ -65,6 +65,24 @@ void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
   }
 }
 
+namespace {
+
+// Replaces "$event.key", "$event.process" and "$event.granted[.I]"
+// anywhere in `value` (fields, list entries, nested) by the event's.
+void SubstituteEvent(nlohmann::json& value, const Op& event) {
+  if (value == "$event.key") value = event.key;
+  if (value == "$event.process") value = event.process;
+  if (value.is_string() && IsGrantedPlaceholder(value.get<std::string>())) {
+    auto granted = ResolveGranted(value.get<std::string>(), event);
+    if (granted) value = *granted;  // else the placeholder stays: the fault says so
+  }
+  if (value.is_object() || value.is_array()) {
+    for (auto& field : value) SubstituteEvent(field, event);
+  }
+}
+
+}  // namespace
+
 std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fault) {
   if (events_ == nullptr) return std::nullopt;
   const int64_t seen = events_->Count(*fault.after);
@@ -83,25 +101,12 @@ std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fa
 }
 
 bool NemesisRunner::NamesEvent(const ScheduledFault& fault) {
-  if (!fault.op.value.is_object()) return false;
-  for (const auto& [name, field] : fault.op.value.items()) {
-    if (field.is_string() && field.get<std::string>().rfind("$event.", 0) == 0) return true;
-  }
-  return false;
+  return fault.op.value.dump().find("\"$event.") != std::string::npos;
 }
 
 ScheduledFault NemesisRunner::WithEvent(const ScheduledFault& fault, const Op& event) {
   ScheduledFault fired = fault;
-  if (fired.op.value.is_object()) {
-    for (auto& [name, field] : fired.op.value.items()) {
-      if (field == "$event.key") field = event.key;
-      if (field == "$event.process") field = event.process;
-      if (field.is_string() && IsGrantedPlaceholder(field.get<std::string>())) {
-        auto granted = ResolveGranted(field.get<std::string>(), event);
-        if (granted) field = *granted;  // else the placeholder stays: the fault says so
-      }
-    }
-  }
+  SubstituteEvent(fired.op.value, event);
   if (!fired.op.value.is_object()) fired.op.value = nlohmann::json::object();
   fired.op.value["event"] = {{"f", event.f}, {"key", event.key},
                              {"process", event.process}, {"index", event.index}};

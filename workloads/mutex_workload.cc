@@ -46,7 +46,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     }
   } close_all{clients};
   for (int i = 0; i < n; ++i) {
-    clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), SubSeed(ctx.options.seed, i)));
+    clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
@@ -84,11 +84,11 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     log.Invoke("acquire", key, {{"lease_ms", m.lease_ms}});
     AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(m.lease_ms));
     nlohmann::json value = {{"token", acquired.token}};
+    if (acquired.detail.is_object()) value.update(acquired.detail);
     if (acquired.outcome == Outcome::kOk) {
       value["validity_ms"] = acquired.validity_ms;
       if (acquired.fence) value["fence"] = *acquired.fence;
     }
-    if (acquired.detail.is_object()) value.update(acquired.detail);
     log.Complete(acquired.outcome, std::move(value), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
       co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.backoff)));

@@ -69,6 +69,7 @@ struct Spec {
   Clock::duration safety = seconds(60);
   std::function<void()> on_connected = {};
   ClientPauses* pauses = nullptr;
+  std::function<std::string(int)> client_address = {};
 };
 
 struct Outcome3 {
@@ -104,6 +105,7 @@ Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec&
                         spec.on_connected};
     ctx.pauses = spec.pauses;
     ctx.clock = &clock;
+    ctx.client_address = spec.client_address;
     boost::asio::co_spawn(
         io,
         [&]() -> boost::asio::awaitable<void> {
@@ -265,6 +267,23 @@ TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
   ASSERT_TRUE(out.status.ok());
   EXPECT_EQ(service.state.connects, 5);
   EXPECT_EQ(service.state.open_clients, 0);
+}
+
+TEST(MutexWorkloadTest, EachClientGetsItsOwnSlotSeedAndSourceAddress) {
+  FakeLockService service;
+  Spec spec;
+  spec.stop_after = 10;
+  spec.client_address = [](int i) { return "198.19.0." + std::to_string(i + 1); };
+  auto out = RunWorkload(service, Options(), spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_EQ(service.slots.size(), 5u);
+  std::set<uint64_t> seeds;
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(service.slots[i].index, i);
+    EXPECT_EQ(service.slots[i].source_address, "198.19.0." + std::to_string(i + 1));
+    seeds.insert(service.slots[i].seed);
+  }
+  EXPECT_EQ(seeds.size(), 5u);
 }
 
 TEST(MutexWorkloadTest, OnConnectedRunsOnceBeforeTheFirstOpAndNotWhenAConnectFails) {

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/lock_service.h"
+#include "checker/seed.h"
 #include "checker/checker.h"
 #include "checker/op_recorder.h"
 #include "checker/option_set.h"
@@ -58,10 +59,19 @@ struct WorkloadContext {
   // hold locks check it right after each successful acquire and again
   // before each release (ClientPauses::Take).
   ClientPauses* pauses = nullptr;
+  // The address client `index`'s sockets bind to (Cluster::ClientAddress);
+  // empty, or no function: the kernel's choice.
+  std::function<std::string(int index)> client_address = {};
   // What the workload reads and waits on; tests inject a fake.
   WorkloadClock* clock = &SteadyWorkloadClock();
 
   bool ShouldStop() const { return failed || interrupted.load(); }
+  // The slot of client `index`: its seed (from the workload's seed) and its
+  // source address.
+  ClientSlot Slot(int index) const {
+    return {index, SubSeed(options.seed, static_cast<uint64_t>(index)),
+            client_address ? client_address(index) : std::string()};
+  }
   std::chrono::steady_clock::time_point Now() const { return clock->Now(); }
 };
 

@@ -3,8 +3,8 @@
 // refuses later spawns, like a real cluster, and can be made to fail. Given a
 // FakeNet, every host gets a namespace "fake-<tag>-<host>" on the bridge
 // "fake-<tag>-br" with an address in 198.18.0.0/28 (the bridge: .1, host i:
-// .2+i), iptables Execs act there, and Teardown deletes the namespaces
-// (with their rules) and the bridge.
+// .2+i) and clients in 198.19.0.0/24, iptables Execs act there, and
+// Teardown deletes the namespaces (with their rules) and the bridge.
 // Thread-safe: hosts are fixed at construction; the rest has a mutex.
 #pragma once
 
@@ -35,6 +35,11 @@ class FakeCluster : public Cluster {
       net_->AddHost(Bridge(), "198.18.0.1", netns, address);
       hosts_.back()->AttachNet(net_, netns);
     }
+    if (net_ != nullptr) {
+      std::vector<std::string> netns;
+      for (auto& h : hosts_) netns.push_back(h->netns());
+      net_->AddClientRange(Bridge(), "198.18.0.1", netns, "198.19.0.0/24");
+    }
   }
 
   const std::string& Tag() const override { return tag_; }
@@ -44,6 +49,12 @@ class FakeCluster : public Cluster {
     return hosts;
   }
   Host* FindHost(const std::string& name) override { return Fake(name); }
+  // With a FakeNet, client i is 198.19.0.<i+1> (as slice 0 of the local
+  // provider); without, none.
+  std::string ClientAddress(int index) override {
+    if (net_ == nullptr || index < 0 || index >= 254) return "";
+    return "198.19.0." + std::to_string(index + 1);
+  }
   Status Teardown() override {
     std::lock_guard lock(mu_);
     ++teardowns_;

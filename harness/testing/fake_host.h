@@ -5,7 +5,8 @@
 // demand, so lifecycle and nemesis logic can be unit-tested without root or
 // servers. Like a real host it refuses pids it did not start and paths
 // outside its directory. Attached to a FakeNet (AttachNet), the host has a
-// network of its own: Exec of `iptables ...` runs in its namespace there, so
+// network of its own: Exec of `iptables ...` (and of `iptables-restore
+// --noflush FILE` of a file written to the host) runs in its namespace there, so
 // a partition's rules decide FakeNet::Reachable. Thread-safe (one mutex), as
 // the Host contract asks: tests call it from several threads.
 #pragma once
@@ -155,6 +156,18 @@ class FakeHost : public Host {
     execs_.push_back(argv);
     if (net_ != nullptr && !argv.empty() && argv[0] == "iptables") {
       Status s = net_->Iptables(netns_, {argv.begin() + 1, argv.end()});
+      return ExecResult{s.ok() ? 0 : 1, s.ok() ? "" : s.error()};
+    }
+    // iptables-restore [-w] --noflush FILE, FILE a path in this host's
+    // directory.
+    if (net_ != nullptr && argv.size() >= 3 && argv[0] == "iptables-restore" &&
+        std::find(argv.begin(), argv.end(), "--noflush") != argv.end()) {
+      const std::string prefix = dir_ + "/";
+      const std::string& path = argv.back();
+      auto file = path.rfind(prefix, 0) == 0 ? files_.find(path.substr(prefix.size()))
+                                             : files_.end();
+      if (file == files_.end()) return ExecResult{2, "iptables-restore: cannot open " + path};
+      Status s = net_->IptablesRestore(netns_, file->second);
       return ExecResult{s.ok() ? 0 : 1, s.ok() ? "" : s.error()};
     }
     return exec_result_;

@@ -16,7 +16,9 @@
 // and FORWARD chains (policy ACCEPT), user chains (-N -X -F), rules
 // appended, inserted, deleted and checked (-A -I -D -C) that match
 // -s / -d (address or CIDR) and jump (-j) to DROP, REJECT, ACCEPT, RETURN or
-// a user chain.
+// a user chain; iptables-restore --noflush of such rules. Routes: the
+// controller's `local` route of the clients' range on a bridge, and a
+// namespace's route to it via a gateway (ReachableFrom).
 //
 // Any command can be made to fail (FailCommand), to test that a partial
 // setup cleans up. Thread-safe (one mutex).
@@ -51,6 +53,60 @@ class FakeNet : public NetOps {
     std::string error = RunIp(args);
     return error.empty() ? OkStatus() : Failed(cmd, error);
   }
+  // `iptables-restore --noflush` of `text` inside `netns`: "*filter" and
+  // "COMMIT" frame it; ":CHAIN - [0:0]" creates a user chain or flushes it
+  // (as the real one does without flushing the table); every other line is
+  // an iptables command. All or nothing, as in the kernel.
+  Status IptablesRestore(const std::string& netns, const std::string& text) {
+    std::lock_guard lock(mu_);
+    const std::string cmd = "ip netns exec " + netns + " iptables-restore --noflush";
+    commands_.push_back(cmd);
+    if (auto e = TakeFailure(cmd)) return Failed(cmd, *e);
+    auto ns = namespaces_.find(netns);
+    if (netns.empty() || ns == namespaces_.end()) return Error{"iptables-restore: no namespace"};
+    Namespace saved = ns->second;
+    size_t start = 0, line_no = 0;
+    bool framed = false, committed = false;
+    while (start < text.size()) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      const std::string line = text.substr(start, end - start);
+      start = end + 1;
+      ++line_no;
+      std::string error;
+      if (line.empty() || line[0] == '#') continue;
+      if (line == "*filter") {
+        framed = true;
+      } else if (line == "COMMIT") {
+        committed = framed;
+      } else if (!framed || committed) {
+        error = "rule outside a *filter ... COMMIT block";
+      } else if (line[0] == ':') {
+        const std::string chain = line.substr(1, line.find(' ') - 1);
+        if (!IsBuiltinChain(chain)) ns->second.chains[chain].clear();
+      } else {
+        std::vector<std::string> args;
+        size_t a = 0;
+        while (a < line.size()) {
+          size_t b = line.find(' ', a);
+          if (b == std::string::npos) b = line.size();
+          if (b > a) args.push_back(line.substr(a, b - a));
+          a = b + 1;
+        }
+        error = RunIptables(ns->second, args);
+      }
+      if (!error.empty()) {
+        ns->second = saved;
+        return Error{"iptables-restore: line " + std::to_string(line_no) + " failed: " + error};
+      }
+    }
+    if (!committed) {
+      ns->second = saved;
+      return Error{"iptables-restore: no COMMIT"};
+    }
+    return OkStatus();
+  }
+
   Status Iptables(const std::string& netns, const std::vector<std::string>& args) override {
     std::lock_guard lock(mu_);
     const std::string cmd = Join("ip netns exec " + netns + " iptables", args);
@@ -108,6 +164,16 @@ class FakeNet : public NetOps {
     ns.links["eth0"] = {"veth", kRoot, "v-" + netns, "", true, {address + "/28"}};
     root.links["v-" + netns] = {"veth", netns, "eth0", bridge, true, {}};
   }
+  // Gives a bridge's hosts the clients' range `network` as LocalCluster
+  // does: local on the bridge, routed back there by each namespace.
+  void AddClientRange(const std::string& bridge, const std::string& bridge_address,
+                      const std::vector<std::string>& netns, const std::string& network) {
+    std::lock_guard lock(mu_);
+    namespaces_[kRoot].routes.push_back({network, "", bridge, true});
+    for (const auto& ns : netns) {
+      namespaces_[ns].routes.push_back({network, bridge_address, "", false});
+    }
+  }
   // The next `times` commands (ip or iptables, as "ip ..." / "ip netns exec
   // NS iptables ...") containing `text` fail without effect (times < 0: all).
   void FailCommand(std::string text, int times = 1) {
@@ -155,12 +221,36 @@ class FakeNet : public NetOps {
         if (!name.empty() && link == "lo") continue;  // goes with its namespace
         out.push_back("link " + link + (name.empty() ? "" : " in " + name));
       }
+      // A namespace's routes go with it; the controller's must be removed.
+      if (name.empty()) {
+        for (const Route& r : ns.routes) out.push_back("route " + r.network + " dev " + r.dev);
+      }
       for (const auto& [chain, rules] : ns.chains) {
         if (!IsBuiltinChain(chain)) out.push_back("chain " + name + " " + chain);
         for (const Rule& r : rules) out.push_back("rule " + name + " " + chain + " " + r.Text());
       }
     }
     return out;
+  }
+
+  // Whether a client of the controller bound to `address` (a local route of
+  // the controller's on a bridge) can connect to namespace `to` on that
+  // bridge: `to` routes the address back, and neither side's rules drop the
+  // request or the reply.
+  bool ReachableFrom(const std::string& address, const std::string& to) {
+    std::lock_guard lock(mu_);
+    std::optional<Attachment> b = AttachmentOf(to);
+    if (!b) return false;
+    const auto& root = namespaces_[kRoot];
+    const bool local = std::any_of(root.routes.begin(), root.routes.end(), [&](const Route& r) {
+      return r.local && r.dev == b->bridge && Matches(r.network, address);
+    });
+    const auto& target = namespaces_[to].routes;
+    const bool routed = std::any_of(target.begin(), target.end(), [&](const Route& r) {
+      return !r.local && Matches(r.network, address);
+    });
+    return local && routed && Passes(to, "INPUT", address, b->address) &&
+           Passes(to, "OUTPUT", b->address, address);
   }
 
   // Whether a TCP connection from namespace `from` to namespace `to`
@@ -203,8 +293,15 @@ class FakeNet : public NetOps {
       return t + "-j " + target;
     }
   };
+  struct Route {
+    std::string network;  // "a.b.c.d/prefix"
+    std::string via;      // gateway; empty for a local route
+    std::string dev;      // local routes: the link it is on
+    bool local = false;
+  };
   struct Namespace {
     std::map<std::string, Link> links;
+    std::vector<Route> routes;
     std::map<std::string, std::vector<Rule>> chains = {
         {"FORWARD", {}}, {"INPUT", {}}, {"OUTPUT", {}}};
   };
@@ -274,6 +371,7 @@ class FakeNet : public NetOps {
     if (it == ns.links.end()) return;
     Link link = it->second;
     ns.links.erase(it);
+    std::erase_if(ns.routes, [&](const Route& r) { return r.dev == name; });
     if (link.kind == "bridge") {
       for (auto& [port_name, port] : ns.links) {
         if (port.master == name) port.master.clear();
@@ -361,6 +459,17 @@ class FakeNet : public NetOps {
         }
       }
       it->second = changed;
+      return "";
+    }
+    if (netns.empty() && args.size() == 6 && is({"route", "add", "local"}) && args[4] == "dev") {
+      if (!ValidAddressSpec(args[3])) return "Error: inet prefix is expected";
+      if (!ns.links.contains(args[5])) return "Cannot find device \"" + args[5] + "\"";
+      ns.routes.push_back({args[3], "", args[5], true});
+      return "";
+    }
+    if (args.size() == 5 && is({"route", "add"}) && args[3] == "via") {
+      if (!ValidAddressSpec(args[2])) return "Error: inet prefix is expected";
+      ns.routes.push_back({args[2], args[4], "", false});
       return "";
     }
     if (args.size() == 3 && is({"link", "del"})) {

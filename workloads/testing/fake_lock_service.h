@@ -113,11 +113,14 @@ class FakeLockService : public LockService {
   NodeTable Table() const override {
     return {{"n1", NodeRole::kPrimary, "n1", "fake", "127.0.0.1", 0}};
   }
-  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, uint64_t seed) override {
-    return std::make_unique<FakeLockClient>(state, seed);
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor,
+                                        const ClientSlot& slot) override {
+    slots.push_back(slot);
+    return std::make_unique<FakeLockClient>(state, slot.seed);
   }
 
   FakeLockState state;
+  std::vector<ClientSlot> slots;  // every NewClient's slot, in order
 };
 
 }  // namespace locksmith::testing

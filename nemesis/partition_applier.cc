@@ -1,0 +1,186 @@
+#include "nemesis/partition_applier.h"
+
+#include <chrono>
+#include <functional>
+#include <thread>
+
+namespace locksmith {
+namespace {
+
+constexpr std::chrono::milliseconds kCommandTimeout{10000};
+constexpr const char* kRulesFile = "partition.rules";
+
+// Runs `work(i)` for every i in [0, n) on its own thread; the errors, in
+// order, joined. Hosts are independent: their namespaces have their own
+// tables.
+Status ForEachInParallel(size_t n, const std::function<Status(size_t)>& work) {
+  std::vector<Status> results(n, OkStatus());
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    threads.emplace_back([&, i] { results[i] = work(i); });
+  }
+  for (auto& t : threads) t.join();
+  std::string errors;
+  for (const auto& r : results) {
+    if (!r) errors += (errors.empty() ? "" : "; ") + r.error();
+  }
+  if (!errors.empty()) return Error{errors};
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
+                                                const std::vector<NetEndpoint>& endpoints) {
+  std::map<std::string, const NetEndpoint*> by_name;
+  for (const auto& e : endpoints) by_name[e.name] = &e;
+  auto find = [&](const std::string& name) -> Result<const NetEndpoint*> {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return Error{"the partition names " + name + ", which is no host or "
+                                          "client of this run"};
+    if (it->second->address.empty()) {
+      return Error{"client " + name + " has no address of its own to cut off"};
+    }
+    return it->second;
+  };
+  std::map<std::string, HostCut> cuts;
+  for (const auto& [dropper_name, sources] : grudge) {
+    auto dropper = find(dropper_name);
+    if (!dropper) return Error{dropper.error()};
+    for (const auto& source_name : sources) {
+      auto source = find(source_name);
+      if (!source) return Error{source.error()};
+      const NetEndpoint& d = **dropper;
+      const NetEndpoint& s = **source;
+      if (d.host == nullptr && s.host == nullptr) {
+        return Error{"clients " + d.name + " and " + s.name + " do not talk to each other: "
+                     "no host can cut them apart"};
+      }
+      if (d.host != nullptr) {
+        // The dropper filters what arrives from the source.
+        cuts[d.name].drop_from.insert(s.address);
+      } else {
+        // A client cannot filter: the node stops sending to it.
+        cuts[s.name].drop_to.insert(d.address);
+      }
+      if (d.host != nullptr) cuts[d.name].peers.insert(s.address);
+      if (s.host != nullptr) cuts[s.name].peers.insert(d.address);
+    }
+  }
+  return cuts;
+}
+
+std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps) {
+  std::string text = "*filter\n:" + chain + " - [0:0]\n";
+  if (add_jumps) {
+    text += "-I INPUT 1 -j " + chain + "\n";
+    text += "-I OUTPUT 1 -j " + chain + "\n";
+  }
+  for (const auto& a : cut.drop_from) text += "-A " + chain + " -s " + a + " -j DROP\n";
+  for (const auto& a : cut.drop_to) text += "-A " + chain + " -d " + a + " -j DROP\n";
+  return text + "COMMIT\n";
+}
+
+std::string RemovalRules(const std::string& chain) {
+  return "*filter\n:" + chain + " - [0:0]\n-D INPUT -j " + chain + "\n-D OUTPUT -j " + chain +
+         "\n-X " + chain + "\nCOMMIT\n";
+}
+
+PartitionApplier::PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints)
+    : chain_(std::move(chain)), endpoints_(std::move(endpoints)) {}
+
+Host* PartitionApplier::HostNamed(const std::string& name) const {
+  for (const auto& e : endpoints_) {
+    if (e.name == name) return e.host;
+  }
+  return nullptr;
+}
+
+Status PartitionApplier::Restore(Host& host, const std::string& rules) {
+  if (Status s = host.WriteFile(kRulesFile, rules); !s) return s;
+  auto r = host.Exec({"iptables-restore", "-w", "--noflush", host.PathOf(kRulesFile)},
+                     kCommandTimeout);
+  (void)host.RemoveFile(kRulesFile);
+  if (!r) return Error{r.error()};
+  if (r->exit_code != 0) {
+    return Error{"host " + host.Name() + ": iptables-restore exited " +
+                 std::to_string(r->exit_code) + ": " + r->output};
+  }
+  return OkStatus();
+}
+
+Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
+  auto cuts = PlanCuts(grudge, endpoints_);
+  if (!cuts) return Error{cuts.error()};
+  std::lock_guard lock(mu_);
+  // Every host that has rules now or will: the ones left out are flushed.
+  std::set<std::string> names = installed_;
+  for (const auto& [name, cut] : *cuts) names.insert(name);
+  const std::vector<std::string> hosts(names.begin(), names.end());
+  std::vector<char> jumped(hosts.size());  // not vector<bool>: threads write apart
+  for (size_t i = 0; i < hosts.size(); ++i) jumped[i] = installed_.contains(hosts[i]);
+  Status applied = ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
+    Host* host = HostNamed(hosts[i]);
+    if (host == nullptr) return Error{"no host " + hosts[i]};
+    auto it = cuts->find(hosts[i]);
+    const HostCut cut = it == cuts->end() ? HostCut{} : it->second;
+    if (Status s = Restore(*host, CutRules(chain_, cut, !jumped[i])); !s) return s;
+    jumped[i] = true;
+    if (cut.peers.empty()) return OkStatus();
+    // Abort this host's own connections to everyone it was cut from.
+    std::vector<std::string> kill = {"ss", "-K", "-t"};
+    for (const auto& peer : cut.peers) {
+      if (kill.size() > 3) kill.push_back("or");
+      kill.insert(kill.end(), {"dst", peer});
+    }
+    auto r = host->Exec(kill, kCommandTimeout);
+    if (!r) return Error{r.error()};
+    if (r->exit_code != 0) {
+      return Error{"host " + host->Name() + ": ss -K exited " + std::to_string(r->exit_code) +
+                   ": " + r->output};
+    }
+    return OkStatus();
+  });
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (jumped[i]) installed_.insert(hosts[i]);
+  }
+  if (!applied) return Error{applied.error()};
+  nlohmann::json done = nlohmann::json::object();
+  for (const auto& [name, cut] : *cuts) {
+    nlohmann::json rules = nlohmann::json::object();
+    if (!cut.drop_from.empty()) rules["drops_from"] = cut.drop_from;
+    if (!cut.drop_to.empty()) rules["drops_to"] = cut.drop_to;
+    done[name] = std::move(rules);
+  }
+  return done;
+}
+
+Status PartitionApplier::Heal() {
+  std::lock_guard lock(mu_);
+  const std::vector<std::string> hosts(installed_.begin(), installed_.end());
+  return ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
+    Host* host = HostNamed(hosts[i]);
+    if (host == nullptr) return Error{"no host " + hosts[i]};
+    return Restore(*host, CutRules(chain_, HostCut{}, false));
+  });
+}
+
+Status PartitionApplier::Teardown() {
+  std::lock_guard lock(mu_);
+  const std::vector<std::string> hosts(installed_.begin(), installed_.end());
+  std::vector<char> removed(hosts.size());
+  Status status = ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
+    Host* host = HostNamed(hosts[i]);
+    if (host == nullptr) return Error{"no host " + hosts[i]};
+    Status s = Restore(*host, RemovalRules(chain_));
+    removed[i] = s.ok();
+    return s;
+  });
+  for (size_t i = 0; i < hosts.size(); ++i) {
+    if (removed[i]) installed_.erase(hosts[i]);
+  }
+  return status;
+}
+
+}  // namespace locksmith

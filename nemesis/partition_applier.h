@@ -1,0 +1,93 @@
+// PartitionApplier: the one place that turns a grudge (nemesis/grudge.h)
+// into firewall rules on the test hosts and takes them away again. Every
+// rule lives inside a node host's own network (its namespace), in a chain
+// of the run's ("LSM-<tag>-part") jumped to from INPUT and OUTPUT; the
+// controller's firewall is never touched. A node that drops what an
+// endpoint sends gets `-s <its address> -j DROP`; a client that drops what a
+// node sends is served by the node: `-d <client address> -j DROP` there, so
+// a client can be cut off alone while the others still reach the node.
+//
+// Rules are stateless DROPs, so they stop packets of connections that are
+// already established too; on top of that, each cut host aborts its own
+// sockets to the peers it was cut from (`ss -K`), so a connection does not
+// simply resume after the heal as if nothing happened (Jepsen's partitions
+// leave established connections alive). Each host gets its whole rule set
+// in one `iptables-restore --noflush -w` of a file written to its directory
+// (one command per host, waiting for the xtables lock), the hosts in
+// parallel.
+//
+// Thread-safe: one mutex serialises Apply, Heal and Teardown, so two faults
+// never interleave their rules.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "harness/host.h"
+#include "nemesis/grudge.h"
+
+namespace locksmith {
+
+// Something a grudge names: a host (named as its Host) or a lock client
+// ("c<index>"), and the address its packets carry.
+struct NetEndpoint {
+  std::string name;
+  std::string address;
+  Host* host = nullptr;  // the endpoint's own host; null for a client
+};
+
+// What one host must do for a grudge (pure data, see PlanCuts).
+struct HostCut {
+  std::set<std::string> drop_from;  // addresses whose packets it drops on the way in
+  std::set<std::string> drop_to;    // addresses it drops its own packets to
+  std::set<std::string> peers;      // addresses of everyone it was cut from, either way
+
+  bool operator==(const HostCut&) const = default;
+};
+
+// Per host name, what `grudge` asks of it. An error names an endpoint the
+// grudge uses that `endpoints` lacks (or a client without an address), and a
+// grudge between two clients, which no host can enforce.
+Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
+                                                const std::vector<NetEndpoint>& endpoints);
+
+// The iptables-restore text for one host: `chain` flushed (created when
+// missing), the jumps from INPUT and OUTPUT when `add_jumps`, then the
+// cut's DROP rules.
+std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps);
+// The text that removes the jumps and the chain.
+std::string RemovalRules(const std::string& chain);
+
+class PartitionApplier {
+ public:
+  // `chain`: the run's chain name (ChainName(tag, "part")); `endpoints`:
+  // every host and client a grudge may name.
+  PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints);
+
+  // Replaces whatever partition is in place by `grudge`. Returns what was
+  // done: per host, the addresses it drops. An error leaves the hosts that
+  // did take their rules with them (Heal or Teardown removes them).
+  Result<nlohmann::json> Apply(const Grudge& grudge);
+  // Flushes the chain on every host that has one: everyone sees everyone.
+  Status Heal();
+  // Heal, then removes the jumps and the chains; idempotent.
+  Status Teardown();
+
+ private:
+  // Runs `rules` through iptables-restore on `host`.
+  Status Restore(Host& host, const std::string& rules);
+  Host* HostNamed(const std::string& name) const;
+
+  const std::string chain_;
+  const std::vector<NetEndpoint> endpoints_;
+  std::mutex mu_;
+  std::set<std::string> installed_;  // hosts whose chain and jumps exist; guarded by mu_
+};
+
+}  // namespace locksmith

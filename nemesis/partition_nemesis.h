@@ -1,0 +1,91 @@
+// PartitionNemesis: network partitions between the test hosts, and between
+// chosen lock clients and the hosts. "partition" puts one grudge in place
+// (replacing any partition already there); "heal" removes it. The begin op's
+// value says which:
+//
+//   {"shape": "isolate", "target": "one"}        the target's hosts | the rest
+//   {"shape": "primary"}                         the primary's host | the rest
+//   {"shape": "halves"}                          random halves, majority second
+//   {"shape": "majorities-ring"}                 every host sees its own majority
+//   {"shape": "bridge"}                          two halves joined by one host
+//   {"shape": "one-way"}                         one half drops what the other sends
+//   {"shape": "components", "components": [["n1"], ["n2", "n3"]]}
+//   {"shape": "clients-from-nodes", "clients": [3] or "one" | "half" | "all" | "0,2",
+//    "nodes": "all" (a target)}                  the clients cut off from those hosts
+//   {"shape": "auto"}                            isolate one host; with one host,
+//                                                clients-from-nodes
+//
+// Partitions cut hosts, not server processes: a Sentinel sharing a host
+// with a master is cut with it. Targets (nodes) are resolved against the
+// service's table when the fault starts, with a seed drawn from the
+// family's seed and the op's number, so a run replays. Clients are named by
+// their worker's index ("c3"); a number in "clients" is a process of the
+// history (a scripted step's "$event.process"), whose worker is process mod
+// concurrency. The completion value shows the grudge and, per host, the
+// addresses it drops. Rules are put in place by a PartitionApplier (see
+// there: established connections are cut too).
+//
+// Needs hosts with networks of their own (the local provider as root).
+// Used from the nemesis thread; Teardown afterwards from the run thread.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checker/option_set.h"
+#include "nemesis/grudge.h"
+#include "nemesis/nemesis_registry.h"
+#include "nemesis/partition_applier.h"
+#include "nemesis/schedule.h"
+
+namespace locksmith {
+
+// The partition family's options (the seeded schedule's faults).
+struct PartitionOptions {
+  std::string shape = "auto";
+  std::string target = "one";   // isolate: which nodes
+  std::string clients = "one";  // clients-from-nodes: which clients
+  int64_t ms = 5000;            // how long each partition lasts
+
+  void Declare(OptionSet& set);
+};
+
+std::vector<std::string> PartitionShapes();
+
+// A partition of the target, healed ms later.
+WindowOps PartitionWindow(const PartitionOptions& options);
+
+// The registry's hooks: an error when the hosts have no network of their own.
+Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
+                                                      const NemesisContext& context);
+WindowOps PartitionWindowOf(const ModuleOptions& options);
+
+// The clients a "clients" value picks (worker indices, sorted, each once),
+// out of `concurrency`, drawing "one" and "half" from `seed`. Pure.
+Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concurrency,
+                                        uint64_t seed);
+
+// The grudge a begin op's value asks for, over the table's hosts and the
+// run's clients ("c<index>"). Pure.
+Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& table,
+                               int concurrency, uint64_t seed);
+
+class PartitionNemesis : public Nemesis {
+ public:
+  PartitionNemesis(std::function<NodeTable()> table, int concurrency, uint64_t seed,
+                   std::unique_ptr<PartitionApplier> applier);
+
+  std::vector<std::string> Faults() const override { return {"partition", "heal"}; }
+  FaultResult Invoke(const FaultOp& op) override;
+  std::vector<HealFailure> Teardown() override;
+
+ private:
+  const std::function<NodeTable()> table_;
+  const int concurrency_;
+  const uint64_t seed_;
+  uint64_t begun_ = 0;  // partition ops so far: each resolves with its own seed
+  std::unique_ptr<PartitionApplier> applier_;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,281 @@
+#include "nemesis/partition_nemesis.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/testing/fake_cluster.h"
+#include "harness/testing/fake_net.h"
+#include "workloads/testing/fake_lock_service.h"
+
+namespace locksmith {
+namespace {
+
+using testing::FakeCluster;
+using testing::FakeHost;
+using testing::FakeNet;
+
+// A lock service whose node table is one primary per host of a cluster.
+class TableService : public testing::FakeLockService {
+ public:
+  explicit TableService(Cluster& cluster) {
+    for (Host* h : cluster.Hosts()) {
+      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
+                       h->Name(), "fake", h->Address(), 6379});
+    }
+  }
+  NodeTable Table() const override { return table; }
+  NodeTable table;
+};
+
+// A cluster of `hosts` fake hosts on a FakeNet, its service, and the
+// partition nemesis of a run with `clients` clients.
+struct Rig {
+  explicit Rig(int hosts, int clients = 4) : cluster(Names(hosts), "tag001", &net), service(cluster) {
+    OptionsOf<PartitionOptions> options;
+    const NemesisContext context{service, pauses, 42, std::chrono::milliseconds(1000),
+                                 &cluster, clients};
+    auto made = MakePartitionNemesis(options, context);
+    EXPECT_TRUE(made.ok()) << made.error();
+    if (made) nemesis = std::move(*made);
+  }
+  static std::vector<std::string> Names(int n) {
+    std::vector<std::string> names;
+    for (int i = 1; i <= n; ++i) names.push_back("n" + std::to_string(i));
+    return names;
+  }
+  std::string Ns(const std::string& host) { return cluster.Fake(host)->netns(); }
+  bool Sees(const std::string& a, const std::string& b) { return net.Reachable(Ns(a), Ns(b)); }
+  bool ClientSees(int client, const std::string& host) {
+    return net.ReachableFrom(cluster.ClientAddress(client), Ns(host));
+  }
+  // Every rule and chain of the run's hosts ("chain NS C", "rule NS ..."), none of the
+  // namespaces themselves.
+  std::vector<std::string> Firewall() {
+    std::vector<std::string> out;
+    for (const auto& line : net.Describe()) {
+      if (line.rfind("rule ", 0) == 0 || line.rfind("chain ", 0) == 0) out.push_back(line);
+    }
+    return out;
+  }
+  FaultResult Do(const std::string& f, nlohmann::json value = nullptr) {
+    return nemesis->Invoke({f, std::move(value)});
+  }
+
+  FakeNet net;
+  FakeCluster cluster;
+  TableService service;
+  ClientPauses pauses;
+  std::unique_ptr<Nemesis> nemesis;
+};
+
+TEST(PartitionNemesisTest, IsolatingAHostCutsItBothWaysAndTheHealAndTeardownUndoIt) {
+  Rig rig(3);
+  ASSERT_TRUE(rig.Sees("n1", "n2"));
+  FaultResult r = rig.Do("partition", {{"shape", "isolate"}, {"target", "n2"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(rig.Sees("n2", "n1"));
+  EXPECT_FALSE(rig.Sees("n2", "n3"));
+  EXPECT_TRUE(rig.Sees("n1", "n3"));
+  EXPECT_EQ(r.value["grudge"]["n2"], nlohmann::json({"n1", "n3"}));
+  EXPECT_EQ(r.value["rules"]["n2"]["drops_from"],
+            nlohmann::json({"198.18.0.2", "198.18.0.4"}));
+  // The clients still reach every host: only hosts were cut apart.
+  EXPECT_TRUE(rig.ClientSees(0, "n2"));
+
+  ASSERT_TRUE(rig.Do("heal").ok);
+  EXPECT_TRUE(rig.Sees("n2", "n1"));
+  EXPECT_TRUE(rig.Sees("n2", "n3"));
+  EXPECT_FALSE(rig.Firewall().empty());  // the chains stay, empty, until teardown
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+  EXPECT_EQ(rig.Firewall(), std::vector<std::string>{});
+}
+
+TEST(PartitionNemesisTest, ANewPartitionReplacesTheOneInPlace) {
+  Rig rig(3);
+  ASSERT_TRUE(rig.Do("partition", {{"shape", "isolate"}, {"target", "n1"}}).ok);
+  ASSERT_TRUE(rig.Do("partition", {{"shape", "isolate"}, {"target", "n3"}}).ok);
+  EXPECT_TRUE(rig.Sees("n1", "n2"));
+  EXPECT_FALSE(rig.Sees("n3", "n2"));
+  EXPECT_FALSE(rig.Sees("n3", "n1"));
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+  EXPECT_TRUE(rig.Sees("n3", "n1"));
+  EXPECT_EQ(rig.Firewall(), std::vector<std::string>{});
+}
+
+TEST(PartitionNemesisTest, MajoritiesRingOnFiveHostsLeavesEachItsTwoNeighbours) {
+  Rig rig(5);
+  FaultResult r = rig.Do("partition", {{"shape", "majorities-ring"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int a = 1; a <= 5; ++a) {
+    int seen = 0;
+    for (int b = 1; b <= 5; ++b) {
+      if (a == b) continue;
+      const std::string na = "n" + std::to_string(a), nb = "n" + std::to_string(b);
+      seen += rig.Sees(na, nb) ? 1 : 0;
+      EXPECT_EQ(rig.Sees(na, nb), rig.Sees(nb, na)) << na << " " << nb;  // symmetric at 5
+    }
+    EXPECT_EQ(seen, 2) << "n" << a;
+  }
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
+TEST(PartitionNemesisTest, HalvesAndBridgeAndOneWayCutWhatTheirGrudgeSays) {
+  for (const char* shape : {"halves", "bridge", "one-way"}) {
+    Rig rig(5);
+    FaultResult r = rig.Do("partition", {{"shape", shape}});
+    ASSERT_TRUE(r.ok) << shape << ": " << r.error;
+    const Grudge grudge = r.value["grudge"].get<Grudge>();
+    for (int a = 1; a <= 5; ++a) {
+      for (int b = 1; b <= 5; ++b) {
+        if (a == b) continue;
+        const std::string na = "n" + std::to_string(a), nb = "n" + std::to_string(b);
+        // A connection needs both directions.
+        EXPECT_EQ(rig.Sees(na, nb), Reaches(grudge, na, nb) && Reaches(grudge, nb, na))
+            << shape << " " << na << " " << nb;
+      }
+    }
+    EXPECT_TRUE(rig.nemesis->Teardown().empty());
+    EXPECT_EQ(rig.Firewall(), std::vector<std::string>{}) << shape;
+  }
+}
+
+TEST(PartitionNemesisTest, OneClientIsCutOffWhileTheOthersAndTheNodesStillSeeEachOther) {
+  Rig rig(3, 5);
+  // Process 13 of a 5-client run is worker 3's (13 mod 5).
+  FaultResult r = rig.Do("partition", {{"shape", "clients-from-nodes"}, {"clients", {13}}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.value["grudge"]["c3"], nlohmann::json({"n1", "n2", "n3"}));
+  for (const char* host : {"n1", "n2", "n3"}) {
+    EXPECT_FALSE(rig.ClientSees(3, host)) << host;
+    EXPECT_TRUE(rig.ClientSees(0, host)) << host;
+    EXPECT_TRUE(rig.ClientSees(4, host)) << host;
+  }
+  EXPECT_TRUE(rig.Sees("n1", "n2"));
+  ASSERT_TRUE(rig.Do("heal").ok);
+  EXPECT_TRUE(rig.ClientSees(3, "n1"));
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
+TEST(PartitionNemesisTest, AutoCutsClientsOffTheOnlyHostOfASingleNodeService) {
+  Rig rig(1, 4);
+  FaultResult r = rig.Do("partition", {{"shape", "auto"}, {"clients", "one"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  int cut = 0;
+  for (int c = 0; c < 4; ++c) cut += rig.ClientSees(c, "n1") ? 0 : 1;
+  EXPECT_EQ(cut, 1);
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
+TEST(PartitionNemesisTest, BadOpsFailWithAReasonAndChangeNothing) {
+  Rig rig(1, 4);
+  FaultResult r = rig.Do("partition", {{"shape", "halves"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "a halves partition of 1 host(s) cuts nothing");
+  r = rig.Do("partition", {{"shape", "clients-from-nodes"}, {"clients", "7"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "client 7 is not one of the run's 4 clients (0..3)");
+  r = rig.Do("partition", {{"shape", "pentagram"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("unknown partition shape"), std::string::npos);
+  r = rig.Do("partition", {{"shape", "isolate"}, {"target", "n7"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(rig.Firewall(), std::vector<std::string>{});
+}
+
+TEST(PartitionNemesisTest, AHostThatRefusesItsRulesFailsTheOpAndTheHealStillClearsTheOthers) {
+  Rig rig(3);
+  rig.net.FailCommand("iptables-restore", 1);
+  FaultResult r = rig.Do("partition", {{"shape", "isolate"}, {"target", "n1"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("iptables-restore"), std::string::npos) << r.error;
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+  EXPECT_EQ(rig.Firewall(), std::vector<std::string>{});
+  EXPECT_TRUE(rig.Sees("n1", "n2"));
+}
+
+TEST(PartitionNemesisTest, ComponentsNameNodesAndEveryHostAtMostOnce) {
+  Rig rig(3);
+  FaultResult r = rig.Do("partition", {{"shape", "components"},
+                                       {"components", {{"n1"}, {"n2", "n3"}}}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(rig.Sees("n1", "n2"));
+  EXPECT_TRUE(rig.Sees("n2", "n3"));
+  r = rig.Do("partition", {{"shape", "components"}, {"components", {{"n1"}, {"n1", "n3"}}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "host n1 is in two components");
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
+TEST(PartitionNemesisTest, LoopbackHostsCannotBePartitioned) {
+  FakeCluster cluster({"n1"});
+  TableService service(cluster);
+  ClientPauses pauses;
+  OptionsOf<PartitionOptions> options;
+  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  auto made = MakePartitionNemesis(options, context);
+  ASSERT_FALSE(made.ok());
+  EXPECT_NE(made.error().find("run as root"), std::string::npos);
+}
+
+TEST(ResolveClientsTest, KeywordsListsAndProcessesPickWorkers) {
+  EXPECT_EQ(*ResolveClients("all", 3, 1), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(*ResolveClients("2,0", 3, 1), (std::vector<int>{0, 2}));
+  EXPECT_EQ(*ResolveClients(nlohmann::json({7, "c1"}), 3, 1), (std::vector<int>{1}));
+  EXPECT_EQ(ResolveClients("one", 10, 5)->size(), 1u);
+  EXPECT_EQ(ResolveClients("half", 10, 5)->size(), 5u);
+  // A seed picks the same clients every time; over seeds, different ones.
+  std::set<std::vector<int>> picks;
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    EXPECT_EQ(*ResolveClients("half", 10, seed), *ResolveClients("half", 10, seed));
+    picks.insert(*ResolveClients("half", 10, seed));
+  }
+  EXPECT_GT(picks.size(), 1u);
+  EXPECT_FALSE(ResolveClients("3", 3, 1).ok());
+  EXPECT_FALSE(ResolveClients("x", 3, 1).ok());
+  EXPECT_FALSE(ResolveClients(nlohmann::json::array(), 3, 1).ok());
+  EXPECT_FALSE(ResolveClients(nlohmann::json({-1}), 3, 1).ok());
+}
+
+TEST(PlanCutsTest, NodesFilterWhatArrivesAndServeTheirClientsCuts) {
+  FakeHost n1("n1", "198.18.0.2", true), n2("n2", "198.18.0.3", true);
+  const std::vector<NetEndpoint> endpoints = {{"n1", "198.18.0.2", &n1},
+                                              {"n2", "198.18.0.3", &n2},
+                                              {"c0", "198.19.0.1", nullptr},
+                                              {"c1", "", nullptr}};
+  auto cuts = PlanCuts({{"n1", {"n2"}}, {"c0", {"n2"}}, {"n2", {"c0"}}}, endpoints);
+  ASSERT_TRUE(cuts.ok()) << cuts.error();
+  EXPECT_EQ((*cuts)["n1"], (HostCut{{"198.18.0.3"}, {}, {"198.18.0.3"}}));
+  EXPECT_EQ((*cuts)["n2"], (HostCut{{"198.19.0.1"}, {"198.19.0.1"}, {"198.18.0.2", "198.19.0.1"}}));
+  EXPECT_FALSE(PlanCuts({{"c0", {"c1"}}}, endpoints).ok());
+  EXPECT_EQ(PlanCuts({{"c1", {"n1"}}}, endpoints).error(),
+            "client c1 has no address of its own to cut off");
+  EXPECT_FALSE(PlanCuts({{"n9", {"n1"}}}, endpoints).ok());
+}
+
+TEST(PlanCutsTest, RulesFlushTheChainAndJumpToItOnce) {
+  const HostCut cut{{"198.18.0.3"}, {"198.19.0.1"}, {}};
+  EXPECT_EQ(CutRules("LSM-t-part", cut, true),
+            "*filter\n:LSM-t-part - [0:0]\n-I INPUT 1 -j LSM-t-part\n-I OUTPUT 1 -j LSM-t-part\n"
+            "-A LSM-t-part -s 198.18.0.3 -j DROP\n-A LSM-t-part -d 198.19.0.1 -j DROP\nCOMMIT\n");
+  EXPECT_EQ(CutRules("LSM-t-part", HostCut{}, false), "*filter\n:LSM-t-part - [0:0]\nCOMMIT\n");
+}
+
+TEST(PartitionOptionsTest, DefaultsValidateAndTheWindowCarriesTheShape) {
+  OptionsOf<PartitionOptions> options;
+  ASSERT_TRUE(options.set().Validate().ok());
+  ASSERT_TRUE(options.set().Merge({{"partition_shape", "clients-from-nodes"},
+                                   {"partition_clients", "0,2"}, {"partition_ms", 700}})
+                  .ok());
+  ASSERT_TRUE(options.set().Validate().ok());
+  const auto ops = PartitionWindowOf(options)(1000, 5000);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0].op.f, "partition");
+  EXPECT_EQ(ops[0].op.value,
+            nlohmann::json({{"shape", "clients-from-nodes"}, {"clients", "0,2"}}));
+  EXPECT_EQ(ops[1].op.f, "heal");
+  EXPECT_EQ(ops[1].at_ms, 1700);
+  ASSERT_TRUE(options.set().Merge({{"partition_clients", "some"}}).ok());
+  EXPECT_NE(options.set().Validate().error().find("--partition-clients"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksmith
