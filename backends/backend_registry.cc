@@ -5,6 +5,7 @@
 #include "backends/redis_service.h"
 #include "backends/zk_lock_client.h"
 #include "backends/zookeeper_service.h"
+#include "backends/redlock_service.h"
 #include "checker/module_registry.h"
 
 namespace locksmith {
@@ -16,6 +17,7 @@ const std::vector<BackendEntry>& Backends() {
       {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService, {"redis"}},
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
        ZkRecipeNames()},
+      {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
   };
   return kBackends;
 }

@@ -186,7 +186,7 @@ Status RedisService::AwaitReady(Node& node, int pid) {
 
 Status RedisService::Start() {
   if (nodes_.size() < static_cast<size_t>(options_.nodes)) {
-    return Error{"the redis backend needs " + std::to_string(options_.nodes) +
+    return Error{"the " + options_.backend + " backend needs " + std::to_string(options_.nodes) +
                  " hosts, the cluster has " + std::to_string(nodes_.size())};
   }
   for (const auto& node : nodes_) {
@@ -209,6 +209,14 @@ void RedisService::Stop() {
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
                                                     const ClientSlot& slot) {
+  if (options_.make_client) {
+    std::vector<RedisNodeEndpoint> nodes;
+    for (const auto& node : table_) {
+      nodes.push_back({node.name, EndpointOf(node)});
+      nodes.back().endpoint.source_address = slot.source_address;
+    }
+    return options_.make_client(std::move(executor), nodes, slot);
+  }
   RedisLockClientOptions o;
   // No primary only when the cluster had no host; Start() failed then, and a
   // client of the default endpoint fails its calls.
@@ -264,6 +272,9 @@ Status RedisService::ResumeNode(const std::string& name) {
 Result<std::string> RedisService::Primary() {
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
   if (primaries.empty()) return Error{"the redis service has no node"};
+  if (primaries.size() > 1) {
+    return Error{std::to_string(primaries.size()) + " independent masters: none leads"};
+  }
   return primaries.front();
 }
 

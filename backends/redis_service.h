@@ -16,6 +16,8 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -27,14 +29,30 @@
 
 namespace locksmith {
 
+// One node's name and how a client reaches it.
+struct RedisNodeEndpoint {
+  std::string name;
+  RedisEndpoint endpoint;
+};
+
+// Builds one lock client over the service's nodes (table order; each
+// endpoint already carries the slot's source address).
+using RedisClientFactory = std::function<std::unique_ptr<LockClient>(
+    boost::asio::any_io_executor executor, const std::vector<RedisNodeEndpoint>& nodes,
+    const ClientSlot& slot)>;
+
 // Only `persistence` is a user option (config key "redis_persistence"); the
-// rest is filled in by MakeRedisService from the run.
+// rest is filled in by the backend's maker (MakeRedisService, or another
+// backend of independent Redis masters such as redlock) from the run.
 struct RedisServiceOptions {
+  std::string backend = "redis";  // the name the service reports
   int nodes = 1;
   std::string persistence = "none";  // none | everysec | always
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
+  // The lock client; unset: a RedisLockClient of the first node.
+  RedisClientFactory make_client;
 
   void Declare(OptionSet& set);
 };
@@ -63,12 +81,12 @@ class RedisService : public LockService,
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
-  std::string Backend() const override { return "redis"; }
+  std::string Backend() const override { return options_.backend; }
   NodeTable Table() const override { return table_; }
   nlohmann::json Settings() const override;
   Status Start() override;
   void Stop() override;
-  // A client of the node with the primary role.
+  // A client of the node with the primary role, or options.make_client's.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
@@ -76,7 +94,8 @@ class RedisService : public LockService,
   Status StartNode(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
-  // Without replication the primary never changes.
+  // Without replication the primary never changes; with several
+  // independent masters none leads (an error).
   Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.

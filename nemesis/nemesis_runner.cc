@@ -54,6 +54,8 @@ void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
       if (!fired) return;
       fault = std::move(*fired);
       at = std::chrono::steady_clock::now() + std::chrono::milliseconds(fault.at_ms);
+    } else if (last_event_ && NamesEvent(fault)) {
+      fault = WithEvent(fault, *last_event_);  // a timed step after an event step
     }
     {
       std::unique_lock lock(mu_);
@@ -65,11 +67,15 @@ void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
 
 namespace {
 
-// Replaces "$event.key" and "$event.process" anywhere in `value` (fields,
-// list entries, nested) by the event's.
+// Replaces "$event.key", "$event.process" and "$event.granted[.I]"
+// anywhere in `value` (fields, list entries, nested) by the event's.
 void SubstituteEvent(nlohmann::json& value, const Op& event) {
   if (value == "$event.key") value = event.key;
   if (value == "$event.process") value = event.process;
+  if (value.is_string() && IsGrantedPlaceholder(value.get<std::string>())) {
+    auto granted = ResolveGranted(value.get<std::string>(), event);
+    if (granted) value = *granted;  // else the placeholder stays: the fault says so
+  }
   if (value.is_object() || value.is_array()) {
     for (auto& field : value) SubstituteEvent(field, event);
   }
@@ -90,11 +96,20 @@ std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fa
     event = events_->Wait(*fault.after, seen,
                           std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   }
+  last_event_ = *event;
+  return WithEvent(fault, *event);
+}
+
+bool NemesisRunner::NamesEvent(const ScheduledFault& fault) {
+  return fault.op.value.dump().find("\"$event.") != std::string::npos;
+}
+
+ScheduledFault NemesisRunner::WithEvent(const ScheduledFault& fault, const Op& event) {
   ScheduledFault fired = fault;
-  SubstituteEvent(fired.op.value, *event);
+  SubstituteEvent(fired.op.value, event);
   if (!fired.op.value.is_object()) fired.op.value = nlohmann::json::object();
-  fired.op.value["event"] = {{"f", event->f}, {"key", event->key},
-                             {"process", event->process}, {"index", event->index}};
+  fired.op.value["event"] = {{"f", event.f}, {"key", event.key},
+                             {"process", event.process}, {"index", event.index}};
   return fired;
 }
 

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -47,6 +48,11 @@ class NemesisRunner {
   // Waits for the event `fault` names, then its delay: the step with the
   // event filled in, or nothing when the runner stops first.
   std::optional<ScheduledFault> AwaitEvent(const ScheduledFault& fault);
+  // Whether the step's value names a "$event." field.
+  static bool NamesEvent(const ScheduledFault& fault);
+  // The step with the event's fields filled in ($event.key, .process,
+  // .granted; see op_events.h) and the event recorded in its value.
+  static ScheduledFault WithEvent(const ScheduledFault& fault, const Op& event);
 
   const std::vector<ScheduledFault> schedule_;
   OpEvents* const events_;
@@ -54,6 +60,9 @@ class NemesisRunner {
   std::condition_variable wake_;
   bool stopping_ = false;
   size_t next_ = 0;  // the schedule's first op not performed
+  // The latest event a step waited for (the loop's thread only): a timed
+  // step after it may name its fields too.
+  std::optional<Op> last_event_;
   int performed_ = 0;
   int failed_ = 0;
   std::thread thread_;

@@ -14,6 +14,45 @@ nlohmann::json StepTrigger::ToJson() const {
   return j;
 }
 
+namespace {
+constexpr char kGranted[] = "$event.granted";
+constexpr size_t kGrantedLength = sizeof(kGranted) - 1;
+}  // namespace
+
+bool IsGrantedPlaceholder(const std::string& text) {
+  if (text.rfind(kGranted, 0) != 0) return false;
+  if (text.size() == kGrantedLength) return true;
+  if (text[kGrantedLength] != '.' || text.size() == kGrantedLength + 1 ||
+      text.size() > kGrantedLength + 4) {
+    return false;
+  }
+  return std::all_of(text.begin() + kGrantedLength + 1, text.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+Result<std::string> ResolveGranted(const std::string& placeholder, const Op& event) {
+  if (!IsGrantedPlaceholder(placeholder)) return Error{"not a $event.granted form"};
+  std::vector<std::string> nodes;
+  if (event.value.is_object() && event.value.contains("granted") &&
+      event.value["granted"].is_array()) {
+    for (const auto& n : event.value["granted"]) {
+      if (n.is_string()) nodes.push_back(n.get<std::string>());
+    }
+  }
+  if (nodes.empty()) return Error{"the event's " + event.f + " names no granting nodes"};
+  if (placeholder.size() == kGrantedLength) {
+    std::string joined;
+    for (const auto& n : nodes) joined += (joined.empty() ? "" : ",") + n;
+    return joined;
+  }
+  const size_t i = std::stoul(placeholder.substr(kGrantedLength + 1));
+  if (i >= nodes.size()) {
+    return Error{placeholder + ": the event's " + event.f + " was granted by only " +
+                 std::to_string(nodes.size()) + " nodes"};
+  }
+  return nodes[i];
+}
+
 OpEvents::OpEvents(std::vector<StepTrigger> watched)
     : watched_(std::move(watched)), counts_(watched_.size(), 0), latest_(watched_.size()) {}
 

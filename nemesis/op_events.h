@@ -17,6 +17,7 @@
 
 #include "checker/history.h"
 #include "checker/op_recorder.h"
+#include "checker/result.h"
 
 namespace locksmith {
 
@@ -29,6 +30,16 @@ struct StepTrigger {
   nlohmann::json ToJson() const;
   bool operator==(const StepTrigger&) const = default;
 };
+
+// "$event.granted" in a step's value: the nodes that granted the event's
+// acquire (its value's "granted": the Redlock masters), comma-joined as the
+// kill and pause families take a node list ("n1,n3,n4");
+// "$event.granted.I": the I-th of them (0-based), one node, as every
+// family takes it. Whether `text` is one of these forms.
+bool IsGrantedPlaceholder(const std::string& text);
+// The placeholder's value for `event`; an error when the event's value
+// names no such node.
+Result<std::string> ResolveGranted(const std::string& placeholder, const Op& event);
 
 class OpEvents {
  public:

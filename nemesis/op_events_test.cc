@@ -47,5 +47,24 @@ TEST(OpEventsTest, WaitSeesAnEventFromAnotherThreadAndStopWakesIt) {
   stopper.join();
 }
 
+TEST(OpEventsTest, GrantedPlaceholdersNameTheNodesThatGrantedTheAcquire) {
+  EXPECT_TRUE(IsGrantedPlaceholder("$event.granted"));
+  EXPECT_TRUE(IsGrantedPlaceholder("$event.granted.2"));
+  EXPECT_FALSE(IsGrantedPlaceholder("$event.granted."));
+  EXPECT_FALSE(IsGrantedPlaceholder("$event.granted.x"));
+  EXPECT_FALSE(IsGrantedPlaceholder("$event.grantedx"));
+  EXPECT_FALSE(IsGrantedPlaceholder("$event.process"));
+  Op acquire = Completion(2, "acquire", "lock-0", OpType::kOk);
+  acquire.value = {{"token", "t"}, {"granted", {"n1", "n3", "n4"}}};
+  EXPECT_EQ(ResolveGranted("$event.granted", acquire).value(), "n1,n3,n4");
+  EXPECT_EQ(ResolveGranted("$event.granted.0", acquire).value(), "n1");
+  EXPECT_EQ(ResolveGranted("$event.granted.2", acquire).value(), "n4");
+  auto beyond = ResolveGranted("$event.granted.3", acquire);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_NE(beyond.error().find("granted by only 3 nodes"), std::string::npos);
+  acquire.value = {{"token", "t"}};  // a backend that does not say
+  EXPECT_FALSE(ResolveGranted("$event.granted", acquire).ok());
+}
+
 }  // namespace
 }  // namespace locksmith

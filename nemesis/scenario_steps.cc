@@ -43,6 +43,7 @@ Status CheckTarget(const nlohmann::json& value) {
   for (const char* name : {"target", "node"}) {
     if (!value.is_object() || !value.contains(name)) continue;
     if (!value[name].is_string()) return Error{std::string("\"") + name + "\" must be a string"};
+    if (IsGrantedPlaceholder(value[name].get<std::string>())) continue;  // the event's nodes
     if (auto target = ParseTarget(value[name].get<std::string>()); !target) {
       return Error{target.error()};
     }

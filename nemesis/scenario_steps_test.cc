@@ -36,6 +36,17 @@ TEST(ScenarioStepsTest, TimedAndEventStepsBecomeNumberedWindows) {
   EXPECT_EQ(TriggersOfSteps(s), (std::vector<StepTrigger>{{"acquire", "lock-0"}}));
 }
 
+TEST(ScenarioStepsTest, AStepMayNameTheNodesThatGrantedTheEvent) {
+  auto steps = Parse(R"([
+    {"after": {"f": "acquire", "key": "lock-0"}, "f": "kill",
+     "value": {"node": "$event.granted.0"}},
+    {"at_ms": 5000, "f": "restart"}
+  ])");
+  ASSERT_TRUE(steps.ok()) << steps.error();
+  EXPECT_EQ((*steps)[0].op.value, nlohmann::json({{"node", "$event.granted.0"}}));
+  EXPECT_FALSE(Parse(R"([{"at_ms": 10, "f": "kill", "value": {"node": "$event.grant"}}])").ok());
+}
+
 TEST(ScenarioStepsTest, BadStepsAreOneLineNamingTheStep) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {R"({"at_ms": 1})", "\"steps\" must be a list"},

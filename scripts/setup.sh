@@ -15,8 +15,9 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
-  # benchmarks (scripts/bench-*.sh); Curator next to zk-fair (bench-zookeeper.sh)
-  time util-linux libcurator-recipes-java default-jdk-headless
+  # benchmarks (scripts/bench-*.sh): Curator next to zk-fair (bench-zookeeper.sh), nodejs and
+  # npm for node-redlock (bench-redlock.sh)
+  time util-linux libcurator-recipes-java default-jdk-headless nodejs npm
 )
 
 missing=()
