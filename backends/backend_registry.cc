@@ -1,6 +1,7 @@
 #include "backends/backend_registry.h"
 
 #include "backends/redis_service.h"
+#include "backends/sentinel_service.h"
 #include "checker/module_registry.h"
 
 namespace locksmith {
@@ -10,6 +11,7 @@ const std::vector<BackendEntry>& Backends() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
       {"redis", 1, MakeOptions<RedisServiceOptions>, MakeRedisService},
+      {"redis-sentinel", 3, MakeOptions<SentinelServiceOptions>, MakeSentinelService},
   };
   return kBackends;
 }
