@@ -260,6 +260,7 @@ Status SentinelService::AwaitTopology() {
 }
 
 void SentinelService::Stop() {
+  StopEvents();
   // Sentinels first, so none starts a failover while the data nodes go.
   for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)->Stop();
   std::lock_guard lock(mu_);
@@ -351,6 +352,54 @@ Result<std::string> SentinelService::AskSentinels() const {
   std::lock_guard lock(mu_);
   master_ = best->first;
   return best->first;
+}
+
+std::string SentinelService::NodeAt(const std::string& address, const std::string& port) const {
+  for (const auto& data : initial_) {
+    if (data.role != NodeRole::kSentinel && data.address == address &&
+        std::to_string(data.port) == port) {
+      return data.name;
+    }
+  }
+  return "";
+}
+
+nlohmann::json SentinelService::EventValue(const std::string& sentinel, const std::string& channel,
+                                           const std::string& payload) const {
+  nlohmann::json value{{"sentinel", sentinel}, {"message", payload}};
+  std::istringstream in(payload);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (channel == "+switch-master" && words.size() >= 5) {
+    value["from"] = NodeAt(words[1], words[2]);
+    value["to"] = NodeAt(words[3], words[4]);
+  } else if (words.size() >= 4 && (words[0] == "master" || words[0] == "slave")) {
+    // "<type> <name> <ip> <port> [@ <master> <ip> <port>]"
+    const std::string node = NodeAt(words[2], words[3]);
+    if (!node.empty()) value["node"] = node;
+  }
+  return value;
+}
+
+Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
+  StopEvents();
+  std::vector<SentinelEventWatcher::Sentinel> sentinels;
+  for (const auto& node : nodes_) {
+    if (IsSentinel(*node)) sentinels.push_back({node->info().name, node->Endpoint()});
+  }
+  watcher_ = std::make_unique<SentinelEventWatcher>(
+      std::move(sentinels), [this, sink = std::move(sink)](const std::string& sentinel,
+                                                           const std::string& channel,
+                                                           const std::string& payload) {
+        sink(ServiceEvent{"sentinel", channel, EventValue(sentinel, channel, payload)});
+      });
+  watcher_->Start();
+  return OkStatus();
+}
+
+void SentinelService::StopEvents() {
+  if (watcher_) watcher_->Stop();
+  watcher_.reset();
 }
 
 Result<std::string> SentinelService::Primary() { return AskSentinels(); }

@@ -33,6 +33,7 @@
 #include "backends/lock_service.h"
 #include "backends/redis_node_process.h"
 #include "backends/redis_service.h"
+#include "backends/sentinel_event_watcher.h"
 
 namespace locksmith {
 
@@ -72,7 +73,8 @@ class SentinelService : public LockService,
                         public Killable,
                         public Pausable,
                         public HasPrimary,
-                        public HasClocks {
+                        public HasClocks,
+                        public HasEvents {
  public:
   SentinelService(Cluster& cluster, SentinelServiceOptions options);
 
@@ -95,6 +97,17 @@ class SentinelService : public LockService,
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
 
+  // Every sentinel's events as info ops of the `sentinel` process: f is the
+  // channel (+sdown, +odown, +switch-master, +failover-end, ...), value
+  // {"sentinel": "s2", "message": the payload, and the node names it
+  // mentions: "node" (+sdown...), "from" / "to" (+switch-master)}.
+  Status WatchEvents(std::function<void(ServiceEvent)> sink) override;
+  void StopEvents() override;
+
+  // The value of one event (pure given the table; exposed for tests).
+  nlohmann::json EventValue(const std::string& sentinel, const std::string& channel,
+                            const std::string& payload) const;
+
   // Sentinel endpoints, in table order (for clients and tests).
   std::vector<RedisEndpoint> SentinelEndpoints() const;
 
@@ -108,7 +121,11 @@ class SentinelService : public LockService,
   // Asks the sentinels who the master is; the data node's name.
   Result<std::string> AskSentinels() const;
 
+  // The data node at address:port, or "".
+  std::string NodeAt(const std::string& address, const std::string& port) const;
+
   const SentinelServiceOptions options_;
+  std::unique_ptr<SentinelEventWatcher> watcher_;  // run thread only
   NodeTable initial_;  // fixed at construction: n1 primary
   std::vector<std::unique_ptr<RedisNodeProcess>> nodes_;  // fixed at construction
   mutable std::mutex mu_;

@@ -4,6 +4,7 @@
 #include "checker/seed.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
+#include "nemesis/failover_nemesis.h"
 #include "nemesis/kill_nemesis.h"
 #include "nemesis/pause_nemesis.h"
 
@@ -19,6 +20,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        MakeClientPauseNemesis, ClientPauseWindowOf},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset", MakeOptions<ClockOptions>, MakeClockNemesisOf,
        ClockWindowOf, InstallClockShims},
+      {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>, MakeFailoverNemesis, FailoverWindowOf},
   };
   return kFamilies;
 }
