@@ -57,7 +57,8 @@ struct RedisConnectionOptions {
   // Pub/sub: when set, a published message (an array "message" / "pmessage"
   // ...) is handed here instead of being an unsolicited reply, so a
   // SUBSCRIBEd connection stays up; replies to SUBSCRIBE and PING still go
-  // to their commands. Called inline from the read loop: it must not close
+  // to their commands (SUBSCRIBE one channel per command: each channel is
+  // confirmed by a reply of its own). Called inline from the read loop: it must not close
   // or destroy the connection.
   std::function<void(const RedisReply&)> on_message;
 };

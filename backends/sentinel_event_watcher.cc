@@ -34,8 +34,9 @@ asio::awaitable<void> Sleep(asio::steady_timer& timer, std::chrono::milliseconds
 }  // namespace
 
 const std::vector<std::string>& SentinelEventWatcher::Channels() {
-  static const std::vector<std::string> kChannels = {"+sdown", "-sdown",        "+odown",
-                                                     "-odown", "+switch-master", "+failover-end"};
+  static const std::vector<std::string> kChannels = {
+      "+sdown", "-sdown", "+odown", "-odown", "+switch-master", "+failover-end",
+      "+convert-to-slave"};
   return kChannels;
 }
 
@@ -58,8 +59,6 @@ void SentinelEventWatcher::Start() {
     asio::co_spawn(
         s->io,
         [s, i]() -> asio::awaitable<void> {
-          std::vector<std::string_view> subscribe{"SUBSCRIBE"};
-          for (const auto& c : Channels()) subscribe.push_back(c);
           static constexpr std::array<std::string_view, 1> kPing{"PING"};
           const std::string name = s->sentinels[i].name;
           while (!s->stopping) {
@@ -70,7 +69,14 @@ void SentinelEventWatcher::Start() {
             };
             s->connections[i] = std::make_unique<RedisConnection>(s->io.get_executor(), o);
             RedisConnection& c = *s->connections[i];
-            RedisResponse r = co_await c.Command(subscribe, Clock::now() + 2 * s->ping);
+            // One SUBSCRIBE per channel: each channel is confirmed by a reply
+            // of its own, and a command takes one reply.
+            RedisResponse r;
+            for (const auto& channel : Channels()) {
+              const std::array<std::string_view, 2> subscribe{"SUBSCRIBE", channel};
+              r = co_await c.Command(subscribe, Clock::now() + 2 * s->ping);
+              if (!r.ok()) break;
+            }
             while (r.ok() && !s->stopping) {
               co_await Sleep(*s->timers[i], s->ping);
               if (s->stopping) break;

@@ -1,5 +1,6 @@
 // SentinelEventWatcher: subscribes to every sentinel's event channels
-// (+sdown, -sdown, +odown, -odown, +switch-master, +failover-end) on a
+// (+sdown, -sdown, +odown, -odown, +switch-master, +failover-end, and
+// +convert-to-slave: a returning old master made a replica) on a
 // thread of its own and hands each published event to a sink, naming the
 // sentinel that published it. A sentinel that is down, paused or restarted is
 // subscribed to again (PINGed every `ping`, reconnected after a loss), so

@@ -47,7 +47,9 @@ void SentinelServiceOptions::Declare(OptionSet& set) {
       .Integer("sentinel_down_after_ms", "--sentinel-down-after", &down_after_ms, int64_t{100},
                int64_t{600'000}, "redis-sentinel: down-after-milliseconds of the sentinels")
       .Integer("sentinel_failover_timeout_ms", "--sentinel-failover-timeout", &failover_timeout_ms,
-               int64_t{500}, int64_t{3'600'000}, "redis-sentinel: failover-timeout, ms");
+               int64_t{500}, int64_t{3'600'000}, "redis-sentinel: failover-timeout, ms")
+      .Integer("redis_wait", "--redis-wait", &wait_replicas, 0, 8,
+               "redis-sentinel: WAIT for N replicas after acquiring; fewer: released, unknown");
   redis.Declare(set);
 }
 
@@ -135,7 +137,8 @@ nlohmann::json SentinelService::Settings() const {
           {"sentinels", options_.sentinels},
           {"quorum", 2},
           {"down_after_ms", options_.down_after_ms},
-          {"failover_timeout_ms", options_.failover_timeout_ms}};
+          {"failover_timeout_ms", options_.failover_timeout_ms},
+          {"wait_replicas", options_.wait_replicas}};
 }
 
 RedisNodeProcess* SentinelService::Find(const std::string& name) const {
@@ -283,12 +286,15 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
   o.password = options_.redis.password;
   o.timeout = options_.redis.client_timeout;
   const auto timeout = options_.redis.client_timeout;
-  o.make_client = [timeout](boost::asio::any_io_executor ex, const RedisEndpoint& master,
-                            uint64_t client_seed) -> std::unique_ptr<LockClient> {
+  const int wait = options_.wait_replicas;
+  o.make_client = [timeout, wait](boost::asio::any_io_executor ex, const RedisEndpoint& master,
+                                  uint64_t client_seed) -> std::unique_ptr<LockClient> {
     RedisLockClientOptions r;
     r.endpoint = master;
     r.timeout = timeout;
     r.connect_timeout = timeout;
+    r.wait_replicas = wait;
+    r.wait_timeout = timeout / 2;
     return std::make_unique<RedisLockClient>(std::move(ex), std::move(r), client_seed);
   };
   return std::make_unique<SentinelLockClient>(std::move(executor), std::move(o), seed);

@@ -45,6 +45,7 @@ struct SentinelServiceOptions {
   int sentinels = 3;
   int64_t down_after_ms = 1000;        // sentinel down-after-milliseconds
   int64_t failover_timeout_ms = 3000;  // sentinel failover-timeout
+  int wait_replicas = 0;               // clients WAIT for this many replicas after acquiring
   RedisServiceOptions redis;           // persistence (its flag), password, timeouts
 
   void Declare(OptionSet& set);

@@ -8,6 +8,8 @@
 #include "backends/sentinel_service.h"
 
 #include <chrono>
+#include <mutex>
+#include <vector>
 #include <memory>
 #include <string>
 #include <thread>
@@ -93,12 +95,31 @@ TEST_F(SentinelServiceTest, FailsOverWhenTheMasterDiesAndTheOldMasterRejoinsAsRe
     EXPECT_EQ((co_await client->Acquire("a", 10000ms)).outcome, Outcome::kOk);
   });
 
+  std::mutex mu;
+  std::vector<ServiceEvent> events;
+  ASSERT_TRUE(service_->WatchEvents([&](ServiceEvent e) {
+    std::lock_guard lock(mu);
+    events.push_back(std::move(e));
+  }).ok());
+  std::this_thread::sleep_for(200ms);  // subscribed
   ASSERT_TRUE(service_->KillNode("n1").ok());
   const std::string promoted = AwaitNewPrimary("n1");
   ASSERT_NE(promoted, "n1") << "no failover within 30 s";
   EXPECT_EQ(NodesWithRole(service_->Table(), NodeRole::kPrimary),
             std::vector<std::string>{promoted});
   EXPECT_EQ(Role(promoted), "master");
+  service_->StopEvents();
+  {
+    std::lock_guard lock(mu);
+    bool switched = false, odown = false;
+    for (const auto& e : events) {
+      EXPECT_EQ(e.source, "sentinel");
+      switched |= e.f == "+switch-master" && e.value["from"] == "n1" && e.value["to"] == promoted;
+      odown |= e.f == "+odown" && e.value["node"] == "n1";
+    }
+    EXPECT_TRUE(switched) << events.size() << " events";
+    EXPECT_TRUE(odown);
+  }
 
   // The client finds the new master (after at most one unknown or failed
   // call on the dead one).
