@@ -87,7 +87,9 @@ Status RedisNodeProcess::AwaitReady(int pid) {
   while (std::chrono::steady_clock::now() < give_up) {
     if (!host_->Alive(pid)) {
       std::lock_guard lock(mu_);
-      if (pid_ != pid) return Error{info_.name + ": " + files_.program + " was stopped while starting"};
+      if (pid_ != pid) {
+        return Error{info_.name + ": " + files_.program + " was stopped while starting"};
+      }
       pid_ = -1;
       return Error{info_.name + ": " + files_.program + " exited at start: " +
                    LastLogLines(*host_, files_.log, 3)};

@@ -129,7 +129,8 @@ TEST(SentinelMasterFinderTest, AsksTheNextSentinelWhenOneIsDown) {
   FakeSentinel sentinel(io);
   sentinel.master_port = 4242;
   SentinelMasterFinder finder(io.get_executor(),
-                              {{{"127.0.0.1", 1, "pw"}, {"127.0.0.1", sentinel.server.port(), "pw"}},
+                              {{{"127.0.0.1", 1, "pw"},
+                                {"127.0.0.1", sentinel.server.port(), "pw"}},
                                "ls",
                                "master-pw"});
   RunCoroutine(io, [&]() -> asio::awaitable<void> {

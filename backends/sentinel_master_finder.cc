@@ -67,8 +67,8 @@ asio::awaitable<Result<RedisEndpoint>> SentinelMasterFinder::Ask(Clock::time_poi
     // Each remaining sentinel gets an equal share of what is left.
     const auto share = (deadline - now) / static_cast<int64_t>(n - tried);
     const auto budget = std::chrono::duration_cast<std::chrono::milliseconds>(share);
-    RedisConnection c(s->executor, {s->options.sentinels[i], std::max(budget / 2,
-                                                                      std::chrono::milliseconds(1))});
+    const auto connect_budget = std::max(budget / 2, std::chrono::milliseconds(1));
+    RedisConnection c(s->executor, {s->options.sentinels[i], connect_budget});
     const std::array<std::string_view, 3> args{"SENTINEL", "GET-MASTER-ADDR-BY-NAME",
                                                s->options.master_name};
     RedisResponse r = co_await c.Command(args, now + share);
@@ -117,7 +117,8 @@ asio::awaitable<void> SentinelMasterFinder::WatchLoop(std::shared_ptr<State> s) 
     s->watch = std::make_unique<RedisConnection>(s->executor, std::move(o));
     static constexpr std::array<std::string_view, 2> kSubscribe{"SUBSCRIBE", "+switch-master"};
     static constexpr std::array<std::string_view, 1> kPing{"PING"};
-    RedisResponse r = co_await s->watch->Command(kSubscribe, Clock::now() + 2 * s->options.watch_ping);
+    RedisResponse r =
+        co_await s->watch->Command(kSubscribe, Clock::now() + 2 * s->options.watch_ping);
     while (r.ok() && !s->closed) {
       s->timer.expires_after(s->options.watch_ping);
       boost::system::error_code ec;

@@ -42,14 +42,14 @@ int OnlineReplicas(const std::string& info) {
 }  // namespace
 
 void SentinelServiceOptions::Declare(OptionSet& set) {
-  set.Integer("replicas", "--replicas", &replicas, 0, 8, "redis-sentinel: replicas of the master")
-      .Integer("sentinels", "--sentinels", &sentinels, 1, 9, "redis-sentinel: sentinels (quorum 2)")
+  set.Integer("replicas", "--replicas", &replicas, 0, 8, "replicas of the master")
+      .Integer("sentinels", "--sentinels", &sentinels, 1, 9, "sentinels (quorum 2)")
       .Integer("sentinel_down_after_ms", "--sentinel-down-after", &down_after_ms, int64_t{100},
-               int64_t{600'000}, "redis-sentinel: down-after-milliseconds of the sentinels")
+               int64_t{600'000}, "down-after-milliseconds of the sentinels")
       .Integer("sentinel_failover_timeout_ms", "--sentinel-failover-timeout", &failover_timeout_ms,
-               int64_t{500}, int64_t{3'600'000}, "redis-sentinel: failover-timeout, ms")
+               int64_t{500}, int64_t{3'600'000}, "failover-timeout, ms")
       .Integer("redis_wait", "--redis-wait", &wait_replicas, 0, 8,
-               "redis-sentinel: WAIT for N replicas after acquiring; fewer: released, unknown");
+               "WAIT for N replicas after acquiring; fewer: released, unknown");
   redis.Declare(set);
 }
 

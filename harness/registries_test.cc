@@ -102,9 +102,10 @@ TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
 }
 
 TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
-  EXPECT_EQ(FindBackend("etcd").error(), "unknown backend \"etcd\" (known: redis)");
+  EXPECT_EQ(FindBackend("etcd").error(), "unknown backend \"etcd\" (known: redis, redis-sentinel)");
   EXPECT_EQ(FindWorkload("bank").error(), "unknown workload \"bank\" (known: mutex)");
-  EXPECT_EQ(FindNemesis("meteor").error(), "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock)");
+  EXPECT_EQ(FindNemesis("meteor").error(),
+            "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, failover)");
 }
 
 }  // namespace

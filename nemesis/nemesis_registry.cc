@@ -20,7 +20,8 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        MakeClientPauseNemesis, ClientPauseWindowOf},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset", MakeOptions<ClockOptions>, MakeClockNemesisOf,
        ClockWindowOf, InstallClockShims},
-      {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>, MakeFailoverNemesis, FailoverWindowOf},
+      {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
+       MakeFailoverNemesis, FailoverWindowOf},
   };
   return kFamilies;
 }

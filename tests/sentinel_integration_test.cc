@@ -65,6 +65,15 @@ TEST(SentinelIntegrationTest, NoFaultsIsValid) {
   EXPECT_GT(ok, 10);
 }
 
+TEST(SentinelIntegrationTest, NoFaultsWithWaitForTwoReplicasIsValid) {
+  Finished f = RunWith({"--time-limit", "5", "--redis-wait", "2"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  int ok = 0;
+  for (const Op& op : f.history) ok += op.f == "acquire" && op.type == OpType::kOk;
+  EXPECT_GT(ok, 10);
+  EXPECT_EQ(ReadJson(f.run + "/config.json").value("redis_wait", -1), 2);
+}
+
 TEST(SentinelIntegrationTest, AFailoverIsRecordedAndClientsFollowTheNewMaster) {
   Finished f = RunWith({"--time-limit", "14", "--nemesis", "failover", "--nemesis-interval", "6",
                         "--failover-ms", "3000"});
