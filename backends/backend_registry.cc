@@ -6,6 +6,7 @@
 #include "backends/zk_lock_client.h"
 #include "backends/zookeeper_service.h"
 #include "backends/redlock_service.h"
+#include "backends/sentinel_service.h"
 #include "checker/module_registry.h"
 
 namespace locksmith {
@@ -18,6 +19,8 @@ const std::vector<BackendEntry>& Backends() {
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
        ZkRecipeNames()},
       {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
+      {"redis-sentinel", SentinelHosts, MakeOptions<SentinelServiceOptions>, MakeSentinelService,
+       {"redis"}},
   };
   return kBackends;
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -101,7 +102,27 @@ class HasClocks {
   virtual Result<int64_t> WallClockNs(const std::string& node) = 0;
 };
 
-// The capability C (Killable, Pausable, HasPrimary, HasClocks) of `service`,
+// One event a service reports of its own accord (a Sentinel's +sdown,
+// +switch-master, ...): recorded in the history as an info op `f` with
+// `value` of the process named `source` ("sentinel").
+struct ServiceEvent {
+  std::string source;
+  std::string f;
+  nlohmann::json value;
+};
+
+// A service that reports its own events while it runs. WatchEvents starts
+// reporting to `sink` (called from a thread of the service's, possibly
+// concurrently with anything else) until StopEvents, which returns once
+// `sink` is no longer called. Both from the run thread.
+class HasEvents {
+ public:
+  virtual ~HasEvents() = default;
+  virtual Status WatchEvents(std::function<void(ServiceEvent)> sink) = 0;
+  virtual void StopEvents() = 0;
+};
+
+// The capability C (Killable, Pausable, HasPrimary, HasClocks, HasEvents) of `service`,
 // or nullptr when the backend does not have it.
 template <typename C>
 C* Capability(LockService& service) {

@@ -51,6 +51,14 @@ class Ring {
   size_t tail_ = 0;
 };
 
+// A pub/sub message pushed by the server: ["message", channel, payload] or
+// ["pmessage", pattern, channel, payload].
+bool IsPublished(const RedisReply& reply) {
+  if (reply.type != RedisReply::Type::kArray || reply.elements.size() < 3) return false;
+  const std::string& kind = reply.elements[0].str;
+  return kind == "message" || kind == "pmessage";
+}
+
 }  // namespace
 
 class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnection::Impl> {
@@ -288,6 +296,10 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
         if (state == RedisReplyParser::State::kError) {
           c.Fail(FailKind::kError, "protocol error from " + c.Where() + ": " + c.parser_.error());
           co_return;
+        }
+        if (c.options_.on_message && IsPublished(reply)) {
+          c.options_.on_message(reply);
+          continue;
         }
         if (c.pending_.empty() || c.pending_.front().seq >= c.written_) {
           c.Fail(FailKind::kError, "unsolicited reply from " + c.Where() + ": " + reply.Describe());

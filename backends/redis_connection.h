@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -57,6 +58,13 @@ struct RedisConnectionOptions {
   RedisEndpoint endpoint;
   // Bounds TCP connect + AUTH; a command's own deadline also bounds it.
   std::chrono::milliseconds connect_timeout{1000};
+  // Pub/sub: when set, a published message (an array "message" / "pmessage"
+  // ...) is handed here instead of being an unsolicited reply, so a
+  // SUBSCRIBEd connection stays up; replies to SUBSCRIBE and PING still go
+  // to their commands (SUBSCRIBE one channel per command: each channel is
+  // confirmed by a reply of its own). Called inline from the read loop: it must not close
+  // or destroy the connection.
+  std::function<void(const RedisReply&)> on_message;
 };
 
 enum class RedisCallError {

@@ -122,6 +122,23 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
     result.token = std::move(token);
     result.validity_ms = lease.count() - elapsed_ms;
   }
+  if (result.outcome == Outcome::kOk && options_.wait_replicas > 0) {
+    const std::string replicas = std::to_string(options_.wait_replicas);
+    const std::string wait_ms = std::to_string(options_.wait_timeout.count());
+    const std::array<std::string_view, 3> wait{"WAIT", replicas, wait_ms};
+    RedisResponse w =
+        co_await connection_.Command(wait, Clock::now() + options_.wait_timeout + options_.timeout);
+    result.validity_ms = lease.count() - CeilMillis(Clock::now() - start);
+    if (!w.ok() || w.reply.type != RedisReply::Type::kInteger ||
+        w.reply.integer < options_.wait_replicas) {
+      const std::string acked = w.ok() && w.reply.type == RedisReply::Type::kInteger
+                                    ? std::to_string(w.reply.integer)
+                                    : "?";
+      (void)co_await Release(key, result.token);
+      result.outcome = Outcome::kUnknown;
+      result.error = "WAIT: " + acked + " of " + replicas + " replicas acknowledged; released";
+    }
+  }
   co_return result;
 }
 

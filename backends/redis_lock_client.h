@@ -70,6 +70,12 @@ struct RedisLockClientOptions {
   RedisEndpoint endpoint;
   std::chrono::milliseconds timeout{1000};  // per Acquire / Release, send to reply
   std::chrono::milliseconds connect_timeout{1000};
+  // WAIT for this many replicas after a granted SET (0: no WAIT), at most
+  // wait_timeout. An acquire fewer replicas acknowledged is released (best
+  // effort) and reported unknown: the SET did take effect on the master, and
+  // whether a replica promoted later has it cannot be known.
+  int wait_replicas = 0;
+  std::chrono::milliseconds wait_timeout{100};
 };
 
 // Reply -> outcome mapping, as tabled above (pure; exposed for tests).

@@ -190,6 +190,35 @@ TEST_F(RedisLockClientFakeTest, ReleaseOfAnotherTokenFails) {
   EXPECT_EQ(r.outcome, Outcome::kFail);
 }
 
+TEST_F(RedisLockClientFakeTest, AcquireWaitsForReplicasAndReleasesWhenTooFewAcknowledge) {
+  int acked = 2;
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "WAIT") return FakeRedisServer::Action{":" + std::to_string(acked) + "\r\n"};
+    if (c[0] == "EVALSHA") return FakeRedisServer::Action{":1\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClientOptions o = Options(server.port());
+  o.wait_replicas = 2;
+  o.wait_timeout = milliseconds(50);
+  RedisLockClient client(ioc_.get_executor(), o, 1);
+  AcquireResult enough, short_acked;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    enough = co_await client.Acquire("lock-1", milliseconds(30000));
+    acked = 1;
+    short_acked = co_await client.Acquire("lock-1", milliseconds(30000));
+    server.Stop();
+  });
+  EXPECT_EQ(enough.outcome, Outcome::kOk) << enough.error;
+  EXPECT_EQ(short_acked.outcome, Outcome::kUnknown);
+  EXPECT_NE(short_acked.error.find("1 of 2 replicas"), std::string::npos) << short_acked.error;
+  // SET, WAIT / SET, WAIT, the release of the short-acked lock.
+  const auto& cmds = server.commands();
+  ASSERT_GE(cmds.size(), 5u);
+  EXPECT_EQ(cmds[cmds.size() - 4], (FakeRedisServer::Command{"WAIT", "2", "50"}));
+  EXPECT_EQ(cmds.back()[0], "EVALSHA");
+  EXPECT_EQ(cmds.back()[4], short_acked.token);
+}
+
 TEST_F(RedisLockClientFakeTest, AcquireWithNoReplyIsUnknownAndKeepsTheToken) {
   FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
     return FakeRedisServer::Action{c[0] == "SET" ? "" : "+OK\r\n"};

@@ -105,6 +105,8 @@ nlohmann::json OpRef(const Op& op) {
                    {"f", op.f}};
   if (op.is_nemesis()) {
     j["process"] = "nemesis";
+  } else if (op.is_sentinel()) {
+    j["process"] = "sentinel";
   } else {
     j["process"] = op.process;
   }

@@ -31,6 +31,8 @@ nlohmann::json OpToJson(const Op& op) {
   j["time"] = op.time;
   if (op.is_nemesis()) {
     j["process"] = "nemesis";
+  } else if (op.is_sentinel()) {
+    j["process"] = "sentinel";
   } else {
     j["process"] = op.process;
   }
@@ -99,10 +101,12 @@ Result<Op> OpFromJson(const nlohmann::json& j) {
   if (process == j.end()) return Error{"missing \"process\""};
   if (process->is_string() && process->get<std::string>() == "nemesis") {
     op.process = kNemesisProcess;
+  } else if (process->is_string() && process->get<std::string>() == "sentinel") {
+    op.process = kSentinelProcess;
   } else if (process->is_number_integer() && process->get<int64_t>() >= 0) {
     op.process = process->get<int64_t>();
   } else {
-    return Error{"\"process\" must be a non-negative integer or \"nemesis\""};
+    return Error{"\"process\" must be a non-negative integer, \"nemesis\" or \"sentinel\""};
   }
 
   auto type = j.find("type");

@@ -22,6 +22,9 @@ Result<OpType> ParseOpType(std::string_view name);
 
 // Process number of the nemesis; client processes are >= 0.
 inline constexpr int64_t kNemesisProcess = -1;
+// Process number of a service's own event reports (Sentinel's +switch-master
+// ...: info ops only, see HasEvents), "sentinel" in the history file.
+inline constexpr int64_t kSentinelProcess = -2;
 
 // Where a nemesis op stands in a fault window: the run records each fault's
 // window explicitly (history key "fault": {"window": 3, "family": "kill",
@@ -53,6 +56,7 @@ struct Op {
   nlohmann::json fault;
 
   bool is_nemesis() const { return process == kNemesisProcess; }
+  bool is_sentinel() const { return process == kSentinelProcess; }
   bool is_client() const { return process >= 0; }
 };
 

@@ -38,6 +38,18 @@ TEST(HistoryTest, NemesisProcessRoundTrips) {
   EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"nemesis\""), std::string::npos);
 }
 
+TEST(HistoryTest, SentinelEventsRoundTripAsTheirOwnProcess) {
+  auto op = ParseOpLine(
+      R"({"index":3,"time":9,"process":"sentinel","type":"info","f":"+switch-master",)"
+      R"("value":{"from":"n1","to":"n2"}})");
+  ASSERT_TRUE(op.ok()) << op.error();
+  EXPECT_TRUE(op->is_sentinel());
+  EXPECT_FALSE(op->is_client());
+  EXPECT_FALSE(op->is_nemesis());
+  EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"sentinel\""), std::string::npos);
+  EXPECT_FALSE(ParseOpLine(R"({"index":3,"time":9,"process":"zk","type":"info","f":"x"})").ok());
+}
+
 TEST(HistoryTest, FaultWindowMarksRoundTripAndAreChecked) {
   Op op;
   op.process = kNemesisProcess;

@@ -227,6 +227,18 @@ class ServerPhases {
     OpEvents events(TriggersOfSteps(schedule));
     EventRecorder observed(**recorder, events);
     NemesisRunner runner(**nemesis, observed, std::move(schedule), &events);
+    // The service's own events (Sentinel's failovers), recorded as they come.
+    HasEvents* reports = Capability<HasEvents>(service);
+    if (reports != nullptr) {
+      Status watching = reports->WatchEvents([&observed](ServiceEvent e) {
+        observed.Record(Op{.process = kSentinelProcess, .type = OpType::kInfo, .f = e.f,
+                           .value = std::move(e.value)});
+      });
+      if (!watching) log_.Error("service events: " + watching.error());
+    }
+    ScopeExit stop_events([reports] {
+      if (reports != nullptr) reports->StopEvents();
+    });
     // The heal: the schedule's pending heals, recorded, then whatever the
     // nemesis still has in place. On every path, once.
     bool healed = false;

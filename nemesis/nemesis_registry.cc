@@ -4,6 +4,7 @@
 #include "checker/seed.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
+#include "nemesis/failover_nemesis.h"
 #include "nemesis/kill_nemesis.h"
 #include "nemesis/partition_nemesis.h"
 #include "nemesis/pause_nemesis.h"
@@ -22,6 +23,8 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, InstallClockShims},
       {"partition", {"partition"}, "heal", MakeOptions<PartitionOptions>, MakePartitionNemesis,
        PartitionWindowOf},
+      {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
+       MakeFailoverNemesis, FailoverWindowOf},
   };
   return kFamilies;
 }

@@ -179,7 +179,9 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   for (size_t l : lane_order) {
     const auto lane = static_cast<int32_t>(m.lane_labels_.size());
     const auto& members = lane_members[l];
-    std::string label = "p" + std::to_string(members.front());
+    std::string label = members.front() == kSentinelProcess
+                            ? std::string("sentinel")
+                            : "p" + std::to_string(members.front());
     if (members.size() > 1) label += " +" + std::to_string(members.size() - 1);
     m.lane_labels_.push_back(label);
     m.lane_process_.push_back(members.front());

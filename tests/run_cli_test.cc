@@ -24,7 +24,8 @@ TEST(RunCliTest, HelpListsEveryModulesFlagsWithTheirModuleAndDefault) {
   TempDir dir;
   std::string out;
   ASSERT_EQ(Locksmith(dir, {"run", "--help"}, &out), 0) << out;
-  for (const char* line : {"--redis-persistence", "[default: none] (backend redis, backend redlock)",
+  for (const char* line : {"--redis-persistence",
+                           "[default: none] (backend redis, backend redlock, backend redis-sentinel)",
                            "--restart-delay", "[default: 100] (nemesis kill)", "--hold",
                            "[default: 10-100] (workload mutex)", "--lease", "--keys", "--backoff",
                            "--concurrency", "--seed", "--config", "--loopback"}) {

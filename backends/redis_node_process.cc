@@ -1,0 +1,149 @@
+#include "backends/redis_node_process.h"
+
+#include <signal.h>
+
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "backends/redis_admin.h"
+
+namespace locksmith {
+namespace {
+
+// One readiness probe; a refused connection answers at once.
+constexpr std::chrono::milliseconds kProbeTimeout{300};
+constexpr std::chrono::milliseconds kProbeInterval{20};
+
+// The last `n` lines of the log `file`, " | "-joined, for an error message.
+std::string LastLogLines(Host& host, const std::string& file, size_t n) {
+  auto text = host.ReadFile(file, 4096);
+  if (!text.ok()) return "(no log: " + text.error() + ")";
+  std::vector<std::string> lines;
+  std::istringstream in(*text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += (out.empty() ? "" : " | ") + lines[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RedisConfQuoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+RedisNodeProcess::RedisNodeProcess(ServiceNode info, Host* host, RedisNodeFiles files,
+                                   std::string password, std::chrono::milliseconds ready_timeout)
+    : info_(std::move(info)),
+      host_(host),
+      files_(std::move(files)),
+      password_(std::move(password)),
+      ready_timeout_(ready_timeout) {}
+
+RedisEndpoint RedisNodeProcess::Endpoint() const {
+  return {info_.address, static_cast<uint16_t>(info_.port), password_};
+}
+
+Status RedisNodeProcess::Launch(const std::optional<std::string>& config) {
+  int pid = -1;
+  {
+    std::lock_guard lock(mu_);
+    if (starting_) return Error{info_.name + " is already starting"};
+    if (pid_ > 0 && host_->Alive(pid_)) return Error{info_.name + " is already running"};
+    if (config) {
+      if (Status s = host_->WriteFile(files_.config, *config); !s) {
+        return Error{info_.name + ": " + s.error()};
+      }
+    }
+    auto spawned = host_->Spawn(ProcessSpec{{files_.program, host_->PathOf(files_.config)},
+                                            {},
+                                            host_->PathOf(files_.log),
+                                            host_->Directory()});
+    if (!spawned) {
+      return Error{info_.name + ": cannot start " + files_.program + ": " + spawned.error()};
+    }
+    pid = pid_ = *spawned;
+    paused_ = false;
+    starting_ = true;
+  }
+  Status ready = AwaitReady(pid);
+  std::lock_guard lock(mu_);
+  starting_ = false;
+  return ready;
+}
+
+Status RedisNodeProcess::AwaitReady(int pid) {
+  const RedisEndpoint endpoint = Endpoint();
+  const auto give_up = std::chrono::steady_clock::now() + ready_timeout_;
+  Status last = Error{"not tried"};
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (!host_->Alive(pid)) {
+      std::lock_guard lock(mu_);
+      if (pid_ != pid) {
+        return Error{info_.name + ": " + files_.program + " was stopped while starting"};
+      }
+      pid_ = -1;
+      return Error{info_.name + ": " + files_.program + " exited at start: " +
+                   LastLogLines(*host_, files_.log, 3)};
+    }
+    last = RedisPing(endpoint, kProbeTimeout);
+    if (last) return OkStatus();
+    std::this_thread::sleep_for(kProbeInterval);
+  }
+  return Error{info_.name + ": " + files_.program + " did not answer within " +
+               std::to_string(ready_timeout_.count()) + " ms: " + last.error()};
+}
+
+Status RedisNodeProcess::Kill() {
+  std::lock_guard lock(mu_);
+  if (pid_ <= 0) return Error{info_.name + " is already down"};
+  Status s = host_->Kill(pid_);
+  pid_ = -1;
+  paused_ = false;
+  return s;
+}
+
+Status RedisNodeProcess::Pause() {
+  std::lock_guard lock(mu_);
+  if (pid_ <= 0) return Error{info_.name + " is down"};
+  if (paused_) return Error{info_.name + " is already paused"};
+  if (Status s = host_->Signal(pid_, SIGSTOP); !s) return s;
+  paused_ = true;
+  return OkStatus();
+}
+
+Status RedisNodeProcess::Resume() {
+  std::lock_guard lock(mu_);
+  if (pid_ <= 0) return Error{info_.name + " is down"};
+  if (!paused_) return Error{info_.name + " is not paused"};
+  if (Status s = host_->Signal(pid_, SIGCONT); !s) return s;
+  paused_ = false;
+  return OkStatus();
+}
+
+void RedisNodeProcess::Stop() {
+  std::lock_guard lock(mu_);
+  if (pid_ > 0) (void)host_->Kill(pid_);
+  pid_ = -1;
+  paused_ = false;
+}
+
+bool RedisNodeProcess::Running() {
+  std::lock_guard lock(mu_);
+  return pid_ > 0;
+}
+
+bool RedisNodeProcess::Paused() {
+  std::lock_guard lock(mu_);
+  return paused_;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,89 @@
+#include "backends/sentinel_lock_client.h"
+
+#include "checker/seed.h"
+
+namespace locksmith {
+namespace asio = boost::asio;
+using Clock = std::chrono::steady_clock;
+
+SentinelLockClient::SentinelLockClient(asio::any_io_executor executor,
+                                       SentinelLockClientOptions options, uint64_t seed)
+    : executor_(executor),
+      options_(std::move(options)),
+      seed_(seed),
+      finder_(executor, SentinelMasterFinderOptions{options_.sentinels, options_.master_name,
+                                                    options_.password}) {}
+
+SentinelLockClient::~SentinelLockClient() { Close(); }
+
+std::string SentinelLockClient::master() const {
+  if (!inner_) return "";
+  return master_.host + ":" + std::to_string(master_.port);
+}
+
+asio::awaitable<Status> SentinelLockClient::EnsureMaster() {
+  if (closed_) co_return Error{"client closed"};
+  if (inner_ && !stale_ && finder_.switches() == seen_switches_) co_return OkStatus();
+  const uint64_t switches = finder_.switches();
+  auto found = co_await finder_.Ask(Clock::now() + options_.timeout);
+  if (!found) co_return Error{found.error()};
+  seen_switches_ = switches;
+  stale_ = false;
+  if (inner_ && found->host == master_.host && found->port == master_.port) co_return OkStatus();
+  if (inner_) inner_->Close();
+  master_ = *found;
+  inner_ = options_.make_client(executor_, master_, SubSeed(seed_, clients_made_++));
+  // A failed connect is not fatal: the inner client reconnects lazily and
+  // its calls report what happened; ask again before the next call.
+  if (Status s = co_await inner_->Connect(); !s) stale_ = true;
+  co_return OkStatus();
+}
+
+void SentinelLockClient::Observe(Outcome outcome, const std::string& error) {
+  if (outcome == Outcome::kUnknown || error.find("READONLY") != std::string::npos ||
+      error.find("MASTERDOWN") != std::string::npos || error.rfind("not sent", 0) == 0) {
+    stale_ = true;
+  }
+}
+
+asio::awaitable<Status> SentinelLockClient::Connect() {
+  if (options_.watch) finder_.Watch();
+  Status s = co_await EnsureMaster();
+  if (!s) co_return s;
+  if (stale_) co_return Error{"cannot connect to the master " + master()};
+  co_return OkStatus();
+}
+
+asio::awaitable<AcquireResult> SentinelLockClient::Acquire(const std::string& key,
+                                                           std::chrono::milliseconds lease) {
+  if (Status s = co_await EnsureMaster(); !s) {
+    AcquireResult r;
+    r.outcome = Outcome::kFail;  // nothing was sent
+    r.error = "no master: " + s.error();
+    co_return r;
+  }
+  AcquireResult r = co_await inner_->Acquire(key, lease);
+  Observe(r.outcome, r.error);
+  co_return r;
+}
+
+asio::awaitable<ReleaseResult> SentinelLockClient::Release(const std::string& key,
+                                                           const std::string& token) {
+  if (Status s = co_await EnsureMaster(); !s) {
+    ReleaseResult r;
+    r.outcome = Outcome::kFail;
+    r.error = "no master: " + s.error();
+    co_return r;
+  }
+  ReleaseResult r = co_await inner_->Release(key, token);
+  Observe(r.outcome, r.error);
+  co_return r;
+}
+
+void SentinelLockClient::Close() {
+  closed_ = true;
+  finder_.Close();
+  if (inner_) inner_->Close();
+}
+
+}  // namespace locksmith

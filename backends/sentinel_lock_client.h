@@ -1,0 +1,80 @@
+// SentinelLockClient: a lock client of a Sentinel-managed Redis. It finds the
+// master through the sentinels (SentinelMasterFinder), runs an inner lock
+// client (the `redis` recipe, or another one made by `make_client`) against
+// it, and follows failovers: it asks the sentinels again before the next
+// call after a +switch-master, a READONLY / MASTERDOWN reply, or a call whose
+// outcome was unknown (timeout, lost connection). When the master moved, the
+// inner client is replaced by one on the new master (its seed drawn from
+// this client's seed and the switch count, so tokens never repeat).
+//
+// Outcomes are the inner client's; a call for which no sentinel named a
+// master sent nothing and fails (kFail). A lock held across a failover is
+// released on the new master, where the key may be missing (fail), as with
+// any Sentinel-aware client.
+//
+// Thread-safety: none (one worker, one call at a time, like every
+// LockClient). Destroy only when no call is pending.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/lock_client.h"
+#include "backends/redis_connection.h"
+#include "backends/sentinel_master_finder.h"
+
+namespace locksmith {
+
+using MakeRedisLockClientFn = std::function<std::unique_ptr<LockClient>(
+    boost::asio::any_io_executor executor, const RedisEndpoint& master, uint64_t seed)>;
+
+struct SentinelLockClientOptions {
+  std::vector<RedisEndpoint> sentinels;
+  std::string master_name;
+  std::string password;  // the master's
+  std::chrono::milliseconds timeout{1000};  // bounds a master lookup, like a call
+  MakeRedisLockClientFn make_client;
+  bool watch = true;  // subscribe to +switch-master
+};
+
+class SentinelLockClient final : public LockClient {
+ public:
+  SentinelLockClient(boost::asio::any_io_executor executor, SentinelLockClientOptions options,
+                     uint64_t seed);
+  ~SentinelLockClient() override;
+
+  // Finds the master and connects to it.
+  boost::asio::awaitable<Status> Connect() override;
+  boost::asio::awaitable<AcquireResult> Acquire(const std::string& key,
+                                                std::chrono::milliseconds lease) override;
+  boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
+                                                const std::string& token) override;
+  void Close() override;
+
+  // The master the inner client talks to ("" before the first lookup).
+  std::string master() const;
+  // Inner clients made so far (1 + the master changes it followed).
+  uint64_t masters_followed() const { return clients_made_; }
+
+ private:
+  // Asks the sentinels when needed; an error when none named a master.
+  boost::asio::awaitable<Status> EnsureMaster();
+  // Marks the master as doubtful after an outcome that hints at a failover.
+  void Observe(Outcome outcome, const std::string& error);
+
+  boost::asio::any_io_executor executor_;
+  SentinelLockClientOptions options_;
+  uint64_t seed_;
+  SentinelMasterFinder finder_;
+  std::unique_ptr<LockClient> inner_;
+  RedisEndpoint master_;
+  bool stale_ = true;
+  bool closed_ = false;
+  uint64_t seen_switches_ = 0;
+  uint64_t clients_made_ = 0;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,211 @@
+// Unit tests for master discovery: SentinelMasterFinder and
+// SentinelLockClient against FakeRedisServers playing two masters and a
+// sentinel that names one master, then changes its answer (told by a
+// READONLY reply, or by a +switch-master message pushed on the subscribed
+// connection), and the pub/sub extension of RedisConnection.
+#include "backends/sentinel_lock_client.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "backends/redis_lock_client.h"
+#include "backends/testing/fake_redis_server.h"
+#include "backends/testing/run_coroutine.h"
+
+namespace locksmith {
+namespace {
+
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+using testing::FakeRedisServer;
+using testing::RunCoroutine;
+
+std::string Bulk(const std::string& s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + s + "\r\n";
+}
+
+std::string Array(const std::vector<std::string>& items) {
+  std::string out = "*" + std::to_string(items.size()) + "\r\n";
+  for (const auto& i : items) out += Bulk(i);
+  return out;
+}
+
+// A master that grants every SET, or refuses with READONLY once demoted.
+struct FakeMaster {
+  explicit FakeMaster(asio::io_context& io)
+      : server(io.get_executor(), [this](const FakeRedisServer::Command& c) {
+          const std::string& name = c.at(0);
+          if (name == "AUTH") return FakeRedisServer::Action{"+OK\r\n"};
+          if (name == "PING") return FakeRedisServer::Action{"+PONG\r\n"};
+          if (name == "SCRIPT") {
+            return FakeRedisServer::Action{
+                Bulk(std::string(RedisLockClient::kReleaseScriptSha1))};
+          }
+          if (name == "SET") {
+            ++sets;
+            if (demoted) {
+              return FakeRedisServer::Action{
+                  "-READONLY You can't write against a read only replica.\r\n"};
+            }
+            return FakeRedisServer::Action{"+OK\r\n"};
+          }
+          return FakeRedisServer::Action{":1\r\n"};
+        }) {}
+  FakeRedisServer server;
+  bool demoted = false;
+  int sets = 0;
+};
+
+// A sentinel that names `master_port` as the master; when `push` is set,
+// its next reply to PING on a subscribed connection is preceded by a
+// +switch-master message.
+struct FakeSentinel {
+  explicit FakeSentinel(asio::io_context& io)
+      : server(io.get_executor(), [this](const FakeRedisServer::Command& c) {
+          const std::string& name = c.at(0);
+          if (name == "AUTH") return FakeRedisServer::Action{"+OK\r\n"};
+          if (name == "SENTINEL") {
+            ++asked;
+            return FakeRedisServer::Action{Array({"127.0.0.1", std::to_string(master_port)})};
+          }
+          if (name == "SUBSCRIBE") {
+            return FakeRedisServer::Action{"*3\r\n" + Bulk("subscribe") + Bulk(c.at(1)) +
+                                           ":1\r\n"};
+          }
+          if (name == "PING") {
+            std::string out;
+            if (push) {
+              push = false;
+              out = Array({"message", "+switch-master",
+                           "other 127.0.0.1 1 127.0.0.1 2"}) +  // another master: ignored
+                    Array({"message", "+switch-master",
+                           "ls 127.0.0.1 " + std::to_string(old_port) + " 127.0.0.1 " +
+                               std::to_string(master_port)});
+            }
+            return FakeRedisServer::Action{out + Array({"pong", ""})};
+          }
+          return FakeRedisServer::Action{"-ERR unknown\r\n"};
+        }) {}
+  FakeRedisServer server;
+  int master_port = 0;
+  int old_port = 0;
+  bool push = false;
+  int asked = 0;
+};
+
+SentinelLockClientOptions Options(const FakeSentinel& sentinel, bool watch) {
+  SentinelLockClientOptions o;
+  o.sentinels = {{"127.0.0.1", sentinel.server.port(), "pw"}};
+  o.master_name = "ls";
+  o.password = "pw";
+  o.timeout = milliseconds(1000);
+  o.watch = watch;
+  o.make_client = [](asio::any_io_executor ex, const RedisEndpoint& master, uint64_t seed) {
+    RedisLockClientOptions r;
+    r.endpoint = master;
+    return std::unique_ptr<LockClient>(new RedisLockClient(ex, r, seed));
+  };
+  return o;
+}
+
+TEST(ParseSwitchMasterTest, TakesTheNewAddressOfOurMasterOnly) {
+  auto sw = ParseSwitchMaster("ls 10.0.0.1 6379 198.18.0.3 6380", "ls");
+  ASSERT_TRUE(sw.has_value());
+  EXPECT_EQ(sw->first, "198.18.0.3");
+  EXPECT_EQ(sw->second, 6380);
+  EXPECT_FALSE(ParseSwitchMaster("other 1 2 3 4", "ls").has_value());
+  EXPECT_FALSE(ParseSwitchMaster("ls 1 2 3", "ls").has_value());
+  EXPECT_FALSE(ParseSwitchMaster("ls 1 2 3 70000", "ls").has_value());
+}
+
+TEST(SentinelMasterFinderTest, AsksTheNextSentinelWhenOneIsDown) {
+  asio::io_context io;
+  FakeSentinel sentinel(io);
+  sentinel.master_port = 4242;
+  SentinelMasterFinder finder(io.get_executor(),
+                              {{{"127.0.0.1", 1, "pw"},
+                                {"127.0.0.1", sentinel.server.port(), "pw"}},
+                               "ls",
+                               "master-pw"});
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    auto found = co_await finder.Ask(std::chrono::steady_clock::now() + milliseconds(2000));
+    EXPECT_TRUE(found.ok()) << (found.ok() ? "" : found.error());
+    if (found.ok()) {
+      EXPECT_EQ(found->port, 4242);
+      EXPECT_EQ(found->password, "master-pw");
+    }
+    finder.Close();
+    sentinel.server.Stop();
+  });
+}
+
+TEST(SentinelLockClientTest, FollowsTheSentinelsAnswerAfterReadonly) {
+  asio::io_context io;
+  FakeMaster a(io), b(io);
+  FakeSentinel sentinel(io);
+  sentinel.master_port = a.server.port();
+  SentinelLockClient client(io.get_executor(), Options(sentinel, false), 7);
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    Status connected = co_await client.Connect();
+    EXPECT_TRUE(connected.ok()) << (connected.ok() ? "" : connected.error());
+    AcquireResult r1 = co_await client.Acquire("k", milliseconds(1000));
+    EXPECT_EQ(r1.outcome, Outcome::kOk);
+    EXPECT_EQ(a.sets, 1);
+    // Failover: a is demoted, the sentinel now names b.
+    a.demoted = true;
+    sentinel.master_port = b.server.port();
+    AcquireResult r2 = co_await client.Acquire("k", milliseconds(1000));
+    EXPECT_EQ(r2.outcome, Outcome::kFail);  // READONLY: definite
+    AcquireResult r3 = co_await client.Acquire("k", milliseconds(1000));
+    EXPECT_EQ(r3.outcome, Outcome::kOk);
+    EXPECT_EQ(b.sets, 1);
+    EXPECT_NE(r1.token, r3.token);
+    EXPECT_EQ(client.masters_followed(), 2u);
+    EXPECT_EQ(client.master(), "127.0.0.1:" + std::to_string(b.server.port()));
+    client.Close();
+    a.server.Stop();
+    b.server.Stop();
+    sentinel.server.Stop();
+  });
+}
+
+TEST(SentinelLockClientTest, FollowsASwitchMasterMessage) {
+  asio::io_context io;
+  FakeMaster a(io), b(io);
+  FakeSentinel sentinel(io);
+  sentinel.master_port = a.server.port();
+  SentinelLockClientOptions o = Options(sentinel, true);
+  SentinelLockClient client(io.get_executor(), o, 7);
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    Status connected = co_await client.Connect();
+    EXPECT_TRUE(connected.ok());
+    EXPECT_EQ((co_await client.Acquire("k", milliseconds(1000))).outcome, Outcome::kOk);
+    // The sentinel changes its answer and announces it; a is never told.
+    sentinel.old_port = a.server.port();
+    sentinel.master_port = b.server.port();
+    sentinel.push = true;
+    asio::steady_timer timer(io);
+    for (int i = 0; i < 100 && sentinel.push; ++i) {  // until the PING carried it
+      timer.expires_after(milliseconds(20));
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+    timer.expires_after(milliseconds(50));
+    co_await timer.async_wait(asio::use_awaitable);
+    EXPECT_EQ((co_await client.Acquire("k", milliseconds(1000))).outcome, Outcome::kOk);
+    EXPECT_EQ(a.sets, 1);
+    EXPECT_EQ(b.sets, 1);
+    client.Close();
+    a.server.Stop();
+    b.server.Stop();
+    sentinel.server.Stop();
+  });
+}
+
+}  // namespace
+}  // namespace locksmith

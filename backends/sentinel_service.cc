@@ -1,0 +1,433 @@
+#include "backends/sentinel_service.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "backends/redis_admin.h"
+#include "backends/redis_lock_client.h"
+#include "backends/redis_lock_token.h"
+#include "backends/sentinel_lock_client.h"
+
+namespace locksmith {
+namespace {
+
+constexpr RedisNodeFiles kDataFiles{"redis-server", "redis.conf", "redis.log"};
+constexpr RedisNodeFiles kSentinelFiles{"redis-sentinel", "sentinel.conf", "sentinel.log"};
+constexpr char kDataDir[] = "data";
+// One question to a sentinel or a data node during readiness or Primary():
+// short, so a paused sentinel costs little.
+constexpr std::chrono::milliseconds kAskTimeout{300};
+constexpr std::chrono::milliseconds kPollInterval{100};
+
+// "field" of a flat [field, value, ...] reply (SENTINEL master); "" if absent.
+std::string Field(const RedisReply& reply, const std::string& field) {
+  for (size_t i = 0; i + 1 < reply.elements.size(); i += 2) {
+    if (reply.elements[i].str == field) return reply.elements[i + 1].str;
+  }
+  return "";
+}
+
+// Replicas a master's INFO replication shows online.
+int OnlineReplicas(const std::string& info) {
+  int online = 0;
+  std::istringstream in(info);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("slave", 0) == 0 && line.find("state=online") != std::string::npos) ++online;
+  }
+  return online;
+}
+
+}  // namespace
+
+void SentinelServiceOptions::Declare(OptionSet& set) {
+  set.Integer("replicas", "--replicas", &replicas, 0, 8, "replicas of the master")
+      .Integer("sentinels", "--sentinels", &sentinels, 1, 9, "sentinels (quorum 2)")
+      .Integer("sentinel_down_after_ms", "--sentinel-down-after", &down_after_ms, int64_t{100},
+               int64_t{600'000}, "down-after-milliseconds of the sentinels")
+      .Integer("sentinel_failover_timeout_ms", "--sentinel-failover-timeout", &failover_timeout_ms,
+               int64_t{500}, int64_t{3'600'000}, "failover-timeout, ms")
+      .Integer("redis_wait", "--redis-wait", &wait_replicas, 0, 8,
+               "WAIT for N replicas after acquiring; fewer: released, unknown");
+  redis.Declare(set);
+}
+
+int SentinelHostCount(const SentinelServiceOptions& options) {
+  return std::max(options.replicas + 1, options.sentinels);
+}
+
+int SentinelHosts(const ModuleOptions& options) {
+  return SentinelHostCount(OptionsAs<SentinelServiceOptions>(options));
+}
+
+Result<std::unique_ptr<LockService>> MakeSentinelService(const ModuleOptions& options,
+                                                         const BackendContext& context) {
+  SentinelServiceOptions s = OptionsAs<SentinelServiceOptions>(options);
+  if (s.sentinels < 2) return Error{"--sentinels must be at least 2 (the quorum is 2)"};
+  s.redis.password = "ls-" + LockTokenGenerator(context.seed).Next();
+  s.redis.client_timeout = context.client_timeout;
+  return std::unique_ptr<LockService>(new SentinelService(context.cluster, s));
+}
+
+NodeTable SentinelNodeTable(const std::vector<Host*>& hosts, const SentinelServiceOptions& o) {
+  NodeTable table;
+  const int n = static_cast<int>(hosts.size());
+  for (int i = 0; i < o.replicas + 1 && i < n; ++i) {
+    Host* h = hosts[i];
+    table.push_back({"n" + std::to_string(i + 1), i == 0 ? NodeRole::kPrimary : NodeRole::kReplica,
+                     h->Name(), "redis-server", h->Address(), h->ServicePort(6379)});
+  }
+  for (int i = 0; i < o.sentinels && i < n; ++i) {
+    Host* h = hosts[i];
+    table.push_back({"s" + std::to_string(i + 1), NodeRole::kSentinel, h->Name(), "redis-sentinel",
+                     h->Address(), h->ServicePort(26379)});
+  }
+  return table;
+}
+
+std::string ReplicationConfigText(const std::string& password, const std::string& master_address,
+                                  int master_port) {
+  std::ostringstream c;
+  c << "masterauth " << RedisConfQuoted(password) << "\n"
+    << "repl-diskless-sync yes\n"
+    << "repl-diskless-sync-delay 0\n";
+  if (!master_address.empty()) c << "replicaof " << master_address << " " << master_port << "\n";
+  return c.str();
+}
+
+std::string SentinelConfigText(const ServiceNode& sentinel, const ServiceNode& master,
+                               const SentinelServiceOptions& o, const std::string& dir) {
+  const std::string pw = RedisConfQuoted(o.redis.password);
+  const std::string m = kSentinelMasterName;
+  std::ostringstream c;
+  c << "# Written by locksmith; the sentinel rewrites it as it learns.\n"
+    << "bind " << sentinel.address << "\n"
+    << "port " << sentinel.port << "\n"
+    << "protected-mode yes\n"
+    << "daemonize no\n"
+    << "logfile \"\"\n"
+    << "dir " << RedisConfQuoted(dir) << "\n"
+    << "requirepass " << pw << "\n"
+    << "sentinel sentinel-pass " << pw << "\n"
+    << "sentinel resolve-hostnames no\n"
+    << "sentinel monitor " << m << " " << master.address << " " << master.port << " 2\n"
+    << "sentinel auth-pass " << m << " " << pw << "\n"
+    << "sentinel down-after-milliseconds " << m << " " << o.down_after_ms << "\n"
+    << "sentinel failover-timeout " << m << " " << o.failover_timeout_ms << "\n"
+    << "sentinel parallel-syncs " << m << " 1\n";
+  return c.str();
+}
+
+SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions options)
+    : options_(std::move(options)) {
+  initial_ = SentinelNodeTable(cluster.Hosts(), options_);
+  for (const auto& info : initial_) {
+    const bool sentinel = info.role == NodeRole::kSentinel;
+    nodes_.push_back(std::make_unique<RedisNodeProcess>(
+        info, cluster.FindHost(info.host), sentinel ? kSentinelFiles : kDataFiles,
+        options_.redis.password, options_.redis.ready_timeout));
+  }
+  master_ = "n1";
+}
+
+nlohmann::json SentinelService::Settings() const {
+  return {{"persistence", options_.redis.persistence},
+          {"replicas", options_.replicas},
+          {"sentinels", options_.sentinels},
+          {"quorum", 2},
+          {"down_after_ms", options_.down_after_ms},
+          {"failover_timeout_ms", options_.failover_timeout_ms},
+          {"wait_replicas", options_.wait_replicas}};
+}
+
+RedisNodeProcess* SentinelService::Find(const std::string& name) const {
+  for (const auto& n : nodes_) {
+    if (n->info().name == name) return n.get();
+  }
+  return nullptr;
+}
+
+Result<RedisNodeProcess*> SentinelService::FindOrError(const std::string& name) const {
+  RedisNodeProcess* node = Find(name);
+  if (node == nullptr) {
+    return Error{"no redis-sentinel node " + name + " (nodes: " +
+                 JoinNames(NodeNames(initial_)) + ")"};
+  }
+  return node;
+}
+
+bool SentinelService::IsSentinel(const RedisNodeProcess& node) const {
+  return node.info().role == NodeRole::kSentinel;
+}
+
+std::string SentinelService::DataConfig(const RedisNodeProcess& node,
+                                        const ServiceNode* master) const {
+  Host& host = *node.host();
+  std::string text = RedisConfigText(node.info().address, node.info().port,
+                                     options_.redis.password, options_.redis.persistence,
+                                     host.PathOf(kDataDir));
+  const bool replica = master != nullptr && master->name != node.info().name;
+  return text + ReplicationConfigText(options_.redis.password, replica ? master->address : "",
+                                      replica ? master->port : 0);
+}
+
+NodeTable SentinelService::Table() const {
+  bool started;
+  {
+    std::lock_guard lock(mu_);
+    started = started_;
+  }
+  if (started) (void)AskSentinels();  // refreshes master_ when they answer
+  std::string master;
+  {
+    std::lock_guard lock(mu_);
+    master = master_;
+  }
+  NodeTable table = initial_;
+  for (auto& node : table) {
+    if (node.role == NodeRole::kSentinel) continue;
+    node.role = node.name == master ? NodeRole::kPrimary : NodeRole::kReplica;
+  }
+  return table;
+}
+
+Status SentinelService::Start() {
+  if (static_cast<int>(initial_.size()) < options_.replicas + 1 + options_.sentinels) {
+    return Error{"the redis-sentinel backend needs " +
+                 std::to_string(SentinelHostCount(options_)) + " hosts"};
+  }
+  for (const auto& node : initial_) {
+    if (node.port == 0) return Error{node.name + ": its host has no free port left"};
+  }
+  const ServiceNode& master = initial_.front();
+  for (auto& node : nodes_) {
+    if (IsSentinel(*node)) continue;
+    if (Status s = node->host()->MakeDirectory(kDataDir); !s) {
+      return Error{node->info().name + ": " + s.error()};
+    }
+    if (Status s = node->Launch(DataConfig(*node, &master)); !s) return s;
+  }
+  // Replicas first, so each sentinel finds them in the master's first INFO.
+  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
+  const RedisEndpoint master_endpoint = nodes_.front()->Endpoint();
+  for (;;) {
+    auto info = RedisCommandOnce(master_endpoint, {"INFO", "replication"}, kAskTimeout);
+    if (info && OnlineReplicas(info->str) >= options_.replicas) break;
+    if (std::chrono::steady_clock::now() >= give_up) {
+      return Error{"the master n1 did not see its " + std::to_string(options_.replicas) +
+                   " replicas online within " +
+                   std::to_string(options_.redis.ready_timeout.count()) + " ms"};
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  for (auto& node : nodes_) {
+    if (!IsSentinel(*node)) continue;
+    const std::string config =
+        SentinelConfigText(node->info(), master, options_, node->host()->Directory());
+    if (Status s = node->Launch(config); !s) return s;
+  }
+  if (Status s = AwaitTopology(); !s) return s;
+  std::lock_guard lock(mu_);
+  started_ = true;
+  return OkStatus();
+}
+
+Status SentinelService::AwaitTopology() {
+  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
+  std::string missing;
+  while (std::chrono::steady_clock::now() < give_up) {
+    missing.clear();
+    for (auto& node : nodes_) {
+      if (!IsSentinel(*node)) continue;
+      auto r = RedisCommandOnce(node->Endpoint(), {"SENTINEL", "MASTER", kSentinelMasterName},
+                                kAskTimeout);
+      if (!r || r->type != RedisReply::Type::kArray) {
+        missing = node->info().name + " does not know the master yet";
+        break;
+      }
+      const std::string replicas = Field(*r, "num-slaves");
+      const std::string others = Field(*r, "num-other-sentinels");
+      if (replicas != std::to_string(options_.replicas) ||
+          others != std::to_string(options_.sentinels - 1)) {
+        missing = node->info().name + " knows " + replicas + " replicas and " + others +
+                  " other sentinels";
+        break;
+      }
+    }
+    if (missing.empty()) return OkStatus();
+    std::this_thread::sleep_for(kPollInterval);
+  }
+  return Error{"the sentinels did not learn the topology within " +
+               std::to_string(options_.redis.ready_timeout.count()) + " ms: " + missing};
+}
+
+void SentinelService::Stop() {
+  StopEvents();
+  // Sentinels first, so none starts a failover while the data nodes go.
+  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)->Stop();
+  std::lock_guard lock(mu_);
+  started_ = false;
+}
+
+std::vector<RedisEndpoint> SentinelService::SentinelEndpoints() const {
+  std::vector<RedisEndpoint> out;
+  for (const auto& node : nodes_) {
+    if (IsSentinel(*node)) out.push_back(node->Endpoint());
+  }
+  return out;
+}
+
+std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_executor executor,
+                                                       const ClientSlot& slot) {
+  SentinelLockClientOptions o;
+  // Every connection of the client, to the sentinels and to the master,
+  // leaves from its own address: a partition cuts it off as a whole.
+  o.sentinels = SentinelEndpoints();
+  for (auto& sentinel : o.sentinels) sentinel.source_address = slot.source_address;
+  const std::string source = slot.source_address;
+  o.master_name = kSentinelMasterName;
+  o.password = options_.redis.password;
+  o.timeout = options_.redis.client_timeout;
+  const auto timeout = options_.redis.client_timeout;
+  const int wait = options_.wait_replicas;
+  o.make_client = [timeout, wait, source](boost::asio::any_io_executor ex,
+                                          const RedisEndpoint& master,
+                                          uint64_t client_seed) -> std::unique_ptr<LockClient> {
+    RedisLockClientOptions r;
+    r.endpoint = master;
+    r.endpoint.source_address = source;
+    r.timeout = timeout;
+    r.connect_timeout = timeout;
+    r.wait_replicas = wait;
+    r.wait_timeout = timeout / 2;
+    return std::make_unique<RedisLockClient>(std::move(ex), std::move(r), client_seed);
+  };
+  return std::make_unique<SentinelLockClient>(std::move(executor), std::move(o), slot.seed);
+}
+
+Status SentinelService::KillNode(const std::string& name) {
+  auto node = FindOrError(name);
+  if (!node) return Error{node.error()};
+  return (*node)->Kill();
+}
+
+Status SentinelService::StartNode(const std::string& name) {
+  auto node = FindOrError(name);
+  if (!node) return Error{node.error()};
+  if (IsSentinel(**node)) return (*node)->Launch(std::nullopt);  // its rewritten config
+  // A data node comes back as a replica of whoever leads now; when nobody
+  // does (mid failover) it comes back as it was, and the sentinels convert it.
+  auto master = AskSentinels();
+  const ServiceNode* leader = master ? FindServiceNode(initial_, *master) : nullptr;
+  return (*node)->Launch(DataConfig(**node, leader));
+}
+
+Status SentinelService::PauseNode(const std::string& name) {
+  auto node = FindOrError(name);
+  if (!node) return Error{node.error()};
+  return (*node)->Pause();
+}
+
+Status SentinelService::ResumeNode(const std::string& name) {
+  auto node = FindOrError(name);
+  if (!node) return Error{node.error()};
+  return (*node)->Resume();
+}
+
+Result<std::string> SentinelService::AskSentinels() const {
+  std::map<std::string, int> votes;
+  std::string last_error = "no sentinel";
+  for (const auto& node : nodes_) {
+    if (!IsSentinel(*node) || !node->Running() || node->Paused()) continue;
+    auto r = RedisCommandOnce(node->Endpoint(),
+                              {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", kSentinelMasterName},
+                              kAskTimeout);
+    if (!r) {
+      last_error = node->info().name + ": " + r.error();
+      continue;
+    }
+    if (r->type != RedisReply::Type::kArray || r->elements.size() != 2) {
+      last_error = node->info().name + " answered " + r->Describe();
+      continue;
+    }
+    for (const auto& data : initial_) {
+      if (data.role != NodeRole::kSentinel && data.address == r->elements[0].str &&
+          std::to_string(data.port) == r->elements[1].str) {
+        ++votes[data.name];
+      }
+    }
+  }
+  if (votes.empty()) return Error{"the sentinels name no master: " + last_error};
+  auto best = std::max_element(votes.begin(), votes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::lock_guard lock(mu_);
+  master_ = best->first;
+  return best->first;
+}
+
+std::string SentinelService::NodeAt(const std::string& address, const std::string& port) const {
+  for (const auto& data : initial_) {
+    if (data.role != NodeRole::kSentinel && data.address == address &&
+        std::to_string(data.port) == port) {
+      return data.name;
+    }
+  }
+  return "";
+}
+
+nlohmann::json SentinelService::EventValue(const std::string& sentinel, const std::string& channel,
+                                           const std::string& payload) const {
+  nlohmann::json value{{"sentinel", sentinel}, {"message", payload}};
+  std::istringstream in(payload);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  if (channel == "+switch-master" && words.size() >= 5) {
+    value["from"] = NodeAt(words[1], words[2]);
+    value["to"] = NodeAt(words[3], words[4]);
+  } else if (words.size() >= 4 && (words[0] == "master" || words[0] == "slave")) {
+    // "<type> <name> <ip> <port> [@ <master> <ip> <port>]"
+    const std::string node = NodeAt(words[2], words[3]);
+    if (!node.empty()) value["node"] = node;
+  }
+  return value;
+}
+
+Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
+  StopEvents();
+  std::vector<SentinelEventWatcher::Sentinel> sentinels;
+  for (const auto& node : nodes_) {
+    if (IsSentinel(*node)) sentinels.push_back({node->info().name, node->Endpoint()});
+  }
+  watcher_ = std::make_unique<SentinelEventWatcher>(
+      std::move(sentinels), [this, sink = std::move(sink)](const std::string& sentinel,
+                                                           const std::string& channel,
+                                                           const std::string& payload) {
+        sink(ServiceEvent{"sentinel", channel, EventValue(sentinel, channel, payload)});
+      });
+  watcher_->Start();
+  return OkStatus();
+}
+
+void SentinelService::StopEvents() {
+  if (watcher_) watcher_->Stop();
+  watcher_.reset();
+}
+
+Result<std::string> SentinelService::Primary() { return AskSentinels(); }
+
+Host* SentinelService::NodeHost(const std::string& name) {
+  RedisNodeProcess* node = Find(name);
+  return node == nullptr ? nullptr : node->host();
+}
+
+Result<int64_t> SentinelService::WallClockNs(const std::string& name) {
+  auto node = FindOrError(name);
+  if (!node) return Error{node.error()};
+  if (IsSentinel(**node)) return Error{name + " is a sentinel: its clock is not faked"};
+  auto time = RedisTimeNs((*node)->Endpoint(), options_.redis.client_timeout);
+  if (!time) return Error{name + ": " + time.error()};
+  return *time;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,107 @@
+#include "nemesis/failover_nemesis.h"
+
+#include <thread>
+
+namespace locksmith {
+
+void FailoverOptions::Declare(OptionSet& set) {
+  set.Choice("failover_mode", "--failover-mode", &mode, {"kill", "pause"},
+             "what a failover does to the current master until a replica is promoted");
+  set.Integer("failover_ms", "--failover-ms", &failover_ms, int64_t{1}, int64_t{3'600'000},
+              "ms from a failover's start to its heal (later if the promotion is later)");
+  set.Integer("failover_promote_wait_ms", "--failover-promote-wait", &promote_wait_ms,
+              int64_t{1}, int64_t{3'600'000},
+              "ms a failover waits for the service to name a new master");
+}
+
+WindowOps FailoverWindow(const FailoverOptions& options) {
+  return TimedWindow({"failover", {{"mode", options.mode}}}, {"failover-heal", nullptr},
+                     options.failover_ms);
+}
+
+Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
+                                                     const NemesisContext& context) {
+  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  auto* primary = Capability<HasPrimary>(context.service);
+  auto* killable = Capability<Killable>(context.service);
+  auto* pausable = Capability<Pausable>(context.service);
+  if (primary == nullptr) {
+    return Error{"backend " + context.service.Backend() + " has no primary to fail over"};
+  }
+  if ((o.mode == "kill" && killable == nullptr) || (o.mode == "pause" && pausable == nullptr)) {
+    return Error{"backend " + context.service.Backend() + " cannot " + o.mode + " nodes"};
+  }
+  return std::unique_ptr<Nemesis>(new FailoverNemesis(
+      *primary, killable, pausable, std::chrono::milliseconds(o.promote_wait_ms)));
+}
+
+WindowOps FailoverWindowOf(const ModuleOptions& options) {
+  return FailoverWindow(OptionsAs<FailoverOptions>(options));
+}
+
+FailoverNemesis::FailoverNemesis(HasPrimary& primary, Killable* killable, Pausable* pausable,
+                                 std::chrono::milliseconds promote_wait,
+                                 std::chrono::milliseconds poll)
+    : primary_(primary),
+      killable_(killable),
+      pausable_(pausable),
+      promote_wait_(promote_wait),
+      poll_(poll) {}
+
+FaultResult FailoverNemesis::Invoke(const FaultOp& op) {
+  if (op.f == "failover") return Begin(op);
+  if (op.f == "failover-heal") return Heal();
+  return {false, nullptr, "the failover nemesis has no op " + op.f};
+}
+
+FaultResult FailoverNemesis::Begin(const FaultOp& op) {
+  if (old_) return {false, nullptr, "a failover of " + *old_ + " is in force"};
+  std::string mode = "kill";
+  if (op.value.is_object() && op.value.contains("mode") && op.value["mode"].is_string()) {
+    mode = op.value["mode"].get<std::string>();
+  }
+  auto leader = primary_.Primary();
+  if (!leader) return {false, {{"mode", mode}}, "no master to fail over: " + leader.error()};
+  Status done = Error{"mode " + mode + " is not kill or pause"};
+  if (mode == "kill" && killable_ != nullptr) done = killable_->KillNode(*leader);
+  if (mode == "pause" && pausable_ != nullptr) done = pausable_->PauseNode(*leader);
+  nlohmann::json value{{"mode", mode}, {"old", *leader}, {"new", nullptr}};
+  if (!done) return {false, value, done.error()};
+  old_ = *leader;
+  mode_ = mode;
+  const auto start = std::chrono::steady_clock::now();
+  const auto give_up = start + promote_wait_;
+  while (std::chrono::steady_clock::now() < give_up) {
+    auto now_leads = primary_.Primary();
+    if (now_leads && *now_leads != *leader) {
+      value["new"] = *now_leads;
+      value["promoted_after_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count();
+      return {true, value, ""};
+    }
+    std::this_thread::sleep_for(poll_);
+  }
+  return {true, value,
+          "no new master within " + std::to_string(promote_wait_.count()) + " ms"};
+}
+
+FaultResult FailoverNemesis::Heal() {
+  if (!old_) return {true, nullptr, "no failover in force"};
+  Status s = mode_ == "kill" ? killable_->StartNode(*old_) : pausable_->ResumeNode(*old_);
+  nlohmann::json value{{"mode", mode_}, {"old", *old_}};
+  auto leader = primary_.Primary();
+  value["new"] = leader ? nlohmann::json(*leader) : nlohmann::json(nullptr);
+  if (!s) return {false, value, s.error()};
+  old_.reset();
+  return {true, value, ""};
+}
+
+std::vector<HealFailure> FailoverNemesis::Teardown() {
+  if (!old_) return {};
+  FaultResult r = Heal();
+  if (r.ok) return {};
+  return {{"failover-heal", r.value, r.error}};
+}
+
+}  // namespace locksmith

@@ -1,0 +1,70 @@
+// FailoverNemesis (family `failover`): takes the current master out until
+// the service promotes another node, then heals. "failover" {"mode": "kill"
+// | "pause"} asks the service who leads (HasPrimary), SIGKILLs or SIGSTOPs
+// that node, and waits (up to `promote_wait`) until the service names a new
+// leader; its completion value names the old and the new master and how
+// long the promotion took. "failover-heal" starts again (kill) or resumes
+// (pause) the old master -- the sentinels make it a replica of the new one --
+// and names both again. A failover whose promotion never came is still
+// healed. (Isolating the master by partition belongs with the partition
+// family.)
+//
+// Used from the nemesis thread; Teardown afterwards from the run thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "backends/lock_service.h"
+#include "checker/option_set.h"
+#include "nemesis/nemesis_registry.h"
+#include "nemesis/schedule.h"
+
+namespace locksmith {
+
+struct FailoverOptions {
+  std::string mode = "kill";       // kill | pause: what is done to the master
+  int64_t failover_ms = 8000;      // fault to heal, at least until the promotion
+  int64_t promote_wait_ms = 20000;  // how long the fault waits for a new master
+
+  void Declare(OptionSet& set);
+};
+
+WindowOps FailoverWindow(const FailoverOptions& options);
+
+// The registry's hooks: an error when the backend has no primary to find,
+// or cannot kill / pause nodes.
+Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
+                                                     const NemesisContext& context);
+WindowOps FailoverWindowOf(const ModuleOptions& options);
+
+class FailoverNemesis : public Nemesis {
+ public:
+  // `killable` / `pausable` may be null when the service lacks them (the
+  // mode that needs one then fails its op).
+  FailoverNemesis(HasPrimary& primary, Killable* killable, Pausable* pausable,
+                  std::chrono::milliseconds promote_wait,
+                  std::chrono::milliseconds poll = std::chrono::milliseconds(100));
+
+  std::vector<std::string> Faults() const override { return {"failover", "failover-heal"}; }
+  FaultResult Invoke(const FaultOp& op) override;
+  std::vector<HealFailure> Teardown() override;
+
+ private:
+  FaultResult Begin(const FaultOp& op);
+  FaultResult Heal();
+
+  HasPrimary& primary_;
+  Killable* const killable_;
+  Pausable* const pausable_;
+  const std::chrono::milliseconds promote_wait_;
+  const std::chrono::milliseconds poll_;
+  // The fault in force: the old master and what was done to it.
+  std::optional<std::string> old_;
+  std::string mode_;
+};
+
+}  // namespace locksmith
