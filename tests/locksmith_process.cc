@@ -89,6 +89,13 @@ std::string ReadText(const std::string& path) {
   return ss.str();
 }
 
+std::string WriteConfigFile(const std::string& dir, const nlohmann::json& config,
+                            const std::string& name) {
+  const std::string path = dir + "/" + name;
+  std::ofstream(path) << config.dump(2);
+  return path;
+}
+
 nlohmann::json ReadJson(const std::string& path) {
   return nlohmann::json::parse(ReadText(path), nullptr, false);
 }

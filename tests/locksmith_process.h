@@ -43,6 +43,9 @@ int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,
 // The run directory store/latest points at, and its files.
 std::string LatestRun(const std::string& store);
 nlohmann::json ReadJson(const std::string& path);
+// Writes `config` as <dir>/<name> and returns its path, for --config.
+std::string WriteConfigFile(const std::string& dir, const nlohmann::json& config,
+                            const std::string& name = "config.json");
 std::string ReadText(const std::string& path);
 // The cluster tag the run logged ("cluster <tag>: ..."), or "".
 std::string RunTag(const std::string& run_dir);

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <map>
 #include <thread>
 
@@ -138,13 +137,6 @@ TEST(NemesisIntegrationTest, AScriptedPauseHitsTheClientThatJustAcquired) {
   EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
 }
 
-// Writes `config` to a file in `dir` for --config.
-std::string ConfigFile(const TempDir& dir, const nlohmann::json& config) {
-  const std::string path = dir.path() + "/config.json";
-  std::ofstream(path) << config.dump();
-  return path;
-}
-
 TEST(NemesisIntegrationTest, AHolderCutOffFromRedisLosesItsCallsWhileTheOthersGoOn) {
   // Once some client holds lock-0, that very client is cut off from the
   // Redis host for 3 s (its established connection too); the other clients
@@ -158,7 +150,7 @@ TEST(NemesisIntegrationTest, AHolderCutOffFromRedisLosesItsCallsWhileTheOthersGo
          {"f", "partition"},
          {"value", {{"shape", "clients-from-nodes"}, {"clients", {"$event.process"}}}}},
         {{"at_ms", 6000}, {"f", "heal"}}}}};
-  Finished f = RunWith({"--config", ConfigFile(dir, config)});
+  Finished f = RunWith({"--config", WriteConfigFile(dir.path(), config)});
   EXPECT_EQ(f.code, 0) << f.out;
   const auto cuts = FaultsDone(f.history, "partition");
   const auto heals = FaultsDone(f.history, "heal");

@@ -144,6 +144,42 @@ double WatchEventsPerRelease(const Finished& f) {
   return stats.contains("per_release") ? stats["per_release"]["watch_events"].get<double>() : -1;
 }
 
+// The debate's row 8: a holder whose work outlasts its session, cut off from
+// every peer (its own address dropped on their side) for longer than the
+// session timeout, still acts as a holder after the ensemble expired its
+// session and granted the lock to the next client: expired-lease double
+// holders. The same long holds with no partition are valid: the session,
+// kept alive by heartbeats, keeps the lock.
+nlohmann::json LongHolds() {
+  return {{"backend", "zookeeper"}, {"client", "zk-fair"}, {"concurrency", 4}, {"keys", 1},
+          {"hold", "2000-2500"},    {"lease_ms", 20000},   {"session_timeout_ms", 1000},
+          {"client_timeout_ms", 3000}, {"time_limit_s", 12}, {"seed", 5}};
+}
+
+TEST(ZookeeperIntegrationTest, AHolderCutOffPastItsSessionMakesExpiredLeaseDoubleHolders) {
+  TempDir config_dir;
+  nlohmann::json config = LongHolds();
+  config["steps"] = {{{"after", {{"f", "acquire"}, {"key", "lock-0"}}},
+                      {"f", "partition"},
+                      {"value", {{"shape", "clients-from-nodes"}, {"clients", {"$event.process"}}}}},
+                     {{"at_ms", 9000}, {"f", "heal"}}};
+  Finished f = RunZookeeper({"--config", WriteConfigFile(config_dir.path(), config)});
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = Classes(f.results);
+  EXPECT_GE(Count(classes, "expired-lease-use"), 1) << f.results["anomalies"].dump();
+  EXPECT_EQ(Count(classes, "unsafe-grant"), 0) << "the ensemble did nothing wrong";
+  const auto cuts = FaultsDone(f.history, "partition");
+  ASSERT_EQ(cuts.size(), 1u);
+  EXPECT_TRUE(cuts[0].error.empty()) << cuts[0].error;
+}
+
+TEST(ZookeeperIntegrationTest, LongHoldsWithoutAPartitionAreValid) {
+  TempDir config_dir;
+  Finished f = RunZookeeper({"--config", WriteConfigFile(config_dir.path(), LongHolds())});
+  EXPECT_EQ(f.code, 0) << f.out << f.results["anomalies"].dump();
+  EXPECT_GE(OkAcquires(f.history), 3);
+}
+
 TEST(ZookeeperIntegrationTest, TheHerdEffectShowsInWatchNotificationsPerRelease) {
   // Ten clients on one lock: a zk-fair release wakes only the next waiter,
   // a zk-naive release wakes every waiter.
