@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "checker/history_file.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdlib>
@@ -87,6 +89,27 @@ std::string ReadText(const std::string& path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout) {
+  TempDir dir;
+  FinishedRun f;
+  std::vector<std::string> args = {"run", "--store", "store"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  f.code = RunLocksmith(dir.path(), args, timeout, &f.out);
+  f.run = LatestRun(dir.path() + "/store");
+  f.results = ReadJson(f.run + "/results.json");
+  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
+  EXPECT_TRUE(history.ok()) << history.error();
+  if (history.ok()) f.history = *history;
+  ExpectNothingLeft(f.run);
+  return f;
+}
+
+std::map<std::string, int> AnomalyClasses(const nlohmann::json& results) {
+  std::map<std::string, int> classes;
+  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
+  return classes;
 }
 
 std::string WriteConfigFile(const std::string& dir, const nlohmann::json& config,

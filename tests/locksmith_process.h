@@ -7,12 +7,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "checker/history.h"
 #include "harness/testing/temp_dir.h"
 
 namespace locksmith::testing {
@@ -35,6 +37,21 @@ class LocksmithProcess {
   pid_t pid_ = -1;
   bool reaped_ = false;
 };
+
+// A `locksmith run` that ended: exit code, stdout, run directory, and what
+// it wrote.
+struct FinishedRun {
+  int code = -1;
+  std::string out;
+  std::string run;
+  nlohmann::json results;
+  History history;
+};
+// Runs `locksmith run <flags> --store store` in a fresh temp dir, loads its
+// results and history, and checks that nothing of the run is left.
+FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout);
+// The run's anomalies by class ("unsafe-grant", "expired-lease-use").
+std::map<std::string, int> AnomalyClasses(const nlohmann::json& results);
 
 // Runs locksmith to completion and returns its exit code (-1 on timeout).
 int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,

@@ -16,35 +16,17 @@ namespace {
 
 using std::chrono::seconds;
 
-struct Finished {
-  int code = -1;
-  std::string out;
-  std::string run;
-  nlohmann::json results;
-  History history;
-};
+using Finished = FinishedRun;
 
 Finished RunWith(const std::vector<std::string>& flags) {
-  TempDir dir;
-  Finished f;
-  std::vector<std::string> args = {
-      "run", "--time-limit", "14", "--nemesis-interval", "4", "--seed", "3", "--store", "store"};
+  std::vector<std::string> args = {"--time-limit", "14", "--nemesis-interval", "4", "--seed", "3"};
   args.insert(args.end(), flags.begin(), flags.end());
-  f.code = RunLocksmith(dir.path(), args, seconds(120), &f.out);
-  f.run = LatestRun(dir.path() + "/store");
-  f.results = ReadJson(f.run + "/results.json");
-  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
-  EXPECT_TRUE(history.ok()) << history.error();
-  if (history.ok()) f.history = *history;
-  ExpectNothingLeft(f.run);
-  return f;
+  return RunAndLoad(args, seconds(120));
 }
 
 // Anomalies by class ("unsafe-grant", "expired-lease-use").
 std::map<std::string, int> Classes(const nlohmann::json& results) {
-  std::map<std::string, int> classes;
-  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
-  return classes;
+  return AnomalyClasses(results);
 }
 
 // The nemesis completions of `f`, each with its window mark.

@@ -18,34 +18,16 @@ namespace {
 
 using std::chrono::seconds;
 
-struct Finished {
-  int code = -1;
-  std::string out;
-  std::string run;
-  nlohmann::json results;
-  History history;
-};
+using Finished = FinishedRun;
 
 Finished RunWith(const std::vector<std::string>& flags, const std::string& seed = "3") {
-  TempDir dir;
-  Finished f;
-  std::vector<std::string> args = {"run",    "--backend", "redis-sentinel", "--seed",
-                                   seed,     "--store",   "store"};
+  std::vector<std::string> args = {"--backend", "redis-sentinel", "--seed", seed};
   args.insert(args.end(), flags.begin(), flags.end());
-  f.code = RunLocksmith(dir.path(), args, seconds(150), &f.out);
-  f.run = LatestRun(dir.path() + "/store");
-  f.results = ReadJson(f.run + "/results.json");
-  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
-  EXPECT_TRUE(history.ok()) << history.error();
-  if (history.ok()) f.history = *history;
-  ExpectNothingLeft(f.run);
-  return f;
+  return RunAndLoad(args, seconds(150));
 }
 
 std::map<std::string, int> Classes(const nlohmann::json& results) {
-  std::map<std::string, int> classes;
-  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
-  return classes;
+  return AnomalyClasses(results);
 }
 
 std::vector<Op> Done(const History& history, const std::string& f, bool nemesis) {

@@ -16,35 +16,17 @@ namespace {
 
 using std::chrono::seconds;
 
-struct Finished {
-  int code = -1;
-  std::string out;
-  std::string run;
-  nlohmann::json results;
-  History history;
-};
+using Finished = FinishedRun;
 
 Finished RunZookeeper(const std::vector<std::string>& flags) {
-  TempDir dir;
-  Finished f;
-  std::vector<std::string> args = {"run",    "--backend", "zookeeper", "--time-limit", "10",
-                                   "--seed", "5",         "--store",   "store"};
+  std::vector<std::string> args = {"--backend", "zookeeper", "--time-limit", "10", "--seed", "5"};
   args.insert(args.end(), flags.begin(), flags.end());
-  f.code = RunLocksmith(dir.path(), args, seconds(150), &f.out);
-  f.run = LatestRun(dir.path() + "/store");
-  f.results = ReadJson(f.run + "/results.json");
-  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
-  EXPECT_TRUE(history.ok()) << history.error();
-  if (history.ok()) f.history = *history;
-  // No java peer, namespace or rule of the run survives it.
-  ExpectNothingLeft(f.run);
-  return f;
+  // No java peer, namespace or rule of the run survives it (RunAndLoad checks).
+  return RunAndLoad(args, seconds(150));
 }
 
 std::map<std::string, int> Classes(const nlohmann::json& results) {
-  std::map<std::string, int> classes;
-  for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
-  return classes;
+  return AnomalyClasses(results);
 }
 
 int Count(const std::map<std::string, int>& classes, const std::string& c) {
