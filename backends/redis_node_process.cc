@@ -15,20 +15,6 @@ namespace {
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{20};
 
-// The last `n` lines of the log `file`, " | "-joined, for an error message.
-std::string LastLogLines(Host& host, const std::string& file, size_t n) {
-  auto text = host.ReadFile(file, 4096);
-  if (!text.ok()) return "(no log: " + text.error() + ")";
-  std::vector<std::string> lines;
-  std::istringstream in(*text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::string out;
-  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + lines[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RedisConfQuoted(const std::string& s) {

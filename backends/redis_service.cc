@@ -1,5 +1,7 @@
 #include "backends/redis_service.h"
 
+#include "backends/redis_node_process.h"
+
 #include <signal.h>
 
 #include <sstream>
@@ -19,30 +21,6 @@ constexpr char kDataDir[] = "data";
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{20};
 
-// Quotes a redis.conf argument (the password may hold any printable text).
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out.push_back('\\');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
-// The last `n` lines of the node's log, " | "-joined, for an error message.
-std::string LastLogLines(Host& host, size_t n) {
-  auto text = host.ReadFile(kLogFile, 4096);
-  if (!text.ok()) return "(no log: " + text.error() + ")";
-  std::vector<std::string> lines;
-  std::istringstream in(*text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::string out;
-  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + lines[i];
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string RedisConfigText(const std::string& address, int port, const std::string& password,
@@ -52,11 +30,11 @@ std::string RedisConfigText(const std::string& address, int port, const std::str
     << "bind " << address << "\n"
     << "port " << port << "\n"
     << "protected-mode yes\n"
-    << "requirepass " << Quoted(password) << "\n"
+    << "requirepass " << RedisConfQuoted(password) << "\n"
     << "daemonize no\n"
     << "supervised no\n"
     << "logfile \"\"\n"  // stdout: the supervisor appends it to the node's log
-    << "dir " << Quoted(data_dir) << "\n"
+    << "dir " << RedisConfQuoted(data_dir) << "\n"
     << "dbfilename dump.rdb\n"
     << "save \"\"\n";  // no RDB snapshots: persistence is the AOF's alone
   if (persistence == "none") {
@@ -174,7 +152,7 @@ Status RedisService::AwaitReady(Node& node, int pid) {
       }
       node.pid = -1;
       return Error{node.info.name + ": redis-server exited at start: " +
-                   LastLogLines(*node.host, 3)};
+                   LastLogLines(*node.host, kLogFile, 3)};
     }
     last = RedisPing(endpoint, kProbeTimeout);
     if (last) return OkStatus();

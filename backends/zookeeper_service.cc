@@ -25,19 +25,6 @@ constexpr std::chrono::milliseconds kProbeInterval{50};
 // Table() asks the peers who leads at most this often.
 constexpr std::chrono::milliseconds kLeaderCacheFor{100};
 
-std::string LastLogLines(Host& host, size_t n) {
-  auto text = host.ReadFile(kLogFile, 4096);
-  if (!text.ok()) return "(no log: " + text.error() + ")";
-  std::vector<std::string> lines;
-  std::istringstream in(*text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  std::string out;
-  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
-    out += (out.empty() ? "" : " | ") + lines[i];
-  }
-  return out;
-}
-
 bool IsLeading(const std::string& mode) { return mode == "leader" || mode == "standalone"; }
 
 }  // namespace
@@ -215,7 +202,7 @@ Status ZookeeperService::AwaitServing(Node& node, int pid,
       if (node.pid != pid) return Error{node.info.name + ": the peer was stopped while starting"};
       node.pid = -1;
       return Error{node.info.name + ": the zookeeper peer exited at start: " +
-                   LastLogLines(*node.host, 3)};
+                   LastLogLines(*node.host, kLogFile, 3)};
     }
     auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr", kProbeTimeout);
     if (srvr) {

@@ -74,6 +74,12 @@ inline Status ValidateEnvEntry(const std::string& entry) {
   return OkStatus();
 }
 
+class Host;
+
+// The last `n` lines of the log `file` in `host`'s directory, " | "-joined,
+// for an error message saying why a server did not come up.
+std::string LastLogLines(Host& host, const std::string& file, size_t n);
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -138,5 +144,23 @@ class Cluster {
   // bridge, veth and rule it created. Idempotent; safe from any thread.
   virtual Status Teardown() = 0;
 };
+
+inline std::string LastLogLines(Host& host, const std::string& file, size_t n) {
+  auto text = host.ReadFile(file, 4096);
+  if (!text.ok()) return "(no log: " + text.error() + ")";
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text->size()) {
+    size_t end = text->find('\n', start);
+    if (end == std::string::npos) end = text->size();
+    lines.push_back(text->substr(start, end - start));
+    start = end + 1;
+  }
+  std::string out;
+  for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) {
+    out += (out.empty() ? "" : " | ") + lines[i];
+  }
+  return out;
+}
 
 }  // namespace locksmith
