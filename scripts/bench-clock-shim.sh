@@ -36,7 +36,7 @@ pipeline=${PIPELINE:-1}
 }
 for tool in redis-server redis-benchmark redis-cli taskset ss; do
   command -v "$tool" >/dev/null ||
-    { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
+    { echo "missing $tool (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
 
 dir=$(mktemp -d /tmp/locksmith-bench-clock.XXXXXX)

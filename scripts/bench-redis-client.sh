@@ -25,7 +25,7 @@ requests=${REQUESTS:-400000}
 rounds=${ROUNDS:-3}
 [[ -x "$bench" ]] || { echo "missing $bench: make -C $build redis_lock_bench" >&2; exit 254; }
 for tool in redis-server redis-benchmark redis-cli taskset ss /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
+  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
 
 dir=$(mktemp -d /tmp/locksmith-bench-redis.XXXXXX)

@@ -24,7 +24,7 @@ counts=${CLIENT_COUNTS:-"10 50"}
 rounds=${ROUNDS:-2}
 [[ -x "$bench" ]] || { echo "missing $bench: make -C $build redlock_bench" >&2; exit 254; }
 for tool in redis-server redis-cli taskset ss node npm; do
-  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
+  command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
 
 dir=$(mktemp -d /tmp/locksmith-bench-redlock.XXXXXX)

@@ -23,9 +23,9 @@ counts=${CLIENT_COUNTS:-"10 50"}
 locksmith="$build/locksmith"
 [[ -x "$locksmith" ]] || { echo "missing $locksmith: cmake --build $build --target locksmith" >&2; exit 254; }
 for jar in zookeeper curator-recipes curator-framework curator-client guava slf4j-api; do
-  [[ -f /usr/share/java/$jar.jar ]] || { echo "missing /usr/share/java/$jar.jar (scripts/setup.sh installs it)" >&2; exit 254; }
+  [[ -f /usr/share/java/$jar.jar ]] || { echo "missing /usr/share/java/$jar.jar (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
-command -v javac >/dev/null || { echo "missing javac (default-jdk-headless)" >&2; exit 254; }
+command -v javac >/dev/null || { echo "missing javac (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 
 dir=$(mktemp -d /tmp/locksmith-bench-zk.XXXXXX)
 pids=()

@@ -3,8 +3,19 @@
 # update first when something is), then configures and builds it in build/.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Run as root (apt-get, and the local cluster's namespaces need it).
+#
+#   scripts/setup.sh           what the main job and the tests need
+#   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
+#                              locksmith (Curator, a JDK, Node.js and npm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+bench=0
+case "${1:-}" in
+  "") ;;
+  --bench) bench=1 ;;
+  *) echo "setup: unknown argument '$1' (expected nothing or --bench)" >&2; exit 254 ;;
+esac
 
 packages=(
   # build
@@ -15,10 +26,17 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
-  # benchmarks (scripts/bench-*.sh): Curator next to zk-fair (bench-zookeeper.sh), nodejs and
-  # npm for node-redlock (bench-redlock.sh)
-  time util-linux libcurator-recipes-java default-jdk-headless nodejs npm
 )
+if ((bench)); then
+  # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
+  packages+=(time util-linux libcurator-recipes-java)
+  # A JDK, Node.js and npm are wanted as commands, not as Debian's packages: a machine
+  # that has them from elsewhere (NodeSource's nodejs bundles npm, and conflicts with
+  # Debian's npm package) keeps its own.
+  command -v javac >/dev/null || packages+=(default-jdk-headless)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
