@@ -92,6 +92,10 @@ void PartitionOptions::Declare(OptionSet& set) {
            "hosts isolate cuts off: one, primary, replicas, minority, majority, all, or names");
   set.Text("partition_clients", "--partition-clients", &clients, 256,
            "clients clients-from-nodes cuts off: one, half, all, or worker indices 0,3");
+  set.Text("partition_isolate_clients", "--partition-isolate-clients", &isolate_clients, 256,
+           "under isolate and primary, the clients that stay with the isolated hosts (cut off "
+           "from the others, which are cut off from the isolated hosts): none (every client "
+           "reaches every host), one, half, all, or worker indices 0,3");
   set.Integer("partition_ms", "--partition-ms", &ms, int64_t{1}, int64_t{3'600'000},
               "ms a partition lasts before the heal, at most until the next window");
   set.Require([this]() -> Status {
@@ -101,6 +105,11 @@ void PartitionOptions::Declare(OptionSet& set) {
     if (auto parsed = ResolveClients(clients, 5000, 0); !parsed) {
       return Error{"--partition-clients: " + parsed.error()};
     }
+    if (isolate_clients != "none") {
+      if (auto parsed = ResolveClients(isolate_clients, 5000, 0); !parsed) {
+        return Error{"--partition-isolate-clients: " + parsed.error()};
+      }
+    }
     return OkStatus();
   });
 }
@@ -108,6 +117,10 @@ void PartitionOptions::Declare(OptionSet& set) {
 WindowOps PartitionWindow(const PartitionOptions& options) {
   nlohmann::json value = {{"shape", options.shape}};
   if (options.shape == "auto" || options.shape == "isolate") value["target"] = options.target;
+  if ((options.shape == "isolate" || options.shape == "primary") &&
+      options.isolate_clients != "none") {
+    value["clients"] = options.isolate_clients;
+  }
   if (options.shape == "auto" || options.shape == "clients-from-nodes") {
     value["clients"] = options.clients;
   }
@@ -194,6 +207,29 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                     seed);
     if (!isolated) return Error{isolated.error()};
     grudge = Isolate(hosts, *isolated);
+    // Clients that go with the isolated hosts: each side's clients then
+    // reach only their own side's hosts, as when a rack is cut off.
+    const bool split = value.is_object() && value.contains("clients") &&
+                       value.at("clients") != nlohmann::json("none");
+    if (split) {
+      if (concurrency <= 0) return Error{"the run has no clients to put with the isolated hosts"};
+      auto with = ResolveClients(value.at("clients"), concurrency, SubSeed(seed, 1));
+      if (!with) return Error{with.error()};
+      std::vector<std::string> rest, with_names, other_names;
+      for (const auto& h : hosts) {
+        if (std::find(isolated->begin(), isolated->end(), h) == isolated->end()) rest.push_back(h);
+      }
+      for (int c = 0; c < concurrency; ++c) {
+        const bool goes = std::binary_search(with->begin(), with->end(), c);
+        (goes ? with_names : other_names).push_back("c" + std::to_string(c));
+      }
+      for (const auto& [from, dropped] : ClientsFromNodes(with_names, rest)) {
+        grudge[from].insert(dropped.begin(), dropped.end());
+      }
+      for (const auto& [from, dropped] : ClientsFromNodes(other_names, *isolated)) {
+        grudge[from].insert(dropped.begin(), dropped.end());
+      }
+    }
   } else if (shape == "halves") {
     grudge = Complete(RandomHalves(hosts, seed));
   } else if (shape == "majorities-ring") {
@@ -245,9 +281,14 @@ std::string PartitionUnfit(const ModuleOptions&, const NemesisContext& context) 
 Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
                                                       const NemesisContext& context) {
   if (std::string why = PartitionUnfit(options, context); !why.empty()) return Error{why};
+  return NewPartitionNemesis(context, "part");
+}
+
+Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
+                                                     const std::string& purpose) {
   Cluster* cluster = context.cluster;
   const std::vector<Host*> hosts = cluster->Hosts();
-  auto chain = ChainName(cluster->Tag(), "part");
+  auto chain = ChainName(cluster->Tag(), purpose);
   if (!chain) return Error{chain.error()};
   std::vector<NetEndpoint> endpoints;
   for (Host* host : hosts) endpoints.push_back({host->Name(), host->Address(), host});

@@ -155,6 +155,33 @@ TEST(PartitionNemesisTest, OneClientIsCutOffWhileTheOthersAndTheNodesStillSeeEac
   EXPECT_TRUE(rig.nemesis->Teardown().empty());
 }
 
+TEST(PartitionNemesisTest, ThePrimaryIsolatedWithSomeClientsSplitsTheClientsToo) {
+  Rig rig(3, 4);
+  FaultResult r = rig.Do("partition", {{"shape", "primary"}, {"clients", "0,2"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(rig.Sees("n1", "n2"));
+  EXPECT_FALSE(rig.Sees("n3", "n1"));
+  EXPECT_TRUE(rig.Sees("n2", "n3"));
+  // Clients 0 and 2 stay with the old primary; 1 and 3 with the others.
+  for (int c : {0, 2}) {
+    EXPECT_TRUE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n3")) << c;
+  }
+  for (int c : {1, 3}) {
+    EXPECT_FALSE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n3")) << c;
+  }
+  ASSERT_TRUE(rig.Do("heal").ok);
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(rig.ClientSees(c, "n1")) << c;
+  // "none" keeps every client on every host, as without the field.
+  r = rig.Do("partition", {{"shape", "primary"}, {"clients", "none"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(rig.ClientSees(c, "n2")) << c;
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PartitionNemesisTest, AutoCutsClientsOffTheOnlyHostOfASingleNodeService) {
   Rig rig(1, 4);
   FaultResult r = rig.Do("partition", {{"shape", "auto"}, {"clients", "one"}});
@@ -275,6 +302,16 @@ TEST(PartitionOptionsTest, DefaultsValidateAndTheWindowCarriesTheShape) {
   EXPECT_EQ(ops[1].at_ms, 1700);
   ASSERT_TRUE(options.set().Merge({{"partition_clients", "some"}}).ok());
   EXPECT_NE(options.set().Validate().error().find("--partition-clients"), std::string::npos);
+
+  OptionsOf<PartitionOptions> primary;
+  ASSERT_TRUE(primary.set().Merge({{"partition_shape", "primary"},
+                                   {"partition_isolate_clients", "half"}}).ok());
+  ASSERT_TRUE(primary.set().Validate().ok());
+  EXPECT_EQ(PartitionWindowOf(primary)(0, 9000)[0].op.value,
+            nlohmann::json({{"shape", "primary"}, {"clients", "half"}}));
+  ASSERT_TRUE(primary.set().Merge({{"partition_isolate_clients", "most"}}).ok());
+  EXPECT_NE(primary.set().Validate().error().find("--partition-isolate-clients"),
+            std::string::npos);
 }
 
 }  // namespace
