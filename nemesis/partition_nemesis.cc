@@ -143,6 +143,24 @@ Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concu
     picked.insert(static_cast<int>(index));
     return OkStatus();
   };
+  // {"except": C}: every client but the ones C picks (e.g. all but the
+  // holder, "$event.process" in a scripted step).
+  if (clients.is_object()) {
+    if (clients.size() != 1 || !clients.contains("except")) {
+      return Error{"a \"clients\" object is {\"except\": clients}, not " +
+                   QuoteInput(clients.dump())};
+    }
+    nlohmann::json except = clients.at("except");
+    if (except.is_number_integer()) except = nlohmann::json::array({except});  // one process
+    auto left_out = ResolveClients(except, concurrency, seed);
+    if (!left_out) return Error{left_out.error()};
+    std::vector<int> rest;
+    for (int c = 0; c < concurrency; ++c) {
+      if (!std::binary_search(left_out->begin(), left_out->end(), c)) rest.push_back(c);
+    }
+    if (rest.empty()) return Error{"\"clients\" leaves every client out"};
+    return rest;
+  }
   if (clients.is_array()) {
     if (clients.empty()) return Error{"\"clients\" names no client"};
     for (const auto& c : clients) {
@@ -251,7 +269,16 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
         value.is_object() && value.contains("clients") ? value.at("clients") : "one";
     auto picked = ResolveClients(clients, concurrency, SubSeed(seed, 1));
     if (!picked) return Error{picked.error()};
-    auto cut_from = TargetHosts(TextField(value, "nodes", "all"), table, SubSeed(seed, 2));
+    // "nodes": a target, or a list of node names (scripted steps' "$event.granted.I").
+    std::string nodes = TextField(value, "nodes", "all");
+    if (value.is_object() && value.contains("nodes") && value.at("nodes").is_array()) {
+      nodes.clear();
+      for (const auto& n : value.at("nodes")) {
+        if (!n.is_string()) return Error{"\"nodes\" lists node names, not " + n.dump()};
+        nodes += (nodes.empty() ? "" : ",") + n.get<std::string>();
+      }
+    }
+    auto cut_from = TargetHosts(nodes, table, SubSeed(seed, 2));
     if (!cut_from) return Error{cut_from.error()};
     std::vector<std::string> names;
     for (int c : *picked) names.push_back("c" + std::to_string(c));

@@ -262,6 +262,31 @@ TEST(ResolveClientsTest, KeywordsListsAndProcessesPickWorkers) {
   EXPECT_FALSE(ResolveClients(nlohmann::json({-1}), 3, 1).ok());
 }
 
+TEST(ResolveClientsTest, ExceptPicksEveryOtherClient) {
+  using nlohmann::json;
+  EXPECT_EQ(*ResolveClients(json::object({{"except", 7}}), 5, 1), (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(*ResolveClients(json::object({{"except", json::array({0, "c1"})}}), 3, 1),
+            (std::vector<int>{2}));
+  EXPECT_FALSE(ResolveClients(json::object({{"except", "all"}}), 3, 1).ok());
+  EXPECT_FALSE(ResolveClients(json::object({{"besides", 1}}), 3, 1).ok());
+}
+
+TEST(PartitionNemesisTest, ClientsFromNodesTakesAListOfNodes) {
+  Rig rig(5, 3);
+  FaultResult r = rig.Do("partition", {{"shape", "clients-from-nodes"},
+                                       {"clients", nlohmann::json::object({{"except", 4}})},
+                                       {"nodes", nlohmann::json::array({"n1", "n2"})}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int c : {0, 2}) {
+    EXPECT_FALSE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n3")) << c;
+  }
+  EXPECT_TRUE(rig.ClientSees(1, "n1"));  // process 4 is worker 1's
+  EXPECT_FALSE(rig.Do("partition", {{"shape", "clients-from-nodes"}, {"nodes", {1}}}).ok);
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PlanCutsTest, NodesFilterWhatArrivesAndServeTheirClientsCuts) {
   FakeHost n1("n1", "198.18.0.2", true), n2("n2", "198.18.0.3", true);
   const std::vector<NetEndpoint> endpoints = {{"n1", "198.18.0.2", &n1},
