@@ -225,6 +225,13 @@ Status RedisService::StartNode(const std::string& name) {
   return Launch(**node);
 }
 
+bool RedisService::IsUp(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return false;
+  std::lock_guard lock(mu_);
+  return (*node)->pid > 0 && (*node)->host->Alive((*node)->pid);
+}
+
 Status RedisService::PauseNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};

@@ -92,6 +92,7 @@ class RedisService : public LockService,
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;
+  bool IsUp(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
   // Without replication the primary never changes; with several

@@ -323,6 +323,11 @@ Status SentinelService::StartNode(const std::string& name) {
   return (*node)->Launch(DataConfig(**node, leader));
 }
 
+bool SentinelService::IsUp(const std::string& name) {
+  auto node = FindOrError(name);
+  return node && (*node)->Running();
+}
+
 Status SentinelService::PauseNode(const std::string& name) {
   auto node = FindOrError(name);
   if (!node) return Error{node.error()};
