@@ -94,7 +94,11 @@ boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view scri
                                                            const std::vector<std::string>& keys,
                                                            const std::vector<std::string>& args) {
   const std::string nkeys = std::to_string(keys.size());
-  std::vector<std::string_view> argv{"EVAL", script, nkeys};
+  std::vector<std::string_view> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.push_back(std::string_view("EVAL"));
+  argv.push_back(script);
+  argv.push_back(nkeys);
   for (const auto& k : keys) argv.push_back(k);
   for (const auto& a : args) argv.push_back(a);
   co_return co_await connection_.Command(argv, RedisConnection::Clock::now() + timeout_);
@@ -102,26 +106,31 @@ boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view scri
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Read(const std::string& key,
                                                            std::optional<int64_t> fence) {
-  co_return AcceptedOrRejected(
-      co_await Eval(kReadScript, {key, key + ":fence"}, {FenceText(fence)}));
+  // Named vectors: GCC 12 miscompiles braced temporaries in a co_await.
+  const std::vector<std::string> keys{key, key + ":fence"};
+  const std::vector<std::string> args{FenceText(fence)};
+  co_return AcceptedOrRejected(co_await Eval(kReadScript, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Write(const std::string& key, int64_t value,
                                                             const std::string& order,
                                                             std::optional<int64_t> fence) {
-  co_return AcceptedOrRejected(co_await Eval(kWriteScript,
-                                             {key, key + ":fence", key + ":orders"},
-                                             {std::to_string(value), order, FenceText(fence)}));
+  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
+  const std::vector<std::string> args{std::to_string(value), order, FenceText(fence)};
+  co_return AcceptedOrRejected(co_await Eval(kWriteScript, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Init(const std::string& key,
                                                            int64_t value) {
-  co_return AcceptedOrRejected(co_await Eval(kInitScript, {key, key + ":fence", key + ":orders"},
-                                             {std::to_string(value)}));
+  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
+  const std::vector<std::string> args{std::to_string(value)};
+  co_return AcceptedOrRejected(co_await Eval(kInitScript, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Final(const std::string& key) {
-  RedisResponse r = co_await Eval(kFinalScript, {key, key + ":orders"}, {});
+  const std::vector<std::string> keys{key, key + ":orders"};
+  const std::vector<std::string> args;
+  RedisResponse r = co_await Eval(kFinalScript, keys, args);
   ResourceReply reply;
   if (Failed(r, reply)) co_return reply;
   const auto& e = r.reply.elements;
