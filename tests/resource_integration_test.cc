@@ -21,10 +21,19 @@ const std::vector<std::string> kPauses = {
     "--nemesis", "client-pause", "--client-pause-ms", "1500", "--nemesis-interval", "3",
     "--lease",   "500"};
 
-FinishedRun Sale(const std::vector<std::string>& flags) {
-  std::vector<std::string> args = {"--workload", "inventory", "--stock",       "1000",
-                                   "--work",     "20",        "--concurrency", "5",
-                                   "--time-limit", "12",      "--seed",        "7"};
+struct Shop {
+  int buyers = 5;
+  int stock = 1000;
+  int work_ms = 20;
+};
+
+FinishedRun Sale(const std::vector<std::string>& flags, Shop shop = {}) {
+  std::vector<std::string> args = {"--workload",    "inventory",
+                                   "--stock",       std::to_string(shop.stock),
+                                   "--work",        std::to_string(shop.work_ms),
+                                   "--concurrency", std::to_string(shop.buyers),
+                                   "--time-limit",  "12",
+                                   "--seed",        "7"};
   args.insert(args.end(), flags.begin(), flags.end());
   return RunAndLoad(args, seconds(150));
 }
@@ -99,15 +108,13 @@ TEST(ResourceIntegrationTest, FencingOnZookeeperKeepsTheStockExact) {
 }
 
 TEST(ResourceIntegrationTest, GetSetClientOversellsWhereTheCorrectOneDoesNot) {
-  const std::vector<std::string> flags = {"--concurrency", "10", "--stock", "50"};
-  std::vector<std::string> broken = flags;
-  broken.insert(broken.end(), {"--client", "redis-get-set"});
-  FinishedRun bad = Sale(broken);
+  const Shop shop{.buyers = 10, .stock = 50};
+  FinishedRun bad = Sale({"--client", "redis-get-set"}, shop);
   ASSERT_EQ(bad.code, 1) << bad.out;
   const auto types = Types(bad.results);
   EXPECT_GE(Count(types, "lost-update") + Count(types, "oversold"), 1);
   ExpectBuyersNamed(bad);
-  FinishedRun good = Sale(flags);
+  FinishedRun good = Sale({}, shop);
   EXPECT_EQ(good.code, 0) << good.out << good.results["anomalies"];
 }
 
@@ -115,13 +122,14 @@ TEST(ResourceIntegrationTest, DelUnlockClientStealsLocksWhereTheCorrectOneDoesNo
   // The stall comes after the write, before the release: the correct
   // client's late release fails harmlessly; DEL deletes the next holder's.
   std::vector<std::string> flags = kPauses;
-  flags.insert(flags.end(), {"--pause-at", "release", "--work", "100"});
+  flags.insert(flags.end(), {"--pause-at", "release"});
+  const Shop shop{.work_ms = 100};
   std::vector<std::string> broken = flags;
   broken.insert(broken.end(), {"--client", "redis-del-unlock"});
-  FinishedRun bad = Sale(broken);
+  FinishedRun bad = Sale(broken, shop);
   ASSERT_EQ(bad.code, 1) << bad.out;
   ExpectBuyersNamed(bad);
-  FinishedRun good = Sale(flags);
+  FinishedRun good = Sale(flags, shop);
   EXPECT_EQ(good.code, 0) << good.out << good.results["anomalies"];
 }
 
