@@ -127,10 +127,11 @@ Status RunTask(boost::asio::io_context& io, WorkloadContext& ctx, const std::str
 // next; however the innermost one leaves (return or exception), the guards
 // unwind in reverse: nemesis healed, history closed, servers stopped,
 // cluster torn down. What the judge needs goes into `facts`. One run, on
-// the run's thread.
+// the run's thread. The config is the run's own copy: `--nemesis all` may
+// leave families out of it once the service is known.
 class ServerPhases {
  public:
-  ServerPhases(const RunConfig& config, const RunStore& store, RunLog& log,
+  ServerPhases(RunConfig& config, const RunStore& store, RunLog& log,
                Interruption& interruption, SignalWatcher& signals, const RunModules& modules,
                ServerPhaseFacts& facts)
       : config_(config),
@@ -225,6 +226,15 @@ class ServerPhases {
     WithClientsAndNemesis(**service);
   }
 
+  // `--nemesis all` means every family this run's backend and hosts can
+  // take: the others are left out, each with its reason in the log.
+  void LeaveOutUnfitNemeses(const NemesisContext& context) {
+    for (const UnfitFamily& unfit : UnfitFamilies(config_.ChosenNemeses(), context)) {
+      log_.Info("--nemesis all: leaves out " + unfit.name + ": " + unfit.reason);
+      config_.DropNemesis(unfit.name);
+    }
+  }
+
   void WithClientsAndNemesis(LockService& service) {
     auto workload = modules_.make_workload(config_);
     if (!workload) return Fail(kExitBadInput, workload.error());
@@ -235,6 +245,7 @@ class ServerPhases {
                                  (*workload)->LongestLease(),
                                  cluster_,
                                  config_.concurrency};
+    if (config_.nemesis_all) LeaveOutUnfitNemeses(context);
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
     facts_.zero = Clock::now();
@@ -322,7 +333,7 @@ class ServerPhases {
     if (!status) Fail(kExitRunFailed, status.error());
   }
 
-  const RunConfig& config_;
+  RunConfig& config_;
   const RunStore& store_;
   RunLog& log_;
   Interruption& interruption_;

@@ -19,20 +19,29 @@ WindowOps FailoverWindow(const FailoverOptions& options) {
                      options.failover_ms);
 }
 
+std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& context) {
+  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  auto* primary = Capability<HasPrimary>(context.service);
+  const std::string backend = "backend " + context.service.Backend();
+  if (primary == nullptr || !primary->Promotes()) {
+    return backend + " has no replica or peer to take over from its primary";
+  }
+  if ((o.mode == "kill" && Capability<Killable>(context.service) == nullptr) ||
+      (o.mode == "pause" && Capability<Pausable>(context.service) == nullptr)) {
+    return backend + " cannot " + o.mode + " nodes";
+  }
+  return "";
+}
+
 Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
                                                      const NemesisContext& context) {
-  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  if (std::string why = FailoverUnfit(options, context); !why.empty()) return Error{why};
   auto* primary = Capability<HasPrimary>(context.service);
   auto* killable = Capability<Killable>(context.service);
   auto* pausable = Capability<Pausable>(context.service);
-  if (primary == nullptr) {
-    return Error{"backend " + context.service.Backend() + " has no primary to fail over"};
-  }
-  if ((o.mode == "kill" && killable == nullptr) || (o.mode == "pause" && pausable == nullptr)) {
-    return Error{"backend " + context.service.Backend() + " cannot " + o.mode + " nodes"};
-  }
-  return std::unique_ptr<Nemesis>(new FailoverNemesis(
-      *primary, killable, pausable, std::chrono::milliseconds(o.promote_wait_ms)));
+  const std::chrono::milliseconds promote_wait(OptionsAs<FailoverOptions>(options).promote_wait_ms);
+  return std::unique_ptr<Nemesis>(
+      new FailoverNemesis(*primary, killable, pausable, promote_wait));
 }
 
 WindowOps FailoverWindowOf(const ModuleOptions& options) {

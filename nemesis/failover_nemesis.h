@@ -35,10 +35,12 @@ struct FailoverOptions {
 
 WindowOps FailoverWindow(const FailoverOptions& options);
 
-// The registry's hooks: an error when the backend has no primary to find,
-// or cannot kill / pause nodes.
+// The registry's hooks: unfit (and an error to make) when the backend has no
+// primary that another node takes over from (single Redis, Redlock's
+// independent masters), or cannot kill / pause nodes as the mode asks.
 Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
                                                      const NemesisContext& context);
+std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps FailoverWindowOf(const ModuleOptions& options);
 
 class FailoverNemesis : public Nemesis {

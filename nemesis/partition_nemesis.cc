@@ -231,18 +231,22 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
   return grudge;
 }
 
-Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
-                                                      const NemesisContext& context) {
-  (void)options;
+std::string PartitionUnfit(const ModuleOptions&, const NemesisContext& context) {
   Cluster* cluster = context.cluster;
   const std::vector<Host*> hosts = cluster != nullptr ? cluster->Hosts() : std::vector<Host*>{};
   const bool networked = !hosts.empty() && std::all_of(hosts.begin(), hosts.end(), [](Host* h) {
     return h->HasOwnNetwork();
   });
-  if (!networked) {
-    return Error{"--nemesis partition needs hosts with networks of their own: run as root, "
-                 "without --loopback"};
-  }
+  if (networked) return "";
+  return "--nemesis partition needs hosts with networks of their own: run as root, without "
+         "--loopback";
+}
+
+Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
+                                                      const NemesisContext& context) {
+  if (std::string why = PartitionUnfit(options, context); !why.empty()) return Error{why};
+  Cluster* cluster = context.cluster;
+  const std::vector<Host*> hosts = cluster->Hosts();
   auto chain = ChainName(cluster->Tag(), "part");
   if (!chain) return Error{chain.error()};
   std::vector<NetEndpoint> endpoints;

@@ -56,9 +56,11 @@ std::vector<std::string> PartitionShapes();
 // A partition of the target, healed ms later.
 WindowOps PartitionWindow(const PartitionOptions& options);
 
-// The registry's hooks: an error when the hosts have no network of their own.
+// The registry's hooks: unfit (and an error to make) when the hosts have no
+// network of their own.
 Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
                                                       const NemesisContext& context);
+std::string PartitionUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps PartitionWindowOf(const ModuleOptions& options);
 
 // The clients a "clients" value picks (worker indices, sorted, each once),
