@@ -6,6 +6,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "backends/redis_lock_token.h"
+#include "checker/availability.h"
 #include "checker/history_file.h"
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
@@ -52,7 +53,11 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   std::vector<SkippedLine> skipped;
   auto history = LoadHistoryFile(history_file, "jsonl", &skipped);
   if (!history) return Error{history.error()};
-  CompositeChecker checker((*workload)->Checkers());
+  // Every workload's own checkers, and how available the lock was with
+  // faults in force and without (whatever the workload).
+  auto checkers = (*workload)->Checkers();
+  checkers.push_back(std::make_unique<AvailabilityChecker>());
+  CompositeChecker checker(std::move(checkers));
   CheckResult result = checker.Check(*history);
   // A run in which nothing succeeded proves nothing: never call it valid
   // (the rule `check FILE` applies too).
