@@ -295,6 +295,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now["restart_delay_ms"] = 100;
   EXPECT_EQ(now["client"], "");  // a key added since: its default, the backend's own client
   now.erase("client");
+  EXPECT_EQ(now["fencing"], "off");  // added since, too: off
+  now.erase("fencing");
   EXPECT_EQ(now, old);
 }
 
@@ -315,8 +317,21 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_EQ(c.ResolvedClient(), "redis");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "redis"; }), "");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "zk-fair-ish"; }),
-            "--client zk-fair-ish: backend redis has clients redis");
+            "--client zk-fair-ish: backend redis has clients redis, redis-get-set, "
+            "redis-setnx-expire, redis-del-unlock");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
+}
+
+TEST(RunConfigTest, FencingIsRefusedWhereNoTokenOnlyGrows) {
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.fencing = "on"; }), "");
+  EXPECT_NE(ErrorOfJson({{"fencing", "on"}, {"backend", "redlock"}})
+                .find("redlock has no single counter"),
+            std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) {
+              c.fencing = "on";
+              c.client = "redis-get-set";
+            }).find("broken lock without fencing"),
+            std::string::npos);
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {
