@@ -92,23 +92,10 @@ TEST(FailoverNemesisTest, PauseWithoutPromotionIsReportedAndHealedByTeardown) {
   EXPECT_TRUE(nemesis.Teardown().empty());  // twice is fine
 }
 
-// One primary per host of a cluster, n1 first.
-class TableService : public testing::FakeLockService {
- public:
-  explicit TableService(Cluster& cluster) {
-    for (Host* h : cluster.Hosts()) {
-      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
-                       h->Name(), "fake", h->Address(), 6379});
-    }
-  }
-  NodeTable Table() const override { return table; }
-  NodeTable table;
-};
-
 TEST(FailoverNemesisTest, IsolateCutsTheMastersHostOffUntilTheHeal) {
   testing::FakeNet net;
   testing::FakeCluster cluster({"n1", "n2", "n3"}, "tag001", &net);
-  TableService table(cluster);
+  testing::ClusterTableService table(cluster);
   ClientPauses pauses;
   const NemesisContext context{table, pauses, 7, milliseconds(1000), &cluster, 4};
   auto isolator = NewPartitionNemesis(context, "fail");

@@ -13,19 +13,6 @@ using testing::FakeCluster;
 using testing::FakeHost;
 using testing::FakeNet;
 
-// A lock service whose node table is one primary per host of a cluster.
-class TableService : public testing::FakeLockService {
- public:
-  explicit TableService(Cluster& cluster) {
-    for (Host* h : cluster.Hosts()) {
-      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
-                       h->Name(), "fake", h->Address(), 6379});
-    }
-  }
-  NodeTable Table() const override { return table; }
-  NodeTable table;
-};
-
 // A cluster of `hosts` fake hosts on a FakeNet, its service, and the
 // partition nemesis of a run with `clients` clients.
 struct Rig {
@@ -62,7 +49,7 @@ struct Rig {
 
   FakeNet net;
   FakeCluster cluster;
-  TableService service;
+  testing::ClusterTableService service;
   ClientPauses pauses;
   std::unique_ptr<Nemesis> nemesis;
 };
@@ -234,7 +221,7 @@ TEST(PartitionNemesisTest, ComponentsNameNodesAndEveryHostAtMostOnce) {
 
 TEST(PartitionNemesisTest, LoopbackHostsCannotBePartitioned) {
   FakeCluster cluster({"n1"});
-  TableService service(cluster);
+  testing::ClusterTableService service(cluster);
   ClientPauses pauses;
   OptionsOf<PartitionOptions> options;
   const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};

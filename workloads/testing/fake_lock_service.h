@@ -123,4 +123,19 @@ class FakeLockService : public LockService {
   std::vector<ClientSlot> slots;  // every NewClient's slot, in order
 };
 
+// A FakeLockService whose node table is one node per host of `cluster`, named
+// as the host: the first the primary, the others replicas (for faults that
+// resolve targets and hosts from the table).
+class ClusterTableService : public FakeLockService {
+ public:
+  explicit ClusterTableService(Cluster& cluster) {
+    for (Host* h : cluster.Hosts()) {
+      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
+                       h->Name(), "fake", h->Address(), 6379});
+    }
+  }
+  NodeTable Table() const override { return table; }
+  NodeTable table;
+};
+
 }  // namespace locksmith::testing
