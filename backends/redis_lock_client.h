@@ -10,7 +10,11 @@
 //   Release: compare-and-delete Lua script by EVALSHA (loaded at Connect, its
 //            SHA1 also known at compile time); on NOSCRIPT (a restarted Redis
 //            without persistence forgets its script cache) the same call
-//            retries with EVAL within the same deadline.
+//            retries with EVAL within the same deadline (RedisScript).
+//   Extend:  owner-checked extend (PEXPIRE only while the value is ours), the
+//            watchdog's renewal: 1 ok, 0 fail with not_held (the lock is lost);
+//            validity_ms = lease - round trip, as for Acquire. It may run
+//            while an Acquire / Release is in flight (the connection pipelines).
 //
 // Error -> outcome (fail = it certainly did not take effect):
 //   reply OK / 1                                     ok
@@ -53,6 +57,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -62,6 +67,7 @@
 #include "backends/lock_client.h"
 #include "backends/redis_connection.h"
 #include "backends/redis_lock_token.h"
+#include "backends/redis_script.h"
 #include "checker/result.h"
 
 namespace locksmith {
@@ -81,6 +87,10 @@ struct RedisLockClientOptions {
 // Reply -> outcome mapping, as tabled above (pure; exposed for tests).
 // `why` receives a message for fail / unknown.
 bool IsDefiniteRedisError(const RedisReply& reply);
+// The outcome of a call that failed in transport (not sent: fail; in doubt or
+// closed: unknown) or got an error reply (definite: fail; others: unknown);
+// nullopt when a value came back for the caller to read.
+std::optional<Outcome> CallErrorOutcome(const RedisResponse& response, std::string* why);
 Outcome AcquireOutcome(const RedisResponse& response, std::string* why);
 Outcome ReleaseOutcome(const RedisResponse& response, std::string* why);
 
@@ -90,6 +100,9 @@ class RedisLockClient final : public LockClient {
       "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) "
       "else return 0 end";
   static constexpr std::string_view kReleaseScriptSha1 = "b70c2384248f88e6b75b9f89241a180f856ad852";
+  static constexpr std::string_view kExtendScript =
+      "if redis.call(\"get\",KEYS[1]) == ARGV[1] then "
+      "return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 
   RedisLockClient(boost::asio::any_io_executor executor, RedisLockClientOptions options,
                   uint64_t seed);
@@ -100,10 +113,14 @@ class RedisLockClient final : public LockClient {
                                                 std::chrono::milliseconds lease) override;
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
+  boost::asio::awaitable<ExtendResult> Extend(const std::string& key, const std::string& token,
+                                              std::chrono::milliseconds lease) override;
   void Close() override;
 
-  // Releases that met NOSCRIPT and fell back to EVAL.
-  uint64_t noscript_fallbacks() const { return noscript_fallbacks_; }
+  // Releases and extends that met NOSCRIPT and fell back to EVAL.
+  uint64_t noscript_fallbacks() const {
+    return release_.noscript_fallbacks() + extend_.noscript_fallbacks();
+  }
   // TCP connections opened so far (reconnects show up here).
   uint64_t connects() const { return connection_.connects(); }
 
@@ -111,8 +128,8 @@ class RedisLockClient final : public LockClient {
   RedisLockClientOptions options_;
   RedisConnection connection_;
   LockTokenGenerator tokens_;
-  std::string script_sha_{kReleaseScriptSha1};
-  uint64_t noscript_fallbacks_ = 0;
+  RedisScript release_{kReleaseScript, kReleaseScriptSha1};
+  RedisScript extend_{kExtendScript};
 };
 
 }  // namespace locksmith

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backends/redis_admin.h"
+#include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_lock_token.h"
 
@@ -70,6 +71,7 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
   r.nodes = 1;
   r.password = "ls-" + LockTokenGenerator(context.seed).Next();
   r.client_timeout = context.client_timeout;
+  if (!context.client.empty()) r.client = context.client;
   return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }
 
@@ -205,7 +207,8 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   o.endpoint.source_address = slot.source_address;
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
-  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), slot.seed);
+  return WrapRedisClient(options_.client, executor,
+                         MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }
 
 Status RedisService::KillNode(const std::string& name) {

@@ -51,7 +51,10 @@ struct RedisServiceOptions {
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
-  // The lock client; unset: a RedisLockClient of the first node.
+  // The lock client (RedisClientNames(), backends/redis_clients.h) of the
+  // primary, unless make_client is set.
+  std::string client = "redis";
+  // The lock client; unset: `client` of the primary.
   RedisClientFactory make_client;
 
   void Declare(OptionSet& set);
