@@ -84,6 +84,7 @@ void WatchdogLockClient::Close() {
   state_->closed = true;
   while (!state_->watches.empty()) Stop(state_->watches.begin()->first);
   state_->pause_gate.cancel();
+  state_->sink = nullptr;
   state_->inner->Close();
 }
 

@@ -171,7 +171,8 @@ TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
   EXPECT_EQ(options.value().backoff, (MsRange{3, 3}));
   EXPECT_EQ(options.value().lease_ms, 70);
   EXPECT_EQ(options.set().ToJson(),
-            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70}}));
+            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70},
+                            {"reentry", 0.0}}));
   ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
   EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
@@ -601,7 +602,7 @@ TEST(MutexWorkloadEventsTest, LockEventsAreLoneOpsOfTheHolderAndALostHoldIsNotRe
   TestOptions options = Options();
   options.hold = {5, 10};
   Spec spec;
-  spec.stop_after = 60;
+  spec.stop_after = 500;
   auto out = RunWorkload(service, options, spec);
   ASSERT_TRUE(out.finished);
   ASSERT_TRUE(out.status.ok()) << out.status.error();
@@ -631,7 +632,7 @@ TEST(MutexWorkloadEventsTest, ReentriesAreNestedPairsInTheOuterHold) {
   options.reentry = 0.5;
   options.hold = {4, 10};
   Spec spec;
-  spec.stop_after = 120;
+  spec.stop_after = 800;
   auto out = RunWorkload(service, options, spec);
   ASSERT_TRUE(out.finished);
   int nested = 0;

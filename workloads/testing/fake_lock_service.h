@@ -47,6 +47,7 @@ struct FakeLockState {
 class FakeLockClient : public LockClient {
  public:
   FakeLockClient(FakeLockState& state, uint64_t seed) : state_(state), seed_(seed) {}
+  ~FakeLockClient() override { *alive_ = false; }
 
   boost::asio::awaitable<Status> Connect() override {
     if (state_.connect_limit >= 0 && state_.connects >= state_.connect_limit) {
@@ -85,14 +86,16 @@ class FakeLockClient : public LockClient {
     r.outcome = Outcome::kOk;
     r.validity_ms = lease.count();
     if (state_.lose_every > 0 && ++state_.ok_acquires % state_.lose_every == 0 && sink_) {
-      boost::asio::post(co_await boost::asio::this_coro::executor,
-                        [this, key, token = r.token, lease] {
-                          sink_(LockEvent{LockEvent::Kind::kRenewed, key, token, Outcome::kOk,
-                                          lease.count(), ""});
-                          state_.keys.erase(key);
-                          sink_(LockEvent{LockEvent::Kind::kLost, key, token, Outcome::kOk, 0,
-                                          "renewal: gone"});
-                        });
+      // Named locals, not temporaries in a co_await expression (GCC 12
+      // destroys such a lambda's captures twice).
+      auto executor = co_await boost::asio::this_coro::executor;
+      std::function<void()> report = [this, alive = alive_, key, token = r.token, lease] {
+        if (!*alive || !sink_) return;  // closed or gone meanwhile
+        sink_(LockEvent{LockEvent::Kind::kRenewed, key, token, Outcome::kOk, lease.count(), ""});
+        state_.keys.erase(key);
+        sink_(LockEvent{LockEvent::Kind::kLost, key, token, Outcome::kOk, 0, "renewal: gone"});
+      };
+      boost::asio::post(executor, std::move(report));
     }
     co_return r;
   }
@@ -132,6 +135,7 @@ class FakeLockClient : public LockClient {
   int acquisitions_ = 0;
   bool open_ = false;
   LockEventSink sink_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::map<std::string, std::string> held_;  // key -> the token this client last got
 };
 
