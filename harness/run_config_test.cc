@@ -295,6 +295,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now["restart_delay_ms"] = 100;
   EXPECT_EQ(now["client"], "");  // a key added since: its default, the backend's own client
   now.erase("client");
+  EXPECT_EQ(now["reentry"], 0.0);  // added since too, with its default
+  now.erase("reentry");
   EXPECT_EQ(now, old);
 }
 
@@ -315,7 +317,8 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_EQ(c.ResolvedClient(), "redis");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "redis"; }), "");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "zk-fair-ish"; }),
-            "--client zk-fair-ish: backend redis has clients redis");
+            "--client zk-fair-ish: backend redis has clients redis, redis-watchdog, "
+            "redis-reentrant");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
 }
 
