@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "backends/redis_lock_client.h"
+#include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/zk_lock_client.h"
 #include "backends/zookeeper_service.h"
@@ -17,12 +17,12 @@ const std::vector<BackendEntry>& Backends() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
       {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService,
-       RedisRecipeNames()},
+       RedisClientNames()},
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
        ZkRecipeNames()},
       {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
       {"redis-sentinel", SentinelHosts, MakeOptions<SentinelServiceOptions>, MakeSentinelService,
-       {"redis"}},
+       RedisClientNames()},
   };
   return kBackends;
 }

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,6 +38,36 @@ struct ReleaseResult {
   std::string error;
 };
 
+// An owner-checked lease extension (Extend): ok = extended, validity_ms left
+// by the client's reckoning (lease - round trip); fail = not extended, and
+// `not_held` says the server answered that the lock is not held with this
+// token any more (gone, or another's): the lock is lost; unknown = may have
+// been extended.
+struct ExtendResult {
+  Outcome outcome = Outcome::kUnknown;
+  bool not_held = false;
+  int64_t validity_ms = 0;
+  std::string error;
+};
+
+// What a lock client reports on its own while a lock is held, not as the
+// answer to a call: a lease renewal (kRenewed: outcome ok with validity_ms,
+// fail, or unknown) or the notice that the lock is lost (kLost; the holder
+// must stop acting as its holder). The workload records each as a lone op
+// of the holding worker's process (see README, history format).
+struct LockEvent {
+  enum class Kind { kRenewed, kLost };
+  Kind kind = Kind::kRenewed;
+  std::string key;
+  std::string token;
+  Outcome outcome = Outcome::kOk;
+  int64_t validity_ms = 0;  // kRenewed ok: lease left from now
+  std::string error;        // why fail / unknown / lost
+};
+// Called on the client's executor, never after Release of that key began or
+// after Close.
+using LockEventSink = std::function<void(LockEvent)>;
+
 class LockClient {
  public:
   virtual ~LockClient() = default;
@@ -53,6 +84,21 @@ class LockClient {
   // session alive on threads of its own stops talking to the servers until
   // it goes on; others need nothing (the stalled worker is the pause).
   virtual void SetPaused(bool paused) { (void)paused; }
+  // Where the client reports its own events (renewals, lock lost); a
+  // client that has none ignores it. Set before Connect.
+  virtual void SetEventSink(LockEventSink sink) { (void)sink; }
+  // Extends the lease of the lock `token` holds on `key` to `lease` from
+  // now, only while `token` still holds it (an owner-checked extend): what a
+  // watchdog calls. May run while another call of the same client is in
+  // flight. The default cannot extend (fail, nothing sent).
+  virtual boost::asio::awaitable<ExtendResult> Extend(const std::string& key,
+                                                      const std::string& token,
+                                                      std::chrono::milliseconds lease) {
+    (void)key;
+    (void)token;
+    (void)lease;
+    co_return ExtendResult{Outcome::kFail, false, 0, "this client cannot extend a lease"};
+  }
   // What the client counted about itself (watch notifications, sessions,
   // ...); the workload records it once at the end as a "client-stats" op.
   virtual std::map<std::string, int64_t> Counters() const { return {}; }

@@ -3,11 +3,13 @@
 // each looping acquire (SET NX PX) then, if it got the lock, release
 // (EVALSHA), with hold 0, over K keys, for T seconds against a running
 // redis-server. Acquire and release each count as one op, fail results
-// included. Prints one line of key=value pairs (scripts/bench-redis-client.sh
+// included. `--client` picks the client as `--client` of a run does
+// (redis, redis-watchdog, redis-reentrant: backends/redis_clients.h). Prints one line of key=value pairs (scripts/bench-redis-client.sh
 // parses `ops_per_sec=`).
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -24,6 +26,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 
 namespace {
@@ -43,6 +46,7 @@ struct Flags {
   int lease_ms = 10000;
   int timeout_ms = 1000;
   uint64_t seed = 1;
+  std::string client = "redis";
   int server_pid = 0;  // if set, also report the server's CPU per op
 };
 
@@ -79,7 +83,8 @@ void Usage() {
   std::fprintf(stderr,
                "usage: redis_lock_bench [--host H] [--port P] [--password PW] [--clients N]\n"
                "       [--seconds T] [--warmup S] [--keys K] [--lease-ms MS] [--timeout-ms MS]\n"
-               "       [--seed S] [--server-pid PID]\n");
+               "       [--seed S] [--server-pid PID] [--client redis|redis-watchdog|"
+               "redis-reentrant]\n");
   std::exit(254);
 }
 
@@ -111,11 +116,15 @@ Flags Parse(int argc, char** argv) {
       f.seed = std::strtoull(v, nullptr, 10);
     else if (a == "--server-pid")
       f.server_pid = std::atoi(v);
+    else if (a == "--client")
+      f.client = v;
     else
       Usage();
   }
   if (f.clients < 1 || f.port < 1 || f.port > 65535 || f.seconds <= 0 || f.keys < 0) Usage();
   if (f.keys == 0) f.keys = f.clients;
+  const auto names = locksmith::RedisClientNames();
+  if (std::find(names.begin(), names.end(), f.client) == names.end()) Usage();
   return f;
 }
 
@@ -131,15 +140,17 @@ int main(int argc, char** argv) {
   const Flags flags = Parse(argc, argv);
   // Concurrency hint 1: the harness runs all clients on one thread.
   asio::io_context ioc(1);
-  std::vector<std::unique_ptr<locksmith::RedisLockClient>> clients;
+  std::vector<std::unique_ptr<locksmith::LockClient>> clients;
   std::vector<std::string> keys;
   for (int k = 0; k < flags.keys; ++k) keys.push_back("bench-lock-" + std::to_string(k));
   for (int i = 0; i < flags.clients; ++i) {
     locksmith::RedisLockClientOptions o;
     o.endpoint = {flags.host, static_cast<uint16_t>(flags.port), flags.password};
     o.timeout = std::chrono::milliseconds(flags.timeout_ms);
-    clients.push_back(std::make_unique<locksmith::RedisLockClient>(
-        ioc.get_executor(), o, flags.seed + static_cast<uint64_t>(i)));
+    clients.push_back(locksmith::WrapRedisClient(
+        flags.client, ioc.get_executor(),
+        locksmith::MakeRedisMasterClient(flags.client, ioc.get_executor(), o,
+                                         flags.seed + static_cast<uint64_t>(i))));
   }
 
   Counters counters;

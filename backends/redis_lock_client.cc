@@ -15,27 +15,11 @@ constexpr std::array<std::string_view, 17> kDefiniteErrors = {
     "READONLY", "OOM",       "MISCONF",  "NOREPLICAS", "NOSCRIPT",   "WRONGTYPE",
     "MOVED",    "ASK",       "TRYAGAIN", "CROSSSLOT",  "CLUSTERDOWN"};
 
-// Common to both calls: transport errors and error replies.
+// Common to every call: transport errors and error replies.
 bool TransportOrErrorOutcome(const RedisResponse& response, std::string* why, Outcome* outcome) {
-  switch (response.error) {
-    case RedisCallError::kNone:
-      break;
-    case RedisCallError::kNotSent:
-      *why = "not sent: " + response.message;
-      *outcome = Outcome::kFail;
-      return true;
-    case RedisCallError::kInDoubt:
-    case RedisCallError::kClosed:
-      *why = response.message;
-      *outcome = Outcome::kUnknown;
-      return true;
-  }
-  if (response.reply.type == RedisReply::Type::kError) {
-    *why = response.reply.str;
-    *outcome = IsDefiniteRedisError(response.reply) ? Outcome::kFail : Outcome::kUnknown;
-    return true;
-  }
-  return false;
+  std::optional<Outcome> o = CallErrorOutcome(response, why);
+  if (o) *outcome = *o;
+  return o.has_value();
 }
 
 int64_t CeilMillis(Clock::duration d) {
@@ -59,6 +43,25 @@ Result<RedisLockRecipe> RedisRecipeOf(const std::string& client) {
     if (names[i] == client) return kRecipes[i];
   }
   return Error{"no redis lock client " + client + " (clients: " + JoinNames(names) + ")"};
+}
+
+std::optional<Outcome> CallErrorOutcome(const RedisResponse& response, std::string* why) {
+  switch (response.error) {
+    case RedisCallError::kNone:
+      break;
+    case RedisCallError::kNotSent:
+      *why = "not sent: " + response.message;
+      return Outcome::kFail;
+    case RedisCallError::kInDoubt:
+    case RedisCallError::kClosed:
+      *why = response.message;
+      return Outcome::kUnknown;
+  }
+  if (response.reply.type == RedisReply::Type::kError) {
+    *why = response.reply.str;
+    return IsDefiniteRedisError(response.reply) ? Outcome::kFail : Outcome::kUnknown;
+  }
+  return std::nullopt;
 }
 
 bool IsDefiniteRedisError(const RedisReply& reply) {
@@ -104,14 +107,10 @@ RedisLockClient::RedisLockClient(boost::asio::any_io_executor executor,
 boost::asio::awaitable<Status> RedisLockClient::Connect() {
   Status connected = co_await connection_.Connect();
   if (!connected) co_return connected;
-  const std::array<std::string_view, 3> args{"SCRIPT", "LOAD", kReleaseScript};
-  RedisResponse r = co_await connection_.Command(args, Clock::now() + options_.timeout);
-  if (!r.ok()) co_return Error{"SCRIPT LOAD: " + r.message};
-  if (r.reply.type != RedisReply::Type::kString) {
-    co_return Error{"SCRIPT LOAD: unexpected reply " + r.reply.Describe()};
-  }
-  script_sha_ = r.reply.str;  // equals kReleaseScriptSha1 on any real Redis
-  co_return OkStatus();
+  // The release script's SHA1 equals kReleaseScriptSha1 on any real Redis.
+  Status loaded = co_await release_.Load(connection_, Clock::now() + options_.timeout);
+  if (!loaded) co_return loaded;
+  co_return co_await extend_.Load(connection_, Clock::now() + options_.timeout);
 }
 
 boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string& key,
@@ -245,17 +244,41 @@ boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string
     deleted.outcome = ReleaseOutcome(co_await connection_.Command(del, deadline), &deleted.error);
     co_return deleted;
   }
-  std::array<std::string_view, 5> args{"EVALSHA", script_sha_, "1", key, token};
-  RedisResponse r = co_await connection_.Command(args, deadline);
-  if (r.ok() && r.reply.IsError("NOSCRIPT")) {
-    // The script did not run: retrying with its body is safe.
-    ++noscript_fallbacks_;
-    args[0] = "EVAL";
-    args[1] = kReleaseScript;
-    r = co_await connection_.Command(args, deadline);
-  }
+  const std::array<std::string_view, 1> keys{key};
+  const std::array<std::string_view, 1> args{token};
+  RedisResponse r = co_await release_.Run(connection_, keys, args, deadline);
   ReleaseResult result;
   result.outcome = ReleaseOutcome(r, &result.error);
+  co_return result;
+}
+
+boost::asio::awaitable<ExtendResult> RedisLockClient::Extend(const std::string& key,
+                                                             const std::string& token,
+                                                             std::chrono::milliseconds lease) {
+  ExtendResult result;
+  if (lease.count() < 1) {
+    result.outcome = Outcome::kFail;
+    result.error = "lease must be at least 1 ms";
+    co_return result;
+  }
+  const std::string lease_text = std::to_string(lease.count());
+  const std::array<std::string_view, 1> keys{key};
+  const std::array<std::string_view, 2> args{token, lease_text};
+  const Clock::time_point start = Clock::now();
+  RedisResponse r = co_await extend_.Run(connection_, keys, args, start + options_.timeout);
+  if (std::optional<Outcome> failed = CallErrorOutcome(r, &result.error)) {
+    result.outcome = *failed;
+  } else if (r.reply.type == RedisReply::Type::kInteger && r.reply.integer == 1) {
+    result.outcome = Outcome::kOk;
+    result.validity_ms = lease.count() - CeilMillis(Clock::now() - start);
+  } else if (r.reply.type == RedisReply::Type::kInteger && r.reply.integer == 0) {
+    result.outcome = Outcome::kFail;
+    result.not_held = true;
+    result.error = "not held by this token (expired or taken over)";
+  } else {
+    result.outcome = Outcome::kUnknown;
+    result.error = "unexpected reply to extend: " + r.reply.Describe();
+  }
   co_return result;
 }
 

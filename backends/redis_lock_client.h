@@ -10,7 +10,11 @@
 //   Release: compare-and-delete Lua script by EVALSHA (loaded at Connect, its
 //            SHA1 also known at compile time); on NOSCRIPT (a restarted Redis
 //            without persistence forgets its script cache) the same call
-//            retries with EVAL within the same deadline.
+//            retries with EVAL within the same deadline (RedisScript).
+//   Extend:  owner-checked extend (PEXPIRE only while the value is ours), the
+//            watchdog's renewal: 1 ok, 0 fail with not_held (the lock is lost);
+//            validity_ms = lease - round trip, as for Acquire. It may run
+//            while an Acquire / Release is in flight (the connection pipelines).
 //
 // Error -> outcome (fail = it certainly did not take effect):
 //   reply OK / 1                                     ok
@@ -70,6 +74,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +85,7 @@
 #include "backends/lock_client.h"
 #include "backends/redis_connection.h"
 #include "backends/redis_lock_token.h"
+#include "backends/redis_script.h"
 #include "checker/result.h"
 
 namespace locksmith {
@@ -109,6 +115,10 @@ struct RedisLockClientOptions {
 // Reply -> outcome mapping, as tabled above (pure; exposed for tests).
 // `why` receives a message for fail / unknown.
 bool IsDefiniteRedisError(const RedisReply& reply);
+// The outcome of a call that failed in transport (not sent: fail; in doubt or
+// closed: unknown) or got an error reply (definite: fail; others: unknown);
+// nullopt when a value came back for the caller to read.
+std::optional<Outcome> CallErrorOutcome(const RedisResponse& response, std::string* why);
 Outcome AcquireOutcome(const RedisResponse& response, std::string* why);
 Outcome ReleaseOutcome(const RedisResponse& response, std::string* why);
 
@@ -123,6 +133,9 @@ class RedisLockClient final : public LockClient {
   static constexpr std::string_view kFencedAcquireScript =
       "if redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) then "
       "return redis.call(\"incr\",KEYS[2]) else return false end";
+  static constexpr std::string_view kExtendScript =
+      "if redis.call(\"get\",KEYS[1]) == ARGV[1] then "
+      "return redis.call(\"pexpire\",KEYS[1],ARGV[2]) else return 0 end";
 
   RedisLockClient(boost::asio::any_io_executor executor, RedisLockClientOptions options,
                   uint64_t seed);
@@ -133,11 +146,15 @@ class RedisLockClient final : public LockClient {
                                                 std::chrono::milliseconds lease) override;
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
+  boost::asio::awaitable<ExtendResult> Extend(const std::string& key, const std::string& token,
+                                              std::chrono::milliseconds lease) override;
   void Close() override;
   std::map<std::string, int64_t> Counters() const override;
 
-  // Releases that met NOSCRIPT and fell back to EVAL.
-  uint64_t noscript_fallbacks() const { return noscript_fallbacks_; }
+  // Releases and extends that met NOSCRIPT and fell back to EVAL.
+  uint64_t noscript_fallbacks() const {
+    return release_.noscript_fallbacks() + extend_.noscript_fallbacks();
+  }
   // TCP connections opened so far (reconnects show up here).
   uint64_t connects() const { return connection_.connects(); }
 
@@ -145,8 +162,6 @@ class RedisLockClient final : public LockClient {
   RedisLockClientOptions options_;
   RedisConnection connection_;
   LockTokenGenerator tokens_;
-  std::string script_sha_{kReleaseScriptSha1};
-  uint64_t noscript_fallbacks_ = 0;
   uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
 
   // The recipes' acquire commands, between the call time `start` and the
@@ -154,6 +169,8 @@ class RedisLockClient final : public LockClient {
   boost::asio::awaitable<Outcome> SendAcquire(const std::string& key, const std::string& token,
                                               std::string_view lease_ms,
                                               Clock::time_point deadline, AcquireResult& result);
+  RedisScript release_{kReleaseScript, kReleaseScriptSha1};
+  RedisScript extend_{kExtendScript};
 };
 
 }  // namespace locksmith

@@ -18,8 +18,10 @@
 
 #include "backends/redis_admin.h"
 #include "backends/redis_lock_client.h"
+#include "backends/redis_reentrant_lock_client.h"
 #include "backends/redis_service.h"
 #include "backends/testing/run_coroutine.h"
+#include "backends/watchdog_lock_client.h"
 #include "harness/local_cluster.h"
 #include "harness/testing/temp_dir.h"
 
@@ -310,6 +312,209 @@ TEST_F(RedisLockClientIntegrationTest, ServerDownIsADefiniteFail) {
         [&]() -> asio::awaitable<void> { r = co_await a->Acquire("k", milliseconds(10000)); });
   EXPECT_EQ(r.outcome, Outcome::kFail) << r.error;
   EXPECT_NE(r.error.find("not sent"), std::string::npos) << r.error;
+}
+
+// The owner-checked extend the watchdog renews with: PEXPIRE only while
+// the value is the caller's token.
+TEST_F(RedisLockClientIntegrationTest, ExtendIsOwnerChecked) {
+  auto a = NewClient(1);
+  AcquireResult ra;
+  ExtendResult mine, other, gone;
+  std::optional<std::string> ttl_after, ttl_other;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    ra = co_await a->Acquire("k", milliseconds(1000));
+    mine = co_await a->Extend("k", ra.token, milliseconds(60000));
+    ttl_after = server_.Admin({"PTTL", "k"});
+    other = co_await a->Extend("k", "not-the-token", milliseconds(120000));
+    ttl_other = server_.Admin({"PTTL", "k"});
+    (void)server_.Admin({"DEL", "k"});
+    gone = co_await a->Extend("k", ra.token, milliseconds(60000));
+  });
+  ASSERT_EQ(ra.outcome, Outcome::kOk) << ra.error;
+  EXPECT_EQ(mine.outcome, Outcome::kOk) << mine.error;
+  EXPECT_GT(mine.validity_ms, 59000);
+  ASSERT_TRUE(ttl_after && ttl_other);
+  EXPECT_GT(std::stol(*ttl_after), 1000);
+  EXPECT_LE(std::stol(*ttl_other), 60000);  // another token changed nothing
+  EXPECT_EQ(other.outcome, Outcome::kFail);
+  EXPECT_TRUE(other.not_held);
+  EXPECT_EQ(gone.outcome, Outcome::kFail);
+  EXPECT_TRUE(gone.not_held);
+  EXPECT_EQ(server_.Admin({"EXISTS", "k"}), std::optional<std::string>("0"));
+}
+
+// Redisson's lock and unlock scripts on the real server: a hash of owner ->
+// hold count, re-entry increments and refreshes the TTL, another owner gets
+// the PTTL, unlock decrements, deletes at zero and publishes on the channel.
+TEST_F(RedisLockClientIntegrationTest, ReentrantScriptsKeepAHoldCountPerOwner) {
+  RedisLockClientOptions o = Options();
+  RedisReentrantLockClient a(ioc_.get_executor(), o, 1), b(ioc_.get_executor(), o, 2);
+  std::vector<std::string> published;
+  RedisConnectionOptions sub_options{o.endpoint, milliseconds(1000)};
+  sub_options.on_message = [&](const RedisReply& m) {
+    if (m.elements.size() == 3) published.push_back(m.elements[1].str + "=" + m.elements[2].str);
+  };
+  RedisConnection sub(ioc_.get_executor(), sub_options);
+  AcquireResult first, again, other;
+  ReleaseResult nested, outer, twice;
+  std::optional<std::string> count1, count2, ttl2, count3;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    const std::string channel = RedisReentrantLockClient::ChannelOf("k");
+    const std::array<std::string_view, 2> subscribe{"SUBSCRIBE", channel};
+    (void)co_await sub.Command(subscribe, RedisConnection::Clock::now() + milliseconds(1000));
+    EXPECT_TRUE((co_await a.Connect()).ok());
+    first = co_await a.Acquire("k", milliseconds(2000));
+    count1 = server_.Admin({"HGET", "k", first.token});
+    again = co_await a.Acquire("k", milliseconds(50000));
+    count2 = server_.Admin({"HGET", "k", first.token});
+    ttl2 = server_.Admin({"PTTL", "k"});
+    other = co_await b.Acquire("k", milliseconds(2000));
+    nested = co_await a.Release("k", again.token);
+    count3 = server_.Admin({"HGET", "k", first.token});
+    outer = co_await a.Release("k", first.token);
+    twice = co_await a.Release("k", first.token);
+    co_await Sleep(milliseconds(100));  // the published message arrives
+    sub.Close();
+  });
+  ASSERT_EQ(first.outcome, Outcome::kOk) << first.error;
+  EXPECT_EQ(count1, std::optional<std::string>("1"));
+  EXPECT_EQ(again.outcome, Outcome::kOk) << again.error;
+  EXPECT_EQ(again.token, first.token);  // the same owner re-enters
+  EXPECT_EQ(count2, std::optional<std::string>("2"));
+  ASSERT_TRUE(ttl2.has_value());
+  EXPECT_GT(std::stol(*ttl2), 2000);  // refreshed by the re-entry
+  EXPECT_EQ(other.outcome, Outcome::kFail);
+  ASSERT_TRUE(other.detail.contains("pttl_ms")) << other.detail.dump();
+  EXPECT_GT(other.detail["pttl_ms"].get<int64_t>(), 2000);
+  EXPECT_EQ(nested.outcome, Outcome::kOk) << nested.error;
+  EXPECT_EQ(count3, std::optional<std::string>("1"));
+  EXPECT_EQ(outer.outcome, Outcome::kOk) << outer.error;
+  EXPECT_EQ(server_.Admin({"EXISTS", "k"}), std::optional<std::string>("0"));
+  EXPECT_EQ(twice.outcome, Outcome::kFail);
+  EXPECT_EQ(published, std::vector<std::string>{"redisson_lock__channel:{k}=0"});
+  EXPECT_EQ(a.holds("k"), 0);
+}
+
+TEST_F(RedisLockClientIntegrationTest, AnOuterReleaseTheServerCountsMoreHoldsForFails) {
+  RedisReentrantLockClient a(ioc_.get_executor(), Options(), 1);
+  AcquireResult first;
+  ReleaseResult outer;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    first = co_await a.Acquire("k", milliseconds(5000));
+    // A re-entry whose reply was lost took effect: one hold more than the
+    // client counts.
+    (void)server_.Admin({"HINCRBY", "k", first.token, "1"});
+    outer = co_await a.Release("k", first.token);
+  });
+  ASSERT_EQ(first.outcome, Outcome::kOk) << first.error;
+  EXPECT_EQ(outer.outcome, Outcome::kFail);
+  EXPECT_NE(outer.error.find("still held"), std::string::npos) << outer.error;
+  EXPECT_EQ(server_.Admin({"HGET", "k", first.token}), std::optional<std::string>("1"));
+}
+
+// The watchdog on the real server: it keeps a short lease alive past its
+// length, stops at release, reports a key deleted behind its back as lost,
+// and a pause longer than the lease lets the lock expire.
+class WatchdogIntegrationTest : public RedisLockClientIntegrationTest {
+ protected:
+  std::unique_ptr<WatchdogLockClient> NewWatchdog(uint64_t seed) {
+    auto w = std::make_unique<WatchdogLockClient>(ioc_.get_executor(), NewClient(seed));
+    w->SetEventSink([this](LockEvent e) { events_.push_back(std::move(e)); });
+    return w;
+  }
+  int Count(LockEvent::Kind kind, Outcome outcome) const {
+    int n = 0;
+    for (const auto& e : events_) n += e.kind == kind && e.outcome == outcome;
+    return n;
+  }
+  std::vector<LockEvent> events_;
+};
+
+TEST_F(WatchdogIntegrationTest, RenewsPastTheLeaseAndStopsAtRelease) {
+  auto w = NewWatchdog(1);
+  AcquireResult r;
+  ReleaseResult rel;
+  std::optional<std::string> held_at_900;
+  size_t events_at_release = 0;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await w->Acquire("k", milliseconds(300));
+    co_await Sleep(milliseconds(900));
+    held_at_900 = server_.Admin({"GET", "k"});
+    rel = co_await w->Release("k", r.token);
+    events_at_release = events_.size();
+    co_await Sleep(milliseconds(400));
+    w->Close();
+  });
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.error;
+  EXPECT_EQ(held_at_900, std::optional<std::string>(r.token));
+  EXPECT_GE(Count(LockEvent::Kind::kRenewed, Outcome::kOk), 4);
+  EXPECT_EQ(Count(LockEvent::Kind::kLost, Outcome::kOk), 0);
+  for (const auto& e : events_) {
+    EXPECT_EQ(e.token, r.token);
+    EXPECT_GT(e.validity_ms, 200);
+  }
+  EXPECT_EQ(rel.outcome, Outcome::kOk) << rel.error;
+  EXPECT_EQ(events_.size(), events_at_release);
+  EXPECT_EQ(w->watched(), 0u);
+}
+
+TEST_F(WatchdogIntegrationTest, AKeyGoneBehindItsBackIsReportedLost) {
+  auto w = NewWatchdog(1);
+  AcquireResult r;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await w->Acquire("k", milliseconds(300));
+    (void)server_.Admin({"SET", "k", "someone-else"});
+    co_await Sleep(milliseconds(400));
+    w->Close();
+  });
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.error;
+  ASSERT_EQ(events_.size(), 2u);
+  EXPECT_EQ(events_[0].kind, LockEvent::Kind::kRenewed);
+  EXPECT_EQ(events_[0].outcome, Outcome::kFail);
+  EXPECT_EQ(events_[1].kind, LockEvent::Kind::kLost);
+  EXPECT_EQ(server_.Admin({"GET", "k"}), std::optional<std::string>("someone-else"));
+  EXPECT_EQ(w->watched(), 0u);
+}
+
+TEST_F(WatchdogIntegrationTest, APauseLongerThanTheLeaseLetsTheLockExpire) {
+  auto w = NewWatchdog(1);
+  AcquireResult r;
+  std::optional<std::string> exists_in_pause;
+  size_t events_in_pause = 0;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await w->Acquire("k", milliseconds(300));
+    w->SetPaused(true);
+    co_await Sleep(milliseconds(600));
+    exists_in_pause = server_.Admin({"EXISTS", "k"});
+    events_in_pause = events_.size();
+    w->SetPaused(false);
+    co_await Sleep(milliseconds(200));
+    w->Close();
+  });
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.error;
+  EXPECT_EQ(exists_in_pause, std::optional<std::string>("0"));
+  EXPECT_EQ(events_in_pause, 0u);  // nothing renews in a pause
+  ASSERT_FALSE(events_.empty());
+  EXPECT_EQ(events_.back().kind, LockEvent::Kind::kLost);
+}
+
+TEST_F(WatchdogIntegrationTest, APauseShorterThanTheLeaseKeepsTheLock) {
+  auto w = NewWatchdog(1);
+  AcquireResult r;
+  std::optional<std::string> held;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await w->Acquire("k", milliseconds(900));
+    w->SetPaused(true);
+    co_await Sleep(milliseconds(400));
+    w->SetPaused(false);
+    co_await Sleep(milliseconds(900));
+    held = server_.Admin({"GET", "k"});
+    w->Close();
+  });
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.error;
+  EXPECT_EQ(held, std::optional<std::string>(r.token));
+  EXPECT_EQ(Count(LockEvent::Kind::kLost, Outcome::kOk), 0);
+  EXPECT_GE(Count(LockEvent::Kind::kRenewed, Outcome::kOk), 2);
 }
 
 }  // namespace

@@ -13,9 +13,12 @@
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
+#include "backends/watchdog_lock_client.h"
 
 namespace locksmith {
 namespace {
@@ -253,10 +256,55 @@ TEST_F(RedisLockClientFakeTest, ConnectLoadsTheScript) {
   });
   ASSERT_TRUE(s.has_value());
   EXPECT_TRUE(s->ok()) << s->error();
-  ASSERT_EQ(server.commands().size(), 3u);
+  ASSERT_EQ(server.commands().size(), 4u);
   EXPECT_EQ(
       server.commands()[2],
       (FakeRedisServer::Command{"SCRIPT", "LOAD", std::string(RedisLockClient::kReleaseScript)}));
+  EXPECT_EQ(
+      server.commands()[3],
+      (FakeRedisServer::Command{"SCRIPT", "LOAD", std::string(RedisLockClient::kExtendScript)}));
+}
+
+// The watchdog over a client of a fake server whose renewals answer as the
+// test says: an answer that is no answer (an error reply, unknown) is
+// reported and tried again a period later; 0 (not ours) is the loss, after
+// which nothing more is sent.
+TEST_F(RedisLockClientFakeTest, TheWatchdogRetriesUnansweredRenewalsAndReportsALoss) {
+  int renewals = 0;
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "SET") return FakeRedisServer::Action{"+OK\r\n"};
+    if (c[0] == "EVAL" || c[0] == "EVALSHA") {
+      ++renewals;
+      if (renewals == 1) return FakeRedisServer::Action{":1\r\n"};
+      if (renewals == 2) return FakeRedisServer::Action{"-ERR something odd\r\n"};
+      return FakeRedisServer::Action{":0\r\n"};
+    }
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  WatchdogLockClient w(ioc_.get_executor(),
+                       std::make_unique<RedisLockClient>(ioc_.get_executor(),
+                                                         Options(server.port()), 1));
+  std::vector<LockEvent> events;
+  w.SetEventSink([&](LockEvent e) { events.push_back(std::move(e)); });
+  AcquireResult r;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await w.Acquire("k", milliseconds(90));
+    asio::steady_timer t(ioc_, milliseconds(300));
+    co_await t.async_wait(asio::use_awaitable);
+    w.Close();
+    server.Stop();
+  });
+  ASSERT_EQ(r.outcome, Outcome::kOk) << r.error;
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_EQ(events[0].kind, LockEvent::Kind::kRenewed);
+  EXPECT_EQ(events[0].outcome, Outcome::kOk);
+  EXPECT_EQ(events[0].token, r.token);
+  EXPECT_EQ(events[1].outcome, Outcome::kUnknown);
+  EXPECT_EQ(events[2].outcome, Outcome::kFail);
+  EXPECT_EQ(events[3].kind, LockEvent::Kind::kLost);
+  EXPECT_EQ(renewals, 3);  // none after the loss
+  EXPECT_EQ(w.watched(), 0u);
+  EXPECT_EQ(w.Counters()["locks_lost"], 1);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backends/redis_admin.h"
+#include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_lock_token.h"
 
@@ -71,7 +72,6 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
   r.password = "ls-" + LockTokenGenerator(context.seed).Next();
   r.client_timeout = context.client_timeout;
   if (!context.client.empty()) r.client = context.client;
-  if (auto recipe = RedisRecipeOf(r.client); !recipe) return Error{recipe.error()};
   r.fencing = context.fencing;
   return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }
@@ -208,9 +208,9 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   o.endpoint.source_address = slot.source_address;
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
-  if (auto recipe = RedisRecipeOf(options_.client); recipe) o.recipe = *recipe;
   o.fencing = options_.fencing;
-  return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), slot.seed);
+  return WrapRedisClient(options_.client, executor,
+                         MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }
 
 Status RedisService::KillNode(const std::string& name) {

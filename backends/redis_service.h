@@ -51,10 +51,11 @@ struct RedisServiceOptions {
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
-  // The default client's recipe (`--client`) and --fencing.
+  // The lock client (RedisClientNames(), backends/redis_clients.h) of the
+  // primary, unless make_client is set.
   std::string client = "redis";
-  bool fencing = false;
-  // The lock client; unset: a RedisLockClient of the first node.
+  bool fencing = false;  // --fencing: the acquire INCRs a fence counter
+  // The lock client; unset: `client` of the primary.
   RedisClientFactory make_client;
 
   void Declare(OptionSet& set);

@@ -1,5 +1,8 @@
 #include "backends/sentinel_lock_client.h"
 
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "checker/seed.h"
 
 namespace locksmith {
@@ -12,7 +15,8 @@ SentinelLockClient::SentinelLockClient(asio::any_io_executor executor,
       options_(std::move(options)),
       seed_(seed),
       finder_(executor, SentinelMasterFinderOptions{options_.sentinels, options_.master_name,
-                                                    options_.password}) {}
+                                                    options_.password}),
+      lookup_done_(executor) {}
 
 SentinelLockClient::~SentinelLockClient() { Close(); }
 
@@ -22,8 +26,20 @@ std::string SentinelLockClient::master() const {
 }
 
 asio::awaitable<Status> SentinelLockClient::EnsureMaster() {
+  while (looking_up_ && !closed_) {  // another call's lookup: wait for it
+    (void)co_await lookup_done_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
   if (closed_) co_return Error{"client closed"};
   if (inner_ && !stale_ && finder_.switches() == seen_switches_) co_return OkStatus();
+  looking_up_ = true;
+  lookup_done_.expires_at(Clock::time_point::max());
+  Status s = co_await LookUpMaster();
+  looking_up_ = false;
+  lookup_done_.cancel();
+  co_return s;
+}
+
+asio::awaitable<Status> SentinelLockClient::LookUpMaster() {
   const uint64_t switches = finder_.switches();
   auto found = co_await finder_.Ask(Clock::now() + options_.timeout);
   if (!found) co_return Error{found.error()};
@@ -35,7 +51,8 @@ asio::awaitable<Status> SentinelLockClient::EnsureMaster() {
   inner_ = options_.make_client(executor_, master_, SubSeed(seed_, clients_made_++));
   // A failed connect is not fatal: the inner client reconnects lazily and
   // its calls report what happened; ask again before the next call.
-  if (Status s = co_await inner_->Connect(); !s) stale_ = true;
+  std::shared_ptr<LockClient> inner = inner_;
+  if (Status s = co_await inner->Connect(); !s) stale_ = true;
   co_return OkStatus();
 }
 
@@ -62,7 +79,8 @@ asio::awaitable<AcquireResult> SentinelLockClient::Acquire(const std::string& ke
     r.error = "no master: " + s.error();
     co_return r;
   }
-  AcquireResult r = co_await inner_->Acquire(key, lease);
+  std::shared_ptr<LockClient> inner = inner_;
+  AcquireResult r = co_await inner->Acquire(key, lease);
   Observe(r.outcome, r.error);
   co_return r;
 }
@@ -75,13 +93,27 @@ asio::awaitable<ReleaseResult> SentinelLockClient::Release(const std::string& ke
     r.error = "no master: " + s.error();
     co_return r;
   }
-  ReleaseResult r = co_await inner_->Release(key, token);
+  std::shared_ptr<LockClient> inner = inner_;
+  ReleaseResult r = co_await inner->Release(key, token);
+  Observe(r.outcome, r.error);
+  co_return r;
+}
+
+asio::awaitable<ExtendResult> SentinelLockClient::Extend(const std::string& key,
+                                                         const std::string& token,
+                                                         std::chrono::milliseconds lease) {
+  if (Status s = co_await EnsureMaster(); !s) {
+    co_return ExtendResult{Outcome::kFail, false, 0, "no master: " + s.error()};
+  }
+  std::shared_ptr<LockClient> inner = inner_;
+  ExtendResult r = co_await inner->Extend(key, token, lease);
   Observe(r.outcome, r.error);
   co_return r;
 }
 
 void SentinelLockClient::Close() {
   closed_ = true;
+  lookup_done_.cancel();
   finder_.Close();
   if (inner_) inner_->Close();
 }

@@ -12,8 +12,14 @@
 // released on the new master, where the key may be missing (fail), as with
 // any Sentinel-aware client.
 //
-// Thread-safety: none (one worker, one call at a time, like every
-// LockClient). Destroy only when no call is pending.
+// Extend (a watchdog's renewal) may run while a worker's call is in flight:
+// one master lookup runs at a time (the others wait for it), and each call
+// keeps the inner client it started on alive, so a master change never
+// destroys a client under a pending call (the old one is closed: its
+// pending calls end unknown).
+//
+// Thread-safety: none (calls come from the executor's thread). Destroy only
+// when no call is pending.
 #pragma once
 
 #include <chrono>
@@ -21,6 +27,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <boost/asio/steady_timer.hpp>
 
 #include "backends/lock_client.h"
 #include "backends/redis_connection.h"
@@ -52,6 +60,9 @@ class SentinelLockClient final : public LockClient {
                                                 std::chrono::milliseconds lease) override;
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
+  // The inner client's extend on the current master.
+  boost::asio::awaitable<ExtendResult> Extend(const std::string& key, const std::string& token,
+                                              std::chrono::milliseconds lease) override;
   void Close() override;
 
   // The master the inner client talks to ("" before the first lookup).
@@ -62,6 +73,8 @@ class SentinelLockClient final : public LockClient {
  private:
   // Asks the sentinels when needed; an error when none named a master.
   boost::asio::awaitable<Status> EnsureMaster();
+  // The lookup itself (one at a time, from EnsureMaster).
+  boost::asio::awaitable<Status> LookUpMaster();
   // Marks the master as doubtful after an outcome that hints at a failover.
   void Observe(Outcome outcome, const std::string& error);
 
@@ -69,7 +82,9 @@ class SentinelLockClient final : public LockClient {
   SentinelLockClientOptions options_;
   uint64_t seed_;
   SentinelMasterFinder finder_;
-  std::unique_ptr<LockClient> inner_;
+  std::shared_ptr<LockClient> inner_;
+  bool looking_up_ = false;               // a master lookup is in flight
+  boost::asio::steady_timer lookup_done_;  // cancelled when it ends
   RedisEndpoint master_;
   bool stale_ = true;
   bool closed_ = false;

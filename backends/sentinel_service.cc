@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "backends/redis_admin.h"
+#include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_lock_token.h"
 #include "backends/sentinel_lock_client.h"
@@ -68,6 +69,7 @@ Result<std::unique_ptr<LockService>> MakeSentinelService(const ModuleOptions& op
   s.redis.password = "ls-" + LockTokenGenerator(context.seed).Next();
   s.redis.client_timeout = context.client_timeout;
   s.redis.fencing = context.fencing;
+  if (!context.client.empty()) s.redis.client = context.client;
   return std::unique_ptr<LockService>(new SentinelService(context.cluster, s));
 }
 
@@ -293,9 +295,10 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
   const auto timeout = options_.redis.client_timeout;
   const int wait = options_.wait_replicas;
   const bool fencing = options_.redis.fencing;
-  o.make_client = [timeout, wait, source, fencing](boost::asio::any_io_executor ex,
-                                          const RedisEndpoint& master,
-                                          uint64_t client_seed) -> std::unique_ptr<LockClient> {
+  const std::string client = options_.redis.client;
+  o.make_client = [timeout, wait, source, fencing, client](
+                      boost::asio::any_io_executor ex, const RedisEndpoint& master,
+                      uint64_t client_seed) -> std::unique_ptr<LockClient> {
     RedisLockClientOptions r;
     r.endpoint = master;
     r.endpoint.source_address = source;
@@ -304,9 +307,10 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
     r.wait_replicas = wait;
     r.wait_timeout = timeout / 2;
     r.fencing = fencing;
-    return std::make_unique<RedisLockClient>(std::move(ex), std::move(r), client_seed);
+    return MakeRedisMasterClient(client, std::move(ex), std::move(r), client_seed);
   };
-  return std::make_unique<SentinelLockClient>(std::move(executor), std::move(o), slot.seed);
+  return WrapRedisClient(client, executor,
+                         std::make_unique<SentinelLockClient>(executor, std::move(o), slot.seed));
 }
 
 Status SentinelService::KillNode(const std::string& name) {

@@ -57,7 +57,7 @@ std::string NothingToJudge(const History& history,
       continue;
     }
     auto it = open.find(op.process);
-    if (it == open.end()) continue;
+    if (it == open.end() || it->second->f != op.f) continue;
     const Op& invoke = *it->second;
     open.erase(it);
     if (op.type == OpType::kOk && (!judged || judged(invoke))) return "";

@@ -6,17 +6,27 @@
 #include <optional>
 #include <unordered_map>
 
+#include "checker/leased_lock_checker.h"
+
 namespace locksmith {
 namespace {
 
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
 
+// A lease end the holder learnt at `known_at` (a renewal, a re-entry).
+struct Extension {
+  int64_t known_at = 0;
+  int64_t lease_end = 0;
+};
+
 struct Hold {
   int64_t process = 0;
   int64_t start = 0;       // ns
   int64_t end = kOpen;     // ns; kOpen when never released
   int64_t lease_end = kOpen;  // ns, by the client's validity; kOpen if unknown
+  std::vector<Extension> extensions;  // in time order
+  const Op* lost = nullptr;  // the lock-lost notice that ended it, if any
   const Op* acquire_invoke = nullptr;
   const Op* acquire_done = nullptr;
   const Op* release_invoke = nullptr;  // null when never released
@@ -31,12 +41,15 @@ struct Hold {
 // nanosecond clock (imported histories may carry anything).
 constexpr int64_t kMaxLeaseMs = int64_t{1} << 40;
 
-std::string TokenOf(const Op& op) {
-  if (op.value.is_object()) {
-    auto it = op.value.find("token");
-    if (it != op.value.end() && it->is_string()) return it->get<std::string>();
+// The hold's lease end as its holder knew it at `t`: the acquire's, extended
+// by every renewal or re-entry it had learnt of by then.
+int64_t LeaseEndAt(const Hold& h, int64_t t) {
+  int64_t end = h.lease_end;
+  for (const Extension& e : h.extensions) {
+    if (e.known_at > t) break;
+    if (end != kOpen) end = std::max(end, e.lease_end);
   }
-  return {};
+  return end;
 }
 
 std::optional<int64_t> IntIn(const nlohmann::json& value, const char* name) {
@@ -46,14 +59,18 @@ std::optional<int64_t> IntIn(const nlohmann::json& value, const char* name) {
   return it->get<int64_t>();
 }
 
-nlohmann::json HolderJson(const Hold& h) {
+// `at`: the overlap's start, when the lease end is judged.
+nlohmann::json HolderJson(const Hold& h, int64_t at) {
   nlohmann::json j{{"process", h.process},
                    {"acquire", OpRef(*h.acquire_done)},
                    {"release", h.release_invoke ? OpRef(*h.release_invoke) : nullptr},
                    {"start", h.start},
                    {"end", h.end == kOpen ? nlohmann::json(nullptr) : nlohmann::json(h.end)}};
-  if (h.lease_end != kOpen) j["lease_end"] = h.lease_end;
+  const int64_t lease_end = LeaseEndAt(h, at);
+  if (lease_end != kOpen) j["lease_end"] = lease_end;
   if (auto v = IntIn(h.acquire_done->value, "validity_ms")) j["validity_ms"] = *v;
+  if (!h.extensions.empty()) j["renewals"] = h.extensions.size();
+  if (h.lost != nullptr) j["lock_lost"] = OpRef(*h.lost);
   if (!h.certain) j["possible"] = true;
   return j;
 }
@@ -69,12 +86,45 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
   // token -> (key, position) of a possible hold from an info acquire.
   std::unordered_map<std::string, std::pair<std::string, size_t>> possible_by_token;
 
+  // The open hold of (process, key) that `token` names (any, when either
+  // side has no token), or null.
+  auto open_hold = [&](int64_t process, const std::string& key,
+                       const std::string& token) -> Hold* {
+    auto it = open.find({process, key});
+    if (it == open.end()) return nullptr;
+    Hold& h = holds[key][it->second];
+    const std::string held = TokenOf(*h.acquire_done);
+    if (!token.empty() && !held.empty() && token != held) return nullptr;
+    return &h;
+  };
+
   for (size_t i = 0; i < history.size(); ++i) {
     const Op& op = history[i];
+    if (IsLockEvent(op)) {
+      Hold* h = open_hold(op.process, op.key, TokenOf(op));
+      if (h == nullptr) continue;
+      if (op.f == kLockLostOp) {  // the holder knows: its hold ends here
+        h->end = op.time;
+        h->lost = &op;
+        open.erase({op.process, op.key});
+      } else if (auto end = LeaseEndOf(op)) {
+        h->extensions.push_back({op.time, *end});
+      }
+      continue;
+    }
     if (!op.is_client() || op.type != OpType::kInvoke) continue;
     const int64_t done_pos = completion_of[i];
     const Op* done = done_pos >= 0 ? &history[done_pos] : nullptr;
 
+    if (IsReentry(op)) {  // nested in the outer hold, which stays the hold
+      if (op.f == "acquire" && done != nullptr) {
+        Hold* h = open_hold(op.process, op.key, TokenOf(*done));
+        if (auto end = LeaseEndOf(*done); h != nullptr && end) {
+          h->extensions.push_back({done->time, *end});
+        }
+      }
+      continue;
+    }
     if (op.f == "acquire") {
       if (done == nullptr || done->type == OpType::kFail) continue;
       Hold h;
@@ -83,9 +133,7 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
       h.acquire_done = done;
       if (done->type == OpType::kOk) {
         h.start = done->time;
-        if (auto validity = IntIn(done->value, "validity_ms"); validity && *validity < kMaxLeaseMs) {
-          h.lease_end = done->time + *validity * kNsPerMs;
-        }
+        if (auto end = LeaseEndOf(*done)) h.lease_end = *end;
         auto& list = holds[op.key];
         open[{op.process, op.key}] = list.size();
         list.push_back(h);
@@ -159,7 +207,7 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
           continue;
         }
         const int64_t from = b.start;
-        const bool both_valid = from < std::min(a.lease_end, b.lease_end);
+        const bool both_valid = from < std::min(LeaseEndAt(a, from), LeaseEndAt(b, from));
         ++(both_valid ? unsafe_grants : expired_lease_uses);
         if (result.anomalies.size() >= max_listed_) continue;
         const int64_t to = std::min(a.end, b.end);
@@ -167,11 +215,13 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
             {"type", "double-holder"},
             {"class", both_valid ? "unsafe-grant" : "expired-lease-use"},
             {"key", key},
-            {"holders", {HolderJson(a), HolderJson(b)}},
+            {"holders", {HolderJson(a, from), HolderJson(b, from)}},
             {"overlap_ns", {from, to == kOpen ? nlohmann::json(nullptr) : nlohmann::json(to)}},
             {"ops", {OpRef(*a.acquire_done), OpRef(*b.acquire_done)}}};
-        if (a.release_invoke) anomaly["ops"].push_back(OpRef(*a.release_invoke));
-        if (b.release_invoke) anomaly["ops"].push_back(OpRef(*b.release_invoke));
+        for (const Hold* h : {&a, &b}) {
+          if (h->release_invoke) anomaly["ops"].push_back(OpRef(*h->release_invoke));
+          if (h->lost) anomaly["ops"].push_back(OpRef(*h->lost));
+        }
         result.anomalies.push_back(std::move(anomaly));
       }
       active.push_back(i);

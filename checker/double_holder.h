@@ -9,8 +9,14 @@
 // lease]. Possible overlaps are counted in stats but do not make the history
 // invalid (the acquire may never have happened).
 //
+// Lock events and re-entries follow the lease rule of
+// checker/leased_lock_checker.h: an ok renewal (or re-entry) extends the
+// holder's lease from the moment it learnt of it; a lock-lost notice ends the
+// hold at its time; nested re-entry acquires / releases are not holds.
+//
 // Each overlap is classified by the clients' own lease reckoning (lease end =
-// acquire completion + validity_ms):
+// acquire completion + validity_ms, extended by the renewals the holder had
+// seen when the overlap began):
 //   unsafe-grant      both leases were still valid during the overlap: the
 //                     service broke mutual exclusion (failover, clock jump,
 //                     restart without persistence);

@@ -36,7 +36,6 @@ class Builder {
   }
   const History& history() const { return h_; }
 
- private:
   Builder& Add(int64_t p, int64_t ms, OpType type, const std::string& f, nlohmann::json value) {
     Op op;
     op.index = static_cast<int64_t>(h_.size());
@@ -49,6 +48,8 @@ class Builder {
     h_.push_back(std::move(op));
     return *this;
   }
+
+ private:
   History h_;
   std::string key_ = "lock-0";
 };
@@ -192,6 +193,124 @@ TEST(DoubleHolderTest, ListsAtMostTheCapButCountsAll) {
   EXPECT_EQ(r.anomalies.size(), 3u);
   EXPECT_EQ(r.stats["double_holders"], 15);  // every pair of 6 open holds
 }
+
+
+// Lock events and re-entries (checker/leased_lock_checker.h).
+namespace events {
+
+// A renewal event of process p at `ms` (lone op, no invoke).
+void Renewed(Builder& b, int64_t p, int64_t ms, const std::string& token, int64_t validity_ms) {
+  b.Ok(p, ms, "renew", {{"token", token}, {"validity_ms", validity_ms}});
+}
+
+TEST(DoubleHolderEventsTest, ARenewalExtendsTheLeaseFromWhenTheHolderLearntOfIt) {
+  // p0's acquire gives a lease to 1001 ms; renewals at 300 and 900 push it
+  // to 1900. p1 acquires at 1500 while p0 still holds: with the renewals
+  // both leases were valid, so the service broke mutual exclusion.
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  Renewed(b, 0, 300, "a", 1000);
+  Renewed(b, 0, 900, "a", 1000);
+  b.Acquired(1, 1499, 1500, "b").Released(0, 1600, 1601, "a");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kFalse);
+  EXPECT_EQ(r.stats["unsafe_grants"], 1);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["lease_end"], 1900 * kMs);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["renewals"], 2);
+}
+
+TEST(DoubleHolderEventsTest, WithoutTheRenewalsTheSameOverlapIsAnExpiredLeaseUse) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Acquired(1, 1499, 1500, "b").Released(0, 1600, 1601, "a");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["expired_lease_uses"], 1);
+  EXPECT_EQ(r.stats["unsafe_grants"], 0);
+}
+
+TEST(DoubleHolderEventsTest, OnlyRenewalsKnownWhenTheOverlapBeganCount) {
+  // The renewal at 1700 came after p1's acquire at 1500: at 1500 p0's lease
+  // (to 1001) had expired by its own reckoning.
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Acquired(1, 1499, 1500, "b");
+  Renewed(b, 0, 1700, "a", 1000);
+  b.Released(0, 1800, 1801, "a");
+  EXPECT_EQ(Check(b).stats["expired_lease_uses"], 1);
+}
+
+TEST(DoubleHolderEventsTest, FailedOrUnknownRenewalsAndOtherTokensExtendNothing) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  b.Info(0, 300, "renew", {{"token", "a"}});
+  b.Add(0, 600, OpType::kFail, "renew", {{"token", "a"}});
+  Renewed(b, 0, 900, "another-token", 1000);
+  b.Acquired(1, 1499, 1500, "b").Released(0, 1600, 1601, "a");
+  EXPECT_EQ(Check(b).stats["expired_lease_uses"], 1);
+}
+
+TEST(DoubleHolderEventsTest, ALockLostNoticeEndsTheHold) {
+  // p0 is told at 1200 that its lock is gone and never releases; p1's
+  // acquire at 1500 overlaps nothing.
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  b.Ok(0, 1200, "lock-lost", {{"token", "a"}});
+  b.Acquired(1, 1499, 1500, "b").Released(1, 1600, 1601, "b");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kTrue) << r.anomalies.dump();
+  EXPECT_EQ(r.stats["holds"], 2);
+}
+
+TEST(DoubleHolderEventsTest, AnAcquireBeforeTheNoticeStillOverlapsTheHoldUntilIt) {
+  // The lease expired while p0 stalled (no renewal); p1 acquired at 1500;
+  // p0 learnt of the loss only at 2500: p0 acted as holder past its lease.
+  Builder b;
+  b.Acquired(0, 0, 1, "a").Acquired(1, 1499, 1500, "b");
+  b.Ok(0, 2500, "lock-lost", {{"token", "a"}});
+  b.Released(1, 2600, 2601, "b");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["expired_lease_uses"], 1);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["overlap_ns"][1], 2500 * kMs);
+  EXPECT_TRUE(r.anomalies[0]["holders"][0].contains("lock_lost"));
+}
+
+TEST(DoubleHolderEventsTest, ARenewalDuringAPauseOpDoesNotCompleteThePause) {
+  // The pause's invoke is open when the renewal lands: the renewal is a lone
+  // op, the pause completes with its own completion, the hold is intact.
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  b.Invoke(0, 100, "pause", {{"ms", 500}});
+  Renewed(b, 0, 300, "a", 1000);
+  b.Ok(0, 600, "pause", {{"ms", 500}});
+  b.Acquired(1, 1199, 1200, "b").Released(0, 1300, 1301, "a");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["unsafe_grants"], 1);
+}
+
+TEST(DoubleHolderEventsTest, ReentriesAreNestedInTheOuterHold) {
+  // p0 re-enters its own lock and gives the re-entry back; the outer hold
+  // stays the hold until the outer release, and p1 acquires after it.
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  b.Invoke(0, 10, "acquire", {{"lease_ms", 1000}, {"reentry", true}});
+  b.Ok(0, 11, "acquire", {{"token", "a"}, {"validity_ms", 1000}});
+  b.Invoke(0, 20, "release", {{"token", "a"}, {"reentry", true}}).Ok(0, 21, "release");
+  b.Released(0, 30, 31, "a").Acquired(1, 40, 41, "b").Released(1, 50, 51, "b");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kTrue) << r.anomalies.dump();
+  EXPECT_EQ(r.stats["holds"], 2);
+}
+
+TEST(DoubleHolderEventsTest, AReentryRefreshesTheLeaseLikeARenewal) {
+  Builder b;
+  b.Acquired(0, 0, 1, "a");
+  b.Invoke(0, 800, "acquire", {{"lease_ms", 1000}, {"reentry", true}});
+  b.Ok(0, 801, "acquire", {{"token", "a"}, {"validity_ms", 1000}});
+  b.Acquired(1, 1499, 1500, "b").Released(0, 1600, 1601, "a");
+  EXPECT_EQ(Check(b).stats["unsafe_grants"], 1);
+}
+
+}  // namespace events
 
 }  // namespace
 }  // namespace locksmith

@@ -194,7 +194,9 @@ std::vector<int64_t> PairCompletions(const History& history) {
       continue;
     }
     auto it = open.find(op.process);
-    if (it == open.end()) continue;
+    // A completion of another f than the open invoke is a lone op of its
+    // own (a lock event: renew, lock-lost), not that invoke's completion.
+    if (it == open.end() || history[it->second].f != op.f) continue;
     completion_of[it->second] = static_cast<int64_t>(i);
     open.erase(it);
   }

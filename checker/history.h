@@ -90,7 +90,10 @@ Result<History> ParseHistoryJsonl(std::string_view text,
 
 // Pairs every invoke with its completion: completion_of[i] is the index (into
 // the history vector, not Op::index) of the op completing history[i], or -1
-// when history[i] is a completion or has none.
+// when history[i] is a completion or has none. A completion pairs with the
+// open invoke of its process when both have the same f; any other
+// completion is a lone op (a Jepsen-style lone :info, or a lock event a
+// client reported while holding a lock: see leased_lock_checker.h).
 std::vector<int64_t> PairCompletions(const History& history);
 
 }  // namespace locksmith

@@ -74,4 +74,66 @@ History ExpireFailedReleases(const History& history) {
   return rewritten;
 }
 
+bool IsLockEvent(const Op& op) {
+  return op.is_client() && op.type != OpType::kInvoke && (op.f == kRenewOp || op.f == kLockLostOp);
+}
+
+bool IsReentry(const Op& invoke) {
+  if (!invoke.value.is_object()) return false;
+  auto it = invoke.value.find("reentry");
+  return it != invoke.value.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::string TokenOf(const Op& op) {
+  if (op.value.is_object()) {
+    auto it = op.value.find("token");
+    if (it != op.value.end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
+}
+
+std::optional<int64_t> LeaseEndOf(const Op& ok) {
+  // Beyond this a validity is taken as unknown rather than overflow the
+  // nanosecond clock (imported histories may carry anything).
+  constexpr int64_t kMaxLeaseMs = int64_t{1} << 40;
+  if (ok.type != OpType::kOk || !ok.value.is_object()) return std::nullopt;
+  auto it = ok.value.find("validity_ms");
+  if (it == ok.value.end() || !it->is_number_integer()) return std::nullopt;
+  const int64_t validity = it->get<int64_t>();
+  if (validity >= kMaxLeaseMs || validity <= -kMaxLeaseMs) return std::nullopt;
+  return ok.time + validity * 1'000'000;
+}
+
+int64_t CountLockLosses(const History& history) {
+  int64_t n = 0;
+  for (const Op& op : history) n += IsLockEvent(op) && op.f == kLockLostOp ? 1 : 0;
+  return n;
+}
+
+History EndHoldsAtLockLoss(const History& history) {
+  History rewritten;
+  rewritten.reserve(history.size() + 8);
+  for (const Op& op : history) {
+    if (!IsLockEvent(op) || op.f != kLockLostOp) {
+      rewritten.push_back(op);
+      continue;
+    }
+    Op invoke = op;
+    invoke.type = OpType::kInvoke;
+    invoke.f = "release";
+    invoke.value = {{"lock_lost", true}, {"token", TokenOf(op)}};
+    invoke.error.clear();
+    Op done = invoke;
+    done.type = OpType::kOk;
+    rewritten.push_back(std::move(invoke));
+    rewritten.push_back(std::move(done));
+  }
+  return rewritten;
+}
+
+History ApplyLeaseRule(const History& history) {
+  if (CountLockLosses(history) == 0) return ExpireFailedReleases(history);
+  return ExpireFailedReleases(EndHoldsAtLockLoss(history));
+}
+
 }  // namespace locksmith

@@ -17,10 +17,32 @@
 // "lease_ms", or an ok acquire carrying "validity_ms"); `on` and `off`
 // force it for histories from elsewhere.
 //
+// Leases that a client renews, and locks a client is told it lost, are part
+// of the same rule. A lock client may report events of its own while a lock
+// is held (backends/lock_client.h, LockEvent); the workload records each as
+// a lone op (a completion without invoke) of the holding process, with the
+// hold's key and "token" in its value:
+//   renew      ok: the lease was extended (an owner-checked extend) and now
+//              ends at the op's time + value.validity_ms; fail / info: it was
+//              not / may have been extended (the holder does not count it);
+//   lock-lost  the holder was told its lock is gone: its hold ends at this
+//              op's time (it stops acting as the holder; it need not
+//              release).
+// A re-entry of a reentrant lock is an acquire / release pair of the holder
+// with "reentry": true in the invoke's value, nested in its outer hold: the
+// outer hold is the hold; an ok re-entry refreshes the lease as a renewal
+// does (value.validity_ms).
+//
+// The double-holder checker reads leases through LeaseEndOf (acquires,
+// renewals and re-entries alike) and ends holds at lock-lost; the
+// linearizability check applies ApplyLeaseRule, which also turns each
+// lock-lost into a release of its holder at its time.
+//
 // Stateless free functions; safe to call from any thread.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "checker/history.h"
@@ -50,5 +72,30 @@ int64_t CountFailedReleases(const History& history);
 // The rewrite itself: every failed client release becomes `info`, its error
 // saying why. Pure; everything else is copied unchanged.
 History ExpireFailedReleases(const History& history);
+
+inline constexpr std::string_view kRenewOp = "renew";
+inline constexpr std::string_view kLockLostOp = "lock-lost";
+
+// A lock event: a client op that is not an invoke, named renew or lock-lost.
+bool IsLockEvent(const Op& op);
+// A nested acquire / release of a reentrant lock: "reentry": true in the
+// invoke's value.
+bool IsReentry(const Op& invoke);
+// The token an op's value names ("token"), or "".
+std::string TokenOf(const Op& op);
+// When the lease an ok acquire, ok renew or ok re-entry gave its holder ends
+// by the holder's own reckoning, in ns: op.time + value.validity_ms; nullopt
+// when the op records no validity (or an absurd one).
+std::optional<int64_t> LeaseEndOf(const Op& ok);
+
+// lock-lost events in the history.
+int64_t CountLockLosses(const History& history);
+// Each lock-lost becomes a release of its process and key at its time (an
+// invoke and an ok completion, value {"lock_lost": true, "token": ...}), in
+// its place. Pure; everything else is copied unchanged.
+History EndHoldsAtLockLoss(const History& history);
+// The rule as the linearizability check applies it: EndHoldsAtLockLoss, then
+// ExpireFailedReleases.
+History ApplyLeaseRule(const History& history);
 
 }  // namespace locksmith

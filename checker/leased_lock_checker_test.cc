@@ -132,5 +132,117 @@ TEST(LeaseRuleTest, RewritesOnlyFailedClientReleases) {
   EXPECT_EQ(r[9].type, OpType::kOk);
 }
 
+// p0 acquires lock-0; its watchdog renews it; p0 stalls, the lease expires,
+// p1 acquires; p0's next renewal finds the key gone and p0 is told so; p1
+// releases. `lost_before_acquire`: the notice comes before p1's acquire.
+History LostLock(bool lost_before_acquire) {
+  HistoryBuilder b;
+  b.Invoke(0, "acquire", {{"lease_ms", 1000}}, "lock-0").Ok(0, {{"token", "a"}, {"validity_ms", 999}});
+  b.Invoke(0, "pause", {{"ms", 3000}}, "lock-0");
+  Op renew;
+  renew.process = 0;
+  renew.type = OpType::kOk;
+  renew.f = "renew";
+  renew.key = "lock-0";
+  renew.value = {{"token", "a"}, {"validity_ms", 999}};
+  Op lost = renew;
+  lost.f = "lock-lost";
+  lost.value = {{"token", "a"}};
+  History h = b.Build();
+  h.push_back(renew);
+  h.push_back([&] {
+    Op done = h[2];
+    done.type = OpType::kOk;
+    return done;
+  }());
+  if (lost_before_acquire) h.push_back(lost);
+  HistoryBuilder rest;
+  rest.Invoke(1, "acquire", {{"lease_ms", 1000}}, "lock-0").Ok(1, {{"token", "b"}, {"validity_ms", 999}});
+  rest.Invoke(1, "release", {{"token", "b"}}, "lock-0").Ok(1);
+  for (const Op& op : rest.Build()) h.push_back(op);
+  if (!lost_before_acquire) h.insert(h.begin() + static_cast<long>(h.size()) - 2, lost);
+  for (size_t i = 0; i < h.size(); ++i) {
+    h[i].index = static_cast<int64_t>(i);
+    h[i].time = static_cast<int64_t>(i) * 1000;
+  }
+  return h;
+}
+
+TEST(LockEventsTest, RecognisesEventsReentriesAndLeaseEnds) {
+  const History h = LostLock(true);
+  EXPECT_FALSE(IsLockEvent(h[0]));
+  EXPECT_TRUE(IsLockEvent(h[3]));  // renew
+  EXPECT_TRUE(IsLockEvent(h[5]));  // lock-lost
+  EXPECT_EQ(TokenOf(h[5]), "a");
+  EXPECT_EQ(LeaseEndOf(h[3]), h[3].time + 999 * 1'000'000);
+  EXPECT_EQ(LeaseEndOf(h[0]), std::nullopt);  // an invoke grants nothing
+  EXPECT_EQ(CountLockLosses(h), 1);
+  Op nested = h[0];
+  nested.value["reentry"] = true;
+  EXPECT_TRUE(IsReentry(nested));
+  EXPECT_FALSE(IsReentry(h[0]));
+}
+
+TEST(LockEventsTest, ALockLostBecomesAReleaseOfItsHolderAtItsTime) {
+  const History h = LostLock(true);
+  const History rewritten = EndHoldsAtLockLoss(h);
+  ASSERT_EQ(rewritten.size(), h.size() + 1);
+  EXPECT_EQ(rewritten[5].type, OpType::kInvoke);
+  EXPECT_EQ(rewritten[5].f, "release");
+  EXPECT_EQ(rewritten[5].process, 0);
+  EXPECT_EQ(rewritten[5].time, h[5].time);
+  EXPECT_EQ(rewritten[6].type, OpType::kOk);
+  EXPECT_EQ(rewritten[6].value["lock_lost"], true);
+}
+
+TEST(LockEventsTest, AHolderToldItLostTheLockHoldsItNoLonger) {
+  // The holder was told before p1 acquired: linearizable, and valid for the
+  // double holder too; without the lease rule the lock stays p0's.
+  auto r = CheckLinearizable(LostLock(true), Options("owner-mutex"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->valid, Validity::kTrue) << r->anomalies.dump();
+  EXPECT_EQ(r->stats["leases"]["lock_losses"], 1);
+  auto off = CheckLinearizable(LostLock(true), Options("owner-mutex", LeaseRule::kOff));
+  ASSERT_TRUE(off.ok());
+  EXPECT_EQ(off->valid, Validity::kFalse);
+}
+
+TEST(LockEventsTest, AnAcquireBeforeTheNoticeIsStillInvalid) {
+  auto r = CheckLinearizable(LostLock(false), Options("owner-mutex"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->valid, Validity::kFalse);
+}
+
+TEST(LockEventsTest, ReentriesAreLegalOnlyForTheHolder) {
+  HistoryBuilder b;
+  b.Invoke(0, "acquire", {{"lease_ms", 1000}}, "lock-0").Ok(0, {{"token", "a"}, {"validity_ms", 9}});
+  b.Invoke(0, "acquire", {{"lease_ms", 1000}, {"reentry", true}}, "lock-0")
+      .Ok(0, {{"token", "a"}, {"validity_ms", 9}});
+  b.Invoke(0, "release", {{"token", "a"}, {"reentry", true}}, "lock-0").Ok(0);
+  b.Invoke(0, "release", {{"token", "a"}}, "lock-0").Ok(0);
+  b.Invoke(1, "acquire", {{"lease_ms", 1000}}, "lock-0").Ok(1, {{"token", "b"}, {"validity_ms", 9}});
+  b.Invoke(1, "release", {{"token", "b"}}, "lock-0").Ok(1);
+  for (const char* model : {"owner-mutex", "mutex"}) {
+    auto r = CheckLinearizable(b.Build(), Options(model));
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r->valid, Validity::kTrue) << model << r->anomalies.dump();
+  }
+  // A "re-entry" by a process that does not hold the lock is a violation.
+  HistoryBuilder bad;
+  bad.Invoke(0, "acquire", {{"lease_ms", 1000}}, "lock-0").Ok(0, {{"token", "a"}});
+  bad.Invoke(1, "acquire", {{"lease_ms", 1000}, {"reentry", true}}, "lock-0").Ok(1, {{"token", "b"}});
+  auto r = CheckLinearizable(bad.Build(), Options("owner-mutex"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r->valid, Validity::kFalse);
+}
+
+TEST(LockEventsTest, LoneEventsPairWithNoInvoke) {
+  const History h = LostLock(true);
+  const auto completion_of = PairCompletions(h);
+  EXPECT_EQ(completion_of[0], 1);  // acquire
+  EXPECT_EQ(completion_of[2], 4);  // the pause, past the renewal at 3
+  EXPECT_EQ(completion_of[3], -1);
+}
+
 }  // namespace
 }  // namespace locksmith

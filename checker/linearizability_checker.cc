@@ -261,9 +261,11 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
   // The lease rule, decided here for every caller (see leased_lock_checker.h).
   const bool leases = LeaseRuleApplies(options.leases, given_history);
   const int64_t failed_releases = CountFailedReleases(given_history);
+  const int64_t lock_losses = CountLockLosses(given_history);
+  const bool rewrite = leases && (failed_releases > 0 || lock_losses > 0);
   History expired;
-  if (leases && failed_releases > 0) expired = ExpireFailedReleases(given_history);
-  const History& history = leases && failed_releases > 0 ? expired : given_history;
+  if (rewrite) expired = ApplyLeaseRule(given_history);
+  const History& history = rewrite ? expired : given_history;
 
   const std::vector<int64_t> completion_of = PairCompletions(history);
   const bool independent = LooksIndependent(history, model);
@@ -385,7 +387,8 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
   if (!ignored.empty()) result.stats["ignored_ops"] = ignored;
   result.stats["leases"] = {{"rule", LeaseRuleName(options.leases)},
                             {"applied", leases},
-                            {"failed_releases", failed_releases}};
+                            {"failed_releases", failed_releases},
+                            {"lock_losses", lock_losses}};
   ModelledNames names(model);
   ApplyNothingToJudge(history, result, [&](const Op& invoke) { return names.Modelled(invoke.f); });
   return result;

@@ -12,6 +12,14 @@ enum LockCode : uint32_t { kAcquire, kRelease, kAcquireShared, kReleaseShared };
 uint64_t Holder(int64_t process) { return static_cast<uint64_t>(process) + 1; }
 
 constexpr int64_t kNoFence = std::numeric_limits<int64_t>::min();
+// ModelOp::arg1 of a nested (re-entry) acquire or release.
+constexpr int64_t kReentry = 1;
+
+bool IsReentryInput(const nlohmann::json& input) {
+  if (!input.is_object()) return false;
+  auto it = input.find("reentry");
+  return it != input.end() && it->is_boolean() && it->get<bool>();
+}
 
 std::optional<int64_t> FenceOf(const nlohmann::json& value) {
   if (value.is_number_integer()) return value.get<int64_t>();
@@ -37,11 +45,19 @@ std::string_view MutexModel::Name() const {
   return "mutex";
 }
 
-Result<CompiledOp> MutexModel::Compile(const std::string& f, const nlohmann::json& /*input*/,
+Result<CompiledOp> MutexModel::Compile(const std::string& f, const nlohmann::json& input,
                                        const nlohmann::json* output, int64_t process) {
   CompiledOp c;
   c.op.process = process;
   c.op.known = output != nullptr;
+  if ((f == "acquire" || f == "release") && IsReentryInput(input)) {
+    // A re-entry nested in the holder's own hold (checker/leased_lock_checker.h):
+    // legal only while its process holds the lock, and changes nothing.
+    c.op.code = f == "acquire" ? kAcquire : kRelease;
+    c.op.arg1 = kReentry;
+    c.read_only = true;
+    return c;
+  }
   if (f == "acquire") {
     c.op.code = kAcquire;
     c.only_own_process_observes = kind_ != Kind::kPlain;
@@ -69,6 +85,9 @@ ModelState MutexModel::Initial() const {
 
 bool MutexModel::Step(const ModelState& state, const ModelOp& op, ModelState* next) {
   *next = state;
+  if (op.arg1 == kReentry) {
+    return kind_ == Kind::kPlain ? state.a != 0 : state.a == Holder(op.process);
+  }
   if (op.code == kAcquire) {
     if (state.a != 0) return false;
     if (kind_ == Kind::kPlain) {

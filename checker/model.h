@@ -10,6 +10,10 @@
 //   owner-mutex   acquire, release (legal only for the holder's process)
 //   fenced-mutex  owner-mutex where each ok acquire's fence (value.fence, or
 //                 an integer value) is strictly greater than every earlier one
+//                 (in all three, an acquire / release whose invoke value has
+//                 "reentry": true is a re-entry nested in the holder's hold:
+//                 legal only while held (by its process, owner-aware), it
+//                 changes nothing)
 //   rw-lock       acquire / release (exclusive), acquire-shared /
 //                 release-shared; aliases acquire-write, release-write,
 //                 acquire-read, release-read, acquire-exclusive,

@@ -297,6 +297,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("client");
   EXPECT_EQ(now["fencing"], "off");  // added since, too: off
   now.erase("fencing");
+  EXPECT_EQ(now["reentry"], 0.0);  // added since too, with its default
+  now.erase("reentry");
   EXPECT_EQ(now, old);
 }
 
@@ -317,8 +319,8 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_EQ(c.ResolvedClient(), "redis");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "redis"; }), "");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "zk-fair-ish"; }),
-            "--client zk-fair-ish: backend redis has clients redis, redis-get-set, "
-            "redis-setnx-expire, redis-del-unlock");
+            "--client zk-fair-ish: backend redis has clients redis, redis-watchdog, "
+            "redis-reentrant, redis-get-set, redis-setnx-expire, redis-del-unlock");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
 }
 
@@ -330,8 +332,18 @@ TEST(RunConfigTest, FencingIsRefusedWhereNoTokenOnlyGrows) {
   EXPECT_NE(ErrorAfter([](RunConfig& c) {
               c.fencing = "on";
               c.client = "redis-get-set";
-            }).find("broken lock without fencing"),
+            }).find("redis-get-set client gives no fencing token"),
             std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) {
+              c.fencing = "on";
+              c.client = "redis-reentrant";
+            }).find("gives no fencing token"),
+            std::string::npos);
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) {
+              c.fencing = "on";
+              c.client = "redis-watchdog";
+            }),
+            "");
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {

@@ -3,7 +3,11 @@
 # redis-benchmark on the same private redis-server: for each client count,
 # our lock ops/s (SET NX PX + EVALSHA per iteration, each one op) next to
 # redis-benchmark's SET and EVALSHA (same script, same connection count,
-# -P 1, one thread), run one after the other.
+# -P 1, one thread), run one after the other. The Redisson-style clients run
+# the same loop (--client): redis-watchdog (SET + EVALSHA, plus a renewal
+# every lease/3 = 3.3 s of a 10 s lease: next to the same mix) and
+# redis-reentrant (two EVALSHAs, the lock and unlock scripts: next to
+# redis-benchmark's EVALSHA).
 #
 # redis-server is pinned to CPU 0 and every client to CPU 1 (2-core box).
 # It listens on 127.0.0.1 on a free port with a password and no persistence,
@@ -71,10 +75,11 @@ rb() {
   awk -v r="$rps" -v n="$requests" -v s0="$s0" -v s1="$s1" '{
     printf "%s %.2f %.2f\n", r, 1e6 * ($1 + $2) / n, 1e6 * (s1 - s0) / n }' "$dir/time"
 }
-# One run of ours: prints "ops/s client_cpu_us/op server_cpu_us/op".
+# One run of ours ($2: the client, default redis): prints "ops/s
+# client_cpu_us/op server_cpu_us/op".
 ours_run() {
   taskset -c 1 "$bench" --port "$port" --password "$pass" --clients "$1" --seconds "$secs" \
-    --server-pid "$pid" |
+    --server-pid "$pid" --client "${2:-redis}" |
     sed -E 's/.*ops_per_sec=([0-9.]+).*client_cpu_us_per_op=([0-9.]+) server_cpu_us_per_op=([0-9.-]+).*/\1 \2 \3/'
 }
 # Keeps, of "rate cpu cpu" lines, the highest rate and the lowest CPU costs.
@@ -85,10 +90,12 @@ echo "best of $rounds rounds; rates in ops/s; cpu in microseconds per op (client
 printf '%-7s %9s %9s %9s %6s %7s %6s   %-17s %-17s %-17s\n' clients ours rb_set rb_evalsha \
   rb_mix ours/set ours/mix "cpu ours" "cpu rb_set" "cpu rb_evalsha"
 for n in $counts; do
-  : > "$dir/ours"; : > "$dir/set"; : > "$dir/eval"
+  : > "$dir/ours"; : > "$dir/set"; : > "$dir/eval"; : > "$dir/watchdog"; : > "$dir/reentrant"
   for _ in $(seq "$rounds"); do
     "${cli[@]}" flushall >/dev/null
     ours_run "$n" >> "$dir/ours"
+    ours_run "$n" redis-watchdog >> "$dir/watchdog"
+    ours_run "$n" redis-reentrant >> "$dir/reentrant"
     rb "$n" -t set >> "$dir/set"
     rb "$n" evalsha "$sha" 1 'bench:__rand_int__' tok -r 100000 >> "$dir/eval"
   done
@@ -101,6 +108,11 @@ for n in $counts; do
   printf '%-7s %9s %9s %9s %6s %7.0f%% %7.0f%%  %6s | %-8s %6s | %-8s %6s | %-8s\n' \
     "$n" "$o" "$s" "$e" "$mix" "$(awk -v a="$o" -v b="$s" 'BEGIN{print 100*a/b}')" \
     "$(awk -v a="$o" -v b="$mix" 'BEGIN{print 100*a/b}')" "$oc" "$os" "$sc" "$ss" "$ec" "$es"
+  read -r w wc ws < <(best < "$dir/watchdog")
+  read -r r rc rs < <(best < "$dir/reentrant")
+  printf '%-7s redis-watchdog %7s ops/s (%3.0f%% of rb_mix, cpu %s | %s)   redis-reentrant %7s ops/s (%3.0f%% of rb_evalsha, cpu %s | %s)\n' \
+    "" "$w" "$(awk -v a="$w" -v b="$mix" 'BEGIN{print 100*a/b}')" "$wc" "$ws" \
+    "$r" "$(awk -v a="$r" -v b="$e" 'BEGIN{print 100*a/b}')" "$rc" "$rs"
 done
 
 # The whole harness path: `locksmith run` with its own loopback redis-server,

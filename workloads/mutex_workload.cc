@@ -7,6 +7,7 @@
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
+#include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
 #include "workloads/holder_stall.h"
@@ -26,6 +27,28 @@ int64_t Draw(std::mt19937_64& rng, MsRange range) {
 
 }  // namespace
 
+// One worker's log and the hold it is in, shared with its client's event
+// sink (both on the io thread).
+struct MutexWorkload::WorkerState {
+  WorkerState(OpRecorder& recorder, int worker, int concurrency)
+      : log(recorder, worker, concurrency) {}
+  OpLog log;
+  std::string key;    // held now; empty when none
+  std::string token;
+  bool lost = false;  // the client said the hold's lock is lost
+
+  void OnEvent(const LockEvent& e) {
+    nlohmann::json value = {{"token", e.token}};
+    if (e.kind == LockEvent::Kind::kLost) {
+      log.Event(Outcome::kOk, std::string(kLockLostOp), e.key, std::move(value), e.error);
+      if (e.key == key && e.token == token) lost = true;
+      return;
+    }
+    if (e.outcome == Outcome::kOk) value["validity_ms"] = e.validity_ms;
+    log.Event(e.outcome, std::string(kRenewOp), e.key, std::move(value), e.error);
+  }
+};
+
 void MutexOptions::Declare(OptionSet& set) {
   set.Integer("keys", "--keys", &keys, 1, 1'000'000, "lock keys lock-0 ..")
       .Range("hold", "--hold", &hold, 0, 3'600'000,
@@ -33,11 +56,14 @@ void MutexOptions::Declare(OptionSet& set) {
       .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
              "ms a client waits after a failed acquire, MIN-MAX or N")
       .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
-               "lock lease (TTL) asked for on every acquire, ms");
+               "lock lease (TTL) asked for on every acquire, ms")
+      .Number("reentry", "--reentry", &reentry, 0, 1,
+              "probability a holder re-enters the lock it holds (reentrant clients)");
 }
 
 asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   const int n = ctx.options.concurrency;
+  std::vector<std::unique_ptr<WorkerState>> states;
   std::vector<std::unique_ptr<LockClient>> clients;
   clients.reserve(n);
   // Open connections keep the io_context running: close them on every path.
@@ -48,7 +74,10 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     }
   } close_all{clients};
   for (int i = 0; i < n; ++i) {
+    states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
     clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
+    clients.back()->SetEventSink(
+        [state = states.back().get()](LockEvent e) { state->OnEvent(e); });
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
@@ -60,18 +89,18 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
   const Clock::time_point start = ctx.Now();
   for (int i = 0; i < n; ++i) {
-    workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], start));
+    workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], *states[i], start));
   }
   co_return co_await workers.Wait();
 }
 
 asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client,
-                                            Clock::time_point start) {
+                                            WorkerState& state, Clock::time_point start) {
   const WorkloadOptions& o = ctx.options;
   const MutexOptions& m = options_;
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, m.keys - 1);
-  OpLog log(ctx.recorder, worker, o.concurrency);
+  OpLog& log = state.log;
   // --rate: worker w's attempts at start + w / rate + k * concurrency / rate.
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
 
@@ -98,18 +127,52 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
-    // A hold cut short by the deadline or an interrupt still releases.
+    // A hold cut short by the deadline or an interrupt still releases; one
+    // the client said is lost is over (no stall, no release).
+    state.key = key;
+    state.token = acquired.token;
+    state.lost = false;
     co_await StallIfAsked(ctx, log, client, key);
-    co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.hold)));
-    co_await StallIfAsked(ctx, log, client, key);
-    log.Invoke("release", key, {{"token", acquired.token}});
-    ReleaseResult released = co_await client.Release(key, acquired.token);
-    log.Complete(released.outcome, nullptr, released.error);
+    const int64_t hold_ms = Draw(rng, m.hold);
+    if (m.reentry > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.reentry) {
+      co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms / 2));
+      if (!state.lost) co_await ReEnter(ctx, log, client, key, hold_ms / 2);
+      co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms - hold_ms / 2));
+    } else {
+      co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms));
+    }
+    if (!state.lost) co_await StallIfAsked(ctx, log, client, key);
+    if (!state.lost) {
+      log.Invoke("release", key, {{"token", acquired.token}});
+      ReleaseResult released = co_await client.Release(key, acquired.token);
+      log.Complete(released.outcome, nullptr, released.error);
+    }
+    state.key.clear();
+    state.token.clear();
   }
   if (const auto counters = client.Counters(); !counters.empty()) {
     log.Invoke("client-stats", "", nullptr);
     log.Complete(Outcome::kOk, counters, "");
   }
+}
+
+asio::awaitable<void> MutexWorkload::ReEnter(WorkloadContext& ctx, OpLog& log,
+                                             LockClient& client, const std::string& key,
+                                             int64_t hold_ms) {
+  const int64_t lease_ms = options_.lease_ms;
+  log.Invoke("acquire", key, {{"lease_ms", lease_ms}, {"reentry", true}});
+  AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(lease_ms));
+  nlohmann::json value = {{"token", acquired.token}};
+  if (acquired.detail.is_object()) value.update(acquired.detail);
+  if (acquired.outcome == Outcome::kOk) value["validity_ms"] = acquired.validity_ms;
+  log.Complete(acquired.outcome, std::move(value), acquired.error, /*nested=*/true);
+  // Only a re-entry known to have happened is given back (Redisson's
+  // callers unlock only what lock() returned from).
+  if (acquired.outcome != Outcome::kOk) co_return;
+  co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms));
+  log.Invoke("release", key, {{"token", acquired.token}, {"reentry", true}});
+  ReleaseResult released = co_await client.Release(key, acquired.token);
+  log.Complete(released.outcome, nullptr, released.error, /*nested=*/true);
 }
 
 std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {

@@ -3,8 +3,10 @@
 // ended unknown (info) continues under a new process number (process +
 // concurrency), as in Jepsen: a process never issues another op after info.
 // Judged by the double-holder checker, owner-mutex linearizability and perf
-// stats. Runs on one io_context
-// thread; not thread-safe.
+// stats. Lock events a client reports while a worker holds a lock (renewals,
+// lock lost: LockClient::SetEventSink) are recorded as lone ops of that
+// worker's process; a holder told it lost its lock stops holding it (no
+// stall, no release). Runs on one io_context thread; not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -18,12 +20,16 @@ class OpLog;
 class LockClient;
 
 // The mutex workload's own options (config keys "keys", "hold", "backoff",
-// "lease_ms").
+// "lease_ms", "reentry").
 struct MutexOptions {
   int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
   MsRange hold{10, 100};            // time spent holding an acquired lock
   MsRange backoff{5, 50};           // pause after an acquire that failed
   int64_t lease_ms = 1000;          // lease asked for on every acquire
+  // Probability that a holder re-enters its lock (a nested acquire / release
+  // of the key it holds, "reentry": true in their invokes) halfway through
+  // its hold; 0 never (and draws nothing, so older seeds replay).
+  double reentry = 0;
 
   void Declare(OptionSet& set);
 };
@@ -41,9 +47,14 @@ class MutexWorkload : public Workload {
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
 
  private:
+  struct WorkerState;
   // `start`: when the workers were started, the origin of --rate's slots.
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
+                                      WorkerState& state,
                                       std::chrono::steady_clock::time_point start);
+  // A nested acquire and release of `key`, which the worker holds.
+  boost::asio::awaitable<void> ReEnter(WorkloadContext& ctx, OpLog& log, LockClient& client,
+                                       const std::string& key, int64_t hold_ms);
 
   const MutexOptions options_;
 };

@@ -171,7 +171,8 @@ TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
   EXPECT_EQ(options.value().backoff, (MsRange{3, 3}));
   EXPECT_EQ(options.value().lease_ms, 70);
   EXPECT_EQ(options.set().ToJson(),
-            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70}}));
+            nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70},
+                            {"reentry", 0.0}}));
   ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
   EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
@@ -591,6 +592,72 @@ TEST(MutexWorkloadTest, AnInterruptEndsTheWaitForARateSlot) {
   EXPECT_EQ(attempts.begin()->first, 0);
   ExpectEveryHoldReleased(out.history);
 }
+
+
+namespace events {
+
+TEST(MutexWorkloadEventsTest, LockEventsAreLoneOpsOfTheHolderAndALostHoldIsNotReleased) {
+  FakeLockService service;
+  service.state.lose_every = 3;
+  TestOptions options = Options();
+  options.hold = {5, 10};
+  Spec spec;
+  spec.stop_after = 500;
+  auto out = RunWorkload(service, options, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok()) << out.status.error();
+  EXPECT_GE(Count(out.history, "lock-lost", OpType::kOk), 3);
+  EXPECT_GE(Count(out.history, "renew", OpType::kOk), 3);
+  // Each lock-lost follows its process's ok acquire of the same token, and
+  // that process issues no release for it.
+  std::map<int64_t, std::string> held;  // process -> token of its open hold
+  for (const Op& op : out.history) {
+    if (op.f == "acquire" && op.type == OpType::kOk) held[op.process] = op.value["token"];
+    if (op.f == "lock-lost") {
+      ASSERT_EQ(held[op.process], op.value["token"]) << op.index;
+      held.erase(op.process);
+    }
+    if (op.f == "release" && op.type == OpType::kInvoke) {
+      EXPECT_EQ(held[op.process], op.value["token"]) << "released a lost hold at " << op.index;
+      held.erase(op.process);
+    }
+  }
+  EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
+}
+
+TEST(MutexWorkloadEventsTest, ReentriesAreNestedPairsInTheOuterHold) {
+  FakeLockService service;
+  service.state.reentrant = true;
+  TestOptions options = Options();
+  options.reentry = 0.5;
+  options.hold = {4, 10};
+  Spec spec;
+  spec.stop_after = 800;
+  auto out = RunWorkload(service, options, spec);
+  ASSERT_TRUE(out.finished);
+  int nested = 0;
+  std::map<int64_t, int> depth;       // process -> holds it is in
+  std::map<int64_t, const Op*> open;  // process -> its open invoke
+  for (const Op& op : out.history) {
+    if (op.type == OpType::kInvoke) {
+      open[op.process] = &op;
+      const bool reentry = op.value.is_object() && op.value.value("reentry", false);
+      if (op.f == "acquire") {
+        EXPECT_EQ(depth[op.process], reentry ? 1 : 0) << op.index;
+      }
+      if (op.f == "release") --depth[op.process];
+      continue;
+    }
+    if (op.f == "acquire" && op.type == OpType::kOk) {
+      ++depth[op.process];
+      nested += open[op.process]->value.value("reentry", false) ? 1 : 0;
+    }
+  }
+  EXPECT_GE(nested, 5);
+  EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
+}
+
+}  // namespace events
 
 }  // namespace
 }  // namespace locksmith

@@ -14,18 +14,39 @@ void OpLog::Invoke(const std::string& f, const std::string& key, nlohmann::json 
   recorder_.Record(std::move(op));
 }
 
-void OpLog::Complete(Outcome outcome, nlohmann::json value, const std::string& error) {
+namespace {
+
+OpType TypeOf(Outcome outcome) {
+  return outcome == Outcome::kOk     ? OpType::kOk
+         : outcome == Outcome::kFail ? OpType::kFail
+                                     : OpType::kInfo;
+}
+
+}  // namespace
+
+void OpLog::Complete(Outcome outcome, nlohmann::json value, const std::string& error,
+                     bool nested) {
   Op op;
   op.process = process_;
-  op.type = outcome == Outcome::kOk     ? OpType::kOk
-            : outcome == Outcome::kFail ? OpType::kFail
-                                        : OpType::kInfo;
+  op.type = TypeOf(outcome);
   op.f = f_;
   op.key = key_;
   op.value = std::move(value);
   op.error = error;
   recorder_.Record(std::move(op));
-  if (outcome == Outcome::kUnknown) process_ += stride_;
+  if (outcome == Outcome::kUnknown && !nested) process_ += stride_;
+}
+
+void OpLog::Event(Outcome outcome, const std::string& f, const std::string& key,
+                  nlohmann::json value, const std::string& error) {
+  Op op;
+  op.process = process_;
+  op.type = TypeOf(outcome);
+  op.f = f;
+  op.key = key;
+  op.value = std::move(value);
+  op.error = error;
+  recorder_.Record(std::move(op));
 }
 
 }  // namespace locksmith

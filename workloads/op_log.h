@@ -21,8 +21,16 @@ class OpLog {
 
   // Records the invoke of the op in flight.
   void Invoke(const std::string& f, const std::string& key, nlohmann::json value);
-  // Records its completion: ok, fail, or info for Outcome::kUnknown.
-  void Complete(Outcome outcome, nlohmann::json value, const std::string& error);
+  // Records its completion: ok, fail, or info for Outcome::kUnknown. A
+  // nested op (a re-entry inside the process's own hold, which the checkers
+  // judge by the outer hold) that ends info leaves the process as it is: the
+  // outer hold is still this process's to release.
+  void Complete(Outcome outcome, nlohmann::json value, const std::string& error,
+                bool nested = false);
+  // Records a lone op of the current process (no invoke; not the op in
+  // flight): a lock event the client reported while a lock is held.
+  void Event(Outcome outcome, const std::string& f, const std::string& key,
+             nlohmann::json value, const std::string& error);
 
   int64_t process() const { return process_; }
 

@@ -25,6 +25,7 @@ struct FakeLockState {
   struct Entry {
     std::string token;
     std::chrono::steady_clock::time_point expires;
+    int count = 1;  // holds of a reentrant lock
   };
   std::map<std::string, Entry> keys;
   std::function<std::chrono::steady_clock::time_point()> now = std::chrono::steady_clock::now;
@@ -36,11 +37,17 @@ struct FakeLockState {
   int connect_limit = -1;         // connects after this many fail (-1: none)
   int connects = 0;
   int open_clients = 0;           // connected and not yet closed
+  bool reentrant = false;         // an acquire by the holder re-enters (same token, count + 1)
+  // Every n-th ok acquire (n > 0): the client reports a renewal, then that
+  // the lock is lost (the key is dropped), as a watchdog would.
+  int lose_every = 0;
+  int ok_acquires = 0;
 };
 
 class FakeLockClient : public LockClient {
  public:
   FakeLockClient(FakeLockState& state, uint64_t seed) : state_(state), seed_(seed) {}
+  ~FakeLockClient() override { *alive_ = false; }
 
   boost::asio::awaitable<Status> Connect() override {
     if (state_.connect_limit >= 0 && state_.connects >= state_.connect_limit) {
@@ -61,13 +68,35 @@ class FakeLockClient : public LockClient {
     if (Unknown()) co_return r;
     const auto now = state_.now();
     auto it = state_.keys.find(key);
-    if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
+    const bool held = it != state_.keys.end() && it->second.expires > now;
+    if (state_.reentrant && held && held_.count(key) && held_[key] == it->second.token) {
+      ++it->second.count;
+      it->second.expires = now + lease;
+      r.token = it->second.token;
+      r.outcome = Outcome::kOk;
+      r.validity_ms = lease.count();
+      co_return r;
+    }
+    if (!state_.grant_everything && held) {
       r.outcome = Outcome::kFail;
       co_return r;
     }
     state_.keys[key] = {r.token, now + lease};
+    held_[key] = r.token;
     r.outcome = Outcome::kOk;
     r.validity_ms = lease.count();
+    if (state_.lose_every > 0 && ++state_.ok_acquires % state_.lose_every == 0 && sink_) {
+      // Named locals, not temporaries in a co_await expression (GCC 12
+      // destroys such a lambda's captures twice).
+      auto executor = co_await boost::asio::this_coro::executor;
+      std::function<void()> report = [this, alive = alive_, key, token = r.token, lease] {
+        if (!*alive || !sink_) return;  // closed or gone meanwhile
+        sink_(LockEvent{LockEvent::Kind::kRenewed, key, token, Outcome::kOk, lease.count(), ""});
+        state_.keys.erase(key);
+        sink_(LockEvent{LockEvent::Kind::kLost, key, token, Outcome::kOk, 0, "renewal: gone"});
+      };
+      boost::asio::post(executor, std::move(report));
+    }
     co_return r;
   }
 
@@ -79,7 +108,7 @@ class FakeLockClient : public LockClient {
     auto it = state_.keys.find(key);
     const bool ours = it != state_.keys.end() && it->second.token == token &&
                       it->second.expires > state_.now();
-    if (ours) state_.keys.erase(it);
+    if (ours && --it->second.count <= 0) state_.keys.erase(it);
     r.outcome = ours ? Outcome::kOk : Outcome::kFail;
     co_return r;
   }
@@ -87,7 +116,9 @@ class FakeLockClient : public LockClient {
   void Close() override {
     if (open_) --state_.open_clients;
     open_ = false;
+    sink_ = nullptr;
   }
+  void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
 
  private:
   // Every call suspends once, as a network round trip would.
@@ -103,6 +134,9 @@ class FakeLockClient : public LockClient {
   uint64_t seed_;
   int acquisitions_ = 0;
   bool open_ = false;
+  LockEventSink sink_;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::map<std::string, std::string> held_;  // key -> the token this client last got
 };
 
 class FakeLockService : public LockService {
