@@ -17,7 +17,7 @@ const std::vector<BackendEntry>& Backends() {
   static const std::vector<BackendEntry> kBackends = {
       {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService, {"redis"}},
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
-       ZkRecipeNames()},
+       ZkRecipeNames(), ZkSharedRecipeNames()},
       {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
       {"redis-sentinel", SentinelHosts, MakeOptions<SentinelServiceOptions>, MakeSentinelService,
        {"redis"}},
@@ -51,6 +51,25 @@ Result<std::string> ResolveClient(const std::string& backend, const std::string&
                  JoinNames(clients)};
   }
   return client;
+}
+
+Status CheckSharedClient(const std::string& backend, const std::string& client,
+                         const std::string& why) {
+  auto resolved = ResolveClient(backend, client);
+  if (!resolved) return Error{resolved.error()};
+  const auto& shared = (*FindBackend(backend))->shared_clients;
+  if (std::find(shared.begin(), shared.end(), *resolved) != shared.end()) return OkStatus();
+  std::string offer = "backend " + backend + " has none";
+  if (!shared.empty()) offer = "on backend " + backend + ": --client " + JoinNames(shared);
+  std::string any;
+  for (const auto& e : Backends()) {
+    for (const auto& c : e.shared_clients) {
+      any += (any.empty() ? "" : ", ") + c + " (" + e.name + ")";
+    }
+  }
+  if (shared.empty() && !any.empty()) offer += "; clients that have them: " + any;
+  return Error{why + " takes shared (read) locks, which client " + *resolved + " does not have (" +
+               offer + ")"};
 }
 
 std::vector<std::string> AllClientNames() {

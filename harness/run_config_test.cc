@@ -319,6 +319,19 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
 }
 
+TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-rw"}, {"read_fraction", 0.5}}),
+            "");
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-fair"}, {"read_fraction", 0.5}}),
+            "--read-fraction 0.5 takes shared (read) locks, which client zk-fair does not have "
+            "(on backend zookeeper: --client zk-rw)");
+  EXPECT_EQ(ErrorOfJson({{"read_fraction", 0.25}}),
+            "--read-fraction 0.25 takes shared (read) locks, which client redis does not have "
+            "(backend redis has none; clients that have them: zk-rw (zookeeper))");
+  // Without readers every client will do.
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-fair"}}), "");
+}
+
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {
   RunConfig c;
   EXPECT_EQ(c.ResolvedTestName(), "redis-mutex");

@@ -2,7 +2,8 @@
 // its leader as the primary, zk-fair and zk-naive grant no unsafe lock with
 // no faults, under kills of the leader and under server pauses, a holder
 // stalled past its session timeout makes expired-lease double holders
-// (Curator's tech note 10), and nothing of a run is left behind.
+// (Curator's tech note 10), zk-rw's readers share the lock and its writers
+// never overlap anyone, and nothing of a run is left behind.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -117,6 +118,54 @@ TEST(ZookeeperIntegrationTest, AHolderStalledPastItsSessionMakesExpiredLeaseDoub
   bool lost = false;
   for (const Op& op : f.history) lost |= op.error.find("lock lost") != std::string::npos;
   EXPECT_TRUE(lost);
+}
+
+// zk-rw: readers (70% of acquires) on one lock, holding long enough to meet.
+std::vector<std::string> ReadersAndWriters(std::vector<std::string> more = {}) {
+  std::vector<std::string> flags = {"--client", "zk-rw", "--read-fraction", "0.7", "--keys", "1",
+                                    "--concurrency", "8", "--hold", "20-60"};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return flags;
+}
+
+const nlohmann::json& RwStats(const Finished& f) {
+  return f.results["stats"]["rw-lock"]["stats"];
+}
+
+TEST(ZookeeperIntegrationTest, ZkRwReadersShareAndNoWriterOverlapsAnyone) {
+  Finished f = RunZookeeper(ReadersAndWriters());
+  ASSERT_EQ(f.code, 0) << f.out << f.results["anomalies"].dump();
+  const auto& rw = RwStats(f);
+  std::cout << "zk-rw, no faults: " << rw.dump() << "\n";
+  EXPECT_GT(rw["reader_overlaps"].get<int>(), 0) << "the lock must not be secretly exclusive";
+  EXPECT_GT(rw["write_holds"].get<int>(), 10);
+  EXPECT_GT(rw["read_holds"].get<int>(), 10);
+  EXPECT_EQ(rw["double_holders"], 0);
+  EXPECT_EQ(f.results["stats"]["linearizable-rw-lock"]["valid"], true)
+      << f.results["stats"].dump();
+  // Every acquire says its mode; every ok one carries its node's czxid.
+  for (const Op& op : f.history) {
+    if (op.f == "acquire" && op.type == OpType::kInvoke) {
+      ASSERT_TRUE(op.value.contains("mode")) << op.value.dump();
+    }
+    if (op.f == "acquire" && op.type == OpType::kOk) {
+      ASSERT_TRUE(op.value.contains("fence")) << op.value.dump();
+    }
+  }
+}
+
+TEST(ZookeeperIntegrationTest, ZkRwUnderLeaderKillsAndPartitionsGrantsNoUnsafeLock) {
+  const std::vector<std::vector<std::string>> faults = {
+      {"--nemesis", "kill", "--kill-target", "primary", "--nemesis-interval", "3"},
+      {"--nemesis", "partition", "--nemesis-interval", "3"}};
+  for (const auto& fault : faults) {
+    Finished f = RunZookeeper(ReadersAndWriters(fault));
+    EXPECT_EQ(f.code, 0) << fault[1] << "\n" << f.out << f.results["anomalies"].dump();
+    EXPECT_EQ(RwStats(f)["double_holders"], 0) << fault[1];
+    std::cout << "zk-rw, " << fault[1] << ": " << RwStats(f).dump() << "\n";
+    const std::string begin = fault[1] == "kill" ? "kill" : "partition";
+    EXPECT_FALSE(FaultsDone(f.history, begin).empty()) << fault[1];
+  }
 }
 
 // Watch notifications per ok release, from results.json's client-stats.

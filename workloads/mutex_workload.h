@@ -3,7 +3,12 @@
 // ended unknown (info) continues under a new process number (process +
 // concurrency), as in Jepsen: a process never issues another op after info.
 // Judged by the double-holder checker, owner-mutex linearizability and perf
-// stats. Runs on one io_context
+// stats. With --read-fraction F > 0 it exercises a read-write lock: each
+// acquire is shared (a reader, LockClient::AcquireShared) with probability F,
+// exclusive otherwise, and says which in its value ("mode": "read" or
+// "write", also on the release); the rw-lock checker (readers may overlap,
+// a writer overlaps nobody) and rw-lock linearizability judge it instead.
+// Runs on one io_context
 // thread; not thread-safe.
 #pragma once
 
@@ -24,6 +29,7 @@ struct MutexOptions {
   MsRange hold{10, 100};            // time spent holding an acquired lock
   MsRange backoff{5, 50};           // pause after an acquire that failed
   int64_t lease_ms = 1000;          // lease asked for on every acquire
+  double read_fraction = 0;         // share of acquires that are shared (read)
 
   void Declare(OptionSet& set);
 };
@@ -39,6 +45,7 @@ class MutexWorkload : public Workload {
     return std::chrono::milliseconds(options_.lease_ms);
   }
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
+  std::string SharedAcquiresBy() const override;
 
  private:
   // `start`: when the workers were started, the origin of --rate's slots.

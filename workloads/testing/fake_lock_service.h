@@ -36,6 +36,18 @@ struct FakeLockState {
   int connect_limit = -1;         // connects after this many fail (-1: none)
   int connects = 0;
   int open_clients = 0;           // connected and not yet closed
+  // Read-write locks: clients take shared acquires (SupportsShared); key ->
+  // reader token -> its lease's end. A shared acquire fails while a writer
+  // holds the key, an exclusive one while a reader does.
+  bool shared_locks = false;
+  std::map<std::string, std::map<std::string, std::chrono::steady_clock::time_point>> readers;
+
+  // Drops expired readers of `key`; true when some reader is left.
+  bool HasReaders(const std::string& key) {
+    auto& of = readers[key];
+    std::erase_if(of, [this](const auto& r) { return r.second <= now(); });
+    return !of.empty();
+  }
 };
 
 class FakeLockClient : public LockClient {
@@ -61,11 +73,32 @@ class FakeLockClient : public LockClient {
     if (Unknown()) co_return r;
     const auto now = state_.now();
     auto it = state_.keys.find(key);
-    if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
+    if (!state_.grant_everything &&
+        ((it != state_.keys.end() && it->second.expires > now) || state_.HasReaders(key))) {
       r.outcome = Outcome::kFail;
       co_return r;
     }
     state_.keys[key] = {r.token, now + lease};
+    r.outcome = Outcome::kOk;
+    r.validity_ms = lease.count();
+    co_return r;
+  }
+
+  bool SupportsShared() const override { return state_.shared_locks; }
+  boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
+                                                      std::chrono::milliseconds lease) override {
+    if (!state_.shared_locks) co_return co_await LockClient::AcquireShared(key, lease);
+    co_await Yield();
+    AcquireResult r;
+    r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
+    if (Unknown()) co_return r;
+    const auto now = state_.now();
+    auto it = state_.keys.find(key);
+    if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
+      r.outcome = Outcome::kFail;
+      co_return r;
+    }
+    state_.readers[key][r.token] = now + lease;
     r.outcome = Outcome::kOk;
     r.validity_ms = lease.count();
     co_return r;
@@ -76,6 +109,10 @@ class FakeLockClient : public LockClient {
     co_await Yield();
     ReleaseResult r;
     if (Unknown()) co_return r;
+    if (state_.HasReaders(key) && state_.readers[key].erase(token) > 0) {
+      r.outcome = Outcome::kOk;
+      co_return r;
+    }
     auto it = state_.keys.find(key);
     const bool ours = it != state_.keys.end() && it->second.token == token &&
                       it->second.expires > state_.now();
