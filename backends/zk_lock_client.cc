@@ -376,6 +376,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
       co_return ok;
     }
     const std::string predecessor = parent + "/" + sorted[static_cast<size_t>(blocker)];
+    const int64_t seen = session_.event_count();
     ZkReply watched = co_await session_.Exists(predecessor, true, deadline);
     if (watched.rc == ZNONODE) continue;
     if (watched.rc != ZOK) {
@@ -383,7 +384,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
                                      "watching " + predecessor + ": " + ZkErrorText(watched.rc));
       co_return co_await GiveUp(r, parent, guid, node);
     }
-    co_await session_.WaitForEvent(deadline);
+    co_await session_.WaitForEvent(deadline, seen);
     if (Clock::now() >= deadline) {
       const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
       co_return co_await GiveUp(r, parent, guid, node);
@@ -414,6 +415,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
     if (made.rc == ZOK) {
       ours = made.stat.value_or(ZkStat{});
     } else if (made.rc == ZNODEEXISTS) {
+      const int64_t seen = session_.event_count();
       ZkReply e = co_await session_.Exists(node, true, deadline);
       if (e.rc == ZNONODE) continue;
       if (e.rc != ZOK || !e.stat) {
@@ -425,7 +427,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
       if (e.stat->ephemeral_owner == session_.session_id()) {
         ours = e.stat;  // our earlier create, whose reply was lost
       } else {
-        co_await session_.WaitForEvent(deadline);
+        co_await session_.WaitForEvent(deadline, seen);
         continue;
       }
     } else if (ZkDefinitelyNotApplied(made.rc)) {

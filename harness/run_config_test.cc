@@ -295,6 +295,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now["restart_delay_ms"] = 100;
   EXPECT_EQ(now["client"], "");  // a key added since: its default, the backend's own client
   now.erase("client");
+  EXPECT_EQ(now["read_fraction"], 0.0);  // likewise: no readers
+  now.erase("read_fraction");
   EXPECT_EQ(now, old);
 }
 
