@@ -86,6 +86,9 @@ class HasPrimary {
   // The name of the node that leads now; an error when none does (mid
   // failover) or the service cannot tell.
   virtual Result<std::string> Primary() = 0;
+  // Whether another node takes over when the primary is gone (a replica
+  // promoted, a leader elected); false where the primary never changes.
+  virtual bool Promotes() const { return true; }
 };
 
 // A service whose nodes read their wall clock through the clock shim of

@@ -97,6 +97,7 @@ class RedisService : public LockService,
   // Without replication the primary never changes; with several
   // independent masters none leads (an error).
   Result<std::string> Primary() override;
+  bool Promotes() const override { return false; }
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.
   Result<int64_t> WallClockNs(const std::string& node) override;

@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "checker/availability.h"
 #include "checker/history_file.h"
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
@@ -49,7 +50,11 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   std::vector<SkippedLine> skipped;
   auto history = LoadHistoryFile(history_file, "jsonl", &skipped);
   if (!history) return Error{history.error()};
-  CompositeChecker checker((*workload)->Checkers());
+  // Every workload's own checkers, and how available the lock was with
+  // faults in force and without (whatever the workload).
+  auto checkers = (*workload)->Checkers();
+  checkers.push_back(std::make_unique<AvailabilityChecker>());
+  CompositeChecker checker(std::move(checkers));
   CheckResult result = checker.Check(*history);
   // A run in which nothing succeeded proves nothing: never call it valid
   // (the rule `check FILE` applies too).
@@ -124,10 +129,11 @@ Status RunTask(boost::asio::io_context& io, WorkloadContext& ctx, const std::str
 // next; however the innermost one leaves (return or exception), the guards
 // unwind in reverse: nemesis healed, history closed, servers stopped,
 // cluster torn down. What the judge needs goes into `facts`. One run, on
-// the run's thread.
+// the run's thread. The config is the run's own copy: `--nemesis all` may
+// leave families out of it once the service is known.
 class ServerPhases {
  public:
-  ServerPhases(const RunConfig& config, const RunStore& store, RunLog& log,
+  ServerPhases(RunConfig& config, const RunStore& store, RunLog& log,
                Interruption& interruption, SignalWatcher& signals, const RunModules& modules,
                ServerPhaseFacts& facts)
       : config_(config),
@@ -205,6 +211,15 @@ class ServerPhases {
     WithClientsAndNemesis(**service);
   }
 
+  // `--nemesis all` means every family this run's backend and hosts can
+  // take: the others are left out, each with its reason in the log.
+  void LeaveOutUnfitNemeses(const NemesisContext& context) {
+    for (const UnfitFamily& unfit : UnfitFamilies(config_.ChosenNemeses(), context)) {
+      log_.Info("--nemesis all: leaves out " + unfit.name + ": " + unfit.reason);
+      config_.DropNemesis(unfit.name);
+    }
+  }
+
   void WithClientsAndNemesis(LockService& service) {
     auto workload = modules_.make_workload(config_);
     if (!workload) return Fail(kExitBadInput, workload.error());
@@ -215,6 +230,7 @@ class ServerPhases {
                                  (*workload)->LongestLease(),
                                  cluster_,
                                  config_.concurrency};
+    if (config_.nemesis_all) LeaveOutUnfitNemeses(context);
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
     facts_.zero = Clock::now();
@@ -300,7 +316,7 @@ class ServerPhases {
     if (!status) Fail(kExitRunFailed, status.error());
   }
 
-  const RunConfig& config_;
+  RunConfig& config_;
   const RunStore& store_;
   RunLog& log_;
   Interruption& interruption_;

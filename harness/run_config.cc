@@ -237,7 +237,12 @@ Status RunConfig::SelectModules() {
   if (preset && nemesis.size() > 1) {
     return Error{"--nemesis all and none stand alone, not in a list of families"};
   }
-  if (preset) nemesis = nemesis[0] == "all" ? NemesisNames() : std::vector<std::string>{};
+  if (preset) {
+    nemesis_all = nemesis[0] == "all";
+    nemesis = nemesis_all ? NemesisNames() : std::vector<std::string>{};
+  } else if (nemesis != NemesisNames()) {
+    nemesis_all = false;  // a later layer chose families of its own
+  }
   // Scripted steps bring their families along; a bad step is Validate's to
   // report.
   if (!steps.is_null()) {
@@ -293,6 +298,7 @@ std::string RunConfig::ResolvedTestName() const {
   if (!test_name.empty()) return test_name;
   std::string name = backend + "-" + workload;
   if (!client.empty() && client != backend) name = backend + "-" + client + "-" + workload;
+  if (nemesis_all) return name + "-all";
   for (const auto& n : nemesis) name += "-" + n;
   return name;
 }
@@ -303,6 +309,15 @@ std::vector<ChosenFamily> RunConfig::ChosenNemeses() const {
     if (options) chosen.push_back({options.module(), &*options});
   }
   return chosen;
+}
+
+void RunConfig::DropNemesis(const std::string& name) {
+  for (size_t i = 0; i < nemesis.size(); ++i) {
+    if (nemesis[i] != name) continue;
+    nemesis.erase(nemesis.begin() + static_cast<std::ptrdiff_t>(i));
+    nemesis_options.erase(nemesis_options.begin() + static_cast<std::ptrdiff_t>(i));
+    return;
+  }
 }
 
 std::vector<std::string> RunConfig::UnusedKeyWarnings() const {
@@ -320,6 +335,7 @@ nlohmann::json RunConfig::ToJson() const {
   OptionSet common;
   self.Declare(common);
   nlohmann::json j = common.ToJson();
+  if (nemesis_all) j["nemesis"] = {"all"};
   j["test_name"] = ResolvedTestName();
   j["seed"] = seed ? nlohmann::json(*seed) : nlohmann::json(nullptr);
   for (const OwnedOptions* options : {&backend_options, &workload_options}) {

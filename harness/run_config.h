@@ -52,6 +52,10 @@ struct RunConfig {
   double time_limit_s = 30;
   std::optional<uint64_t> seed;      // unset: drawn at random, then logged
   std::vector<std::string> nemesis;  // fault families, e.g. {"kill"}
+  // `nemesis` came from the preset "all": the run leaves out the families
+  // that do not fit its backend (LeaveOutUnfitNemeses), and config.json
+  // says "all" so a rerun on another backend chooses again.
+  bool nemesis_all = false;
   double nemesis_interval_s = 10;
   int64_t client_timeout_ms = 500;   // deadline of every client call
   bool loopback = false;             // never use namespaces, even as root
@@ -87,6 +91,8 @@ struct RunConfig {
   std::string ResolvedTestName() const;
   // The chosen nemesis families with their options, for the registry.
   std::vector<ChosenFamily> ChosenNemeses() const;
+  // Drops the family `name` and its options (the run found it unfit).
+  void DropNemesis(const std::string& name);
   // One warning per key a config file gave for a module this run does not
   // use ("restart_delay_ms applies to nemesis kill, which this run does not
   // use: ignored").

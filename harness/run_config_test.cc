@@ -345,5 +345,38 @@ TEST(RunConfigTest, TestNameDerivesFromTheRun) {
   EXPECT_EQ(c.ResolvedTestName(), "mine");
 }
 
+TEST(RunConfigTest, NemesisAllChoosesEveryFamilyAndStaysAllInConfigJson) {
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "all"}}, c).ok());
+  EXPECT_TRUE(c.nemesis_all);
+  EXPECT_EQ(c.nemesis, NemesisNames());
+  EXPECT_EQ(c.nemesis_options.size(), NemesisNames().size());
+  EXPECT_EQ(c.ResolvedTestName(), "redis-mutex-all");
+  const nlohmann::json j = c.ToJson();
+  EXPECT_EQ(j["nemesis"], nlohmann::json::array({"all"}));
+
+  // A rerun from config.json chooses again; a later layer's list wins.
+  RunConfig again;
+  ASSERT_TRUE(MergeRunConfigJson(j, again).ok());
+  EXPECT_TRUE(again.nemesis_all);
+  EXPECT_EQ(again.nemesis, NemesisNames());
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "kill"}}, again).ok());
+  EXPECT_FALSE(again.nemesis_all);
+  EXPECT_EQ(again.ToJson()["nemesis"], nlohmann::json::array({"kill"}));
+}
+
+TEST(RunConfigTest, DropNemesisRemovesTheFamilyWithItsOptions) {
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "kill,pause"}, {"restart_delay_ms", 70}}, c).ok());
+  c.DropNemesis("pause");
+  EXPECT_EQ(c.nemesis, std::vector<std::string>{"kill"});
+  ASSERT_EQ(c.ChosenNemeses().size(), 1u);
+  EXPECT_EQ(c.ChosenNemeses()[0].name, "kill");
+  EXPECT_EQ(OptionsAs<KillOptions>(*c.ChosenNemeses()[0].options).restart_delay_ms, 70);
+  EXPECT_TRUE(ValidateRunConfig(c).ok());
+  c.DropNemesis("meteor");  // not chosen: nothing changes
+  EXPECT_EQ(c.nemesis, std::vector<std::string>{"kill"});
+}
+
 }  // namespace
 }  // namespace locksmith

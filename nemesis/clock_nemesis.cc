@@ -55,12 +55,15 @@ void ClockOptions::Declare(OptionSet& set) {
               "ms a clock op waits for the node's clock (Redis TIME) to show the change");
 }
 
+std::string ClocklessReason(LockService& service) {
+  if (Capability<HasClocks>(service) != nullptr) return "";
+  return "backend " + service.Backend() + " cannot show its nodes' clocks";
+}
+
 Result<std::unique_ptr<Nemesis>> MakeClockNemesis(const ClockOptions& options,
                                                   LockService& service) {
+  if (std::string why = ClocklessReason(service); !why.empty()) return Error{why};
   auto* clocks = Capability<HasClocks>(service);
-  if (clocks == nullptr) {
-    return Error{"backend " + service.Backend() + " cannot show its nodes' clocks"};
-  }
   const std::vector<std::string> nodes = service.Nodes();
   for (const auto& node : nodes) {
     Host* host = clocks->NodeHost(node);

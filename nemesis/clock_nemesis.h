@@ -50,6 +50,10 @@ struct ClockOptions {
 
 std::vector<std::string> ClockModes();
 
+// Why the clock nemesis cannot run on `service` (no HasClocks); empty when it
+// can.
+std::string ClocklessReason(LockService& service);
+
 // The clock nemesis on `service`, over all its nodes. An error when the
 // backend cannot show its clocks (no HasClocks) or a node's host does not
 // have the shim installed (ClockController::Install before Start()).

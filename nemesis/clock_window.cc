@@ -26,6 +26,10 @@ std::vector<ScheduledFault> ClockWindow(const ClockOptions& options, int64_t sta
           {stop, {"clock-reset", nlohmann::json::object()}, ends}};
 }
 
+std::string ClockUnfit(const ModuleOptions&, const NemesisContext& context) {
+  return ClocklessReason(context.service);
+}
+
 Result<std::unique_ptr<Nemesis>> MakeClockNemesisOf(const ModuleOptions& options,
                                                     const NemesisContext& context) {
   return MakeClockNemesis(OptionsAs<ClockOptions>(options), context.service);

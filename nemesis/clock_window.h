@@ -24,6 +24,7 @@ std::vector<ScheduledFault> ClockWindow(const ClockOptions& options, int64_t sta
 // window, and the shim on every host before the servers start.
 Result<std::unique_ptr<Nemesis>> MakeClockNemesisOf(const ModuleOptions& options,
                                                     const NemesisContext& context);
+std::string ClockUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps ClockWindowOf(const ModuleOptions& options);
 Status InstallClockShims(const ModuleOptions& options, Cluster& cluster);
 

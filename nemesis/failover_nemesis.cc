@@ -2,11 +2,24 @@
 
 #include <thread>
 
+#include "nemesis/partition_nemesis.h"
+
 namespace locksmith {
 
 void FailoverOptions::Declare(OptionSet& set) {
-  set.Choice("failover_mode", "--failover-mode", &mode, {"kill", "pause"},
-             "what a failover does to the current master until a replica is promoted");
+  set.Choice("failover_mode", "--failover-mode", &mode, {"kill", "pause", "isolate"},
+             "what a failover does to the current master until a replica is promoted: kill, "
+             "pause, or isolate (its host cut off the other hosts)");
+  set.Text("failover_clients", "--failover-clients", &clients, 256,
+           "under --failover-mode isolate, the clients left on the old master's side: none "
+           "(every client reaches every host), one, half, all, or worker indices 0,3");
+  set.Require([this]() -> Status {
+    if (clients == "none") return OkStatus();
+    if (auto parsed = ResolveClients(clients, 5000, 0); !parsed) {
+      return Error{"--failover-clients: " + parsed.error()};
+    }
+    return OkStatus();
+  });
   set.Integer("failover_ms", "--failover-ms", &failover_ms, int64_t{1}, int64_t{3'600'000},
               "ms from a failover's start to its heal (later if the promotion is later)");
   set.Integer("failover_promote_wait_ms", "--failover-promote-wait", &promote_wait_ms,
@@ -15,24 +28,49 @@ void FailoverOptions::Declare(OptionSet& set) {
 }
 
 WindowOps FailoverWindow(const FailoverOptions& options) {
-  return TimedWindow({"failover", {{"mode", options.mode}}}, {"failover-heal", nullptr},
+  nlohmann::json value{{"mode", options.mode}};
+  if (options.mode == "isolate" && options.clients != "none") value["clients"] = options.clients;
+  return TimedWindow({"failover", std::move(value)}, {"failover-heal", nullptr},
                      options.failover_ms);
+}
+
+std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& context) {
+  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  auto* primary = Capability<HasPrimary>(context.service);
+  const std::string backend = "backend " + context.service.Backend();
+  if (primary == nullptr || !primary->Promotes()) {
+    return backend + " has no replica or peer to take over from its primary";
+  }
+  if ((o.mode == "kill" && Capability<Killable>(context.service) == nullptr) ||
+      (o.mode == "pause" && Capability<Pausable>(context.service) == nullptr)) {
+    return backend + " cannot " + o.mode + " nodes";
+  }
+  if (o.mode == "isolate") {
+    if (std::string why = PartitionUnfit(options, context); !why.empty()) {
+      return "--failover-mode isolate: " + why;
+    }
+  }
+  return "";
 }
 
 Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
                                                      const NemesisContext& context) {
-  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  if (std::string why = FailoverUnfit(options, context); !why.empty()) return Error{why};
   auto* primary = Capability<HasPrimary>(context.service);
   auto* killable = Capability<Killable>(context.service);
   auto* pausable = Capability<Pausable>(context.service);
-  if (primary == nullptr) {
-    return Error{"backend " + context.service.Backend() + " has no primary to fail over"};
-  }
-  if ((o.mode == "kill" && killable == nullptr) || (o.mode == "pause" && pausable == nullptr)) {
-    return Error{"backend " + context.service.Backend() + " cannot " + o.mode + " nodes"};
+  const FailoverOptions& o = OptionsAs<FailoverOptions>(options);
+  // Isolation cuts the network where the hosts have networks of their own;
+  // scripted steps may ask for it whatever the configured mode.
+  std::unique_ptr<Nemesis> isolator;
+  if (PartitionUnfit(options, context).empty()) {
+    auto made = NewPartitionNemesis(context, "fail");
+    if (!made) return Error{made.error()};
+    isolator = std::move(*made);
   }
   return std::unique_ptr<Nemesis>(new FailoverNemesis(
-      *primary, killable, pausable, std::chrono::milliseconds(o.promote_wait_ms)));
+      *primary, killable, pausable, std::move(isolator),
+      std::chrono::milliseconds(o.promote_wait_ms)));
 }
 
 WindowOps FailoverWindowOf(const ModuleOptions& options) {
@@ -40,11 +78,13 @@ WindowOps FailoverWindowOf(const ModuleOptions& options) {
 }
 
 FailoverNemesis::FailoverNemesis(HasPrimary& primary, Killable* killable, Pausable* pausable,
+                                 std::unique_ptr<Nemesis> isolator,
                                  std::chrono::milliseconds promote_wait,
                                  std::chrono::milliseconds poll)
     : primary_(primary),
       killable_(killable),
       pausable_(pausable),
+      isolator_(std::move(isolator)),
       promote_wait_(promote_wait),
       poll_(poll) {}
 
@@ -62,10 +102,20 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
   }
   auto leader = primary_.Primary();
   if (!leader) return {false, {{"mode", mode}}, "no master to fail over: " + leader.error()};
-  Status done = Error{"mode " + mode + " is not kill or pause"};
+  Status done = Error{"mode " + mode + " is not kill, pause or isolate"};
+  nlohmann::json value{{"mode", mode}, {"old", *leader}, {"new", nullptr}};
   if (mode == "kill" && killable_ != nullptr) done = killable_->KillNode(*leader);
   if (mode == "pause" && pausable_ != nullptr) done = pausable_->PauseNode(*leader);
-  nlohmann::json value{{"mode", mode}, {"old", *leader}, {"new", nullptr}};
+  if (mode == "isolate") {
+    done = Error{"isolate needs hosts with networks of their own"};
+    if (isolator_ != nullptr) {
+      nlohmann::json cut{{"shape", "isolate"}, {"target", *leader}};
+      if (op.value.is_object() && op.value.contains("clients")) cut["clients"] = op.value["clients"];
+      FaultResult r = isolator_->Invoke({"partition", std::move(cut)});
+      done = r.ok ? OkStatus() : Status(Error{r.error});
+      if (r.value.is_object() && r.value.contains("grudge")) value["grudge"] = r.value["grudge"];
+    }
+  }
   if (!done) return {false, value, done.error()};
   old_ = *leader;
   mode_ = mode;
@@ -88,7 +138,13 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
 
 FaultResult FailoverNemesis::Heal() {
   if (!old_) return {true, nullptr, "no failover in force"};
-  Status s = mode_ == "kill" ? killable_->StartNode(*old_) : pausable_->ResumeNode(*old_);
+  Status s = OkStatus();
+  if (mode_ == "kill") s = killable_->StartNode(*old_);
+  if (mode_ == "pause") s = pausable_->ResumeNode(*old_);
+  if (mode_ == "isolate") {
+    FaultResult r = isolator_->Invoke({"heal", nullptr});
+    if (!r.ok) s = Error{r.error};
+  }
   nlohmann::json value{{"mode", mode_}, {"old", *old_}};
   auto leader = primary_.Primary();
   value["new"] = leader ? nlohmann::json(*leader) : nlohmann::json(nullptr);
@@ -98,10 +154,16 @@ FaultResult FailoverNemesis::Heal() {
 }
 
 std::vector<HealFailure> FailoverNemesis::Teardown() {
-  if (!old_) return {};
-  FaultResult r = Heal();
-  if (r.ok) return {};
-  return {{"failover-heal", r.value, r.error}};
+  std::vector<HealFailure> failures;
+  if (old_) {
+    FaultResult r = Heal();
+    if (!r.ok) failures.push_back({"failover-heal", r.value, r.error});
+  }
+  // The isolator's chain, also after an isolation that failed half-way.
+  if (isolator_ != nullptr) {
+    for (HealFailure& f : isolator_->Teardown()) failures.push_back(std::move(f));
+  }
+  return failures;
 }
 
 }  // namespace locksmith

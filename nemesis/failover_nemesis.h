@@ -1,13 +1,15 @@
 // FailoverNemesis (family `failover`): takes the current master out until
 // the service promotes another node, then heals. "failover" {"mode": "kill"
-// | "pause"} asks the service who leads (HasPrimary), SIGKILLs or SIGSTOPs
-// that node, and waits (up to `promote_wait`) until the service names a new
-// leader; its completion value names the old and the new master and how
-// long the promotion took. "failover-heal" starts again (kill) or resumes
-// (pause) the old master -- the sentinels make it a replica of the new one --
-// and names both again. A failover whose promotion never came is still
-// healed. (Isolating the master by partition belongs with the partition
-// family.)
+// | "pause" | "isolate"} asks the service who leads (HasPrimary), SIGKILLs
+// or SIGSTOPs that node, or cuts its host off the other hosts (isolate: the
+// partition family's isolate shape, in a chain of its own; "clients" in the
+// value keeps those clients on the old master's side), and waits (up to
+// `promote_wait`) until the service names a new leader; its completion
+// value names the old and the new master, how long the promotion took, and
+// for isolate the grudge. "failover-heal" starts again (kill), resumes
+// (pause) or reconnects (isolate) the old master -- the sentinels make it a
+// replica of the new one -- and names both again. A failover whose
+// promotion never came is still healed.
 //
 // Used from the nemesis thread; Teardown afterwards from the run thread.
 #pragma once
@@ -26,7 +28,8 @@
 namespace locksmith {
 
 struct FailoverOptions {
-  std::string mode = "kill";       // kill | pause: what is done to the master
+  std::string mode = "kill";       // kill | pause | isolate: what is done to the master
+  std::string clients = "none";    // isolate: the clients left on the old master's side
   int64_t failover_ms = 8000;      // fault to heal, at least until the promotion
   int64_t promote_wait_ms = 20000;  // how long the fault waits for a new master
 
@@ -35,18 +38,21 @@ struct FailoverOptions {
 
 WindowOps FailoverWindow(const FailoverOptions& options);
 
-// The registry's hooks: an error when the backend has no primary to find,
-// or cannot kill / pause nodes.
+// The registry's hooks: unfit (and an error to make) when the backend has no
+// primary that another node takes over from (single Redis, Redlock's
+// independent masters), or cannot kill / pause nodes as the mode asks.
 Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& options,
                                                      const NemesisContext& context);
+std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps FailoverWindowOf(const ModuleOptions& options);
 
 class FailoverNemesis : public Nemesis {
  public:
-  // `killable` / `pausable` may be null when the service lacks them (the
-  // mode that needs one then fails its op).
+  // `killable` / `pausable` / `isolator` (a partition nemesis) may be null
+  // when the service or hosts lack them (the mode that needs one then fails
+  // its op).
   FailoverNemesis(HasPrimary& primary, Killable* killable, Pausable* pausable,
-                  std::chrono::milliseconds promote_wait,
+                  std::unique_ptr<Nemesis> isolator, std::chrono::milliseconds promote_wait,
                   std::chrono::milliseconds poll = std::chrono::milliseconds(100));
 
   std::vector<std::string> Faults() const override { return {"failover", "failover-heal"}; }
@@ -60,6 +66,7 @@ class FailoverNemesis : public Nemesis {
   HasPrimary& primary_;
   Killable* const killable_;
   Pausable* const pausable_;
+  const std::unique_ptr<Nemesis> isolator_;
   const std::chrono::milliseconds promote_wait_;
   const std::chrono::milliseconds poll_;
   // The fault in force: the old master and what was done to it.

@@ -1,13 +1,20 @@
 // FailoverNemesis against a fake service whose "sentinels" promote n2 a few
 // polls after the master is killed or paused: the ops name the old and new
 // master, the heal restarts / resumes the old one, Teardown heals what is
-// left, and a promotion that never comes is reported, still healed.
+// left, and a promotion that never comes is reported, still healed. In
+// isolate mode the old master's host is cut off on a FakeNet until the heal.
 #include "nemesis/failover_nemesis.h"
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
 #include <vector>
+
+#include "harness/testing/fake_cluster.h"
+#include "harness/testing/fake_net.h"
+#include "nemesis/partition_nemesis.h"
+#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
@@ -18,7 +25,8 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
  public:
   explicit FakeFailoverService(int polls_to_promote) : polls_left_(polls_to_promote) {}
   Result<std::string> Primary() override {
-    if (faulted_ && polls_left_ >= 0 && polls_left_-- == 0) leader_ = "n2";
+    const bool faulted = faulted_ || (cut_off && cut_off());
+    if (faulted && polls_left_ >= 0 && polls_left_-- == 0) leader_ = "n2";
     return leader_;
   }
   Status KillNode(const std::string& n) override { return Did("kill " + n); }
@@ -27,6 +35,7 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
   Status ResumeNode(const std::string& n) override { return Did("resume " + n); }
 
   std::vector<std::string> calls;
+  std::function<bool()> cut_off;  // the master's host is cut off (isolate)
 
  private:
   Status Did(const std::string& what) {
@@ -41,7 +50,7 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
 
 TEST(FailoverNemesisTest, KillsTheMasterUntilPromotionThenRestartsIt) {
   FakeFailoverService service(3);
-  FailoverNemesis nemesis(service, &service, &service, milliseconds(5000), milliseconds(1));
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(5000), milliseconds(1));
   FaultResult begun = nemesis.Invoke({"failover", {{"mode", "kill"}}});
   EXPECT_TRUE(begun.ok) << begun.error;
   EXPECT_EQ(begun.value["old"], "n1");
@@ -57,7 +66,7 @@ TEST(FailoverNemesisTest, KillsTheMasterUntilPromotionThenRestartsIt) {
 
 TEST(FailoverNemesisTest, PauseWithoutPromotionIsReportedAndHealedByTeardown) {
   FakeFailoverService service(-1);  // never promotes
-  FailoverNemesis nemesis(service, &service, &service, milliseconds(20), milliseconds(1));
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(20), milliseconds(1));
   FaultResult begun = nemesis.Invoke({"failover", {{"mode", "pause"}}});
   EXPECT_TRUE(begun.ok);
   EXPECT_TRUE(begun.value["new"].is_null());
@@ -66,6 +75,62 @@ TEST(FailoverNemesisTest, PauseWithoutPromotionIsReportedAndHealedByTeardown) {
   EXPECT_TRUE(nemesis.Teardown().empty());
   EXPECT_EQ(service.calls, (std::vector<std::string>{"pause n1", "resume n1"}));
   EXPECT_TRUE(nemesis.Teardown().empty());  // twice is fine
+}
+
+// One primary per host of a cluster, n1 first.
+class TableService : public testing::FakeLockService {
+ public:
+  explicit TableService(Cluster& cluster) {
+    for (Host* h : cluster.Hosts()) {
+      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
+                       h->Name(), "fake", h->Address(), 6379});
+    }
+  }
+  NodeTable Table() const override { return table; }
+  NodeTable table;
+};
+
+TEST(FailoverNemesisTest, IsolateCutsTheMastersHostOffUntilTheHeal) {
+  testing::FakeNet net;
+  testing::FakeCluster cluster({"n1", "n2", "n3"}, "tag001", &net);
+  TableService table(cluster);
+  ClientPauses pauses;
+  const NemesisContext context{table, pauses, 7, milliseconds(1000), &cluster, 4};
+  auto isolator = NewPartitionNemesis(context, "fail");
+  ASSERT_TRUE(isolator.ok()) << isolator.error();
+  auto ns = [&](const char* host) { return cluster.Fake(host)->netns(); };
+  FakeFailoverService service(2);
+  service.cut_off = [&] { return !net.Reachable(ns("n1"), ns("n2")); };
+  FailoverNemesis nemesis(service, nullptr, nullptr, std::move(*isolator), milliseconds(5000),
+                          milliseconds(1));
+  FaultResult begun = nemesis.Invoke({"failover", {{"mode", "isolate"}, {"clients", "0,1"}}});
+  ASSERT_TRUE(begun.ok) << begun.error;
+  EXPECT_EQ(begun.value["old"], "n1");
+  EXPECT_EQ(begun.value["new"], "n2");
+  EXPECT_EQ(begun.value["grudge"]["n2"], nlohmann::json({"c0", "c1", "n1"}));
+  EXPECT_FALSE(net.Reachable(ns("n3"), ns("n1")));
+  EXPECT_TRUE(net.Reachable(ns("n2"), ns("n3")));
+  EXPECT_TRUE(net.ReachableFrom(cluster.ClientAddress(0), ns("n1")));
+  EXPECT_FALSE(net.ReachableFrom(cluster.ClientAddress(2), ns("n1")));
+  FaultResult healed = nemesis.Invoke({"failover-heal", nullptr});
+  EXPECT_TRUE(healed.ok) << healed.error;
+  EXPECT_TRUE(net.Reachable(ns("n1"), ns("n2")));
+  EXPECT_TRUE(net.ReachableFrom(cluster.ClientAddress(2), ns("n1")));
+  EXPECT_TRUE(service.calls.empty());  // nothing killed or paused
+  EXPECT_TRUE(nemesis.Teardown().empty());
+  // The chain is gone from every host.
+  for (const auto& line : net.Describe()) EXPECT_EQ(line.find("chain "), std::string::npos) << line;
+}
+
+TEST(FailoverNemesisTest, IsolateWithoutNetworksFailsAndChangesNothing) {
+  FakeFailoverService service(2);
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(50),
+                          milliseconds(1));
+  FaultResult begun = nemesis.Invoke({"failover", {{"mode", "isolate"}}});
+  EXPECT_FALSE(begun.ok);
+  EXPECT_NE(begun.error.find("networks of their own"), std::string::npos) << begun.error;
+  EXPECT_TRUE(nemesis.Teardown().empty());
+  EXPECT_TRUE(service.calls.empty());
 }
 
 TEST(FailoverNemesisTest, WindowEndsWithTheHeal) {
@@ -78,6 +143,10 @@ TEST(FailoverNemesisTest, WindowEndsWithTheHeal) {
   EXPECT_EQ(ops[0].op.value["mode"], "pause");
   EXPECT_EQ(ops[1].op.f, "failover-heal");
   EXPECT_EQ(ops[1].at_ms, 4000);
+  o.mode = "isolate";
+  o.clients = "half";
+  EXPECT_EQ(FailoverWindow(o)(0, 100000)[0].op.value,
+            nlohmann::json({{"mode", "isolate"}, {"clients", "half"}}));
 }
 
 }  // namespace

@@ -27,12 +27,15 @@ WindowOps KillWindow(const KillOptions& options) {
                      options.restart_delay_ms);
 }
 
+std::string KillUnfit(const ModuleOptions&, const NemesisContext& context) {
+  if (Capability<Killable>(context.service) != nullptr) return "";
+  return "backend " + context.service.Backend() + " cannot kill nodes";
+}
+
 Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
                                                  const NemesisContext& context) {
+  if (std::string why = KillUnfit(options, context); !why.empty()) return Error{why};
   auto* killable = Capability<Killable>(context.service);
-  if (killable == nullptr) {
-    return Error{"backend " + context.service.Backend() + " cannot kill nodes"};
-  }
   const KillOptions& kill = OptionsAs<KillOptions>(options);
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new KillNemesis(

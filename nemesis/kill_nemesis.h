@@ -33,9 +33,10 @@ struct KillOptions {
 WindowOps KillWindow(const KillOptions& options);
 
 // The registry's hooks (nemesis_registry.cc), from OptionsOf<KillOptions>.
-// An error when the backend cannot kill nodes.
+// Unfit (and an error to make) when the backend cannot kill nodes.
 Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
                                                  const NemesisContext& context);
+std::string KillUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps KillWindowOf(const ModuleOptions& options);
 
 class KillNemesis : public NodeFaultNemesis {

@@ -15,16 +15,19 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
-      {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf},
-      {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf},
+      {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf,
+       nullptr, KillUnfit},
+      {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
+       nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
-       MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, InstallClockShims},
+       MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, InstallClockShims,
+       ClockUnfit},
       {"partition", {"partition"}, "heal", MakeOptions<PartitionOptions>, MakePartitionNemesis,
-       PartitionWindowOf},
+       PartitionWindowOf, nullptr, PartitionUnfit},
       {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
-       MakeFailoverNemesis, FailoverWindowOf},
+       MakeFailoverNemesis, FailoverWindowOf, nullptr, FailoverUnfit},
   };
   return kFamilies;
 }
@@ -55,6 +58,18 @@ Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& fa
     parts.push_back(std::move(*part));
   }
   return std::unique_ptr<Nemesis>(new CompositeNemesis(std::move(parts)));
+}
+
+std::vector<UnfitFamily> UnfitFamilies(const std::vector<ChosenFamily>& families,
+                                       const NemesisContext& context) {
+  std::vector<UnfitFamily> unfit;
+  for (const auto& family : families) {
+    auto entry = FindNemesis(family.name);
+    if (!entry || (*entry)->unfit == nullptr) continue;
+    std::string reason = (*entry)->unfit(*family.options, context);
+    if (!reason.empty()) unfit.push_back({family.name, std::move(reason)});
+  }
+  return unfit;
 }
 
 Status PrepareNemesisHosts(const std::vector<ChosenFamily>& families, Cluster& cluster) {

@@ -50,6 +50,11 @@ struct NemesisEntry {
   // Sets the hosts up before the servers start (e.g. the clock shim in
   // their spawn environment); null when the family needs nothing there.
   Status (*prepare_hosts)(const ModuleOptions& options, Cluster& cluster) = nullptr;
+  // Why the family cannot run in `context` (a capability the backend lacks,
+  // hosts without networks of their own), empty when it can; null when it
+  // always can. `make` fails with this reason; `--nemesis all` leaves the
+  // family out.
+  std::string (*unfit)(const ModuleOptions& options, const NemesisContext& context) = nullptr;
 };
 
 // One family a run uses, with its options (made by the family's factory).
@@ -69,6 +74,13 @@ Result<const NemesisEntry*> FindNemesis(const std::string& name);
 // gets the seed SubSeed(context.seed, i).
 Result<std::unique_ptr<Nemesis>> MakeNemesis(const std::vector<ChosenFamily>& families,
                                              const NemesisContext& context);
+// The chosen families that cannot run in `context`, each with the reason.
+struct UnfitFamily {
+  std::string name;
+  std::string reason;
+};
+std::vector<UnfitFamily> UnfitFamilies(const std::vector<ChosenFamily>& families,
+                                       const NemesisContext& context);
 // Every chosen family's prepare_hosts, in order; the first error.
 Status PrepareNemesisHosts(const std::vector<ChosenFamily>& families, Cluster& cluster);
 // The schedule's view of the chosen families, in order.

@@ -92,6 +92,10 @@ void PartitionOptions::Declare(OptionSet& set) {
            "hosts isolate cuts off: one, primary, replicas, minority, majority, all, or names");
   set.Text("partition_clients", "--partition-clients", &clients, 256,
            "clients clients-from-nodes cuts off: one, half, all, or worker indices 0,3");
+  set.Text("partition_isolate_clients", "--partition-isolate-clients", &isolate_clients, 256,
+           "under isolate and primary, the clients that stay with the isolated hosts (cut off "
+           "from the others, which are cut off from the isolated hosts): none (every client "
+           "reaches every host), one, half, all, or worker indices 0,3");
   set.Integer("partition_ms", "--partition-ms", &ms, int64_t{1}, int64_t{3'600'000},
               "ms a partition lasts before the heal, at most until the next window");
   set.Require([this]() -> Status {
@@ -101,6 +105,11 @@ void PartitionOptions::Declare(OptionSet& set) {
     if (auto parsed = ResolveClients(clients, 5000, 0); !parsed) {
       return Error{"--partition-clients: " + parsed.error()};
     }
+    if (isolate_clients != "none") {
+      if (auto parsed = ResolveClients(isolate_clients, 5000, 0); !parsed) {
+        return Error{"--partition-isolate-clients: " + parsed.error()};
+      }
+    }
     return OkStatus();
   });
 }
@@ -108,6 +117,10 @@ void PartitionOptions::Declare(OptionSet& set) {
 WindowOps PartitionWindow(const PartitionOptions& options) {
   nlohmann::json value = {{"shape", options.shape}};
   if (options.shape == "auto" || options.shape == "isolate") value["target"] = options.target;
+  if ((options.shape == "isolate" || options.shape == "primary") &&
+      options.isolate_clients != "none") {
+    value["clients"] = options.isolate_clients;
+  }
   if (options.shape == "auto" || options.shape == "clients-from-nodes") {
     value["clients"] = options.clients;
   }
@@ -130,6 +143,24 @@ Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concu
     picked.insert(static_cast<int>(index));
     return OkStatus();
   };
+  // {"except": C}: every client but the ones C picks (e.g. all but the
+  // holder, "$event.process" in a scripted step).
+  if (clients.is_object()) {
+    if (clients.size() != 1 || !clients.contains("except")) {
+      return Error{"a \"clients\" object is {\"except\": clients}, not " +
+                   QuoteInput(clients.dump())};
+    }
+    nlohmann::json except = clients.at("except");
+    if (except.is_number_integer()) except = nlohmann::json::array({except});  // one process
+    auto left_out = ResolveClients(except, concurrency, seed);
+    if (!left_out) return Error{left_out.error()};
+    std::vector<int> rest;
+    for (int c = 0; c < concurrency; ++c) {
+      if (!std::binary_search(left_out->begin(), left_out->end(), c)) rest.push_back(c);
+    }
+    if (rest.empty()) return Error{"\"clients\" leaves every client out"};
+    return rest;
+  }
   if (clients.is_array()) {
     if (clients.empty()) return Error{"\"clients\" names no client"};
     for (const auto& c : clients) {
@@ -194,6 +225,29 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                     seed);
     if (!isolated) return Error{isolated.error()};
     grudge = Isolate(hosts, *isolated);
+    // Clients that go with the isolated hosts: each side's clients then
+    // reach only their own side's hosts, as when a rack is cut off.
+    const bool split = value.is_object() && value.contains("clients") &&
+                       value.at("clients") != nlohmann::json("none");
+    if (split) {
+      if (concurrency <= 0) return Error{"the run has no clients to put with the isolated hosts"};
+      auto with = ResolveClients(value.at("clients"), concurrency, SubSeed(seed, 1));
+      if (!with) return Error{with.error()};
+      std::vector<std::string> rest, with_names, other_names;
+      for (const auto& h : hosts) {
+        if (std::find(isolated->begin(), isolated->end(), h) == isolated->end()) rest.push_back(h);
+      }
+      for (int c = 0; c < concurrency; ++c) {
+        const bool goes = std::binary_search(with->begin(), with->end(), c);
+        (goes ? with_names : other_names).push_back("c" + std::to_string(c));
+      }
+      for (const auto& [from, dropped] : ClientsFromNodes(with_names, rest)) {
+        grudge[from].insert(dropped.begin(), dropped.end());
+      }
+      for (const auto& [from, dropped] : ClientsFromNodes(other_names, *isolated)) {
+        grudge[from].insert(dropped.begin(), dropped.end());
+      }
+    }
   } else if (shape == "halves") {
     grudge = Complete(RandomHalves(hosts, seed));
   } else if (shape == "majorities-ring") {
@@ -215,7 +269,16 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
         value.is_object() && value.contains("clients") ? value.at("clients") : "one";
     auto picked = ResolveClients(clients, concurrency, SubSeed(seed, 1));
     if (!picked) return Error{picked.error()};
-    auto cut_from = TargetHosts(TextField(value, "nodes", "all"), table, SubSeed(seed, 2));
+    // "nodes": a target, or a list of node names (scripted steps' "$event.granted.I").
+    std::string nodes = TextField(value, "nodes", "all");
+    if (value.is_object() && value.contains("nodes") && value.at("nodes").is_array()) {
+      nodes.clear();
+      for (const auto& n : value.at("nodes")) {
+        if (!n.is_string()) return Error{"\"nodes\" lists node names, not " + n.dump()};
+        nodes += (nodes.empty() ? "" : ",") + n.get<std::string>();
+      }
+    }
+    auto cut_from = TargetHosts(nodes, table, SubSeed(seed, 2));
     if (!cut_from) return Error{cut_from.error()};
     std::vector<std::string> names;
     for (int c : *picked) names.push_back("c" + std::to_string(c));
@@ -231,19 +294,28 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
   return grudge;
 }
 
-Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
-                                                      const NemesisContext& context) {
-  (void)options;
+std::string PartitionUnfit(const ModuleOptions&, const NemesisContext& context) {
   Cluster* cluster = context.cluster;
   const std::vector<Host*> hosts = cluster != nullptr ? cluster->Hosts() : std::vector<Host*>{};
   const bool networked = !hosts.empty() && std::all_of(hosts.begin(), hosts.end(), [](Host* h) {
     return h->HasOwnNetwork();
   });
-  if (!networked) {
-    return Error{"--nemesis partition needs hosts with networks of their own: run as root, "
-                 "without --loopback"};
-  }
-  auto chain = ChainName(cluster->Tag(), "part");
+  if (networked) return "";
+  return "--nemesis partition needs hosts with networks of their own: run as root, without "
+         "--loopback";
+}
+
+Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
+                                                      const NemesisContext& context) {
+  if (std::string why = PartitionUnfit(options, context); !why.empty()) return Error{why};
+  return NewPartitionNemesis(context, "part");
+}
+
+Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
+                                                     const std::string& purpose) {
+  Cluster* cluster = context.cluster;
+  const std::vector<Host*> hosts = cluster->Hosts();
+  auto chain = ChainName(cluster->Tag(), purpose);
   if (!chain) return Error{chain.error()};
   std::vector<NetEndpoint> endpoints;
   for (Host* host : hosts) endpoints.push_back({host->Name(), host->Address(), host});

@@ -46,6 +46,9 @@ struct PartitionOptions {
   std::string shape = "auto";
   std::string target = "one";   // isolate: which nodes
   std::string clients = "one";  // clients-from-nodes: which clients
+  // isolate / primary: the clients that stay on the isolated side ("none":
+  // every client still reaches every host).
+  std::string isolate_clients = "none";
   int64_t ms = 5000;            // how long each partition lasts
 
   void Declare(OptionSet& set);
@@ -56,10 +59,18 @@ std::vector<std::string> PartitionShapes();
 // A partition of the target, healed ms later.
 WindowOps PartitionWindow(const PartitionOptions& options);
 
-// The registry's hooks: an error when the hosts have no network of their own.
+// The registry's hooks: unfit (and an error to make) when the hosts have no
+// network of their own.
 Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& options,
                                                       const NemesisContext& context);
+std::string PartitionUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps PartitionWindowOf(const ModuleOptions& options);
+// A partition nemesis over the context's hosts and clients whose rules live
+// in the run's chain for `purpose` (a family that cuts the network as part
+// of its own fault, such as failover's isolate mode, has a chain of its
+// own). The hosts must have networks of their own (PartitionUnfit).
+Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
+                                                     const std::string& purpose);
 
 // The clients a "clients" value picks (worker indices, sorted, each once),
 // out of `concurrency`, drawing "one" and "half" from `seed`. Pure.

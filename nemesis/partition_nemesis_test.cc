@@ -155,6 +155,33 @@ TEST(PartitionNemesisTest, OneClientIsCutOffWhileTheOthersAndTheNodesStillSeeEac
   EXPECT_TRUE(rig.nemesis->Teardown().empty());
 }
 
+TEST(PartitionNemesisTest, ThePrimaryIsolatedWithSomeClientsSplitsTheClientsToo) {
+  Rig rig(3, 4);
+  FaultResult r = rig.Do("partition", {{"shape", "primary"}, {"clients", "0,2"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(rig.Sees("n1", "n2"));
+  EXPECT_FALSE(rig.Sees("n3", "n1"));
+  EXPECT_TRUE(rig.Sees("n2", "n3"));
+  // Clients 0 and 2 stay with the old primary; 1 and 3 with the others.
+  for (int c : {0, 2}) {
+    EXPECT_TRUE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n3")) << c;
+  }
+  for (int c : {1, 3}) {
+    EXPECT_FALSE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n3")) << c;
+  }
+  ASSERT_TRUE(rig.Do("heal").ok);
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(rig.ClientSees(c, "n1")) << c;
+  // "none" keeps every client on every host, as without the field.
+  r = rig.Do("partition", {{"shape", "primary"}, {"clients", "none"}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int c = 0; c < 4; ++c) EXPECT_TRUE(rig.ClientSees(c, "n2")) << c;
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PartitionNemesisTest, AutoCutsClientsOffTheOnlyHostOfASingleNodeService) {
   Rig rig(1, 4);
   FaultResult r = rig.Do("partition", {{"shape", "auto"}, {"clients", "one"}});
@@ -235,6 +262,31 @@ TEST(ResolveClientsTest, KeywordsListsAndProcessesPickWorkers) {
   EXPECT_FALSE(ResolveClients(nlohmann::json({-1}), 3, 1).ok());
 }
 
+TEST(ResolveClientsTest, ExceptPicksEveryOtherClient) {
+  using nlohmann::json;
+  EXPECT_EQ(*ResolveClients(json::object({{"except", 7}}), 5, 1), (std::vector<int>{0, 1, 3, 4}));
+  EXPECT_EQ(*ResolveClients(json::object({{"except", json::array({0, "c1"})}}), 3, 1),
+            (std::vector<int>{2}));
+  EXPECT_FALSE(ResolveClients(json::object({{"except", "all"}}), 3, 1).ok());
+  EXPECT_FALSE(ResolveClients(json::object({{"besides", 1}}), 3, 1).ok());
+}
+
+TEST(PartitionNemesisTest, ClientsFromNodesTakesAListOfNodes) {
+  Rig rig(5, 3);
+  FaultResult r = rig.Do("partition", {{"shape", "clients-from-nodes"},
+                                       {"clients", nlohmann::json::object({{"except", 4}})},
+                                       {"nodes", nlohmann::json::array({"n1", "n2"})}});
+  ASSERT_TRUE(r.ok) << r.error;
+  for (int c : {0, 2}) {
+    EXPECT_FALSE(rig.ClientSees(c, "n1")) << c;
+    EXPECT_FALSE(rig.ClientSees(c, "n2")) << c;
+    EXPECT_TRUE(rig.ClientSees(c, "n3")) << c;
+  }
+  EXPECT_TRUE(rig.ClientSees(1, "n1"));  // process 4 is worker 1's
+  EXPECT_FALSE(rig.Do("partition", {{"shape", "clients-from-nodes"}, {"nodes", {1}}}).ok);
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PlanCutsTest, NodesFilterWhatArrivesAndServeTheirClientsCuts) {
   FakeHost n1("n1", "198.18.0.2", true), n2("n2", "198.18.0.3", true);
   const std::vector<NetEndpoint> endpoints = {{"n1", "198.18.0.2", &n1},
@@ -275,6 +327,16 @@ TEST(PartitionOptionsTest, DefaultsValidateAndTheWindowCarriesTheShape) {
   EXPECT_EQ(ops[1].at_ms, 1700);
   ASSERT_TRUE(options.set().Merge({{"partition_clients", "some"}}).ok());
   EXPECT_NE(options.set().Validate().error().find("--partition-clients"), std::string::npos);
+
+  OptionsOf<PartitionOptions> primary;
+  ASSERT_TRUE(primary.set().Merge({{"partition_shape", "primary"},
+                                   {"partition_isolate_clients", "half"}}).ok());
+  ASSERT_TRUE(primary.set().Validate().ok());
+  EXPECT_EQ(PartitionWindowOf(primary)(0, 9000)[0].op.value,
+            nlohmann::json({{"shape", "primary"}, {"clients", "half"}}));
+  ASSERT_TRUE(primary.set().Merge({{"partition_isolate_clients", "most"}}).ok());
+  EXPECT_NE(primary.set().Validate().error().find("--partition-isolate-clients"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -24,13 +24,15 @@ WindowOps PauseWindow(const PauseOptions& options) {
                      options.pause_ms);
 }
 
+std::string PauseUnfit(const ModuleOptions&, const NemesisContext& context) {
+  if (Capability<Pausable>(context.service) != nullptr) return "";
+  return "backend " + context.service.Backend() + " cannot pause nodes";
+}
+
 Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
                                                   const NemesisContext& context) {
-  (void)options;
+  if (std::string why = PauseUnfit(options, context); !why.empty()) return Error{why};
   auto* pausable = Capability<Pausable>(context.service);
-  if (pausable == nullptr) {
-    return Error{"backend " + context.service.Backend() + " cannot pause nodes"};
-  }
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new PauseNemesis(
       *pausable, [&service] { return service.Table(); }, context.seed));

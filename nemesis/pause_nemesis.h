@@ -25,9 +25,11 @@ struct PauseOptions {
 // A pause of the target at the start, its resume pause_ms later.
 WindowOps PauseWindow(const PauseOptions& options);
 
-// The registry's hooks: an error when the backend cannot pause nodes.
+// The registry's hooks: unfit (and an error to make) when the backend
+// cannot pause nodes.
 Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
                                                   const NemesisContext& context);
+std::string PauseUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps PauseWindowOf(const ModuleOptions& options);
 
 class PauseNemesis : public NodeFaultNemesis {

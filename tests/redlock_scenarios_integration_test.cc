@@ -25,6 +25,7 @@ const char kScenarios[] = LOCKSMITH_SOURCE_DIR "/scenarios";
 const std::map<std::string, std::string>& PredictedKinds() {
   static const std::map<std::string, std::string> kinds = {
       {"redlock-restart-no-persistence", "unsafe-grant"},
+      {"redlock-clock-jump-kleppmann", "unsafe-grant"},
       {"redlock-client-pause-past-validity", "expired-lease-use"},
   };
   return kinds;

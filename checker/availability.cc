@@ -1,0 +1,105 @@
+#include "checker/availability.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace locksmith {
+namespace {
+
+struct Window {
+  std::string family;
+  int64_t begin = 0;                   // the begin op's invoke
+  std::optional<int64_t> begun;        // its completion
+  std::optional<int64_t> end;          // the end op's completion
+  int64_t attempts = 0, ok = 0;
+  std::optional<int64_t> recovered;    // first ok acquire invoked after `begun`
+};
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+nlohmann::json Share(int64_t ok, int64_t attempts) {
+  if (attempts == 0) return nullptr;
+  return static_cast<double>(ok) / static_cast<double>(attempts);
+}
+
+std::string Percent(int64_t ok, int64_t attempts) {
+  if (attempts == 0) return "-";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1f%%",
+                100.0 * static_cast<double>(ok) / static_cast<double>(attempts));
+  return text;
+}
+
+}  // namespace
+
+CheckResult AvailabilityChecker::Check(const History& history) const {
+  CheckResult result;
+  std::map<int64_t, Window> windows;
+  int64_t last = 0;
+  for (const Op& op : history) {
+    last = std::max(last, op.time);
+    if (!op.is_nemesis() || !op.fault.is_object()) continue;
+    auto mark = FaultMarkFromJson(op.fault);
+    if (!mark) continue;
+    Window& w = windows[mark->window];
+    if (mark->begins) {
+      if (op.type == OpType::kInvoke) {
+        w.family = mark->family;
+        w.begin = op.time;
+      } else {
+        w.begun = op.time;
+      }
+    } else if (op.type != OpType::kInvoke) {
+      w.end = op.time;
+    }
+  }
+  auto open_at = [&](const Window& w, int64_t t) {
+    return t >= w.begin && t <= w.end.value_or(last);
+  };
+
+  int64_t inside = 0, inside_ok = 0, outside = 0, outside_ok = 0;
+  const auto completion_of = PairCompletions(history);
+  for (size_t i = 0; i < history.size(); ++i) {
+    const Op& op = history[i];
+    if (!op.is_client() || op.type != OpType::kInvoke || op.f != "acquire") continue;
+    if (completion_of[i] < 0) continue;
+    const bool ok = history[completion_of[i]].type == OpType::kOk;
+    bool in_any = false;
+    for (auto& [n, w] : windows) {
+      if (!open_at(w, op.time)) continue;
+      in_any = true;
+      ++w.attempts;
+      w.ok += ok;
+      if (ok && w.begun && op.time >= *w.begun && !w.recovered) {
+        w.recovered = history[completion_of[i]].time;
+      }
+    }
+    (in_any ? inside : outside) += 1;
+    (in_any ? inside_ok : outside_ok) += ok;
+  }
+
+  nlohmann::json per_window = nlohmann::json::array();
+  for (const auto& [n, w] : windows) {
+    per_window.push_back({{"window", n},
+                          {"family", w.family},
+                          {"begin_ms", Ms(w.begin)},
+                          {"end_ms", w.end ? nlohmann::json(Ms(*w.end)) : nlohmann::json()},
+                          {"attempts", w.attempts},
+                          {"ok", w.ok},
+                          {"availability", Share(w.ok, w.attempts)},
+                          {"recovery_ms", w.recovered ? nlohmann::json(Ms(*w.recovered - w.begin))
+                                                      : nlohmann::json()}});
+  }
+  result.stats = {{"inside_faults", {{"attempts", inside}, {"ok", inside_ok},
+                                     {"availability", Share(inside_ok, inside)}}},
+                  {"outside_faults", {{"attempts", outside}, {"ok", outside_ok},
+                                      {"availability", Share(outside_ok, outside)}}},
+                  {"windows", per_window}};
+  result.summary = "acquires ok " + Percent(inside_ok, inside) + " inside faults, " +
+                   Percent(outside_ok, outside) + " outside";
+  return result;
+}
+
+}  // namespace locksmith

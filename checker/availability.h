@@ -1,0 +1,25 @@
+// AvailabilityChecker: how often clients got the lock while faults were in
+// force and while none was. An acquire attempt is a client "acquire" invoke
+// that completed; it is available when it completed ok. Attempts are
+// counted inside fault windows (invoked while some window was open: from its
+// begin op's invoke to its end op's completion, or to the history's end when
+// the run was cut short) and outside. Per window: its family, begin and end
+// (ms from the run's start), attempts and oks invoked within it, and the
+// recovery: ms from the window's begin to the first ok acquire invoked after
+// the begin op completed (for a failover, whose begin op completes once a
+// replica is promoted, the first lock granted after the promotion; null when
+// none came before the window closed). Never invalidates a history.
+// Stateless; Check is thread-safe.
+#pragma once
+
+#include "checker/checker.h"
+
+namespace locksmith {
+
+class AvailabilityChecker : public Checker {
+ public:
+  std::string Name() const override { return "availability"; }
+  CheckResult Check(const History& history) const override;
+};
+
+}  // namespace locksmith
