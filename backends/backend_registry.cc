@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/redis_lock_client.h"
 #include "backends/redis_service.h"
 #include "backends/zk_lock_client.h"
 #include "backends/zookeeper_service.h"
@@ -15,7 +16,8 @@ const std::vector<BackendEntry>& Backends() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
-      {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService, {"redis"}},
+      {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService,
+       RedisRecipeNames()},
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
        ZkRecipeNames(), ZkSharedRecipeNames()},
       {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},

@@ -22,6 +22,9 @@ struct BackendContext {
   uint64_t seed = 0;  // the backend's own stream (passwords, ...)
   std::chrono::milliseconds client_timeout{500};  // deadline of every client call
   std::string client;  // the lock client NewClient builds: one of the entry's `clients`
+  // --fencing on: acquires carry a token that only grows (redis, redis-sentinel:
+  // an INCR in the acquire script; zookeeper always has one).
+  bool fencing = false;
 };
 
 using MakeBackendFn = Result<std::unique_ptr<LockService>> (*)(const ModuleOptions& options,

@@ -68,6 +68,13 @@ class Killable {
   virtual Status KillNode(const std::string& node) = 0;
   // Starts a node that is down and waits until it answers.
   virtual Status StartNode(const std::string& node) = 0;
+  // Whether the node's process runs now (started and not killed, paused or
+  // not), so a fault family can tell that another one already restarted
+  // it; false where the service cannot tell.
+  virtual bool IsUp(const std::string& node) {
+    (void)node;
+    return false;
+  }
 };
 
 // A service whose nodes can be frozen and thawed: SIGSTOP / SIGCONT, like a

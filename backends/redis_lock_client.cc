@@ -6,7 +6,7 @@
 namespace locksmith {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = RedisLockClient::Clock;
 
 // Codes Redis replies with when it refused a command before running it (see
 // the table in the header for why each is definite).
@@ -43,6 +43,23 @@ int64_t CeilMillis(Clock::duration d) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& RedisRecipeNames() {
+  static const std::vector<std::string> kNames = {"redis", "redis-get-set", "redis-setnx-expire",
+                                                  "redis-del-unlock"};
+  return kNames;
+}
+
+Result<RedisLockRecipe> RedisRecipeOf(const std::string& client) {
+  constexpr RedisLockRecipe kRecipes[] = {RedisLockRecipe::kCorrect, RedisLockRecipe::kGetSet,
+                                          RedisLockRecipe::kSetnxExpire,
+                                          RedisLockRecipe::kDelUnlock};
+  const auto& names = RedisRecipeNames();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == client) return kRecipes[i];
+  }
+  return Error{"no redis lock client " + client + " (clients: " + JoinNames(names) + ")"};
+}
 
 bool IsDefiniteRedisError(const RedisReply& reply) {
   for (std::string_view code : kDefiniteErrors) {
@@ -109,15 +126,14 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
   char lease_buf[24];
   auto [end, ec] = std::to_chars(lease_buf, lease_buf + sizeof(lease_buf), lease.count());
   (void)ec;
-  const std::array<std::string_view, 6> args{
-      "SET", key,  token,
-      "NX",  "PX", std::string_view(lease_buf, static_cast<size_t>(end - lease_buf))};
+  const std::string_view lease_ms(lease_buf, static_cast<size_t>(end - lease_buf));
 
   const Clock::time_point start = Clock::now();
-  RedisResponse r = co_await connection_.Command(args, start + options_.timeout);
+  const Outcome outcome =
+      co_await SendAcquire(key, token, lease_ms, start + options_.timeout, result);
   const int64_t elapsed_ms = CeilMillis(Clock::now() - start);
 
-  result.outcome = AcquireOutcome(r, &result.error);
+  result.outcome = outcome;
   if (result.outcome != Outcome::kFail) {
     result.token = std::move(token);
     result.validity_ms = lease.count() - elapsed_ms;
@@ -142,9 +158,93 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
   co_return result;
 }
 
+boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& key,
+                                                            const std::string& token,
+                                                            std::string_view lease_ms,
+                                                            Clock::time_point deadline,
+                                                            AcquireResult& result) {
+  switch (options_.recipe) {
+    case RedisLockRecipe::kCorrect:
+      if (options_.fencing) {
+        const std::string fence_key = key + ":fence";
+        const std::array<std::string_view, 7> args{"EVAL", kFencedAcquireScript, "2", key,
+                                                   fence_key, token, lease_ms};
+        RedisResponse r = co_await connection_.Command(args, deadline);
+        Outcome outcome;
+        if (TransportOrErrorOutcome(r, &result.error, &outcome)) co_return outcome;
+        if (r.reply.type == RedisReply::Type::kInteger) {
+          result.fence = r.reply.integer;
+          co_return Outcome::kOk;
+        }
+        if (r.reply.type == RedisReply::Type::kNil) {
+          result.error = "held by another client";
+          co_return Outcome::kFail;
+        }
+        result.error = "unexpected reply to the fenced acquire: " + r.reply.Describe();
+        co_return Outcome::kUnknown;
+      } else {
+        const std::array<std::string_view, 6> args{"SET", key, token, "NX", "PX", lease_ms};
+        co_return AcquireOutcome(co_await connection_.Command(args, deadline), &result.error);
+      }
+    case RedisLockRecipe::kDelUnlock: {
+      const std::array<std::string_view, 6> args{"SET", key, token, "NX", "PX", lease_ms};
+      co_return AcquireOutcome(co_await connection_.Command(args, deadline), &result.error);
+    }
+    case RedisLockRecipe::kGetSet: {
+      // Check, then set: another client may set the key in between.
+      const std::array<std::string_view, 2> get{"GET", key};
+      RedisResponse g = co_await connection_.Command(get, deadline);
+      Outcome outcome;
+      if (TransportOrErrorOutcome(g, &result.error, &outcome)) {
+        // A GET that did or did not run wrote nothing.
+        co_return Outcome::kFail;
+      }
+      if (g.reply.type != RedisReply::Type::kNil) {
+        result.error = "held by another client";
+        co_return Outcome::kFail;
+      }
+      const std::array<std::string_view, 5> set{"SET", key, token, "PX", lease_ms};
+      co_return AcquireOutcome(co_await connection_.Command(set, deadline), &result.error);
+    }
+    case RedisLockRecipe::kSetnxExpire: {
+      const std::array<std::string_view, 3> setnx{"SETNX", key, token};
+      RedisResponse r = co_await connection_.Command(setnx, deadline);
+      Outcome outcome;
+      if (TransportOrErrorOutcome(r, &result.error, &outcome)) co_return outcome;
+      if (r.reply.type != RedisReply::Type::kInteger) {
+        result.error = "unexpected reply to SETNX: " + r.reply.Describe();
+        co_return Outcome::kUnknown;
+      }
+      if (r.reply.integer == 0) {
+        result.error = "held by another client";
+        co_return Outcome::kFail;
+      }
+      // The key is ours and has no TTL until this second command lands.
+      const std::array<std::string_view, 3> expire{"PEXPIRE", key, lease_ms};
+      RedisResponse e = co_await connection_.Command(expire, deadline);
+      if (!e.ok() || e.reply.type != RedisReply::Type::kInteger || e.reply.integer != 1) {
+        ++expire_failures_;
+        result.error = "SETNX won but PEXPIRE " +
+                       (e.ok() ? "replied " + e.reply.Describe() : "failed: " + e.message) +
+                       ": the key may never expire";
+        co_return Outcome::kUnknown;
+      }
+      co_return Outcome::kOk;
+    }
+  }
+  co_return Outcome::kUnknown;
+}
+
 boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string& key,
                                                                const std::string& token) {
   const Clock::time_point deadline = Clock::now() + options_.timeout;
+  if (options_.recipe == RedisLockRecipe::kDelUnlock) {
+    // No owner check: whoever holds the key now loses it.
+    const std::array<std::string_view, 2> del{"DEL", key};
+    ReleaseResult deleted;
+    deleted.outcome = ReleaseOutcome(co_await connection_.Command(del, deadline), &deleted.error);
+    co_return deleted;
+  }
   std::array<std::string_view, 5> args{"EVALSHA", script_sha_, "1", key, token};
   RedisResponse r = co_await connection_.Command(args, deadline);
   if (r.ok() && r.reply.IsError("NOSCRIPT")) {
@@ -160,5 +260,10 @@ boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string
 }
 
 void RedisLockClient::Close() { connection_.Close(); }
+
+std::map<std::string, int64_t> RedisLockClient::Counters() const {
+  if (options_.recipe != RedisLockRecipe::kSetnxExpire) return {};
+  return {{"expire_failures", static_cast<int64_t>(expire_failures_)}};
+}
 
 }  // namespace locksmith

@@ -39,6 +39,23 @@
 // reached" on a server without a password) but are not told apart by their
 // text: unknown is never wrong, a wrong fail would hide a violation.
 //
+// Recipes (`--client` on backend redis; RedisLockRecipe): `redis` is the one
+// above. The others are the broken steps of the flash-sale article (seed 002)
+// that users meet in real code, kept to show their damage -- never use them:
+//   redis-get-set       Acquire: GET key; if nil, SET key token PX lease. The
+//                       check and the set are two commands: two clients that
+//                       both read nil both "acquire".
+//   redis-setnx-expire  Acquire: SETNX key token, then PEXPIRE key lease as a
+//                       second command: a client that dies between the two
+//                       leaves a key that never expires.
+//   redis-del-unlock    Release: plain DEL key, no owner check: a client whose
+//                       lease expired deletes the next holder's lock.
+// Fencing (`fencing`, recipe redis only): the acquire is one script, SET NX PX
+// then INCR of `key:fence` when the SET succeeded, whose reply is the fence
+// (AcquireResult::fence): a token that only grows while the master keeps its
+// data (a restart without persistence or a failover to a replica that missed
+// the INCR can hand out a lower one again).
+//
 // Construction (what LockService::NewClient does):
 //   std::make_unique<RedisLockClient>(executor,
 //       RedisLockClientOptions{.endpoint = {"198.18.0.11", 6379, "pass"}}, seed);
@@ -55,6 +72,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -66,8 +84,18 @@
 
 namespace locksmith {
 
+enum class RedisLockRecipe { kCorrect, kGetSet, kSetnxExpire, kDelUnlock };
+
+// The client names of the recipes ("redis", "redis-get-set", ...), kCorrect's
+// first.
+const std::vector<std::string>& RedisRecipeNames();
+// The recipe of a client name; an error naming the known ones.
+Result<RedisLockRecipe> RedisRecipeOf(const std::string& client);
+
 struct RedisLockClientOptions {
   RedisEndpoint endpoint;
+  RedisLockRecipe recipe = RedisLockRecipe::kCorrect;
+  bool fencing = false;  // kCorrect only: INCR a fence in the acquire script
   std::chrono::milliseconds timeout{1000};  // per Acquire / Release, send to reply
   std::chrono::milliseconds connect_timeout{1000};
   // WAIT for this many replicas after a granted SET (0: no WAIT), at most
@@ -86,10 +114,15 @@ Outcome ReleaseOutcome(const RedisResponse& response, std::string* why);
 
 class RedisLockClient final : public LockClient {
  public:
+  using Clock = std::chrono::steady_clock;
   static constexpr std::string_view kReleaseScript =
       "if redis.call(\"get\",KEYS[1]) == ARGV[1] then return redis.call(\"del\",KEYS[1]) "
       "else return 0 end";
   static constexpr std::string_view kReleaseScriptSha1 = "b70c2384248f88e6b75b9f89241a180f856ad852";
+  // KEYS[1] lock key, KEYS[2] its fence counter; ARGV token, lease ms.
+  static constexpr std::string_view kFencedAcquireScript =
+      "if redis.call(\"set\",KEYS[1],ARGV[1],\"NX\",\"PX\",ARGV[2]) then "
+      "return redis.call(\"incr\",KEYS[2]) else return false end";
 
   RedisLockClient(boost::asio::any_io_executor executor, RedisLockClientOptions options,
                   uint64_t seed);
@@ -101,6 +134,7 @@ class RedisLockClient final : public LockClient {
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
   void Close() override;
+  std::map<std::string, int64_t> Counters() const override;
 
   // Releases that met NOSCRIPT and fell back to EVAL.
   uint64_t noscript_fallbacks() const { return noscript_fallbacks_; }
@@ -113,6 +147,13 @@ class RedisLockClient final : public LockClient {
   LockTokenGenerator tokens_;
   std::string script_sha_{kReleaseScriptSha1};
   uint64_t noscript_fallbacks_ = 0;
+  uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
+
+  // The recipes' acquire commands, between the call time `start` and the
+  // reply; each returns the outcome and fills fence / error.
+  boost::asio::awaitable<Outcome> SendAcquire(const std::string& key, const std::string& token,
+                                              std::string_view lease_ms,
+                                              Clock::time_point deadline, AcquireResult& result);
 };
 
 }  // namespace locksmith

@@ -261,3 +261,119 @@ TEST_F(RedisLockClientFakeTest, ConnectLoadsTheScript) {
 
 }  // namespace
 }  // namespace locksmith
+
+namespace locksmith {
+namespace {
+
+using testing::FakeRedisServer;
+namespace asio = boost::asio;
+using std::chrono::milliseconds;
+
+// The seed article's recipes and the fenced acquire, on the wire.
+class RedisRecipeTest : public ::testing::Test {
+ protected:
+  RedisLockClientOptions Options(uint16_t port, RedisLockRecipe recipe, bool fencing = false) {
+    RedisLockClientOptions o;
+    o.endpoint = {"127.0.0.1", port, "pw"};
+    o.recipe = recipe;
+    o.fencing = fencing;
+    return o;
+  }
+  asio::io_context ioc_;
+};
+
+TEST_F(RedisRecipeTest, NamesMapToRecipes) {
+  EXPECT_EQ(RedisRecipeNames().front(), "redis");
+  EXPECT_EQ(*RedisRecipeOf("redis-get-set"), RedisLockRecipe::kGetSet);
+  EXPECT_EQ(*RedisRecipeOf("redis-setnx-expire"), RedisLockRecipe::kSetnxExpire);
+  EXPECT_EQ(*RedisRecipeOf("redis-del-unlock"), RedisLockRecipe::kDelUnlock);
+  EXPECT_FALSE(RedisRecipeOf("redisson").ok());
+}
+
+TEST_F(RedisRecipeTest, FencedAcquireIncrementsInTheSameScript) {
+  int64_t fence = 40;
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "EVAL") {
+      return FakeRedisServer::Action{fence < 42 ? ":" + std::to_string(++fence) + "\r\n"
+                                                : "$-1\r\n"};
+    }
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(),
+                         Options(server.port(), RedisLockRecipe::kCorrect, true), 1);
+  AcquireResult a, b, c;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await client.Acquire("item-0", milliseconds(500));
+    b = co_await client.Acquire("item-0", milliseconds(500));
+    c = co_await client.Acquire("item-0", milliseconds(500));
+    server.Stop();
+  });
+  EXPECT_EQ(a.outcome, Outcome::kOk);
+  EXPECT_EQ(a.fence, 41);
+  EXPECT_EQ(b.fence, 42);
+  EXPECT_EQ(c.outcome, Outcome::kFail);
+  EXPECT_FALSE(c.fence);
+  EXPECT_EQ(server.commands()[1],
+            (FakeRedisServer::Command{"EVAL", std::string(RedisLockClient::kFencedAcquireScript),
+                                      "2", "item-0", "item-0:fence", a.token, "500"}));
+}
+
+TEST_F(RedisRecipeTest, GetSetChecksThenSetsWithoutNx) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "GET") return FakeRedisServer::Action{"$-1\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kGetSet),
+                         1);
+  AcquireResult a;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await client.Acquire("k", milliseconds(500));
+    server.Stop();
+  });
+  EXPECT_EQ(a.outcome, Outcome::kOk);
+  ASSERT_EQ(server.commands().size(), 3u);
+  EXPECT_EQ(server.commands()[1], (FakeRedisServer::Command{"GET", "k"}));
+  EXPECT_EQ(server.commands()[2], (FakeRedisServer::Command{"SET", "k", a.token, "PX", "500"}));
+}
+
+TEST_F(RedisRecipeTest, SetnxThenExpireAsASecondCommand) {
+  bool expire_answers = true;
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "SETNX") return FakeRedisServer::Action{":1\r\n"};
+    if (c[0] == "PEXPIRE") return FakeRedisServer::Action{expire_answers ? ":1\r\n" : ":0\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(),
+                         Options(server.port(), RedisLockRecipe::kSetnxExpire), 1);
+  AcquireResult a, b;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await client.Acquire("k", milliseconds(500));
+    expire_answers = false;
+    b = co_await client.Acquire("k", milliseconds(500));
+    server.Stop();
+  });
+  EXPECT_EQ(a.outcome, Outcome::kOk);
+  EXPECT_EQ(server.commands()[1], (FakeRedisServer::Command{"SETNX", "k", a.token}));
+  EXPECT_EQ(server.commands()[2], (FakeRedisServer::Command{"PEXPIRE", "k", "500"}));
+  // The key is held with no TTL: the acquire may have happened, for good.
+  EXPECT_EQ(b.outcome, Outcome::kUnknown);
+  EXPECT_EQ(client.Counters().at("expire_failures"), 1);
+}
+
+TEST_F(RedisRecipeTest, DelUnlockDeletesWithoutOwnerCheck) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    return FakeRedisServer::Action{c[0] == "DEL" ? ":1\r\n" : "+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kDelUnlock),
+                         1);
+  ReleaseResult r;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    r = co_await client.Release("k", "not-mine");
+    server.Stop();
+  });
+  EXPECT_EQ(r.outcome, Outcome::kOk);
+  EXPECT_EQ(server.commands().back(), (FakeRedisServer::Command{"DEL", "k"}));
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -70,6 +70,9 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
   r.nodes = 1;
   r.password = "ls-" + LockTokenGenerator(context.seed).Next();
   r.client_timeout = context.client_timeout;
+  if (!context.client.empty()) r.client = context.client;
+  if (auto recipe = RedisRecipeOf(r.client); !recipe) return Error{recipe.error()};
+  r.fencing = context.fencing;
   return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }
 
@@ -205,6 +208,8 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   o.endpoint.source_address = slot.source_address;
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
+  if (auto recipe = RedisRecipeOf(options_.client); recipe) o.recipe = *recipe;
+  o.fencing = options_.fencing;
   return std::make_unique<RedisLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
@@ -223,6 +228,13 @@ Status RedisService::StartNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   return Launch(**node);
+}
+
+bool RedisService::IsUp(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return false;
+  std::lock_guard lock(mu_);
+  return (*node)->pid > 0 && (*node)->host->Alive((*node)->pid);
 }
 
 Status RedisService::PauseNode(const std::string& name) {

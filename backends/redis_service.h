@@ -51,6 +51,9 @@ struct RedisServiceOptions {
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};
+  // The default client's recipe (`--client`) and --fencing.
+  std::string client = "redis";
+  bool fencing = false;
   // The lock client; unset: a RedisLockClient of the first node.
   RedisClientFactory make_client;
 
@@ -92,6 +95,7 @@ class RedisService : public LockService,
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;
+  bool IsUp(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
   // Without replication the primary never changes; with several

@@ -67,6 +67,7 @@ Result<std::unique_ptr<LockService>> MakeSentinelService(const ModuleOptions& op
   if (s.sentinels < 2) return Error{"--sentinels must be at least 2 (the quorum is 2)"};
   s.redis.password = "ls-" + LockTokenGenerator(context.seed).Next();
   s.redis.client_timeout = context.client_timeout;
+  s.redis.fencing = context.fencing;
   return std::unique_ptr<LockService>(new SentinelService(context.cluster, s));
 }
 
@@ -291,7 +292,8 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
   o.timeout = options_.redis.client_timeout;
   const auto timeout = options_.redis.client_timeout;
   const int wait = options_.wait_replicas;
-  o.make_client = [timeout, wait, source](boost::asio::any_io_executor ex,
+  const bool fencing = options_.redis.fencing;
+  o.make_client = [timeout, wait, source, fencing](boost::asio::any_io_executor ex,
                                           const RedisEndpoint& master,
                                           uint64_t client_seed) -> std::unique_ptr<LockClient> {
     RedisLockClientOptions r;
@@ -301,6 +303,7 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
     r.connect_timeout = timeout;
     r.wait_replicas = wait;
     r.wait_timeout = timeout / 2;
+    r.fencing = fencing;
     return std::make_unique<RedisLockClient>(std::move(ex), std::move(r), client_seed);
   };
   return std::make_unique<SentinelLockClient>(std::move(executor), std::move(o), slot.seed);
@@ -321,6 +324,11 @@ Status SentinelService::StartNode(const std::string& name) {
   auto master = AskSentinels();
   const ServiceNode* leader = master ? FindServiceNode(initial_, *master) : nullptr;
   return (*node)->Launch(DataConfig(**node, leader));
+}
+
+bool SentinelService::IsUp(const std::string& name) {
+  auto node = FindOrError(name);
+  return node && (*node)->Running();
 }
 
 Status SentinelService::PauseNode(const std::string& name) {

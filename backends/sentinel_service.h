@@ -91,6 +91,7 @@ class SentinelService : public LockService,
 
   Status KillNode(const std::string& node) override;
   Status StartNode(const std::string& node) override;
+  bool IsUp(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
   // The data node the sentinels name as master (majority of the answers).

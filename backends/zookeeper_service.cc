@@ -194,7 +194,8 @@ Result<int> ZookeeperService::SpawnLocked(Node& node) {
 }
 
 Status ZookeeperService::AwaitServing(Node& node, int pid,
-                                      std::chrono::steady_clock::time_point give_up) {
+                                      std::chrono::steady_clock::time_point give_up,
+                                      bool in_quorum) {
   std::string last = "not asked";
   while (std::chrono::steady_clock::now() < give_up) {
     if (!node.host->Alive(pid)) {
@@ -207,7 +208,7 @@ Status ZookeeperService::AwaitServing(Node& node, int pid,
     auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr", kProbeTimeout);
     if (srvr) {
       auto mode = ParseZkMode(*srvr);
-      if (mode) return OkStatus();
+      if (mode || !in_quorum) return OkStatus();
       last = mode.error();
     } else {
       last = srvr.error();
@@ -233,7 +234,8 @@ Status ZookeeperService::Launch(Node& node) {
     node.starting = true;
   }
   Status ready =
-      AwaitServing(node, pid, std::chrono::steady_clock::now() + options_.ready_timeout);
+      AwaitServing(node, pid, std::chrono::steady_clock::now() + options_.ready_timeout,
+                   /*in_quorum=*/false);
   std::lock_guard lock(mu_);
   node.starting = false;
   return ready;
@@ -266,7 +268,7 @@ Status ZookeeperService::Start() {
   }
   const auto give_up = began + options_.ready_timeout;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (Status s = AwaitServing(nodes_[i], pids[i], give_up); !s) return s;
+    if (Status s = AwaitServing(nodes_[i], pids[i], give_up, /*in_quorum=*/true); !s) return s;
   }
   while (true) {
     auto leader = Primary();
@@ -320,6 +322,13 @@ Status ZookeeperService::StartNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   return Launch(**node);
+}
+
+bool ZookeeperService::IsUp(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return false;
+  std::lock_guard lock(mu_);
+  return (*node)->pid > 0 && (*node)->host->Alive((*node)->pid);
 }
 
 Status ZookeeperService::PauseNode(const std::string& name) {

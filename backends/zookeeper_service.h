@@ -102,9 +102,11 @@ class ZookeeperService : public LockService,
                                         const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
-  // Starts a peer that is down; ready when it answers srvr with a mode (it
-  // has joined a quorum).
+  // Starts a peer that is down; ready when it answers srvr at all: a peer
+  // cut off from the others (a partition, or too few peers up) cannot join
+  // a quorum until they are back, and a restart must not wait for that.
   Status StartNode(const std::string& node) override;
+  bool IsUp(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
   Result<std::string> Primary() override;
@@ -133,7 +135,10 @@ class ZookeeperService : public LockService,
   // Spawns the peer and waits until it answers srvr with a mode.
   Status Launch(Node& node);
   // Waits (without mu_) until the peer answers srvr with a mode.
-  Status AwaitServing(Node& node, int pid, std::chrono::steady_clock::time_point give_up);
+  // Until the peer answers srvr; with `in_quorum`, with a mode (it has joined
+  // a quorum).
+  Status AwaitServing(Node& node, int pid, std::chrono::steady_clock::time_point give_up,
+                      bool in_quorum);
   // The peer that leads now, asked with srvr; remembers it for Table().
   Result<std::string> LeaderNow() const;
   // The srvr mode of every peer now ("" for a peer that does not answer).

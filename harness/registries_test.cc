@@ -104,7 +104,8 @@ TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
 TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
   EXPECT_EQ(FindBackend("etcd").error(),
             "unknown backend \"etcd\" (known: redis, zookeeper, redlock, redis-sentinel)");
-  EXPECT_EQ(FindWorkload("bank").error(), "unknown workload \"bank\" (known: mutex)");
+  EXPECT_EQ(FindWorkload("bank").error(),
+            "unknown workload \"bank\" (known: mutex, inventory, counter)");
   EXPECT_EQ(FindNemesis("meteor").error(),
             "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, partition, "
             "failover)");

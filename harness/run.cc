@@ -5,6 +5,7 @@
 
 #include <boost/asio/io_context.hpp>
 
+#include "backends/redis_lock_token.h"
 #include "checker/availability.h"
 #include "checker/history_file.h"
 #include "checker/seed.h"
@@ -23,7 +24,9 @@
 #include "reports/junit_report.h"
 #include "reports/run_results.h"
 #include "reports/summary_printer.h"
+#include "workloads/resource_store.h"
 #include "workloads/task_group.h"
+#include "workloads/workload_registry.h"
 
 namespace locksmith {
 namespace {
@@ -206,6 +209,23 @@ class ServerPhases {
         return StopBeforeWorkload();
     }
     log_.Info("servers up: " + (*service)->Describe().dump());
+    std::unique_ptr<ResourceStore> resource;
+    ScopeExit stop_resource([&] {
+      if (resource) resource->Stop();
+      resource_ = nullptr;
+    });
+    if (WorkloadUsesResourceStore(config_.workload)) {
+      Host* host = cluster.FindHost(kResourceHost);
+      if (host == nullptr) {
+        return Fail(kExitRunFailed, std::string("the cluster has no host ") + kResourceHost +
+                                        " for the resource store");
+      }
+      resource = std::make_unique<ResourceStore>(
+          *host, "ls-" + LockTokenGenerator(SubSeed(*config_.seed, kResourceSeed)).Next());
+      if (Status s = resource->Start(); !s) return Fail(kExitRunFailed, s.error());
+      resource_ = resource.get();
+      log_.Info("resource store up on " + host->Name() + " " + host->Address());
+    }
     interruption_.SetPhase(Interruption::Phase::kWorkload);
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
     WithClientsAndNemesis(**service);
@@ -287,6 +307,7 @@ class ServerPhases {
     options.concurrency = config_.concurrency;
     options.rate = config_.rate;
     options.seed = SubSeed(*config_.seed, kWorkloadSeed);
+    options.fencing = config_.fencing == "on";
     const auto limit =
         std::chrono::milliseconds(static_cast<int64_t>(config_.time_limit_s * 1000));
     WorkloadContext ctx{io, service, recorder, options, facts_.zero + limit,
@@ -294,6 +315,7 @@ class ServerPhases {
                         // Fault times count from the moment every client is connected.
                         [&] { runner.Start(Clock::now()); }};
     ctx.pauses = &pauses;
+    ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });
@@ -324,6 +346,7 @@ class ServerPhases {
   const RunModules& modules_;
   ServerPhaseFacts& facts_;
   Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
+  ResourceStore* resource_ = nullptr;  // the protected resource's server, when the workload has one
 };
 
 }  // namespace

@@ -195,6 +195,9 @@ void RunConfig::Declare(OptionSet& set) {
               "seconds between faults")
       .Integer("client_timeout_ms", "--client-timeout", &client_timeout_ms, int64_t{1},
                int64_t{600'000}, "deadline of every client call, ms; a timeout is info")
+      .Choice("fencing", "--fencing", &fencing, {"off", "on"},
+              "on: every acquire carries a token that only grows, and the protected resource "
+              "(inventory, counter) rejects writes with a token lower than one it accepted")
       .Flag("loopback", "--loopback", &loopback,
             "use loopback hosts even as root (no network faults)")
       .Text("scenario", "", &scenario, kMaxScenarioBytes, "the debate row a scenario tests")
@@ -220,6 +223,14 @@ void RunConfig::Declare(OptionSet& set) {
           if (auto resolved = ResolveClient(backend, client); !resolved) {
             return Error{resolved.error()};
           }
+        }
+        if (fencing == "on" && backend == "redlock") {
+          return Error{"--fencing on: redlock has no single counter that could give every "
+                       "acquire a token that only grows (use redis, redis-sentinel or zookeeper)"};
+        }
+        if (fencing == "on" && backend == "redis" && ResolvedClient() != "redis") {
+          return Error{"--fencing on: the " + ResolvedClient() +
+                       " client is a broken lock without fencing (use --client redis)"};
         }
         if (std::any_of(scenario.begin(), scenario.end(),
                         [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {

@@ -58,6 +58,7 @@ struct RunConfig {
   bool nemesis_all = false;
   double nemesis_interval_s = 10;
   int64_t client_timeout_ms = 500;   // deadline of every client call
+  std::string fencing = "off";       // "on": acquires carry fences the resource enforces
   bool loopback = false;             // never use namespaces, even as root
   std::string scenario;              // the DESIGN/debate row a scenario file tests
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"

@@ -297,6 +297,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("client");
   EXPECT_EQ(now["read_fraction"], 0.0);  // likewise: no readers
   now.erase("read_fraction");
+  EXPECT_EQ(now["fencing"], "off");  // added since, too: off
+  now.erase("fencing");
   EXPECT_EQ(now, old);
 }
 
@@ -317,7 +319,8 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_EQ(c.ResolvedClient(), "redis");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "redis"; }), "");
   EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.client = "zk-fair-ish"; }),
-            "--client zk-fair-ish: backend redis has clients redis");
+            "--client zk-fair-ish: backend redis has clients redis, redis-get-set, "
+            "redis-setnx-expire, redis-del-unlock");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
 }
 
@@ -332,6 +335,18 @@ TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {
             "(backend redis has none; clients that have them: zk-rw (zookeeper))");
   // Without readers every client will do.
   EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-fair"}}), "");
+}
+
+TEST(RunConfigTest, FencingIsRefusedWhereNoTokenOnlyGrows) {
+  EXPECT_EQ(ErrorAfter([](RunConfig& c) { c.fencing = "on"; }), "");
+  EXPECT_NE(ErrorOfJson({{"fencing", "on"}, {"backend", "redlock"}})
+                .find("redlock has no single counter"),
+            std::string::npos);
+  EXPECT_NE(ErrorAfter([](RunConfig& c) {
+              c.fencing = "on";
+              c.client = "redis-get-set";
+            }).find("broken lock without fencing"),
+            std::string::npos);
 }
 
 TEST(RunConfigTest, TestNameDerivesFromTheRun) {

@@ -5,6 +5,7 @@
 #include "harness/local_cluster.h"
 #include "harness/process_supervisor.h"
 #include "nemesis/nemesis_registry.h"
+#include "workloads/resource_store.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -17,6 +18,9 @@ Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
   if (!nodes) return Error{nodes.error()};
   LocalClusterOptions options;
   options.node_names = *nodes;
+  // A workload's protected resource lives on a host of its own, outside
+  // the service's node table, so no fault target ever resolves to it.
+  if (WorkloadUsesResourceStore(config.workload)) options.node_names.push_back(kResourceHost);
   options.nodes_dir = nodes_dir;
   options.force_loopback = config.loopback;
   auto cluster = CreateLocalCluster(options);
@@ -31,7 +35,8 @@ Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluste
   auto client = ResolveClient(config.backend, config.client);
   if (!client) return Error{client.error()};
   const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
-                               std::chrono::milliseconds(config.client_timeout_ms), *client};
+                               std::chrono::milliseconds(config.client_timeout_ms), *client,
+                               config.fencing == "on"};
   return MakeLockService(config.backend, *config.backend_options, context);
 }
 

@@ -32,6 +32,7 @@ enum SeedStream : uint64_t {
   kScheduleSeed = 2,
   kPasswordSeed = 3,
   kNemesisSeed = 4,
+  kResourceSeed = 5,
 };
 
 struct RunModules {

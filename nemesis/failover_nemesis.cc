@@ -139,13 +139,18 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
 FaultResult FailoverNemesis::Heal() {
   if (!old_) return {true, nullptr, "no failover in force"};
   Status s = OkStatus();
-  if (mode_ == "kill") s = killable_->StartNode(*old_);
+  nlohmann::json value{{"mode", mode_}, {"old", *old_}};
+  // Composed with the kill family, the old master may be back already.
+  if (mode_ == "kill" && killable_->IsUp(*old_)) {
+    value["already_up"] = true;
+  } else if (mode_ == "kill") {
+    s = killable_->StartNode(*old_);
+  }
   if (mode_ == "pause") s = pausable_->ResumeNode(*old_);
   if (mode_ == "isolate") {
     FaultResult r = isolator_->Invoke({"heal", nullptr});
     if (!r.ok) s = Error{r.error};
   }
-  nlohmann::json value{{"mode", mode_}, {"old", *old_}};
   auto leader = primary_.Primary();
   value["new"] = leader ? nlohmann::json(*leader) : nlohmann::json(nullptr);
   if (!s) return {false, value, s.error()};

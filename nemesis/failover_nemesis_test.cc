@@ -33,9 +33,11 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
   Status StartNode(const std::string& n) override { return Did("start " + n); }
   Status PauseNode(const std::string& n) override { return Did("pause " + n); }
   Status ResumeNode(const std::string& n) override { return Did("resume " + n); }
+  bool IsUp(const std::string&) override { return up; }
 
   std::vector<std::string> calls;
   std::function<bool()> cut_off;  // the master's host is cut off (isolate)
+  bool up = false;                 // IsUp's answer for every node
 
  private:
   Status Did(const std::string& what) {
@@ -61,6 +63,19 @@ TEST(FailoverNemesisTest, KillsTheMasterUntilPromotionThenRestartsIt) {
   EXPECT_EQ(healed.value["old"], "n1");
   EXPECT_EQ(healed.value["new"], "n2");
   EXPECT_EQ(service.calls, (std::vector<std::string>{"kill n1", "start n1"}));
+  EXPECT_TRUE(nemesis.Teardown().empty());
+}
+
+TEST(FailoverNemesisTest, AMasterAnotherFamilyRestartedIsHealedWithoutAStart) {
+  FakeFailoverService service(1);
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(5000),
+                          milliseconds(1));
+  ASSERT_TRUE(nemesis.Invoke({"failover", {{"mode", "kill"}}}).ok);
+  service.up = true;  // the kill family's restart came first
+  FaultResult healed = nemesis.Invoke({"failover-heal", nullptr});
+  EXPECT_TRUE(healed.ok) << healed.error;
+  EXPECT_EQ(healed.value["already_up"], true);
+  EXPECT_EQ(service.calls, (std::vector<std::string>{"kill n1"}));
   EXPECT_TRUE(nemesis.Teardown().empty());
 }
 

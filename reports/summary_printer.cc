@@ -12,6 +12,20 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   for (const auto& h : a.value("holders", nlohmann::json::array())) {
     out << " process " << h["process"] << " (acquire #" << h["acquire"]["index"] << ")";
   }
+  // Resource anomalies: the first two buyers (writers) whose updates overlapped.
+  const auto pairs = a.value("overlapping", nlohmann::json::array());
+  if (!pairs.empty()) {
+    const auto& buyers = pairs[0]["buyers"];
+    auto index = [](const nlohmann::json& op) {
+      return op.is_object() ? op.value("index", int64_t{-1}) : int64_t{-1};
+    };
+    for (size_t i = 0; i < buyers.size(); ++i) {
+      const auto& b = buyers[i];
+      out << (i == 0 ? " process " : " and process ") << b["process"] << " (read #"
+          << index(b["read"]) << ", write #" << index(b["write"]) << ")";
+    }
+    out << " both read " << buyers[0]["read_value"];
+  }
   if (a.contains("op") && a["op"].is_object()) {
     out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
         << a["op"]["process"] << " cannot be linearized";

@@ -2,7 +2,8 @@
 # Builds the linearizability checker's bench in Release and prints its
 # figures: check time, states explored and peak memory per generated history
 # (mutex and cas-register at 10k, 100k and 1M events), then batches of small
-# Jepsen etcd-like cas-register histories full of timeouts.
+# Jepsen etcd-like cas-register histories full of timeouts; before them the
+# inventory, counter and fencing checkers on generated 100k / 1M histories.
 # Usage: scripts/bench-checker.sh [--quick]   (--quick skips the 1M cases)
 #        scripts/bench-checker.sh DIR [--model M] [--initial JSON] [--timeout S]
 #                                     [--repeat N] [--expect FILE]
@@ -18,5 +19,9 @@ if [[ $# -gt 0 && -d "$1" ]]; then
   dir="$1"
   shift
   exec "$build/checker/checker_bench" --dir "$dir" "$@"
+fi
+# The inventory, counter and fencing checkers on generated 1M-event histories.
+if [[ "${1:-}" != --* || "${1:-}" == --quick ]]; then
+  bench_build resource_checker_bench && "$build/checker/resource_checker_bench" "$@"
 fi
 exec "$build/checker/checker_bench" "$@"

@@ -10,6 +10,7 @@
 #include "checker/double_holder.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
+#include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
 #include "workloads/task_group.h"
@@ -132,23 +133,6 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     log.Invoke("client-stats", "", nullptr);
     log.Complete(Outcome::kOk, counters, "");
   }
-}
-
-asio::awaitable<void> MutexWorkload::StallIfAsked(WorkloadContext& ctx, OpLog& log,
-                                                  LockClient& client, const std::string& key) {
-  if (ctx.pauses == nullptr) co_return;
-  const auto stall = ctx.pauses->Take(log.process(), key);
-  if (!stall) co_return;
-  // The holder stops as a GC pause would stop it, then goes on as if it
-  // still held the lock. Only the end of the run cuts the stall short.
-  const auto began = ctx.Now();
-  log.Invoke("pause", key, {{"ms", stall->count()}});
-  client.SetPaused(true);
-  co_await SleepFor(ctx, *stall);
-  client.SetPaused(false);
-  const auto stalled =
-      std::chrono::duration_cast<std::chrono::milliseconds>(ctx.Now() - began).count();
-  log.Complete(Outcome::kOk, {{"ms", stall->count()}, {"stalled_ms", stalled}}, "");
 }
 
 std::string MutexWorkload::SharedAcquiresBy() const {

@@ -51,10 +51,6 @@ class MutexWorkload : public Workload {
   // `start`: when the workers were started, the origin of --rate's slots.
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
                                       std::chrono::steady_clock::time_point start);
-  // Inside a critical section on `key`: takes the stall the client-pause
-  // nemesis asked for, if any, recorded as a "pause" op of this worker.
-  boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log,
-                                            LockClient& client, const std::string& key);
 
   const MutexOptions options_;
 };

@@ -29,6 +29,8 @@
 
 namespace locksmith {
 
+class ResourceStore;
+
 // What every workload is run with (RunConfig's common keys); a workload's
 // own options (keys, hold, lease, ...) are its constructor's, declared next
 // to it and built by the registry.
@@ -36,6 +38,9 @@ struct WorkloadOptions {
   int concurrency = 10;             // workers, each with its own client
   double rate = 0;                  // total op attempts per second; 0 = unlimited
   uint64_t seed = 0;
+  // --fencing on: the resource checks every acquire's fence (workloads with a
+  // protected resource).
+  bool fencing = false;
 };
 
 struct WorkloadContext {
@@ -62,6 +67,9 @@ struct WorkloadContext {
   // The address client `index`'s sockets bind to (Cluster::ClientAddress);
   // empty, or no function: the kernel's choice.
   std::function<std::string(int index)> client_address = {};
+  // The protected resource's server (workloads that protect one: the run
+  // starts it on its own host); null otherwise.
+  ResourceStore* resource = nullptr;
   // What the workload reads and waits on; tests inject a fake.
   WorkloadClock* clock = &SteadyWorkloadClock();
 

@@ -1,6 +1,8 @@
 #include "workloads/workload_registry.h"
 
 #include "checker/module_registry.h"
+#include "workloads/counter_workload.h"
+#include "workloads/inventory_workload.h"
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {
@@ -10,11 +12,18 @@ const std::vector<WorkloadEntry>& Workloads() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<WorkloadEntry> kWorkloads = {
       WorkloadOf<MutexWorkload>("mutex"),
+      WorkloadOf<InventoryWorkload>("inventory", /*resource_store=*/true),
+      WorkloadOf<CounterWorkload>("counter", /*resource_store=*/true),
   };
   return kWorkloads;
 }
 
 std::vector<std::string> WorkloadNames() { return EntryNames(Workloads()); }
+
+bool WorkloadUsesResourceStore(const std::string& name) {
+  auto entry = FindWorkload(name);
+  return entry && (*entry)->resource_store;
+}
 
 Result<const WorkloadEntry*> FindWorkload(const std::string& name) {
   return FindEntry(Workloads(), "workload", name);

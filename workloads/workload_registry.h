@@ -17,19 +17,25 @@ struct WorkloadEntry {
   const char* name;
   OptionsFactory options;  // its options at their defaults
   std::unique_ptr<Workload> (*make)(const ModuleOptions& options);
+  // It protects a resource: the run adds the host kResourceHost to the
+  // cluster and starts the ResourceStore there.
+  bool resource_store = false;
 };
 
 // The entry of workload W, whose constructor takes its `W::Options`.
 template <typename W>
-WorkloadEntry WorkloadOf(const char* name) {
+WorkloadEntry WorkloadOf(const char* name, bool resource_store = false) {
   return {name, MakeOptions<typename W::Options>,
           [](const ModuleOptions& options) -> std::unique_ptr<Workload> {
             return std::make_unique<W>(OptionsAs<typename W::Options>(options));
-          }};
+          },
+          resource_store};
 }
 
 const std::vector<WorkloadEntry>& Workloads();
 std::vector<std::string> WorkloadNames();
+// True when the workload `name` protects a resource (false for unknown names).
+bool WorkloadUsesResourceStore(const std::string& name);
 // The entry named `name`, or an error listing the known ones.
 Result<const WorkloadEntry*> FindWorkload(const std::string& name);
 // `options` must have been made by the workload's own factory.

@@ -29,7 +29,9 @@ class HistoryBuilder {
   HistoryBuilder& Ok(int64_t process, nlohmann::json value = nullptr) {
     return Complete(process, OpType::kOk, std::move(value));
   }
-  HistoryBuilder& Fail(int64_t process) { return Complete(process, OpType::kFail, nullptr); }
+  HistoryBuilder& Fail(int64_t process, nlohmann::json value = nullptr) {
+    return Complete(process, OpType::kFail, std::move(value));
+  }
   HistoryBuilder& Info(int64_t process) { return Complete(process, OpType::kInfo, nullptr); }
   // Invoke immediately followed by its ok completion.
   HistoryBuilder& Call(int64_t process, std::string f, nlohmann::json value = nullptr,

@@ -1,0 +1,153 @@
+// resource_checker_bench: check time and peak memory of the inventory,
+// counter and fencing checkers on generated histories of 1M events (and
+// 100k): `processes` buyers over `keys` items, each purchase acquire, read,
+// write, release (8 events), fenced, with a share of info writes and a share
+// of overlapping purchases (two buyers read the same stock: lost updates),
+// then the final reads. Each case runs in a forked child so its peak RSS
+// (getrusage maxrss, the generated history included) is its own.
+// Usage: resource_checker_bench [--quick]   (quick: 100k events only)
+// Not a test: scripts/bench-checker.sh builds it in Release and runs it.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checker/counter_checker.h"
+#include "checker/fencing_checker.h"
+#include "checker/inventory_checker.h"
+
+namespace locksmith {
+namespace {
+
+struct Case {
+  std::string checker;  // inventory | counter | fencing
+  size_t events = 0;
+  int processes = 10;
+  int keys = 10;
+};
+
+class Builder {
+ public:
+  void Add(int64_t process, OpType type, const char* f, const std::string& key,
+           nlohmann::json value) {
+    Op op;
+    op.index = static_cast<int64_t>(history.size());
+    op.time = op.index * 1000;
+    op.process = process;
+    op.type = type;
+    op.f = f;
+    op.key = key;
+    op.value = std::move(value);
+    history.push_back(std::move(op));
+  }
+  History history;
+};
+
+// Purchases one after another per key (the lock works), a few overlapping
+// (the lock failed) and a few info writes; `sells`: inventory orders.
+History Generate(const Case& c, bool sells) {
+  Builder b;
+  b.history.reserve(c.events + 64);
+  std::mt19937_64 rng(42);
+  std::vector<int64_t> value(static_cast<size_t>(c.keys), sells ? 1'000'000'000 : 0);
+  std::vector<std::vector<std::string>> orders(static_cast<size_t>(c.keys));
+  int64_t fence = 0;
+  int64_t n = 0;
+  while (b.history.size() + 8 < c.events) {
+    const int k = static_cast<int>(rng() % static_cast<uint64_t>(c.keys));
+    const std::string key = "item-" + std::to_string(k);
+    const int64_t p = static_cast<int64_t>(rng() % static_cast<uint64_t>(c.processes));
+    const int64_t read = value[static_cast<size_t>(k)];
+    // More lost updates than info writes could hide: an invalid verdict, so
+    // the evidence (pairs of buyers) is built too.
+    const bool info = rng() % 1000 == 0;
+    const bool overlapped = rng() % 200 == 0;  // its update is lost
+    ++fence;
+    b.Add(p, OpType::kInvoke, "acquire", key, {{"lease_ms", 1000}});
+    b.Add(p, OpType::kOk, "acquire", key, {{"token", "t"}, {"fence", fence}, {"validity_ms", 990}});
+    b.Add(p, OpType::kInvoke, "read", key, {{"fence", fence}});
+    b.Add(p, OpType::kOk, "read", key, {{"value", read}});
+    const int64_t next = sells ? read - 1 : read + 1;
+    nlohmann::json w = {{"value", next}, {"read", read}, {"fence", fence}};
+    std::string order;
+    if (sells) {
+      order = "o-" + std::to_string(++n);
+      w["order"] = order;
+    }
+    b.Add(p, OpType::kInvoke, "write", key, std::move(w));
+    b.Add(p, info ? OpType::kInfo : OpType::kOk, "write", key, nullptr);
+    if (!overlapped) {
+      value[static_cast<size_t>(k)] = next;
+    }
+    if (sells) orders[static_cast<size_t>(k)].push_back(order);
+    b.Add(p, OpType::kInvoke, "release", key, {{"token", "t"}});
+    b.Add(p, OpType::kOk, "release", key, nullptr);
+  }
+  for (int k = 0; k < c.keys; ++k) {
+    const std::string key = "item-" + std::to_string(k);
+    b.Add(1'000'000'000, OpType::kInvoke, "final", key, nullptr);
+    nlohmann::json v = {{"value", value[static_cast<size_t>(k)]}};
+    if (sells) v["orders"] = orders[static_cast<size_t>(k)];
+    b.Add(1'000'000'000, OpType::kOk, "final", key, std::move(v));
+  }
+  return std::move(b.history);
+}
+
+void RunCase(const Case& c) {
+  const auto g0 = std::chrono::steady_clock::now();
+  History h = Generate(c, c.checker == "inventory");
+  const double gen_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
+  struct rusage before {};
+  getrusage(RUSAGE_SELF, &before);
+  std::unique_ptr<Checker> checker;
+  if (c.checker == "inventory") checker = std::make_unique<InventoryChecker>(1'000'000'000);
+  if (c.checker == "counter") checker = std::make_unique<CounterChecker>();
+  if (c.checker == "fencing") checker = std::make_unique<FencingChecker>();
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult r = checker->Check(h);
+  const double check_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  const char* valid = r.valid == Validity::kTrue    ? "valid"
+                      : r.valid == Validity::kFalse ? "invalid"
+                                                    : "unknown";
+  std::printf("%-10s %8zu events %3d procs %3d keys  check %6.3f s  (generate %5.2f s)  "
+              "peak RSS %6.0f MiB (history alone %6.0f MiB)  %s, %zu anomalies\n",
+              c.checker.c_str(), h.size(), c.processes, c.keys, check_s, gen_s,
+              static_cast<double>(after.ru_maxrss) / 1024.0,
+              static_cast<double>(before.ru_maxrss) / 1024.0, valid, r.anomalies.size());
+  std::fflush(stdout);
+}
+
+}  // namespace
+}  // namespace locksmith
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  std::vector<locksmith::Case> cases;
+  for (size_t events : {size_t{100'000}, size_t{1'000'000}}) {
+    if (quick && events > 100'000) continue;
+    for (const char* checker : {"inventory", "counter", "fencing"}) {
+      cases.push_back({checker, events, 10, 10});
+    }
+  }
+  for (const auto& c : cases) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      locksmith::RunCase(c);
+      std::_Exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+  }
+  return 0;
+}

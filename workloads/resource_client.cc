@@ -1,0 +1,150 @@
+#include "workloads/resource_client.h"
+
+#include "backends/redis_lock_client.h"
+
+namespace locksmith {
+namespace {
+
+// KEYS: value, fence. ARGV: fence or "". Reply {1, value} or {0, highest}.
+constexpr std::string_view kReadScript =
+    "if ARGV[1] ~= '' then "
+    "local h = tonumber(redis.call('get', KEYS[2]) or '-1') "
+    "if tonumber(ARGV[1]) < h then return {0, h} end "
+    "redis.call('set', KEYS[2], ARGV[1]) end "
+    "return {1, tonumber(redis.call('get', KEYS[1]) or '0')}";
+// KEYS: value, fence, orders. ARGV: value, order or "", fence or "".
+constexpr std::string_view kWriteScript =
+    "if ARGV[3] ~= '' then "
+    "local h = tonumber(redis.call('get', KEYS[2]) or '-1') "
+    "if tonumber(ARGV[3]) < h then return {0, h} end "
+    "redis.call('set', KEYS[2], ARGV[3]) end "
+    "redis.call('set', KEYS[1], ARGV[1]) "
+    "if ARGV[2] ~= '' then redis.call('rpush', KEYS[3], ARGV[2]) end "
+    "return {1, 0}";
+// KEYS: value, orders. Reply {value, {orders}}.
+constexpr std::string_view kFinalScript =
+    "return {tonumber(redis.call('get', KEYS[1]) or '0'), redis.call('lrange', KEYS[2], 0, -1)}";
+// KEYS: value, fence, orders. ARGV: value.
+constexpr std::string_view kInitScript =
+    "redis.call('del', KEYS[2], KEYS[3]) redis.call('set', KEYS[1], ARGV[1]) return {1, 0}";
+
+std::string FenceText(std::optional<int64_t> fence) {
+  return fence ? std::to_string(*fence) : std::string();
+}
+
+// Transport errors and error replies; false when the reply is to be read.
+bool Failed(const RedisResponse& r, ResourceReply& reply) {
+  switch (r.error) {
+    case RedisCallError::kNone:
+      break;
+    case RedisCallError::kNotSent:
+      reply.outcome = Outcome::kFail;
+      reply.error = "not sent: " + r.message;
+      return true;
+    case RedisCallError::kInDoubt:
+    case RedisCallError::kClosed:
+      reply.outcome = Outcome::kUnknown;
+      reply.error = r.message;
+      return true;
+  }
+  if (r.reply.type == RedisReply::Type::kError) {
+    reply.outcome = IsDefiniteRedisError(r.reply) ? Outcome::kFail : Outcome::kUnknown;
+    reply.error = r.reply.str;
+    return true;
+  }
+  return false;
+}
+
+// {1, value} or {0, highest}.
+ResourceReply AcceptedOrRejected(const RedisResponse& r) {
+  ResourceReply reply;
+  if (Failed(r, reply)) return reply;
+  const auto& e = r.reply.elements;
+  if (r.reply.type != RedisReply::Type::kArray || e.size() != 2 ||
+      e[0].type != RedisReply::Type::kInteger || e[1].type != RedisReply::Type::kInteger) {
+    reply.error = "unexpected reply from the store: " + r.reply.Describe();
+    return reply;
+  }
+  if (e[0].integer == 1) {
+    reply.outcome = Outcome::kOk;
+    reply.value = e[1].integer;
+  } else {
+    reply.outcome = Outcome::kFail;
+    reply.rejected = true;
+    reply.highest = e[1].integer;
+    reply.error = "stale fence: the store accepted " + std::to_string(reply.highest);
+  }
+  return reply;
+}
+
+}  // namespace
+
+ResourceClient::ResourceClient(boost::asio::any_io_executor executor, RedisEndpoint endpoint,
+                               std::chrono::milliseconds timeout)
+    : connection_(std::move(executor), RedisConnectionOptions{std::move(endpoint), timeout}),
+      timeout_(timeout) {}
+
+boost::asio::awaitable<Status> ResourceClient::Connect() {
+  Status s = co_await connection_.Connect();
+  if (!s) co_return Error{"resource store: " + s.error()};
+  co_return OkStatus();
+}
+
+boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view script,
+                                                           const std::vector<std::string>& keys,
+                                                           const std::vector<std::string>& args) {
+  const std::string nkeys = std::to_string(keys.size());
+  std::vector<std::string_view> argv;
+  argv.reserve(3 + keys.size() + args.size());
+  argv.push_back(std::string_view("EVAL"));
+  argv.push_back(script);
+  argv.push_back(nkeys);
+  for (const auto& k : keys) argv.push_back(k);
+  for (const auto& a : args) argv.push_back(a);
+  co_return co_await connection_.Command(argv, RedisConnection::Clock::now() + timeout_);
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::Read(const std::string& key,
+                                                           std::optional<int64_t> fence) {
+  // Named vectors: GCC 12 miscompiles braced temporaries in a co_await.
+  const std::vector<std::string> keys{key, key + ":fence"};
+  const std::vector<std::string> args{FenceText(fence)};
+  co_return AcceptedOrRejected(co_await Eval(kReadScript, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::Write(const std::string& key, int64_t value,
+                                                            const std::string& order,
+                                                            std::optional<int64_t> fence) {
+  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
+  const std::vector<std::string> args{std::to_string(value), order, FenceText(fence)};
+  co_return AcceptedOrRejected(co_await Eval(kWriteScript, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::Init(const std::string& key,
+                                                           int64_t value) {
+  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
+  const std::vector<std::string> args{std::to_string(value)};
+  co_return AcceptedOrRejected(co_await Eval(kInitScript, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::Final(const std::string& key) {
+  const std::vector<std::string> keys{key, key + ":orders"};
+  const std::vector<std::string> args;
+  RedisResponse r = co_await Eval(kFinalScript, keys, args);
+  ResourceReply reply;
+  if (Failed(r, reply)) co_return reply;
+  const auto& e = r.reply.elements;
+  if (r.reply.type != RedisReply::Type::kArray || e.size() != 2 ||
+      e[0].type != RedisReply::Type::kInteger || e[1].type != RedisReply::Type::kArray) {
+    reply.error = "unexpected reply from the store: " + r.reply.Describe();
+    co_return reply;
+  }
+  reply.outcome = Outcome::kOk;
+  reply.value = e[0].integer;
+  for (const auto& order : e[1].elements) reply.orders.push_back(order.str);
+  co_return reply;
+}
+
+void ResourceClient::Close() { connection_.Close(); }
+
+}  // namespace locksmith

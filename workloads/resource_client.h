@@ -1,0 +1,73 @@
+// ResourceClient: one worker's connection to the ResourceStore, with the
+// resource's operations, each one atomic Lua script on the store:
+//
+//   Read(key, fence?)              the value of `key` (0 when never written)
+//   Write(key, value, order, fence?) sets `key` to `value` and, when `order`
+//                                  is not empty, appends it to `key:orders`
+//   Final(key)                     the value and the orders, after the run
+//   Init(key, value)               sets the value, empties the orders and the
+//                                  fence (before the workload)
+//
+// With a fence (--fencing on) a read or write is accepted only when its
+// fence is at least `key:fence`, the highest the store accepted, which it
+// then becomes; otherwise it is rejected (it did nothing) and the reply
+// says the highest. Reads take part, not only writes: a read-modify-write
+// whose read is not fenced still loses an update when the older holder
+// writes before the newer one (newer reads 5, older writes 4, newer writes
+// 4): registering the read's fence makes that older write stale.
+//
+// The read-modify-write a workload makes of Read and Write is deliberately
+// not atomic: the lock is what protects it. Outcomes as for lock clients:
+// fail = it certainly did not take effect (a rejection, nothing sent),
+// unknown = it may have. Not thread-safe: one worker's calls, one at a time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include "backends/lock_client.h"
+#include "backends/redis_connection.h"
+#include "checker/result.h"
+
+namespace locksmith {
+
+struct ResourceReply {
+  Outcome outcome = Outcome::kUnknown;
+  int64_t value = 0;                // Read, Final: the value
+  std::vector<std::string> orders;  // Final: the orders, in the order written
+  bool rejected = false;            // fenced and stale (outcome kFail)
+  int64_t highest = 0;              // when rejected: the highest fence accepted
+  std::string error;                // why fail / unknown
+};
+
+class ResourceClient {
+ public:
+  ResourceClient(boost::asio::any_io_executor executor, RedisEndpoint endpoint,
+                 std::chrono::milliseconds timeout);
+
+  boost::asio::awaitable<Status> Connect();
+  boost::asio::awaitable<ResourceReply> Read(const std::string& key,
+                                             std::optional<int64_t> fence);
+  boost::asio::awaitable<ResourceReply> Write(const std::string& key, int64_t value,
+                                              const std::string& order,
+                                              std::optional<int64_t> fence);
+  boost::asio::awaitable<ResourceReply> Final(const std::string& key);
+  boost::asio::awaitable<ResourceReply> Init(const std::string& key, int64_t value);
+  void Close();
+
+ private:
+  boost::asio::awaitable<RedisResponse> Eval(std::string_view script,
+                                             const std::vector<std::string>& keys,
+                                             const std::vector<std::string>& args);
+
+  RedisConnection connection_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace locksmith
