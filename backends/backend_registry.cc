@@ -19,7 +19,7 @@ const std::vector<BackendEntry>& Backends() {
       {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService,
        RedisClientNames()},
       {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
-       ZkRecipeNames()},
+       ZkRecipeNames(), ZkSharedRecipeNames()},
       {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
       {"redis-sentinel", SentinelHosts, MakeOptions<SentinelServiceOptions>, MakeSentinelService,
        RedisClientNames()},
@@ -53,6 +53,25 @@ Result<std::string> ResolveClient(const std::string& backend, const std::string&
                  JoinNames(clients)};
   }
   return client;
+}
+
+Status CheckSharedClient(const std::string& backend, const std::string& client,
+                         const std::string& why) {
+  auto resolved = ResolveClient(backend, client);
+  if (!resolved) return Error{resolved.error()};
+  const auto& shared = (*FindBackend(backend))->shared_clients;
+  if (std::find(shared.begin(), shared.end(), *resolved) != shared.end()) return OkStatus();
+  std::string offer = "backend " + backend + " has none";
+  if (!shared.empty()) offer = "on backend " + backend + ": --client " + JoinNames(shared);
+  std::string any;
+  for (const auto& e : Backends()) {
+    for (const auto& c : e.shared_clients) {
+      any += (any.empty() ? "" : ", ") + c + " (" + e.name + ")";
+    }
+  }
+  if (shared.empty() && !any.empty()) offer += "; clients that have them: " + any;
+  return Error{why + " takes shared (read) locks, which client " + *resolved + " does not have (" +
+               offer + ")"};
 }
 
 std::vector<std::string> AllClientNames() {

@@ -38,6 +38,8 @@ struct BackendEntry {
   MakeBackendFn make;
   // The lock clients it offers (`--client`); the first is the default.
   std::vector<std::string> clients;
+  // Those of `clients` that take shared (read) locks (LockClient::AcquireShared).
+  std::vector<std::string> shared_clients = {};
 };
 
 const std::vector<BackendEntry>& Backends();
@@ -51,6 +53,11 @@ Result<std::vector<std::string>> BackendNodeNames(const std::string& backend,
 // The backend's lock client called `client`, or its default when `client` is
 // empty; an error naming the backend's clients when it has no such client.
 Result<std::string> ResolveClient(const std::string& backend, const std::string& client);
+// OkStatus when the backend's client `client` (resolved as ResolveClient
+// does) takes shared (read) locks; otherwise an error saying that `why` (the
+// workload's setting that asks for them) needs one, and which clients do.
+Status CheckSharedClient(const std::string& backend, const std::string& client,
+                         const std::string& why);
 // Every client of every backend, each once, in registry order.
 std::vector<std::string> AllClientNames();
 // A backend with a fixed number of hosts, for BackendEntry::hosts.

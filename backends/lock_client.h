@@ -77,6 +77,22 @@ class LockClient {
                                                         std::chrono::milliseconds lease) = 0;
   virtual boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                         const std::string& token) = 0;
+  // Read-write locks: a shared (read) acquire may hold `key` together with
+  // other shared holders, never with an exclusive (Acquire) one; its token is
+  // given back with Release. Only a client whose SupportsShared() is true
+  // takes them; a workload that asks for shared acquires refuses any other
+  // client before it starts (BackendEntry::shared_clients: at config time).
+  // The default certainly takes nothing: kFail.
+  virtual bool SupportsShared() const { return false; }
+  virtual boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
+                                                              std::chrono::milliseconds lease) {
+    (void)key;
+    (void)lease;
+    AcquireResult refused;
+    refused.outcome = Outcome::kFail;
+    refused.error = "this lock client has no shared (read) locks";
+    co_return refused;
+  }
   // Drops connections; pending calls complete as kUnknown.
   virtual void Close() = 0;
   // The client's process stops (true), as in a long GC pause, and goes on

@@ -13,8 +13,12 @@ namespace {
 
 constexpr char kFairRoot[] = "/locksmith";
 constexpr char kNaiveRoot[] = "/locksmith-naive";
-constexpr char kFairPrefix[] = "_c_";
-constexpr char kFairSuffix[] = "-lock-";
+constexpr char kReadWriteRoot[] = "/locksmith-rw";
+constexpr char kProtectedPrefix[] = "_c_";
+// Node kinds: "_c_<guid>-<kind>-<sequence>".
+constexpr char kFairKind[] = "lock";
+constexpr char kReadKind[] = "read";
+constexpr char kWriteKind[] = "write";
 // Arguments of co_await calls are named objects, never temporaries: GCC 12
 // destroys some temporaries of a co_await expression twice.
 const std::string kNone;
@@ -38,13 +42,32 @@ int64_t MsSince(Clock::time_point t) {
 
 }  // namespace
 
-std::vector<std::string> ZkRecipeNames() { return {"zk-fair", "zk-naive"}; }
+std::vector<std::string> ZkRecipeNames() { return {"zk-fair", "zk-naive", "zk-rw"}; }
 std::string ZkDefaultRecipe() { return ZkRecipeNames().front(); }
+std::vector<std::string> ZkSharedRecipeNames() { return {"zk-rw"}; }
+
+namespace {
+
+// Where the "-<kind>-" before the sequence starts, or npos.
+size_t KindAt(const std::string& name, const char* kind) {
+  const std::string marker = std::string("-") + kind + "-";
+  const size_t at = name.rfind(marker);
+  if (at == std::string::npos || at + marker.size() != name.rfind('-') + 1) {
+    return std::string::npos;
+  }
+  return at;
+}
+
+}  // namespace
 
 int64_t ZkSequenceOf(const std::string& name) {
-  const size_t at = name.rfind(kFairSuffix);
-  if (at == std::string::npos) return -1;
-  const std::string digits = name.substr(at + std::string(kFairSuffix).size());
+  const size_t dash = name.rfind('-');
+  bool known_kind = false;
+  for (const char* kind : {kFairKind, kReadKind, kWriteKind}) {
+    known_kind = known_kind || KindAt(name, kind) != std::string::npos;
+  }
+  if (!known_kind) return -1;
+  const std::string digits = name.substr(dash + 1);
   if (digits.empty() || digits.size() > 18 ||
       !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return -1;
@@ -60,6 +83,17 @@ std::vector<std::string> ZkSortedBySequence(std::vector<std::string> children) {
   return children;
 }
 
+bool ZkIsReadNode(const std::string& name) { return KindAt(name, kReadKind) != std::string::npos; }
+
+int64_t ZkBlockerOf(const std::vector<std::string>& sorted, size_t at) {
+  if (at == 0 || at >= sorted.size()) return -1;
+  if (!ZkIsReadNode(sorted[at])) return static_cast<int64_t>(at) - 1;
+  for (size_t i = at; i-- > 0;) {
+    if (!ZkIsReadNode(sorted[i])) return static_cast<int64_t>(i);
+  }
+  return -1;
+}
+
 Result<std::unique_ptr<LockClient>> MakeZkLockClient(const std::string& name,
                                                      asio::any_io_executor executor,
                                                      ZkLockClientOptions options, uint64_t seed) {
@@ -68,6 +102,8 @@ Result<std::unique_ptr<LockClient>> MakeZkLockClient(const std::string& name,
     recipe = ZkRecipe::kFair;
   } else if (name == "zk-naive") {
     recipe = ZkRecipe::kNaive;
+  } else if (name == "zk-rw") {
+    recipe = ZkRecipe::kReadWrite;
   } else {
     return Error{"unknown zookeeper lock client '" + name + "' (known: " +
                  JoinNames(ZkRecipeNames()) + ")"};
@@ -181,6 +217,17 @@ asio::awaitable<void> ZkLockClient::CleanUpAbandoned(Clock::time_point deadline)
 }
 
 asio::awaitable<AcquireResult> ZkLockClient::Acquire(const std::string& key, milliseconds lease) {
+  co_return co_await AcquireMode(key, lease, false);
+}
+
+asio::awaitable<AcquireResult> ZkLockClient::AcquireShared(const std::string& key,
+                                                           milliseconds lease) {
+  if (!SupportsShared()) co_return co_await LockClient::AcquireShared(key, lease);
+  co_return co_await AcquireMode(key, lease, true);
+}
+
+asio::awaitable<AcquireResult> ZkLockClient::AcquireMode(const std::string& key,
+                                                         milliseconds lease, bool shared) {
   if (closed_) co_return Failed(Outcome::kFail, "", "the client is closed");
   if (Status s = session_.ReopenIfExpired(); !s) co_return Failed(Outcome::kFail, "", s.error());
   const auto deadline = Clock::now() + options_.timeout;
@@ -188,8 +235,11 @@ asio::awaitable<AcquireResult> ZkLockClient::Acquire(const std::string& key, mil
     co_return Failed(Outcome::kFail, "", "not connected to the ensemble (nothing sent)");
   }
   co_await CleanUpAbandoned(deadline);
-  if (recipe_ == ZkRecipe::kFair) co_return co_await AcquireFair(key, lease, deadline);
-  co_return co_await AcquireNaive(key, lease, deadline);
+  if (recipe_ == ZkRecipe::kNaive) co_return co_await AcquireNaive(key, lease, deadline);
+  const bool fair = recipe_ == ZkRecipe::kFair;
+  const std::string root = fair ? kFairRoot : kReadWriteRoot;
+  const std::string kind = fair ? kFairKind : shared ? kReadKind : kWriteKind;
+  co_return co_await AcquireSequential(root, key, kind, lease, deadline);
 }
 
 asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_up,
@@ -207,7 +257,7 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
     result.error += "; the session expired: no node of ours is left";
     co_return result;
   }
-  if (node.empty() && recipe_ == ZkRecipe::kFair && co_await session_.WaitConnected(deadline)) {
+  if (node.empty() && recipe_ != ZkRecipe::kNaive && co_await session_.WaitConnected(deadline)) {
     ZkReply children = co_await session_.Children(parent, deadline);
     if (children.rc == ZOK) {
       for (const auto& child : children.children) {
@@ -244,7 +294,7 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
   if (result.outcome == Outcome::kUnknown) {
     // Remember it: the next call deletes it once it can see it.
     abandoned_generation_ = generation;
-    if (recipe_ == ZkRecipe::kFair) {
+    if (recipe_ != ZkRecipe::kNaive) {
       abandoned_guids_[parent].insert(guid);
     } else {
       abandoned_nodes_.insert(parent);
@@ -253,16 +303,18 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
   co_return result;
 }
 
-asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
-                                                         milliseconds lease,
-                                                         Clock::time_point deadline) {
-  const std::string parent = std::string(kFairRoot) + "/" + key;
+asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string& root,
+                                                               const std::string& key,
+                                                               const std::string& kind,
+                                                               milliseconds lease,
+                                                               Clock::time_point deadline) {
+  const std::string parent = root + "/" + key;
   const std::string guid = tokens_.Next();
   const std::string child_path = parent + "/x";
   if (int rc = co_await EnsureParents(child_path, deadline); rc != ZOK) {
     co_return Failed(Outcome::kFail, guid, "creating " + parent + ": " + ZkErrorText(rc));
   }
-  const std::string prefix = parent + "/" + kFairPrefix + guid + kFairSuffix;
+  const std::string prefix = parent + "/" + kProtectedPrefix + guid + "-" + kind + "-";
   std::string node;
   int64_t czxid = 0;
   // The create; a lost reply is found again by the guid.
@@ -313,7 +365,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
       // Only the server removes it: our session expired.
       co_return Failed(Outcome::kFail, guid, "our lock node is gone (session expired)");
     }
-    if (at == sorted.begin()) {
+    const int64_t blocker = ZkBlockerOf(sorted, static_cast<size_t>(at - sorted.begin()));
+    if (blocker < 0) {
       AcquireResult ok;
       ok.outcome = Outcome::kOk;
       ok.token = guid;
@@ -322,7 +375,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
       held_[guid] = {node, session_.generation()};
       co_return ok;
     }
-    const std::string predecessor = parent + "/" + *(at - 1);
+    const std::string predecessor = parent + "/" + sorted[static_cast<size_t>(blocker)];
+    const int64_t seen = session_.event_count();
     ZkReply watched = co_await session_.Exists(predecessor, true, deadline);
     if (watched.rc == ZNONODE) continue;
     if (watched.rc != ZOK) {
@@ -330,7 +384,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireFair(const std::string& key,
                                      "watching " + predecessor + ": " + ZkErrorText(watched.rc));
       co_return co_await GiveUp(r, parent, guid, node);
     }
-    co_await session_.WaitForEvent(deadline);
+    co_await session_.WaitForEvent(deadline, seen);
     if (Clock::now() >= deadline) {
       const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
       co_return co_await GiveUp(r, parent, guid, node);
@@ -361,6 +415,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
     if (made.rc == ZOK) {
       ours = made.stat.value_or(ZkStat{});
     } else if (made.rc == ZNODEEXISTS) {
+      const int64_t seen = session_.event_count();
       ZkReply e = co_await session_.Exists(node, true, deadline);
       if (e.rc == ZNONODE) continue;
       if (e.rc != ZOK || !e.stat) {
@@ -372,7 +427,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
       if (e.stat->ephemeral_owner == session_.session_id()) {
         ours = e.stat;  // our earlier create, whose reply was lost
       } else {
-        co_await session_.WaitForEvent(deadline);
+        co_await session_.WaitForEvent(deadline, seen);
         continue;
       }
     } else if (ZkDefinitelyNotApplied(made.rc)) {
@@ -425,7 +480,7 @@ asio::awaitable<ReleaseResult> ZkLockClient::Release(const std::string& key,
     result.outcome = Outcome::kUnknown;
     result.error = ZkErrorText(gone.rc) + (lost.empty() ? "" : "; " + lost);
     abandoned_generation_ = held.generation;
-    if (recipe_ == ZkRecipe::kFair) {
+    if (recipe_ != ZkRecipe::kNaive) {
       abandoned_guids_[held.node.substr(0, held.node.rfind('/'))].insert(token);
     } else {
       abandoned_nodes_.insert(held.node);

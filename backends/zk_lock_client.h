@@ -10,11 +10,24 @@
 //             deadline) is not simply retried: the children are listed and a
 //             child carrying the guid is ours (Curator's protected mode), so
 //             no orphan node blocks the lock.
+//   zk-rw     the read-write lock recipe (ZooKeeper's recipes, Curator's
+//             InterProcessReadWriteLock) under /locksmith-rw/<key>: the same
+//             guid-protected ephemeral sequential create as zk-fair, named
+//             "_c_<guid>-read-" for a shared acquire (AcquireShared) and
+//             "_c_<guid>-write-" for an exclusive one (Acquire). A reader
+//             holds when no write node is earlier than its own and otherwise
+//             watches only the nearest earlier write node; a writer holds
+//             when its node is the lowest and otherwise watches only the
+//             nearest earlier node of either kind. Readers share the lock.
 //   zk-naive  one ephemeral node /locksmith-naive/<key> holding the token;
 //             on NodeExists the client watches it and tries again when it
 //             goes: every waiter wakes on each release (the herd effect).
 //             A node whose create reply was lost is ours when its
 //             ephemeralOwner is our session.
+//
+// zk-fair and zk-rw share the acquire (create, find a lost create again by
+// the guid, wait for the blocker, give up); only the node name and which
+// earlier node blocks differ (ZkBlockerOf).
 //
 // The fence is the lock node's czxid (not the sequence suffix, which starts
 // again when the parent is recreated). validity_ms = min(lease, negotiated
@@ -78,18 +91,28 @@ struct ZkLockClientOptions {
   std::chrono::milliseconds timeout{1000};  // per Acquire wait / per request
 };
 
-enum class ZkRecipe { kFair, kNaive };
+enum class ZkRecipe { kFair, kNaive, kReadWrite };
 
 // Names of the recipes the zookeeper backend offers as lock clients; the
 // first is the default.
 std::vector<std::string> ZkRecipeNames();
 std::string ZkDefaultRecipe();
+// Those of them with shared (read) locks: {"zk-rw"}.
+std::vector<std::string> ZkSharedRecipeNames();
 
-// The sequence number of a sequential node's name ("..-lock-0000000012" ->
-// 12), or -1 when it has none (pure; exposed for tests).
+// The sequence number of a lock node's name ("..-lock-0000000012",
+// "..-read-0000000012" or "..-write-0000000012" -> 12), or -1 when it has
+// none (pure; exposed for tests).
 int64_t ZkSequenceOf(const std::string& name);
-// The children of a fair lock sorted by sequence, lowest first (pure).
+// The children of a fair or read-write lock sorted by sequence, lowest first
+// (pure).
 std::vector<std::string> ZkSortedBySequence(std::vector<std::string> children);
+// True for a read-write lock's shared node ("..-read-0000000012").
+bool ZkIsReadNode(const std::string& name);
+// Which node of `sorted` (ZkSortedBySequence) the node at `at` waits for:
+// the index of the nearest earlier write node for a read node, of the
+// nearest earlier node of any kind otherwise; -1 when none (it holds).
+int64_t ZkBlockerOf(const std::vector<std::string>& sorted, size_t at);
 
 class ZkLockClient final : public LockClient {
  public:
@@ -101,6 +124,10 @@ class ZkLockClient final : public LockClient {
                                                 std::chrono::milliseconds lease) override;
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
+  // zk-rw only; the other recipes refuse (kFail).
+  bool SupportsShared() const override { return recipe_ == ZkRecipe::kReadWrite; }
+  boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
+                                                      std::chrono::milliseconds lease) override;
   void Close() override;
   // Freezes the session's traffic (see TcpRelay): the server hears nothing
   // from this client, and the session expires after its timeout.
@@ -116,9 +143,16 @@ class ZkLockClient final : public LockClient {
 
  private:
   using Clock = ZkSession::Clock;
-  boost::asio::awaitable<AcquireResult> AcquireFair(const std::string& key,
-                                                    std::chrono::milliseconds lease,
-                                                    Clock::time_point deadline);
+  // Acquire and AcquireShared: connects, cleans up, and runs the recipe.
+  boost::asio::awaitable<AcquireResult> AcquireMode(const std::string& key,
+                                                    std::chrono::milliseconds lease, bool shared);
+  // zk-fair and zk-rw: a sequential node named `kind` ("lock", "read",
+  // "write") under `root`/`key`.
+  boost::asio::awaitable<AcquireResult> AcquireSequential(const std::string& root,
+                                                          const std::string& key,
+                                                          const std::string& kind,
+                                                          std::chrono::milliseconds lease,
+                                                          Clock::time_point deadline);
   boost::asio::awaitable<AcquireResult> AcquireNaive(const std::string& key,
                                                      std::chrono::milliseconds lease,
                                                      Clock::time_point deadline);
@@ -143,7 +177,7 @@ class ZkLockClient final : public LockClient {
   bool closed_ = false;
   int64_t parents_generation_ = -1;
   std::set<std::string> parents_made_;
-  // Abandoned acquires: fair: parent -> guids; naive: node paths. Only valid
+  // Abandoned acquires: fair, rw: parent -> guids; naive: node paths. Only valid
   // in the session they were made in.
   int64_t abandoned_generation_ = 0;
   std::map<std::string, std::set<std::string>> abandoned_guids_;

@@ -37,8 +37,10 @@ struct ZkSession::State {
   std::chrono::milliseconds negotiated{0};
   int64_t watch_events = 0;
   std::list<std::shared_ptr<asio::steady_timer>> waiters;
+  int64_t events = 0;  // every WakeAll
 
   void WakeAll() {
+    ++events;
     for (auto& w : waiters) w->cancel();
   }
 };
@@ -228,6 +230,13 @@ asio::awaitable<bool> ZkSession::WaitConnected(Clock::time_point deadline) {
   }
   co_return state_ && state_->connected;
 }
+
+asio::awaitable<void> ZkSession::WaitForEvent(Clock::time_point deadline, int64_t seen) {
+  if (state_ && state_->events != seen) co_return;
+  co_await WaitForEvent(deadline);
+}
+
+int64_t ZkSession::event_count() const { return state_ ? state_->events : 0; }
 
 asio::awaitable<void> ZkSession::WaitForEvent(Clock::time_point deadline) {
   if (!state_) co_return;

@@ -78,6 +78,13 @@ class ZkSession {
   boost::asio::awaitable<bool> WaitConnected(Clock::time_point deadline);
   // Waits for a watch or session event (or the deadline).
   boost::asio::awaitable<void> WaitForEvent(Clock::time_point deadline);
+  // The same, but returns at once when an event came since event_count()
+  // was `seen`. A watch set by a call (Exists) may fire before the caller,
+  // resumed after the reply, starts waiting: read event_count() before the
+  // call and wait with it, or that wake is lost until the deadline.
+  boost::asio::awaitable<void> WaitForEvent(Clock::time_point deadline, int64_t seen);
+  // Watch and session events (every wake of WaitForEvent) so far.
+  int64_t event_count() const;
 
   boost::asio::awaitable<ZkReply> Create(const std::string& path, const std::string& data,
                                          int flags, Clock::time_point deadline);

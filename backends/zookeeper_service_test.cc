@@ -88,6 +88,49 @@ TEST(ZookeeperServiceTest, FairWaitersAreOrderedBySequenceNotByName) {
                                               "_c_aa-lock-0000000010"}));
 }
 
+TEST(ZookeeperServiceTest, ReadWriteNodesAreOrderedTogetherBySequence) {
+  EXPECT_EQ(ZkSequenceOf("_c_ab-read-0000000007"), 7);
+  EXPECT_EQ(ZkSequenceOf("_c_ab-write-0000000008"), 8);
+  EXPECT_EQ(ZkSequenceOf("_c_ab-other-0000000008"), -1);
+  EXPECT_TRUE(ZkIsReadNode("_c_ab-read-0000000007"));
+  EXPECT_FALSE(ZkIsReadNode("_c_ab-write-0000000008"));
+  EXPECT_FALSE(ZkIsReadNode("_c_ab-lock-0000000008"));
+  const auto sorted = ZkSortedBySequence(
+      {"_c_c-write-0000000003", "_c_a-read-0000000001", "_c_b-read-0000000002"});
+  EXPECT_EQ(sorted, (std::vector<std::string>{"_c_a-read-0000000001", "_c_b-read-0000000002",
+                                              "_c_c-write-0000000003"}));
+}
+
+TEST(ZookeeperServiceTest, AReaderWaitsForTheNearestEarlierWriterAWriterForItsPredecessor) {
+  // r1 r2 w3 r4 r5 w6 w7 r8
+  const std::vector<std::string> sorted = {
+      "_c_a-read-0000000001", "_c_b-read-0000000002", "_c_c-write-0000000003",
+      "_c_d-read-0000000004", "_c_e-read-0000000005", "_c_f-write-0000000006",
+      "_c_g-write-0000000007", "_c_h-read-0000000008"};
+  EXPECT_EQ(ZkBlockerOf(sorted, 0), -1);  // the first reader holds
+  EXPECT_EQ(ZkBlockerOf(sorted, 1), -1);  // so does a reader after readers only
+  EXPECT_EQ(ZkBlockerOf(sorted, 2), 1);   // a writer watches the reader before it
+  EXPECT_EQ(ZkBlockerOf(sorted, 3), 2);   // readers after w3 watch w3 only
+  EXPECT_EQ(ZkBlockerOf(sorted, 4), 2);
+  EXPECT_EQ(ZkBlockerOf(sorted, 5), 4);
+  EXPECT_EQ(ZkBlockerOf(sorted, 6), 5);
+  EXPECT_EQ(ZkBlockerOf(sorted, 7), 6);   // the nearest writer, not the first
+  // zk-fair's nodes are all exclusive: each waits for its predecessor.
+  const std::vector<std::string> fair = {"_c_a-lock-0000000001", "_c_b-lock-0000000002"};
+  EXPECT_EQ(ZkBlockerOf(fair, 0), -1);
+  EXPECT_EQ(ZkBlockerOf(fair, 1), 0);
+}
+
+TEST(ZookeeperServiceTest, OnlyZkRwTakesSharedLocks) {
+  boost::asio::io_context io;
+  for (const std::string& name : ZkRecipeNames()) {
+    auto client = MakeZkLockClient(name, io.get_executor(), {}, 1);
+    ASSERT_TRUE(client.ok()) << client.error();
+    EXPECT_EQ((*client)->SupportsShared(), name == "zk-rw") << name;
+  }
+  EXPECT_EQ(ZkSharedRecipeNames(), (std::vector<std::string>{"zk-rw"}));
+}
+
 TEST(ZookeeperServiceTest, AnEvenEnsembleIsRefused) {
   FakeCluster cluster({"n1", "n2", "n3", "n4"});
   ZookeeperServiceOptions four;
@@ -113,7 +156,7 @@ TEST(ZookeeperServiceTest, TheTableListsOnePeerPerHostAndNoLeaderBeforeStart) {
 }
 
 TEST(ZookeeperServiceTest, UnknownRecipeIsAnError) {
-  EXPECT_EQ(ZkRecipeNames(), (std::vector<std::string>{"zk-fair", "zk-naive"}));
+  EXPECT_EQ(ZkRecipeNames(), (std::vector<std::string>{"zk-fair", "zk-naive", "zk-rw"}));
   boost::asio::io_context io;
   auto client = MakeZkLockClient("zk-nope", io.get_executor(), {}, 1);
   ASSERT_FALSE(client.ok());

@@ -31,6 +31,7 @@ struct Hold {
   const Op* acquire_done = nullptr;
   const Op* release_invoke = nullptr;  // null when never released
   bool certain = true;     // false: an info acquire that may not have happened
+  bool shared = false;     // a read hold (rw-lock checker only)
   // True for an info acquire proven by an ok release of its token: the lock
   // was held at some moment of [start, end] (the release's own window), not
   // necessarily throughout, since a timed-out SET may run late.
@@ -59,8 +60,9 @@ std::optional<int64_t> IntIn(const nlohmann::json& value, const char* name) {
   return it->get<int64_t>();
 }
 
-// `at`: the overlap's start, when the lease end is judged.
-nlohmann::json HolderJson(const Hold& h, int64_t at) {
+// `at`: the overlap's start, when the lease end is judged; `with_mode`: say
+// whether the hold was a read or a write one.
+nlohmann::json HolderJson(const Hold& h, int64_t at, bool with_mode) {
   nlohmann::json j{{"process", h.process},
                    {"acquire", OpRef(*h.acquire_done)},
                    {"release", h.release_invoke ? OpRef(*h.release_invoke) : nullptr},
@@ -72,14 +74,22 @@ nlohmann::json HolderJson(const Hold& h, int64_t at) {
   if (!h.extensions.empty()) j["renewals"] = h.extensions.size();
   if (h.lost != nullptr) j["lock_lost"] = OpRef(*h.lost);
   if (!h.certain) j["possible"] = true;
+  if (with_mode) j["mode"] = h.shared ? "read" : "write";
   return j;
+}
+
+bool IsReadAcquire(const Op& invoke) {
+  if (!invoke.value.is_object()) return false;
+  auto it = invoke.value.find("mode");
+  return it != invoke.value.end() && it->is_string() && it->get<std::string>() == "read";
 }
 
 // Extracts holds per key from a history. Release invokes are matched to the
 // hold of the same process and key; ok releases of info acquires' tokens turn
 // those into certain holds.
 std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
-                                                      const std::vector<int64_t>& completion_of) {
+                                                      const std::vector<int64_t>& completion_of,
+                                                      HoldModes modes) {
   std::map<std::string, std::vector<Hold>> holds;
   // (process, key) -> position in holds[key] of the open hold.
   std::map<std::pair<int64_t, std::string>, size_t> open;
@@ -131,6 +141,7 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
       h.process = op.process;
       h.acquire_invoke = &op;
       h.acquire_done = done;
+      h.shared = modes == HoldModes::kReadWrite && IsReadAcquire(op);
       if (done->type == OpType::kOk) {
         h.start = done->time;
         if (auto end = LeaseEndOf(*done)) h.lease_end = *end;
@@ -181,14 +192,17 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
 CheckResult DoubleHolderChecker::Check(const History& history) const {
   CheckResult result;
   const auto completion_of = PairCompletions(history);
-  auto holds_by_key = CollectHolds(history, completion_of);
+  auto holds_by_key = CollectHolds(history, completion_of, modes_);
+  const bool read_write = modes_ == HoldModes::kReadWrite;
 
   int64_t unsafe_grants = 0, expired_lease_uses = 0, possible = 0, total_holds = 0;
+  int64_t read_holds = 0, reader_overlaps = 0, possible_reader_overlaps = 0;
 
   for (auto& [key, holds] : holds_by_key) {
     std::sort(holds.begin(), holds.end(),
               [](const Hold& a, const Hold& b) { return a.start < b.start; });
     total_holds += static_cast<int64_t>(holds.size());
+    for (const Hold& h : holds) read_holds += h.shared ? 1 : 0;
     // Sweep: `active` holds positions whose interval may still overlap.
     std::vector<size_t> active;
     for (size_t i = 0; i < holds.size(); ++i) {
@@ -202,7 +216,12 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
         auto covers = [](const Hold& outer, const Hold& w) {
           return !w.window || (outer.start <= w.start && outer.end >= w.end);
         };
-        if (!a.certain || !b.certain || !covers(a, b) || !covers(b, a)) {
+        const bool sure = a.certain && b.certain && covers(a, b) && covers(b, a);
+        if (a.shared && b.shared) {  // readers share: no anomaly
+          ++(sure ? reader_overlaps : possible_reader_overlaps);
+          continue;
+        }
+        if (!sure) {
           ++possible;
           continue;
         }
@@ -215,7 +234,7 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
             {"type", "double-holder"},
             {"class", both_valid ? "unsafe-grant" : "expired-lease-use"},
             {"key", key},
-            {"holders", {HolderJson(a, from), HolderJson(b, from)}},
+            {"holders", {HolderJson(a, from, read_write), HolderJson(b, from, read_write)}},
             {"overlap_ns", {from, to == kOpen ? nlohmann::json(nullptr) : nlohmann::json(to)}},
             {"ops", {OpRef(*a.acquire_done), OpRef(*b.acquire_done)}}};
         for (const Hold* h : {&a, &b}) {
@@ -237,6 +256,17 @@ CheckResult DoubleHolderChecker::Check(const History& history) const {
   result.summary = std::to_string(unsafe_grants + expired_lease_uses) + " double holders: " +
                    std::to_string(unsafe_grants) + " unsafe grants, " +
                    std::to_string(expired_lease_uses) + " expired-lease uses";
+  if (read_write) {
+    result.stats["read_holds"] = read_holds;
+    result.stats["write_holds"] = total_holds - read_holds;
+    result.stats["reader_overlaps"] = reader_overlaps;
+    result.stats["possible_reader_overlaps"] = possible_reader_overlaps;
+    result.summary = std::to_string(unsafe_grants + expired_lease_uses) +
+                     " overlaps with a writer: " + std::to_string(unsafe_grants) +
+                     " unsafe grants, " + std::to_string(expired_lease_uses) +
+                     " expired-lease uses; " + std::to_string(reader_overlaps) +
+                     " reader overlaps (allowed)";
+  }
   return result;
 }
 

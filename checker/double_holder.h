@@ -22,6 +22,13 @@
 //                     restart without persistence);
 //   expired-lease-use one holder kept working past its validity (a pause):
 //                     only fencing helps.
+//
+// As the rw-lock checker (HoldModes::kReadWrite, named "rw-lock") it judges a
+// read-write lock by the same rules: a hold whose acquire invoke says
+// "mode": "read" is shared, any other is exclusive. Two shared holds may
+// overlap (counted as reader_overlaps, certain ones only, so a test can tell
+// a lock that really shares from one that is secretly exclusive); an overlap
+// with an exclusive hold is an anomaly as above, each holder naming its mode.
 // Stateless; Check is thread-safe.
 #pragma once
 
@@ -31,15 +38,24 @@
 
 namespace locksmith {
 
+enum class HoldModes {
+  kExclusive,  // every hold excludes every other ("double-holder")
+  kReadWrite,  // "mode": "read" holds share with each other ("rw-lock")
+};
+
 class DoubleHolderChecker : public Checker {
  public:
   // At most `max_listed` overlaps are listed as anomalies; all are counted.
-  explicit DoubleHolderChecker(size_t max_listed = 1000) : max_listed_(max_listed) {}
-  std::string Name() const override { return "double-holder"; }
+  explicit DoubleHolderChecker(size_t max_listed = 1000, HoldModes modes = HoldModes::kExclusive)
+      : max_listed_(max_listed), modes_(modes) {}
+  std::string Name() const override {
+    return modes_ == HoldModes::kReadWrite ? "rw-lock" : "double-holder";
+  }
   CheckResult Check(const History& history) const override;
 
  private:
   size_t max_listed_;
+  HoldModes modes_;
 };
 
 }  // namespace locksmith

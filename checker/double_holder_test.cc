@@ -30,6 +30,12 @@ class Builder {
     Invoke(p, from, "acquire", {{"lease_ms", 1000}});
     return Ok(p, to, "acquire", {{"token", token}, {"validity_ms", validity_ms}});
   }
+  // A read-write lock's acquire ok: "mode" is "read" (shared) or "write".
+  Builder& AcquiredAs(const char* mode, int64_t p, int64_t from, int64_t to,
+                      const std::string& token, int64_t validity_ms = 1000) {
+    Invoke(p, from, "acquire", {{"lease_ms", 1000}, {"mode", mode}});
+    return Ok(p, to, "acquire", {{"token", token}, {"validity_ms", validity_ms}});
+  }
   Builder& Released(int64_t p, int64_t from, int64_t to, const std::string& token) {
     Invoke(p, from, "release", {{"token", token}});
     return Ok(p, to, "release");
@@ -311,6 +317,118 @@ TEST(DoubleHolderEventsTest, AReentryRefreshesTheLeaseLikeARenewal) {
 }
 
 }  // namespace events
+
+// --- the rw-lock checker: the same rules, readers share ---
+
+CheckResult CheckRw(const Builder& b) {
+  return DoubleHolderChecker(1000, HoldModes::kReadWrite).Check(b.history());
+}
+
+TEST(RwLockCheckerTest, IsNamedRwLock) {
+  EXPECT_EQ(DoubleHolderChecker(1000, HoldModes::kReadWrite).Name(), "rw-lock");
+  EXPECT_EQ(DoubleHolderChecker().Name(), "double-holder");
+}
+
+TEST(RwLockCheckerTest, OverlappingReadersAreValidAndCounted) {
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a").AcquiredAs("read", 1, 2, 3, "b");
+  b.AcquiredAs("read", 2, 4, 5, "c");
+  b.Released(0, 10, 11, "a").Released(1, 12, 13, "b").Released(2, 14, 15, "c");
+  auto r = CheckRw(b);
+  EXPECT_EQ(r.valid, Validity::kTrue);
+  EXPECT_TRUE(r.anomalies.empty());
+  EXPECT_EQ(r.stats["reader_overlaps"], 3);  // every pair of the three
+  EXPECT_EQ(r.stats["read_holds"], 3);
+  EXPECT_EQ(r.stats["write_holds"], 0);
+  EXPECT_EQ(r.stats["double_holders"], 0);
+}
+
+TEST(RwLockCheckerTest, TheExclusiveCheckerFlagsTheSameReaders) {
+  // The double-holder checker knows no modes: every hold excludes.
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a").AcquiredAs("read", 1, 2, 3, "b");
+  b.Released(0, 10, 11, "a").Released(1, 12, 13, "b");
+  EXPECT_EQ(Check(b).valid, Validity::kFalse);
+  EXPECT_EQ(Check(b).stats.count("reader_overlaps"), 0u);
+}
+
+TEST(RwLockCheckerTest, ReadersThatNeverOverlapCountZero) {
+  // What a lock that is secretly exclusive looks like: valid, no sharing.
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a").Released(0, 10, 11, "a");
+  b.AcquiredAs("read", 1, 11, 12, "b").Released(1, 20, 21, "b");
+  b.AcquiredAs("write", 2, 21, 22, "c").Released(2, 30, 31, "c");
+  auto r = CheckRw(b);
+  EXPECT_EQ(r.valid, Validity::kTrue);
+  EXPECT_EQ(r.stats["reader_overlaps"], 0);
+  EXPECT_EQ(r.stats["write_holds"], 1);
+}
+
+TEST(RwLockCheckerTest, AWriterOverlappingAReaderIsAnUnsafeGrantNamingBoth) {
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a").AcquiredAs("write", 1, 5, 6, "b");
+  b.Released(0, 10, 11, "a").Released(1, 12, 13, "b");
+  auto r = CheckRw(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  const auto& a = r.anomalies[0];
+  EXPECT_EQ(a["class"], "unsafe-grant");
+  EXPECT_EQ(a["holders"][0]["mode"], "read");
+  EXPECT_EQ(a["holders"][1]["mode"], "write");
+  // The acquires' completions (1, 3) and the releases' invokes (4, 6).
+  ASSERT_EQ(a["ops"].size(), 4u);
+  EXPECT_EQ(a["ops"][0]["index"], 1);
+  EXPECT_EQ(a["ops"][1]["index"], 3);
+  EXPECT_EQ(a["ops"][2]["index"], 4);
+  EXPECT_EQ(a["ops"][3]["index"], 6);
+  EXPECT_EQ(r.stats["reader_overlaps"], 0);
+}
+
+TEST(RwLockCheckerTest, TwoWritersOverlappingAreInvalid) {
+  Builder b;
+  b.AcquiredAs("write", 0, 0, 1, "a").AcquiredAs("write", 1, 5, 6, "b");
+  b.Released(0, 10, 11, "a").Released(1, 12, 13, "b");
+  auto r = CheckRw(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["mode"], "write");
+  EXPECT_EQ(r.stats["unsafe_grants"], 1);
+}
+
+TEST(RwLockCheckerTest, AnAcquireWithoutModeIsAWriter) {
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a").Acquired(1, 5, 6, "b");
+  b.Released(0, 10, 11, "a").Released(1, 12, 13, "b");
+  EXPECT_EQ(CheckRw(b).valid, Validity::kFalse);
+}
+
+TEST(RwLockCheckerTest, AReaderPastItsLeaseUnderAWriterIsAnExpiredLeaseUse) {
+  // The reader's validity (100 ms) ended before the writer got the lock:
+  // the lease rules of the double-holder checker, unchanged.
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a", 100).AcquiredAs("write", 1, 500, 501, "b");
+  b.Released(0, 900, 901, "a").Released(1, 950, 951, "b");
+  auto r = CheckRw(b);
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  EXPECT_EQ(r.anomalies[0]["class"], "expired-lease-use");
+  EXPECT_EQ(r.stats["expired_lease_uses"], 1);
+}
+
+TEST(RwLockCheckerTest, AnInfoReaderOverlapIsOnlyPossible) {
+  // A read acquire that timed out may never have happened: its overlap with
+  // another reader proves no sharing, and with a writer proves no anomaly.
+  Builder b;
+  b.AcquiredAs("read", 0, 0, 1, "a");
+  b.Invoke(1, 2, "acquire", {{"lease_ms", 1000}, {"mode", "read"}}).Info(1, 50, "acquire");
+  b.AcquiredAs("write", 2, 20, 21, "c");
+  b.Released(0, 30, 31, "a").Released(2, 40, 41, "c");
+  auto r = CheckRw(b);
+  EXPECT_EQ(r.stats["reader_overlaps"], 0);
+  EXPECT_EQ(r.stats["possible_reader_overlaps"], 1);
+  EXPECT_EQ(r.stats["possible_overlaps"], 1);
+  // The certain reader and the writer still overlap.
+  EXPECT_EQ(r.valid, Validity::kFalse);
+  EXPECT_EQ(r.stats["double_holders"], 1);
+}
 
 }  // namespace
 }  // namespace locksmith

@@ -142,12 +142,19 @@ std::string MutexModel::DescribeState(const ModelState& state) const {
   return text;
 }
 
-Result<CompiledOp> RwLockModel::Compile(const std::string& f, const nlohmann::json& /*input*/,
+Result<CompiledOp> RwLockModel::Compile(const std::string& f, const nlohmann::json& input,
                                         const nlohmann::json* output, int64_t process) {
   CompiledOp c;
   c.op.process = process;
   c.op.known = output != nullptr;
-  if (f == "acquire" || f == "acquire-exclusive" || f == "acquire-write") {
+  // locksmith's mutex workload with readers: acquire / release with
+  // "mode": "read" in the invoke's value are the shared ones.
+  const bool read_mode = input.is_object() && input.contains("mode") &&
+                         input["mode"].is_string() && input["mode"] == "read";
+  if (read_mode && (f == "acquire" || f == "release")) {
+    c.op.code = f == "acquire" ? kAcquireShared : kReleaseShared;
+    c.only_own_process_observes = f == "acquire";
+  } else if (f == "acquire" || f == "acquire-exclusive" || f == "acquire-write") {
     c.op.code = kAcquire;
     c.only_own_process_observes = true;
   } else if (f == "release" || f == "release-exclusive" || f == "release-write") {

@@ -17,7 +17,8 @@
 //   rw-lock       acquire / release (exclusive), acquire-shared /
 //                 release-shared; aliases acquire-write, release-write,
 //                 acquire-read, release-read, acquire-exclusive,
-//                 release-exclusive
+//                 release-exclusive; an acquire / release whose invoke
+//                 value has "mode": "read" is shared (locksmith's readers)
 //   register      read, write
 //   cas-register  read, write, cas [old new]
 //                 (an ok read of nil: the register holds nil where nil can be

@@ -181,6 +181,19 @@ TEST(RwLockModelTest, SharedDuringExclusiveIsInvalid) {
   EXPECT_EQ(Verdict("rw-lock", b), kInvalid);
 }
 
+TEST(RwLockModelTest, ModeReadMakesAcquireAndReleaseShared) {
+  // The mutex workload's readers: acquire / release with "mode": "read".
+  const json read = {{"mode", "read"}};
+  const json write = {{"mode", "write"}};
+  HistoryBuilder shared;
+  shared.Call(0, "acquire", read).Call(1, "acquire", read).Call(0, "release", read);
+  shared.Call(1, "release", read).Call(2, "acquire", write).Call(2, "release", write);
+  EXPECT_EQ(Verdict("rw-lock", shared), kValid);
+  HistoryBuilder writer_inside;
+  writer_inside.Call(0, "acquire", read).Call(1, "acquire", write);
+  EXPECT_EQ(Verdict("rw-lock", writer_inside), kInvalid);
+}
+
 TEST(RwLockModelTest, ReleaseSharedByNonHolderIsInvalid) {
   HistoryBuilder b;
   b.Call(0, "acquire-shared").Call(1, "release-shared");

@@ -465,6 +465,13 @@ Status ValidateRunConfig(const RunConfig& c) {
   for (const OwnedOptions* options : chosen) {
     if (Status s = (*options)->set().Validate(); !s) return s;
   }
+  // A workload that takes shared (read) locks needs a client that has them.
+  if (auto workload = MakeWorkload(c.workload, *c.workload_options); workload) {
+    const std::string why = (*workload)->SharedAcquiresBy();
+    if (!why.empty()) {
+      if (Status s = CheckSharedClient(c.backend, c.client, why); !s) return s;
+    }
+  }
   return OkStatus();
 }
 

@@ -295,6 +295,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now["restart_delay_ms"] = 100;
   EXPECT_EQ(now["client"], "");  // a key added since: its default, the backend's own client
   now.erase("client");
+  EXPECT_EQ(now["read_fraction"], 0.0);  // likewise: no readers
+  now.erase("read_fraction");
   EXPECT_EQ(now["fencing"], "off");  // added since, too: off
   now.erase("fencing");
   EXPECT_EQ(now["reentry"], 0.0);  // added since too, with its default
@@ -322,6 +324,19 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
             "--client zk-fair-ish: backend redis has clients redis, redis-watchdog, "
             "redis-reentrant, redis-get-set, redis-setnx-expire, redis-del-unlock");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
+}
+
+TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-rw"}, {"read_fraction", 0.5}}),
+            "");
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-fair"}, {"read_fraction", 0.5}}),
+            "--read-fraction 0.5 takes shared (read) locks, which client zk-fair does not have "
+            "(on backend zookeeper: --client zk-rw)");
+  EXPECT_EQ(ErrorOfJson({{"read_fraction", 0.25}}),
+            "--read-fraction 0.25 takes shared (read) locks, which client redis does not have "
+            "(backend redis has none; clients that have them: zk-rw (zookeeper))");
+  // Without readers every client will do.
+  EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-fair"}}), "");
 }
 
 TEST(RunConfigTest, FencingIsRefusedWhereNoTokenOnlyGrows) {

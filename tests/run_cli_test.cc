@@ -130,5 +130,20 @@ TEST(RunCliTest, ABadScenarioStepIsOneLineAndExit254) {
   }
 }
 
+TEST(RunCliTest, ReadersWithAClientWithoutSharedLocksAreOneLineAndExit254) {
+  TempDir dir;
+  std::string out;
+  EXPECT_EQ(Locksmith(dir, {"run", "--backend", "zookeeper", "--client", "zk-fair",
+                            "--read-fraction", "0.5"},
+                      &out),
+            254)
+      << out;
+  EXPECT_NE(out.find("--read-fraction 0.5 takes shared (read) locks, which client zk-fair does "
+                     "not have (on backend zookeeper: --client zk-rw)"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+}
+
 }  // namespace
 }  // namespace locksmith::testing

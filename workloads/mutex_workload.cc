@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <random>
+#include <sstream>
 
 
 #include "checker/check_file.h"
@@ -58,7 +59,9 @@ void MutexOptions::Declare(OptionSet& set) {
       .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
                "lock lease (TTL) asked for on every acquire, ms")
       .Number("reentry", "--reentry", &reentry, 0, 1,
-              "probability a holder re-enters the lock it holds (reentrant clients)");
+              "probability a holder re-enters the lock it holds (reentrant clients)")
+      .Number("read_fraction", "--read-fraction", &read_fraction, 0, 1,
+              "share of acquires that are shared (read) locks, for read-write lock clients");
 }
 
 asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
@@ -83,6 +86,10 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
     }
   }
+  if (options_.read_fraction > 0 && !clients.front()->SupportsShared()) {
+    co_return Error{SharedAcquiresBy() + " takes shared (read) locks, which this lock client "
+                    "does not have"};
+  }
   if (ctx.on_connected) ctx.on_connected();
 
   // A worker that throws ends the workload with its error; the others stop.
@@ -101,6 +108,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, m.keys - 1);
   OpLog& log = state.log;
+  std::bernoulli_distribution pick_read(m.read_fraction);
   // --rate: worker w's attempts at start + w / rate + k * concurrency / rate.
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
 
@@ -112,8 +120,21 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     if (ctx.ShouldStop() || ctx.Now() >= ctx.deadline) break;
 
     const std::string key = "lock-" + std::to_string(pick_key(rng));
-    log.Invoke("acquire", key, {{"lease_ms", m.lease_ms}});
-    AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(m.lease_ms));
+    // Without readers nothing is drawn: a mutex run's seed replays as before.
+    const bool read_write = m.read_fraction > 0;
+    const bool shared = read_write && pick_read(rng);
+    nlohmann::json invoke = {{"lease_ms", m.lease_ms}};
+    nlohmann::json mode = nullptr;
+    if (read_write) mode = {{"mode", shared ? "read" : "write"}};
+    if (read_write) invoke.update(mode);
+    log.Invoke("acquire", key, invoke);
+    const std::chrono::milliseconds lease(m.lease_ms);
+    AcquireResult acquired;
+    if (shared) {
+      acquired = co_await client.AcquireShared(key, lease);
+    } else {
+      acquired = co_await client.Acquire(key, lease);
+    }
     nlohmann::json value = {{"token", acquired.token}};
     if (acquired.detail.is_object()) value.update(acquired.detail);
     if (acquired.outcome == Outcome::kOk) {
@@ -143,7 +164,9 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     }
     if (!state.lost) co_await StallIfAsked(ctx, log, client, key);
     if (!state.lost) {
-      log.Invoke("release", key, {{"token", acquired.token}});
+      nlohmann::json release = {{"token", acquired.token}};
+      if (read_write) release.update(mode);
+      log.Invoke("release", key, release);
       ReleaseResult released = co_await client.Release(key, acquired.token);
       log.Complete(released.outcome, nullptr, released.error);
     }
@@ -175,16 +198,25 @@ asio::awaitable<void> MutexWorkload::ReEnter(WorkloadContext& ctx, OpLog& log,
   log.Complete(released.outcome, nullptr, released.error, /*nested=*/true);
 }
 
+std::string MutexWorkload::SharedAcquiresBy() const {
+  if (options_.read_fraction <= 0) return "";
+  std::ostringstream flag;
+  flag << "--read-fraction " << options_.read_fraction;
+  return flag.str();
+}
+
 std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;
-  checkers.push_back(std::make_unique<DoubleHolderChecker>());
+  const bool read_write = options_.read_fraction > 0;
+  checkers.push_back(std::make_unique<DoubleHolderChecker>(
+      1000, read_write ? HoldModes::kReadWrite : HoldModes::kExclusive));
   // The same question by search: is there a legal order of the lock ops?
   // Release only by the holder; an info acquire may have happened or not; a
   // lock whose release failed frees itself when its lease expires: acquires
   // record lease_ms, so the lease rule's auto decides so, exactly as for
   // `locksmith check history.jsonl --model owner-mutex`.
   LinearizabilityOptions linearizable;
-  linearizable.model = "owner-mutex";
+  linearizable.model = read_write ? "rw-lock" : "owner-mutex";
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
   checkers.push_back(std::make_unique<PerfStatsChecker>());

@@ -6,7 +6,12 @@
 // stats. Lock events a client reports while a worker holds a lock (renewals,
 // lock lost: LockClient::SetEventSink) are recorded as lone ops of that
 // worker's process; a holder told it lost its lock stops holding it (no
-// stall, no release). Runs on one io_context thread; not thread-safe.
+// stall, no release). With --read-fraction F > 0 it exercises a read-write
+// lock: each acquire is shared (a reader, LockClient::AcquireShared) with
+// probability F, exclusive otherwise, and says which in its value ("mode":
+// "read" or "write", also on the release); the rw-lock checker (readers may
+// overlap, a writer overlaps nobody) and rw-lock linearizability judge it
+// instead. Runs on one io_context thread; not thread-safe.
 #pragma once
 
 #include <chrono>
@@ -30,6 +35,7 @@ struct MutexOptions {
   // of the key it holds, "reentry": true in their invokes) halfway through
   // its hold; 0 never (and draws nothing, so older seeds replay).
   double reentry = 0;
+  double read_fraction = 0;         // share of acquires that are shared (read)
 
   void Declare(OptionSet& set);
 };
@@ -45,6 +51,7 @@ class MutexWorkload : public Workload {
     return std::chrono::milliseconds(options_.lease_ms);
   }
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
+  std::string SharedAcquiresBy() const override;
 
  private:
   struct WorkerState;

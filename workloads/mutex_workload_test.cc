@@ -172,7 +172,7 @@ TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
   EXPECT_EQ(options.value().lease_ms, 70);
   EXPECT_EQ(options.set().ToJson(),
             nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70},
-                            {"reentry", 0.0}}));
+                            {"reentry", 0.0}, {"read_fraction", 0.0}}));
   ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
   EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
@@ -327,6 +327,79 @@ TEST(MutexWorkloadTest, BrokenLockIsCaughtAsDoubleHolders) {
   EXPECT_EQ(out.validity, Validity::kFalse);
   EXPECT_EQ(out.results["anomalies"][0]["class"], "unsafe-grant") << out.results.dump();
   ExpectEveryHoldReleased(out.history, /*correct_lock=*/false);
+}
+
+TEST(MutexWorkloadTest, ReadersTakeSharedLocksAndEachAcquireSaysItsMode) {
+  FakeLockService service;
+  service.state.shared_locks = true;
+  auto o = Options();
+  o.keys = 1;
+  o.read_fraction = 0.7;
+  o.hold = {5, 20};
+  Spec spec;
+  spec.stop_after = 60;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  ASSERT_TRUE(out.status.ok()) << out.status.error();
+  EXPECT_EQ(out.validity, Validity::kTrue) << out.results.dump();
+  int reads = 0, writes = 0;
+  for (const Op& op : out.history) {
+    if (op.type != OpType::kInvoke || (op.f != "acquire" && op.f != "release")) continue;
+    ASSERT_TRUE(op.value.contains("mode")) << op.value.dump();
+    (op.value["mode"] == "read" ? reads : writes) += op.f == "acquire";
+  }
+  EXPECT_GT(reads, 0);
+  EXPECT_GT(writes, 0);
+  // Judged as a read-write lock: five workers on one key, mostly readers,
+  // holding 5-20 ms, share it.
+  const auto& rw = out.results["stats"]["rw-lock"]["stats"];
+  EXPECT_GT(rw["reader_overlaps"].get<int>(), 0) << out.results.dump();
+  EXPECT_EQ(rw["double_holders"], 0);
+  EXPECT_FALSE(out.results["stats"].contains("double-holder"));
+  ExpectEveryHoldReleased(out.history);
+}
+
+TEST(MutexWorkloadTest, AWriterGrantedBesideReadersIsCaught) {
+  FakeLockService service;
+  service.state.shared_locks = true;
+  service.state.grant_everything = true;
+  auto o = Options();
+  o.read_fraction = 0.5;
+  o.hold = {60000, 60000};
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, o, spec);
+  ASSERT_TRUE(out.finished);
+  EXPECT_EQ(out.validity, Validity::kFalse) << out.results.dump();
+  EXPECT_GT(out.results["stats"]["rw-lock"]["stats"]["double_holders"].get<int>(), 0);
+}
+
+TEST(MutexWorkloadTest, AClientWithoutSharedLocksIsRefusedBeforeTheFirstOp) {
+  FakeLockService service;  // shared_locks = false
+  auto o = Options();
+  o.read_fraction = 0.5;
+  MutexWorkload workload(o);
+  EXPECT_EQ(workload.SharedAcquiresBy(), "--read-fraction 0.5");
+  EXPECT_EQ(MutexWorkload(Options()).SharedAcquiresBy(), "");
+  auto out = RunWorkload(service, o, Spec{});
+  ASSERT_TRUE(out.finished);
+  ASSERT_FALSE(out.status.ok());
+  EXPECT_EQ(out.status.error(),
+            "--read-fraction 0.5 takes shared (read) locks, which this lock client does not have");
+  EXPECT_TRUE(out.history.empty());
+  EXPECT_EQ(service.state.open_clients, 0);
+}
+
+TEST(MutexWorkloadTest, WithoutReadersAcquiresCarryNoMode) {
+  FakeLockService service;
+  Spec spec;
+  spec.stop_after = 5;
+  spec.counts = Is("acquire", OpType::kOk);
+  auto out = RunWorkload(service, Options(), spec);
+  for (const Op& op : out.history) EXPECT_FALSE(op.value.contains("mode")) << op.value.dump();
+  EXPECT_TRUE(out.results["stats"].contains("double-holder"));
 }
 
 // The history's ops of `process` on `key`, in order.

@@ -100,6 +100,11 @@ class Workload {
     (void)ctx;
     co_return OkStatus();
   }
+  // Why this workload takes shared (read) acquires, as the setting a user
+  // gave ("--read-fraction 0.3"), or "" when it takes none: the run refuses
+  // a client without shared locks (LockClient::SupportsShared) before it
+  // starts.
+  virtual std::string SharedAcquiresBy() const { return ""; }
   // The longest lease any of its clients asks for (0: none): a delayed
   // restart keeps a killed node down at least this long.
   virtual std::chrono::milliseconds LongestLease() const { return std::chrono::milliseconds(0); }

@@ -42,6 +42,18 @@ struct FakeLockState {
   // the lock is lost (the key is dropped), as a watchdog would.
   int lose_every = 0;
   int ok_acquires = 0;
+  // Read-write locks: clients take shared acquires (SupportsShared); key ->
+  // reader token -> its lease's end. A shared acquire fails while a writer
+  // holds the key, an exclusive one while a reader does.
+  bool shared_locks = false;
+  std::map<std::string, std::map<std::string, std::chrono::steady_clock::time_point>> readers;
+
+  // Drops expired readers of `key`; true when some reader is left.
+  bool HasReaders(const std::string& key) {
+    auto& of = readers[key];
+    std::erase_if(of, [this](const auto& r) { return r.second <= now(); });
+    return !of.empty();
+  }
 };
 
 class FakeLockClient : public LockClient {
@@ -77,7 +89,7 @@ class FakeLockClient : public LockClient {
       r.validity_ms = lease.count();
       co_return r;
     }
-    if (!state_.grant_everything && held) {
+    if (!state_.grant_everything && (held || state_.HasReaders(key))) {
       r.outcome = Outcome::kFail;
       co_return r;
     }
@@ -100,11 +112,35 @@ class FakeLockClient : public LockClient {
     co_return r;
   }
 
+  bool SupportsShared() const override { return state_.shared_locks; }
+  boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
+                                                      std::chrono::milliseconds lease) override {
+    if (!state_.shared_locks) co_return co_await LockClient::AcquireShared(key, lease);
+    co_await Yield();
+    AcquireResult r;
+    r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
+    if (Unknown()) co_return r;
+    const auto now = state_.now();
+    auto it = state_.keys.find(key);
+    if (!state_.grant_everything && it != state_.keys.end() && it->second.expires > now) {
+      r.outcome = Outcome::kFail;
+      co_return r;
+    }
+    state_.readers[key][r.token] = now + lease;
+    r.outcome = Outcome::kOk;
+    r.validity_ms = lease.count();
+    co_return r;
+  }
+
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override {
     co_await Yield();
     ReleaseResult r;
     if (Unknown()) co_return r;
+    if (state_.HasReaders(key) && state_.readers[key].erase(token) > 0) {
+      r.outcome = Outcome::kOk;
+      co_return r;
+    }
     auto it = state_.keys.find(key);
     const bool ours = it != state_.keys.end() && it->second.token == token &&
                       it->second.expires > state_.now();
