@@ -108,5 +108,22 @@ TEST(RedissonPauseTest, TheWatchdogWithAPauseLongerThanItsLeaseMakesExpiredLease
             0);
 }
 
+// Debate row 8 on single Redis (scenarios/redis-watchdog-holder-cut-off.json):
+// holds three times the lease live on renewals (valid above, without a
+// fault); cut the holder alone off the node and its renewals stop, the key
+// expires, another client acquires while the holder still works.
+TEST(RedissonPartitionTest, TheWatchdogHolderCutOffFromRedisMakesExpiredLeaseDoubleHolders) {
+  FinishedRun f = RunAndLoad({"--scenario", "redis-watchdog-holder-cut-off", "--seed", "1"},
+                             seconds(150));
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = AnomalyClasses(f.results);
+  EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
+  EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
+  EXPECT_EQ(f.results["debate"]["matches"], true);
+  // The holder's renewals failed or went unanswered while it was cut off.
+  EXPECT_GT(Count(f.history, "renew", OpType::kInfo) + Count(f.history, "renew", OpType::kFail),
+            0);
+}
+
 }  // namespace
 }  // namespace locksmith::testing

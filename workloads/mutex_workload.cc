@@ -135,13 +135,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     } else {
       acquired = co_await client.Acquire(key, lease);
     }
-    nlohmann::json value = {{"token", acquired.token}};
-    if (acquired.detail.is_object()) value.update(acquired.detail);
-    if (acquired.outcome == Outcome::kOk) {
-      value["validity_ms"] = acquired.validity_ms;
-      if (acquired.fence) value["fence"] = *acquired.fence;
-    }
-    log.Complete(acquired.outcome, std::move(value), acquired.error);
+    log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
       co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.backoff)));
       continue;
@@ -185,10 +179,8 @@ asio::awaitable<void> MutexWorkload::ReEnter(WorkloadContext& ctx, OpLog& log,
   const int64_t lease_ms = options_.lease_ms;
   log.Invoke("acquire", key, {{"lease_ms", lease_ms}, {"reentry", true}});
   AcquireResult acquired = co_await client.Acquire(key, std::chrono::milliseconds(lease_ms));
-  nlohmann::json value = {{"token", acquired.token}};
-  if (acquired.detail.is_object()) value.update(acquired.detail);
-  if (acquired.outcome == Outcome::kOk) value["validity_ms"] = acquired.validity_ms;
-  log.Complete(acquired.outcome, std::move(value), acquired.error, /*nested=*/true);
+  log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error,
+               /*nested=*/true);
   // Only a re-entry known to have happened is given back (Redisson's
   // callers unlock only what lock() returned from).
   if (acquired.outcome != Outcome::kOk) co_return;

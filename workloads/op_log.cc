@@ -2,6 +2,16 @@
 
 namespace locksmith {
 
+nlohmann::json AcquireCompletionValue(const AcquireResult& acquired) {
+  nlohmann::json value = {{"token", acquired.token}};
+  if (acquired.detail.is_object()) value.update(acquired.detail);
+  if (acquired.outcome == Outcome::kOk) {
+    value["validity_ms"] = acquired.validity_ms;
+    if (acquired.fence) value["fence"] = *acquired.fence;
+  }
+  return value;
+}
+
 void OpLog::Invoke(const std::string& f, const std::string& key, nlohmann::json value) {
   f_ = f;
   key_ = key;

@@ -14,6 +14,11 @@
 
 namespace locksmith {
 
+// The completion value of an acquire, as every workload records it: the
+// token, what the backend adds (AcquireResult::detail), and when ok the
+// validity and the fence.
+nlohmann::json AcquireCompletionValue(const AcquireResult& acquired);
+
 class OpLog {
  public:
   OpLog(OpRecorder& recorder, int64_t first_process, int64_t stride)

@@ -41,5 +41,15 @@ TEST(OpLogTest, UnknownBecomesInfoAndTheNextOpUsesANewProcess) {
   EXPECT_EQ(log.process(), 12);
 }
 
+TEST(AcquireCompletionValueTest, OkCarriesValidityFenceAndDetailOthersOnlyTheToken) {
+  AcquireResult ok{.outcome = Outcome::kOk, .token = "t1", .fence = 42, .validity_ms = 990,
+                   .detail = {{"granted", {"n1", "n2", "n3"}}}};
+  EXPECT_EQ(AcquireCompletionValue(ok),
+            nlohmann::json({{"token", "t1"}, {"validity_ms", 990}, {"fence", 42},
+                            {"granted", {"n1", "n2", "n3"}}}));
+  AcquireResult failed{.outcome = Outcome::kFail, .token = "t2", .fence = 7, .validity_ms = 5};
+  EXPECT_EQ(AcquireCompletionValue(failed), nlohmann::json({{"token", "t2"}}));
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -97,13 +97,7 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     log.Invoke("acquire", key, {{"lease_ms", plan_.lease_ms}});
     AcquireResult acquired =
         co_await client.Acquire(key, std::chrono::milliseconds(plan_.lease_ms));
-    nlohmann::json value = {{"token", acquired.token}};
-    if (acquired.detail.is_object()) value.update(acquired.detail);
-    if (acquired.outcome == Outcome::kOk) {
-      value["validity_ms"] = acquired.validity_ms;
-      if (acquired.fence) value["fence"] = *acquired.fence;
-    }
-    log.Complete(acquired.outcome, std::move(value), acquired.error);
+    log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
       co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, plan_.backoff)));
       continue;
