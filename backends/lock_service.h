@@ -77,6 +77,16 @@ class Killable {
   }
 };
 
+// Starts `node` unless it is up already: composed fault families (kill and
+// failover) may both have taken it down, and whichever heals second finds
+// it running. `was_up` (optional) says which happened.
+inline Status StartUnlessUp(Killable& killable, const std::string& node,
+                            bool* was_up = nullptr) {
+  const bool up = killable.IsUp(node);
+  if (was_up != nullptr) *was_up = up;
+  return up ? OkStatus() : killable.StartNode(node);
+}
+
 // A service whose nodes can be frozen and thawed: SIGSTOP / SIGCONT, like a
 // long GC pause or a stalled VM (pause nemesis).
 class Pausable {

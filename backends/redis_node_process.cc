@@ -1,12 +1,11 @@
 #include "backends/redis_node_process.h"
 
-#include <signal.h>
-
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "backends/redis_admin.h"
+#include "backends/server_signals.h"
 
 namespace locksmith {
 namespace {
@@ -90,29 +89,17 @@ Status RedisNodeProcess::AwaitReady(int pid) {
 
 Status RedisNodeProcess::Kill() {
   std::lock_guard lock(mu_);
-  if (pid_ <= 0) return Error{info_.name + " is already down"};
-  Status s = host_->Kill(pid_);
-  pid_ = -1;
-  paused_ = false;
-  return s;
+  return KillServer(info_.name, *host_, pid_, paused_);
 }
 
 Status RedisNodeProcess::Pause() {
   std::lock_guard lock(mu_);
-  if (pid_ <= 0) return Error{info_.name + " is down"};
-  if (paused_) return Error{info_.name + " is already paused"};
-  if (Status s = host_->Signal(pid_, SIGSTOP); !s) return s;
-  paused_ = true;
-  return OkStatus();
+  return PauseServer(info_.name, *host_, pid_, paused_);
 }
 
 Status RedisNodeProcess::Resume() {
   std::lock_guard lock(mu_);
-  if (pid_ <= 0) return Error{info_.name + " is down"};
-  if (!paused_) return Error{info_.name + " is not paused"};
-  if (Status s = host_->Signal(pid_, SIGCONT); !s) return s;
-  paused_ = false;
-  return OkStatus();
+  return ResumeServer(info_.name, *host_, pid_, paused_);
 }
 
 void RedisNodeProcess::Stop() {

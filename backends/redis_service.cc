@@ -1,9 +1,5 @@
 #include "backends/redis_service.h"
 
-#include "backends/redis_node_process.h"
-
-#include <signal.h>
-
 #include <sstream>
 #include <thread>
 
@@ -11,6 +7,8 @@
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_lock_token.h"
+#include "backends/redis_node_process.h"
+#include "backends/server_signals.h"
 
 namespace locksmith {
 namespace {
@@ -217,10 +215,7 @@ Status RedisService::KillNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is already down"};
-  Status s = (*node)->host->Kill((*node)->pid);
-  (*node)->pid = -1;
-  (*node)->paused = false;
+  Status s = KillServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
   return s;
 }
 
@@ -241,22 +236,14 @@ Status RedisService::PauseNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is down"};
-  if ((*node)->paused) return Error{name + " is already paused"};
-  if (Status s = (*node)->host->Signal((*node)->pid, SIGSTOP); !s) return s;
-  (*node)->paused = true;
-  return OkStatus();
+  return PauseServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
 }
 
 Status RedisService::ResumeNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is down"};
-  if (!(*node)->paused) return Error{name + " is not paused"};
-  if (Status s = (*node)->host->Signal((*node)->pid, SIGCONT); !s) return s;
-  (*node)->paused = false;
-  return OkStatus();
+  return ResumeServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
 }
 
 Result<std::string> RedisService::Primary() {

@@ -1,10 +1,9 @@
 #include "backends/zookeeper_service.h"
 
-#include <signal.h>
-
 #include <sstream>
 #include <thread>
 
+#include "backends/server_signals.h"
 #include "backends/zk_admin.h"
 #include "backends/zk_lock_client.h"
 
@@ -310,10 +309,7 @@ Status ZookeeperService::KillNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is already down"};
-  Status s = (*node)->host->Kill((*node)->pid);
-  (*node)->pid = -1;
-  (*node)->paused = false;
+  Status s = KillServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
   if (leader_ == name) leader_.clear();
   return s;
 }
@@ -335,22 +331,14 @@ Status ZookeeperService::PauseNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is down"};
-  if ((*node)->paused) return Error{name + " is already paused"};
-  if (Status s = (*node)->host->Signal((*node)->pid, SIGSTOP); !s) return s;
-  (*node)->paused = true;
-  return OkStatus();
+  return PauseServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
 }
 
 Status ZookeeperService::ResumeNode(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return Error{node.error()};
   std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return Error{name + " is down"};
-  if (!(*node)->paused) return Error{name + " is not paused"};
-  if (Status s = (*node)->host->Signal((*node)->pid, SIGCONT); !s) return s;
-  (*node)->paused = false;
-  return OkStatus();
+  return ResumeServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
 }
 
 std::vector<std::string> ZookeeperService::Modes() const {

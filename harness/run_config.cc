@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "backends/backend_registry.h"
+#include "nemesis/partition_nemesis.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -182,7 +183,7 @@ void RunConfig::Declare(OptionSet& set) {
       .Text("client", "--client", &client, 64,
             "the backend's lock client [default: the backend's first]")
       .Choice("workload", "--workload", &workload, WorkloadNames(), "workload")
-      .Integer("concurrency", "--concurrency", &concurrency, 1, 5000,
+      .Integer("concurrency", "--concurrency", &concurrency, 1, kMaxRunClients,
                "concurrent clients, one connection each")
       .Number("rate", "--rate", &rate, 0, 1e7,
               "total op attempts per second, 0 = as fast as they go")
@@ -197,7 +198,8 @@ void RunConfig::Declare(OptionSet& set) {
                int64_t{600'000}, "deadline of every client call, ms; a timeout is info")
       .Choice("fencing", "--fencing", &fencing, {"off", "on"},
               "on: every acquire carries a token that only grows, and the protected resource "
-              "(inventory, counter) rejects writes with a token lower than one it accepted")
+              "(inventory, counter) rejects reads and writes with a token lower than one it "
+              "accepted")
       .Flag("loopback", "--loopback", &loopback,
             "use loopback hosts even as root (no network faults)")
       .Text("scenario", "", &scenario, kMaxScenarioBytes, "the debate row a scenario tests")

@@ -2,24 +2,20 @@
 
 #include <thread>
 
+#include "nemesis/kill_nemesis.h"
 #include "nemesis/partition_nemesis.h"
+#include "nemesis/pause_nemesis.h"
 
 namespace locksmith {
 
 void FailoverOptions::Declare(OptionSet& set) {
   set.Choice("failover_mode", "--failover-mode", &mode, {"kill", "pause", "isolate"},
-             "what a failover does to the current master until a replica is promoted: kill, "
+             "what a failover does to the current primary until another node takes over: kill, "
              "pause, or isolate (its host cut off the other hosts)");
   set.Text("failover_clients", "--failover-clients", &clients, 256,
            "under --failover-mode isolate, the clients left on the old master's side: none "
            "(every client reaches every host), one, half, all, or worker indices 0,3");
-  set.Require([this]() -> Status {
-    if (clients == "none") return OkStatus();
-    if (auto parsed = ResolveClients(clients, 5000, 0); !parsed) {
-      return Error{"--failover-clients: " + parsed.error()};
-    }
-    return OkStatus();
-  });
+  set.Require([this]() { return CheckClientsOption("--failover-clients", clients, true); });
   set.Integer("failover_ms", "--failover-ms", &failover_ms, int64_t{1}, int64_t{3'600'000},
               "ms from a failover's start to its heal (later if the promotion is later)");
   set.Integer("failover_promote_wait_ms", "--failover-promote-wait", &promote_wait_ms,
@@ -41,14 +37,10 @@ std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& co
   if (primary == nullptr || !primary->Promotes()) {
     return backend + " has no replica or peer to take over from its primary";
   }
-  if ((o.mode == "kill" && Capability<Killable>(context.service) == nullptr) ||
-      (o.mode == "pause" && Capability<Pausable>(context.service) == nullptr)) {
-    return backend + " cannot " + o.mode + " nodes";
-  }
-  if (o.mode == "isolate") {
-    if (std::string why = PartitionUnfit(options, context); !why.empty()) {
-      return "--failover-mode isolate: " + why;
-    }
+  if (o.mode == "kill") return KillUnfit(options, context);
+  if (o.mode == "pause") return PauseUnfit(options, context);
+  if (std::string why = PartitionUnfit(options, context); !why.empty()) {
+    return "--failover-mode isolate: " + why;
   }
   return "";
 }
@@ -140,14 +132,13 @@ FaultResult FailoverNemesis::Heal() {
   if (!old_) return {true, nullptr, "no failover in force"};
   Status s = OkStatus();
   nlohmann::json value{{"mode", mode_}, {"old", *old_}};
-  // Composed with the kill family, the old master may be back already.
-  if (mode_ == "kill" && killable_->IsUp(*old_)) {
-    value["already_up"] = true;
-  } else if (mode_ == "kill") {
-    s = killable_->StartNode(*old_);
-  }
-  if (mode_ == "pause") s = pausable_->ResumeNode(*old_);
-  if (mode_ == "isolate") {
+  if (mode_ == "kill") {
+    bool already_up = false;
+    s = StartUnlessUp(*killable_, *old_, &already_up);
+    if (already_up) value["already_up"] = true;
+  } else if (mode_ == "pause") {
+    s = pausable_->ResumeNode(*old_);
+  } else if (mode_ == "isolate") {
     FaultResult r = isolator_->Invoke({"heal", nullptr});
     if (!r.ok) s = Error{r.error};
   }

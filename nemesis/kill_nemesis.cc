@@ -60,7 +60,7 @@ KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, ui
                           if (auto it = down_since_.find(node); it != down_since_.end()) {
                             std::this_thread::sleep_until(it->second + min_downtime);
                           }
-                          Status s = service.StartNode(node);
+                          Status s = StartUnlessUp(service, node);
                           if (s) down_since_.erase(node);
                           return s;
                         }},

@@ -27,10 +27,14 @@ class FakeKillable : public Killable {
   }
   Status StartNode(const std::string& node) override {
     if (broken.contains(node)) return Error{node + ": cannot start redis-server: disk full"};
+    if (up[node]) return Error{node + " is already running"};
     up[node] = true;
+    ++starts;
     return OkStatus();
   }
+  bool IsUp(const std::string& node) override { return up[node]; }
   std::map<std::string, bool> up;
+  int starts = 0;
   std::set<std::string> broken;
 };
 
@@ -88,6 +92,16 @@ TEST(KillNemesisTest, KillsAndStartsNodes) {
   EXPECT_FALSE(service.up["n1"]);
   EXPECT_TRUE(nemesis.Invoke({"restart", {{"node", "n1"}}}).ok);
   EXPECT_TRUE(service.up["n1"]);
+}
+
+TEST(KillNemesisTest, ARestartOfANodeAnotherFamilyRestartedSucceedsWithoutAStart) {
+  FakeKillable service;
+  KillNemesis nemesis(service);
+  ASSERT_TRUE(nemesis.Invoke({"kill", {{"node", "n1"}}}).ok);
+  service.up["n1"] = true;  // the failover family's heal came first
+  EXPECT_TRUE(nemesis.Invoke({"restart", {{"node", "n1"}}}).ok);
+  EXPECT_EQ(service.starts, 0);
+  EXPECT_TRUE(nemesis.Teardown().empty());
 }
 
 TEST(KillNemesisTest, BadOpsFailWithAReason) {

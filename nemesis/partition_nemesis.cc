@@ -102,15 +102,8 @@ void PartitionOptions::Declare(OptionSet& set) {
     if (auto parsed = ParseTarget(target); !parsed) {
       return Error{"--partition-target: " + parsed.error()};
     }
-    if (auto parsed = ResolveClients(clients, 5000, 0); !parsed) {
-      return Error{"--partition-clients: " + parsed.error()};
-    }
-    if (isolate_clients != "none") {
-      if (auto parsed = ResolveClients(isolate_clients, 5000, 0); !parsed) {
-        return Error{"--partition-isolate-clients: " + parsed.error()};
-      }
-    }
-    return OkStatus();
+    if (Status s = CheckClientsOption("--partition-clients", clients, false); !s) return s;
+    return CheckClientsOption("--partition-isolate-clients", isolate_clients, true);
   });
 }
 
@@ -129,6 +122,14 @@ WindowOps PartitionWindow(const PartitionOptions& options) {
 
 WindowOps PartitionWindowOf(const ModuleOptions& options) {
   return PartitionWindow(OptionsAs<PartitionOptions>(options));
+}
+
+Status CheckClientsOption(const std::string& flag, const std::string& text, bool none_allowed) {
+  if (none_allowed && text == "none") return OkStatus();
+  if (auto parsed = ResolveClients(text, kMaxRunClients, 0); !parsed) {
+    return Error{flag + ": " + parsed.error()};
+  }
+  return OkStatus();
 }
 
 Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concurrency,

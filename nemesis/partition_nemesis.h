@@ -72,6 +72,13 @@ WindowOps PartitionWindowOf(const ModuleOptions& options);
 Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
                                                      const std::string& purpose);
 
+// The most clients a run can have (--concurrency's bound).
+inline constexpr int kMaxRunClients = 5000;
+
+// Checks a clients option (`flag`'s `text`: one, half, all, worker indices,
+// or "none" where `none_allowed`) before the run's client count is known.
+Status CheckClientsOption(const std::string& flag, const std::string& text, bool none_allowed);
+
 // The clients a "clients" value picks (worker indices, sorted, each once),
 // out of `concurrency`, drawing "one" and "half" from `seed`. Pure.
 Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concurrency,
