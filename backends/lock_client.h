@@ -31,6 +31,9 @@ struct AcquireResult {
   // (Redlock: the masters that granted it): an object whose entries join the
   // op's value in the history; null when there is nothing.
   nlohmann::json detail;
+  // The client died at its crash point (SetCrashPoint): it sent nothing
+  // more and dropped its connections; the outcome is kUnknown.
+  bool crashed = false;
 };
 
 struct ReleaseResult {
@@ -103,6 +106,18 @@ class LockClient {
   // Where the client reports its own events (renewals, lock lost); a
   // client that has none ignores it. Set before Connect.
   virtual void SetEventSink(LockEventSink sink) { (void)sink; }
+  // The client-crash nemesis's crash point inside Acquire, for a client whose
+  // acquire takes more than one request and has a point where dying hurts
+  // most (redis-setnx-expire: SETNX won, PEXPIRE not sent). There the client
+  // asks `crash(key)`; when it says true the client's process dies: it drops
+  // its connections, sends nothing more and returns kUnknown with `crashed`.
+  // Returns whether the client has such a point; one that has none (a single
+  // request acquire) dies once its acquire request was sent and answered,
+  // which the worker does itself (AcquireUnlessCrashed).
+  virtual bool SetCrashPoint(std::function<bool(const std::string& key)> crash) {
+    (void)crash;
+    return false;
+  }
   // Extends the lease of the lock `token` holds on `key` to `lease` from
   // now, only while `token` still holds it (an owner-checked extend): what a
   // watchdog calls. May run while another call of the same client is in

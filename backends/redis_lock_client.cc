@@ -218,7 +218,14 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         result.error = "held by another client";
         co_return Outcome::kFail;
       }
-      // The key is ours and has no TTL until this second command lands.
+      // The key is ours and has no TTL until this second command lands: a
+      // client that dies here leaves a key that never expires.
+      if (crash_point_ && crash_point_(key)) {
+        connection_.Close();
+        result.crashed = true;
+        result.error = "crashed after SETNX won, before PEXPIRE";
+        co_return Outcome::kUnknown;
+      }
       const std::array<std::string_view, 3> expire{"PEXPIRE", key, lease_ms};
       RedisResponse e = co_await connection_.Command(expire, deadline);
       if (!e.ok() || e.reply.type != RedisReply::Type::kInteger || e.reply.integer != 1) {
@@ -283,6 +290,12 @@ boost::asio::awaitable<ExtendResult> RedisLockClient::Extend(const std::string& 
 }
 
 void RedisLockClient::Close() { connection_.Close(); }
+
+bool RedisLockClient::SetCrashPoint(std::function<bool(const std::string& key)> crash) {
+  if (options_.recipe != RedisLockRecipe::kSetnxExpire) return false;
+  crash_point_ = std::move(crash);
+  return true;
+}
 
 std::map<std::string, int64_t> RedisLockClient::Counters() const {
   if (options_.recipe != RedisLockRecipe::kSetnxExpire) return {};

@@ -150,6 +150,8 @@ class RedisLockClient final : public LockClient {
                                               std::chrono::milliseconds lease) override;
   void Close() override;
   std::map<std::string, int64_t> Counters() const override;
+  // redis-setnx-expire only: between SETNX won and PEXPIRE.
+  bool SetCrashPoint(std::function<bool(const std::string& key)> crash) override;
 
   // Releases and extends that met NOSCRIPT and fell back to EVAL.
   uint64_t noscript_fallbacks() const {
@@ -163,6 +165,7 @@ class RedisLockClient final : public LockClient {
   RedisConnection connection_;
   LockTokenGenerator tokens_;
   uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
+  std::function<bool(const std::string& key)> crash_point_;  // setnx-expire; may be empty
 
   // The recipes' acquire commands, between the call time `start` and the
   // reply; each returns the outcome and fills fence / error.

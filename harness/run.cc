@@ -244,12 +244,14 @@ class ServerPhases {
     auto workload = modules_.make_workload(config_);
     if (!workload) return Fail(kExitBadInput, workload.error());
     ClientPauses pauses;
+    ClientCrashes crashes;
     const NemesisContext context{service,
                                  pauses,
                                  SubSeed(*config_.seed, kNemesisSeed),
                                  (*workload)->LongestLease(),
                                  cluster_,
-                                 config_.concurrency};
+                                 config_.concurrency,
+                                 &crashes};
     if (config_.nemesis_all) LeaveOutUnfitNemeses(context);
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
@@ -292,7 +294,7 @@ class ServerPhases {
                         {"heal_failures", HealFailuresJson(failures)}};
     };
     ScopeExit heal_on_exit(heal);
-    Generate(service, **workload, observed, **recorder, runner, pauses, heal);
+    Generate(service, **workload, observed, **recorder, runner, context, heal);
     if (!(*recorder)->write_error().empty()) log_.Error((*recorder)->write_error());
   }
 
@@ -300,8 +302,8 @@ class ServerPhases {
   // healed servers.
   // `recorder` records; `history` counts what was written.
   void Generate(LockService& service, Workload& workload, OpRecorder& recorder,
-                const HistoryRecorder& history, NemesisRunner& runner, ClientPauses& pauses,
-                const std::function<void()>& heal) {
+                const HistoryRecorder& history, NemesisRunner& runner,
+                const NemesisContext& faults, const std::function<void()>& heal) {
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
@@ -314,7 +316,8 @@ class ServerPhases {
                         interruption_.noted(),
                         // Fault times count from the moment every client is connected.
                         [&] { runner.Start(Clock::now()); }};
-    ctx.pauses = &pauses;
+    ctx.pauses = &faults.pauses;
+    ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
     // A second signal stops waiting for the ops in flight.

@@ -254,8 +254,8 @@ Status RunConfig::SelectModules() {
   }
   if (preset) {
     nemesis_all = nemesis[0] == "all";
-    nemesis = nemesis_all ? NemesisNames() : std::vector<std::string>{};
-  } else if (nemesis != NemesisNames()) {
+    nemesis = nemesis_all ? AllPresetNemesisNames() : std::vector<std::string>{};
+  } else if (nemesis != AllPresetNemesisNames()) {
     nemesis_all = false;  // a later layer chose families of its own
   }
   // Scripted steps bring their families along; a bad step is Validate's to

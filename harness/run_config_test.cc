@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "harness/testing/temp_dir.h"
@@ -376,8 +377,10 @@ TEST(RunConfigTest, NemesisAllChoosesEveryFamilyAndStaysAllInConfigJson) {
   RunConfig c;
   ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "all"}}, c).ok());
   EXPECT_TRUE(c.nemesis_all);
-  EXPECT_EQ(c.nemesis, NemesisNames());
-  EXPECT_EQ(c.nemesis_options.size(), NemesisNames().size());
+  EXPECT_EQ(c.nemesis, AllPresetNemesisNames());
+  EXPECT_EQ(c.nemesis_options.size(), AllPresetNemesisNames().size());
+  // A crash removes a worker for good: only a run that names it has it.
+  EXPECT_EQ(std::count(c.nemesis.begin(), c.nemesis.end(), "client-crash"), 0);
   EXPECT_EQ(c.ResolvedTestName(), "redis-mutex-all");
   const nlohmann::json j = c.ToJson();
   EXPECT_EQ(j["nemesis"], nlohmann::json::array({"all"}));
@@ -386,7 +389,7 @@ TEST(RunConfigTest, NemesisAllChoosesEveryFamilyAndStaysAllInConfigJson) {
   RunConfig again;
   ASSERT_TRUE(MergeRunConfigJson(j, again).ok());
   EXPECT_TRUE(again.nemesis_all);
-  EXPECT_EQ(again.nemesis, NemesisNames());
+  EXPECT_EQ(again.nemesis, AllPresetNemesisNames());
   ASSERT_TRUE(MergeRunConfigJson({{"nemesis", "kill"}}, again).ok());
   EXPECT_FALSE(again.nemesis_all);
   EXPECT_EQ(again.ToJson()["nemesis"], nlohmann::json::array({"kill"}));

@@ -2,6 +2,7 @@
 
 #include "checker/module_registry.h"
 #include "checker/seed.h"
+#include "nemesis/client_crash_nemesis.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
 #include "nemesis/failover_nemesis.h"
@@ -28,6 +29,11 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        PartitionWindowOf, nullptr, PartitionUnfit},
       {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
        MakeFailoverNemesis, FailoverWindowOf, nullptr, FailoverUnfit},
+      // Not in `all`: every crash removes a worker for good, so a schedule
+      // of them over a long run would leave one worker doing all the work
+      // and the other families' figures would measure a shrinking run.
+      {"client-crash", {"client-crash"}, "client-crash-end", MakeOptions<ClientCrashOptions>,
+       MakeClientCrashNemesis, ClientCrashWindowOf, nullptr, ClientCrashUnfit, /*in_all=*/false},
   };
   return kFamilies;
 }
@@ -39,6 +45,14 @@ std::vector<FamilyOpNames> NemesisOpNames() {
 }
 
 std::vector<std::string> NemesisNames() { return EntryNames(NemesisFamilies()); }
+
+std::vector<std::string> AllPresetNemesisNames() {
+  std::vector<std::string> names;
+  for (const auto& e : NemesisFamilies()) {
+    if (e.in_all) names.push_back(e.name);
+  }
+  return names;
+}
 
 Result<const NemesisEntry*> FindNemesis(const std::string& name) {
   return FindEntry(NemesisFamilies(), "nemesis", name);

@@ -17,6 +17,7 @@
 #include "nemesis/nemesis.h"
 #include "nemesis/scenario_steps.h"
 #include "nemesis/schedule.h"
+#include "workloads/client_crashes.h"
 #include "workloads/client_pauses.h"
 
 namespace locksmith {
@@ -35,6 +36,9 @@ struct NemesisContext {
   // 0 where a caller has no cluster.
   Cluster* cluster = nullptr;
   int concurrency = 0;
+  // The handle through which client crashes reach acquiring workers; null
+  // where a caller has none (the client-crash family is then unfit).
+  ClientCrashes* crashes = nullptr;
 };
 
 struct NemesisEntry {
@@ -55,6 +59,9 @@ struct NemesisEntry {
   // always can. `make` fails with this reason; `--nemesis all` leaves the
   // family out.
   std::string (*unfit)(const ModuleOptions& options, const NemesisContext& context) = nullptr;
+  // Whether `--nemesis all` chooses it; false for a family that must be
+  // named to run (client-crash: each crash removes a worker for good).
+  bool in_all = true;
 };
 
 // One family a run uses, with its options (made by the family's factory).
@@ -67,6 +74,8 @@ const std::vector<NemesisEntry>& NemesisFamilies();
 // Every family's begin and end op names, for scripted steps.
 std::vector<FamilyOpNames> NemesisOpNames();
 std::vector<std::string> NemesisNames();
+// The families `--nemesis all` chooses (NemesisEntry::in_all), in order.
+std::vector<std::string> AllPresetNemesisNames();
 // The entry named `name`, or an error listing the known ones.
 Result<const NemesisEntry*> FindNemesis(const std::string& name);
 

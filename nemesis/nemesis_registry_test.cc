@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "harness/testing/fake_cluster.h"
@@ -86,6 +87,22 @@ TEST(NemesisRegistryTest, MakingAnUnfitFamilyFailsWithItsReason) {
   auto made = MakeNemesis({{"failover", &*options}}, context);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().find("no replica or peer"), std::string::npos) << made.error();
+}
+
+TEST(NemesisRegistryTest, ClientCrashNeedsTheWorkersAndIsNotInAll) {
+  SingleMaster single;
+  ClientPauses pauses;
+  ClientCrashes crashes;
+  auto options = (*FindNemesis("client-crash"))->options();
+  NemesisContext context{single, pauses, 1, std::chrono::milliseconds(1000), nullptr, 2};
+  EXPECT_FALSE(MakeNemesis({{"client-crash", &*options}}, context).ok());
+  context.crashes = &crashes;
+  EXPECT_TRUE(MakeNemesis({{"client-crash", &*options}}, context).ok());
+  context.concurrency = 1;
+  EXPECT_FALSE(MakeNemesis({{"client-crash", &*options}}, context).ok());
+  const std::vector<std::string> all = AllPresetNemesisNames();
+  EXPECT_EQ(std::count(all.begin(), all.end(), "client-crash"), 0);
+  EXPECT_EQ(all.size() + 1, NemesisNames().size());
 }
 
 }  // namespace

@@ -26,6 +26,14 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
     }
     out << " both read " << buyers[0]["read_value"];
   }
+  // Stuck locks: how long the free lock refused everyone, and who crashed in its acquire.
+  if (a.contains("stuck_ms")) {
+    out << " free yet refused to all for " << a["stuck_ms"] << " ms (lease " << a["lease_ms"]
+        << " ms)";
+    for (const auto& c : a.value("crashed", nlohmann::json::array())) {
+      out << ", process " << c["process"] << " crashed in its acquire #" << c["acquire"]["index"];
+    }
+  }
   if (a.contains("op") && a["op"].is_object()) {
     out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
         << a["op"]["process"] << " cannot be linearized";

@@ -17,16 +17,18 @@ void CounterOptions::Declare(OptionSet& set) {
                "lock lease (TTL) asked for on every acquire, ms")
       .Choice("pause_at", "--pause-at", &pause_at, PausePoints(),
               "where a holder takes a client-pause stall: before its write or its release");
+  DeclareStuckLeases(set, &stuck_leases);
 }
 
 CounterWorkload::CounterWorkload(CounterOptions o)
     : ResourceWorkload(ResourcePlan{"counter", o.counters, 0, /*sells=*/false, o.work, o.backoff,
-                                    o.lease_ms, o.pause_at}) {}
+                                    o.lease_ms, o.pause_at, o.stuck_leases}) {}
 
 std::vector<std::unique_ptr<Checker>> CounterWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;
   checkers.push_back(std::make_unique<CounterChecker>());
   checkers.push_back(std::make_unique<FencingChecker>());
+  checkers.push_back(std::make_unique<StuckLockChecker>(plan().stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());
   return checkers;

@@ -19,16 +19,18 @@ void InventoryOptions::Declare(OptionSet& set) {
                "lock lease (TTL) asked for on every acquire, ms")
       .Choice("pause_at", "--pause-at", &pause_at, PausePoints(),
               "where a holder takes a client-pause stall: before its write or its release");
+  DeclareStuckLeases(set, &stuck_leases);
 }
 
 InventoryWorkload::InventoryWorkload(InventoryOptions o)
     : ResourceWorkload(ResourcePlan{"item", o.items, o.stock, /*sells=*/true, o.work, o.backoff,
-                                    o.lease_ms, o.pause_at}) {}
+                                    o.lease_ms, o.pause_at, o.stuck_leases}) {}
 
 std::vector<std::unique_ptr<Checker>> InventoryWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;
   checkers.push_back(std::make_unique<InventoryChecker>(plan().initial));
   checkers.push_back(std::make_unique<FencingChecker>());
+  checkers.push_back(std::make_unique<StuckLockChecker>(plan().stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());
   return checkers;

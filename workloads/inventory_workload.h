@@ -7,11 +7,13 @@
 // perf stats. See ResourceWorkload. Not thread-safe.
 #pragma once
 
+#include "checker/stuck_lock_checker.h"
 #include "workloads/resource_workload.h"
 
 namespace locksmith {
 
-// Config keys "items", "stock", "work", "backoff", "lease_ms", "pause_at".
+// Config keys "items", "stock", "work", "backoff", "lease_ms", "pause_at",
+// "stuck_leases".
 struct InventoryOptions {
   int items = 1;
   int64_t stock = 100;
@@ -19,6 +21,7 @@ struct InventoryOptions {
   MsRange backoff{5, 50};
   int64_t lease_ms = 1000;
   std::string pause_at = "write";
+  int stuck_leases = StuckLockChecker::kDefaultLeases;
 
   void Declare(OptionSet& set);
 };

@@ -11,6 +11,7 @@
 #include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
+#include "workloads/acquirer_crash.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
@@ -62,6 +63,7 @@ void MutexOptions::Declare(OptionSet& set) {
               "probability a holder re-enters the lock it holds (reentrant clients)")
       .Number("read_fraction", "--read-fraction", &read_fraction, 0, 1,
               "share of acquires that are shared (read) locks, for read-write lock clients");
+  DeclareStuckLeases(set, &stuck_leases);
 }
 
 asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
@@ -133,7 +135,10 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     if (shared) {
       acquired = co_await client.AcquireShared(key, lease);
     } else {
-      acquired = co_await client.Acquire(key, lease);
+      std::optional<AcquireResult> got =
+          co_await AcquireUnlessCrashed(ctx, log, client, key, lease);
+      if (!got) co_return;  // crashed mid-acquire: the worker is gone, the others go on
+      acquired = std::move(*got);
     }
     log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
@@ -211,6 +216,7 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.model = read_write ? "rw-lock" : "owner-mutex";
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
+  checkers.push_back(std::make_unique<StuckLockChecker>(options_.stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());
   return checkers;

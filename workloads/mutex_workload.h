@@ -16,6 +16,7 @@
 
 #include <chrono>
 
+#include "checker/stuck_lock_checker.h"
 #include "workloads/workload.h"
 
 namespace locksmith {
@@ -25,7 +26,8 @@ class OpLog;
 class LockClient;
 
 // The mutex workload's own options (config keys "keys", "hold", "backoff",
-// "lease_ms", "reentry").
+// "lease_ms", "reentry",
+// "read_fraction", "stuck_leases").
 struct MutexOptions {
   int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
   MsRange hold{10, 100};            // time spent holding an acquired lock
@@ -36,6 +38,7 @@ struct MutexOptions {
   // its hold; 0 never (and draws nothing, so older seeds replay).
   double reentry = 0;
   double read_fraction = 0;         // share of acquires that are shared (read)
+  int stuck_leases = StuckLockChecker::kDefaultLeases;  // the stuck-lock checker's threshold
 
   void Declare(OptionSet& set);
 };

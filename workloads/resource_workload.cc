@@ -1,5 +1,6 @@
 #include "workloads/resource_workload.h"
 
+#include "workloads/acquirer_crash.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
@@ -95,8 +96,13 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
 
     const std::string key = Key(pick_key(rng));
     log.Invoke("acquire", key, {{"lease_ms", plan_.lease_ms}});
-    AcquireResult acquired =
-        co_await client.Acquire(key, std::chrono::milliseconds(plan_.lease_ms));
+    std::optional<AcquireResult> got = co_await AcquireUnlessCrashed(
+        ctx, log, client, key, std::chrono::milliseconds(plan_.lease_ms));
+    if (!got) {  // crashed mid-acquire: the worker is gone, the others go on
+      store.Close();
+      co_return;
+    }
+    const AcquireResult& acquired = *got;
     log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
       co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, plan_.backoff)));

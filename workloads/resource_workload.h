@@ -39,6 +39,7 @@ struct ResourcePlan {
   MsRange backoff{5, 50};
   int64_t lease_ms = 1000;
   std::string pause_at = "write";
+  int stuck_leases = 3;   // the stuck-lock checker's threshold (--stuck-leases)
 };
 
 // The pause points, for the workloads' --pause-at.

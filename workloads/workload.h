@@ -29,6 +29,7 @@
 
 namespace locksmith {
 
+class ClientCrashes;
 class ResourceStore;
 
 // What every workload is run with (RunConfig's common keys); a workload's
@@ -64,6 +65,10 @@ struct WorkloadContext {
   // hold locks check it right after each successful acquire and again
   // before each release (ClientPauses::Take).
   ClientPauses* pauses = nullptr;
+  // Where the client-crash nemesis asks an acquiring worker to vanish; null
+  // when the run has none. Workloads take exclusive acquires through
+  // AcquireUnlessCrashed (workloads/acquirer_crash.h).
+  ClientCrashes* crashes = nullptr;
   // The address client `index`'s sockets bind to (Cluster::ClientAddress);
   // empty, or no function: the kernel's choice.
   std::function<std::string(int index)> client_address = {};
