@@ -408,6 +408,34 @@ TEST_F(RedisRecipeTest, SetnxThenExpireAsASecondCommand) {
   EXPECT_EQ(client.Counters().at("expire_failures"), 1);
 }
 
+TEST_F(RedisRecipeTest, SetnxExpireCrashesBetweenItsTwoCommands) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    return FakeRedisServer::Action{c[0] == "SETNX" ? ":1\r\n" : "+OK\r\n"};
+  });
+  RedisLockClient client(ioc_.get_executor(),
+                         Options(server.port(), RedisLockRecipe::kSetnxExpire), 1);
+  std::string asked;
+  EXPECT_TRUE(client.SetCrashPoint([&](const std::string& key) {
+    asked = key;
+    return true;
+  }));
+  AcquireResult a;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await client.Acquire("k", milliseconds(500));
+    server.Stop();
+  });
+  EXPECT_EQ(asked, "k");
+  EXPECT_TRUE(a.crashed);
+  EXPECT_EQ(a.outcome, Outcome::kUnknown);
+  // SETNX went out; PEXPIRE never did.
+  ASSERT_FALSE(server.commands().empty());
+  EXPECT_EQ(server.commands().back(), (FakeRedisServer::Command{"SETNX", "k", a.token}));
+  // The other recipes have no crash point of their own.
+  RedisLockClient correct(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kCorrect),
+                          2);
+  EXPECT_FALSE(correct.SetCrashPoint([](const std::string&) { return true; }));
+}
+
 TEST_F(RedisRecipeTest, DelUnlockDeletesWithoutOwnerCheck) {
   FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
     return FakeRedisServer::Action{c[0] == "DEL" ? ":1\r\n" : "+OK\r\n"};

@@ -117,7 +117,9 @@ CheckResult StuckLockChecker::Check(const History& history) const {
       continue;
     }
     if (!op.is_client() || op.key.empty()) continue;
-    if (op.f == "release" && op.type == OpType::kInvoke) {
+    // A release invoke ends the hold, and so does a lock-lost notice (the
+    // holder stops acting as holder and will not release).
+    if ((op.f == "release" && op.type == OpType::kInvoke) || op.f == "lock-lost") {
       auto it = keys.find(op.key);
       if (it != keys.end() && it->second.holders.erase(op.process) > 0 &&
           it->second.holders.empty()) {

@@ -4,7 +4,8 @@
 // key without a TTL that no release will ever delete). Per key, in history
 // order:
 //   live holders  processes whose acquire of the key completed ok and that
-//                 have not invoked its release yet, and have not crashed
+//                 have not invoked its release yet (nor been told by a
+//                 lock-lost event that the lock is gone), and have not crashed
 //                 (a client-crash nemesis op, info with "process", ends
 //                 every hold of that process: a crashed client is not
 //                 live; its open acquire never made it a holder)
