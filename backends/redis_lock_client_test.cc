@@ -414,6 +414,10 @@ TEST_F(RedisRecipeTest, SetnxExpireCrashesBetweenItsTwoCommands) {
   });
   RedisLockClient client(ioc_.get_executor(),
                          Options(server.port(), RedisLockRecipe::kSetnxExpire), 1);
+  // The other recipes have no crash point of their own.
+  RedisLockClient correct(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kCorrect),
+                          2);
+  EXPECT_FALSE(correct.SetCrashPoint([](const std::string&) { return true; }));
   std::string asked;
   EXPECT_TRUE(client.SetCrashPoint([&](const std::string& key) {
     asked = key;
@@ -430,10 +434,6 @@ TEST_F(RedisRecipeTest, SetnxExpireCrashesBetweenItsTwoCommands) {
   // SETNX went out; PEXPIRE never did.
   ASSERT_FALSE(server.commands().empty());
   EXPECT_EQ(server.commands().back(), (FakeRedisServer::Command{"SETNX", "k", a.token}));
-  // The other recipes have no crash point of their own.
-  RedisLockClient correct(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kCorrect),
-                          2);
-  EXPECT_FALSE(correct.SetCrashPoint([](const std::string&) { return true; }));
 }
 
 TEST_F(RedisRecipeTest, DelUnlockDeletesWithoutOwnerCheck) {

@@ -172,7 +172,7 @@ TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
   EXPECT_EQ(options.value().lease_ms, 70);
   EXPECT_EQ(options.set().ToJson(),
             nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"}, {"lease_ms", 70},
-                            {"reentry", 0.0}, {"read_fraction", 0.0}}));
+                            {"reentry", 0.0}, {"read_fraction", 0.0}, {"stuck_leases", 3}}));
   ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
   EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
