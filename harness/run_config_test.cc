@@ -302,6 +302,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("fencing");
   EXPECT_EQ(now["reentry"], 0.0);  // added since too, with its default
   now.erase("reentry");
+  EXPECT_EQ(now["stuck_leases"], 3);  // added since: the stuck-lock checker's default
+  now.erase("stuck_leases");
   EXPECT_EQ(now, old);
 }
 
