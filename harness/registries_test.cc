@@ -108,7 +108,7 @@ TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
             "unknown workload \"bank\" (known: mutex, inventory, counter)");
   EXPECT_EQ(FindNemesis("meteor").error(),
             "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, partition, "
-            "failover)");
+            "failover, client-crash)");
 }
 
 }  // namespace
