@@ -194,14 +194,24 @@ void ZkLockClient::OnSessionEvent() {
 void ZkLockClient::ReportLostLocks() {
   if (closed_ || paused_ || !sink_) return;
   const std::string lost = LockLostReason();
-  for (auto& [token, held] : held_) {
-    if (held.lost_reported) continue;
-    const bool old_session = held.generation != session_.generation();
-    if (lost.empty() && !old_session) continue;
-    held.lost_reported = true;
+  std::vector<LockEvent> events;
+  for (auto it = held_.begin(); it != held_.end();) {
+    const bool old_session = it->second.generation != session_.generation();
+    if (lost.empty() && !old_session) {
+      ++it;
+      continue;
+    }
+    // The holder stops here (no release): should the session live on after
+    // all (the server had not expired it yet), the node is deleted by the
+    // next call like an abandoned acquire's, so it cannot block the lock.
+    if (!old_session) Abandon(it->second, it->first);
+    events.push_back(LockEvent{LockEvent::Kind::kLost, it->second.key, it->first, Outcome::kOk, 0,
+                               old_session ? "lock lost: the session expired" : lost});
+    it = held_.erase(it);
+  }
+  for (LockEvent& e : events) {
     ++locks_lost_;
-    sink_(LockEvent{LockEvent::Kind::kLost, held.key, token, Outcome::kOk, 0,
-                    old_session ? "lock lost: the session expired" : lost});
+    sink_(std::move(e));
   }
 }
 
@@ -523,14 +533,18 @@ asio::awaitable<ReleaseResult> ZkLockClient::Release(const std::string& key,
   } else {
     result.outcome = Outcome::kUnknown;
     result.error = ZkErrorText(gone.rc) + (lost.empty() ? "" : "; " + lost);
-    abandoned_generation_ = held.generation;
-    if (recipe_ != ZkRecipe::kNaive) {
-      abandoned_guids_[held.node.substr(0, held.node.rfind('/'))].insert(token);
-    } else {
-      abandoned_nodes_.insert(held.node);
-    }
+    Abandon(held, token);
   }
   co_return result;
+}
+
+void ZkLockClient::Abandon(const Held& held, const std::string& token) {
+  abandoned_generation_ = held.generation;
+  if (recipe_ != ZkRecipe::kNaive) {
+    abandoned_guids_[held.node.substr(0, held.node.rfind('/'))].insert(token);
+  } else {
+    abandoned_nodes_.insert(held.node);
+  }
 }
 
 }  // namespace locksmith

@@ -63,7 +63,11 @@
 // lost to the event sink (LockEvent::kLost, once per lock, as the redis
 // watchdog client reports a failed renewal), which the workload records as a
 // lock-lost op. While paused (SetPaused) nothing is reported, as a stopped
-// process notices nothing; the loss is reported when it goes on.
+// process notices nothing; the loss is reported when it goes on. A lock
+// reported lost is forgotten (its Release fails: not held), and its node,
+// should the server not have expired the session after all, is deleted by
+// the next call like an abandoned acquire's. Without a sink nothing is
+// reported and the release says it.
 //
 // The session reaches the peers through a TcpRelay of the client's own, so
 // that SetPaused (the client-pause nemesis) stops its heartbeats as a real
@@ -178,6 +182,10 @@ class ZkLockClient final : public LockClient {
                                                      Clock::time_point deadline);
   // Makes the persistent parents of `path` (each once per session).
   boost::asio::awaitable<int> EnsureParents(const std::string& path, Clock::time_point deadline);
+  // Remembers the node of a lock given up (an unknown release, a lock
+  // reported lost) for CleanUpAbandoned.
+  struct Held;
+  void Abandon(const Held& held, const std::string& token);
   // Deletes nodes left by unknown acquires, where it can tell them.
   boost::asio::awaitable<void> CleanUpAbandoned(Clock::time_point deadline);
   // Gives up an acquire whose node may exist: deletes it, or remembers it.
@@ -191,8 +199,9 @@ class ZkLockClient final : public LockClient {
   // After a session event: reports lost locks, and when cut off, arms the
   // timer that reports them once the cut outlasts the session timeout.
   void OnSessionEvent();
-  // Reports every held lock that is lost and not yet reported (not while
-  // paused, closed, or without a sink).
+  // Reports every held lock that is lost (not while paused, closed, or
+  // without a sink) and forgets it; its node, should it outlive the report,
+  // is abandoned (Abandon).
   void ReportLostLocks();
 
   ZkLockClientOptions options_;
@@ -218,7 +227,6 @@ class ZkLockClient final : public LockClient {
     std::string node;
     int64_t generation = 0;
     std::string key;
-    bool lost_reported = false;
   };
   std::map<std::string, Held> held_;
 };

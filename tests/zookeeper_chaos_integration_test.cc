@@ -37,7 +37,9 @@ TEST_P(ZookeeperChaosTest, PartitionsKillsAndLeaderLossGrantNoUnsafeLock) {
   if (unclassified > 0) {
     EXPECT_FALSE(classes.empty()) << "a nonlinearizable history without a double holder";
     for (const auto& a : f.results["anomalies"]) {
-      if (!a.contains("class")) EXPECT_EQ(a.value("type", ""), "nonlinearizable") << a.dump();
+      if (!a.contains("class")) {
+        EXPECT_EQ(a.value("type", ""), "nonlinearizable") << a.dump();
+      }
     }
   }
   EXPECT_EQ(f.code, classes.empty() ? 0 : 1) << f.out;
