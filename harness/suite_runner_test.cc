@@ -5,57 +5,20 @@
 
 #include <gtest/gtest.h>
 
-#include <signal.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "harness/signal_watcher.h"
-#include "harness/testing/fake_cluster.h"
+#include "harness/testing/fake_run_modules.h"
 #include "harness/testing/temp_dir.h"
-#include "workloads/mutex_workload.h"
-#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {
 
-using testing::FakeCluster;
-using testing::FakeLockService;
+using testing::FakeRunModules;
 using testing::TempDir;
-
-// Fakes for every module; a cell named "broken..." gets a service that
-// grants every acquire (two holders at once); one named "interrupted..."
-// gets SIGINT while its servers start.
-RunModules FakeModules(SignalWatcher* signals = nullptr) {
-  RunModules m;
-  m.make_cluster = [](const RunConfig&, const std::string&) {
-    return Result<std::unique_ptr<Cluster>>(std::make_unique<FakeCluster>(
-        std::vector<std::string>{"n1"}));
-  };
-  m.make_service = [signals](const RunConfig& config, Cluster&) {
-    if (signals != nullptr && config.test_name.rfind("interrupted", 0) == 0) {
-      // To the process, not this thread (which blocks it): the watcher takes it.
-      ::kill(::getpid(), SIGINT);
-      while (!signals->interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    auto service = std::make_unique<FakeLockService>();
-    service->state.grant_everything = config.test_name.rfind("broken", 0) == 0;
-    return Result<std::unique_ptr<LockService>>(std::move(service));
-  };
-  m.make_workload = [](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
-    return std::unique_ptr<Workload>(new MutexWorkload());
-  };
-  m.make_nemesis = [](const RunConfig& config, const NemesisContext& context) {
-    return DefaultRunModules().make_nemesis(config, context);
-  };
-  m.make_schedule = [](const RunConfig&, LockService&) { return std::vector<ScheduledFault>{}; };
-  return m;
-}
 
 Suite TwoCells(const std::string& store) {
   auto suite = ParseSuite(nlohmann::json::parse(R"({"seed": 5, "test_count": 2,
@@ -75,7 +38,7 @@ TEST(SuiteRunnerTest, EveryRepeatRunsInItsOwnDirectoryAndTheTablesLinkThemAll) {
   TempDir store;
   SignalWatcher signals;
   std::ostringstream out;
-  const SuiteOutcome outcome = ExecuteSuite(TwoCells(store.path()), signals, FakeModules(), out);
+  const SuiteOutcome outcome = ExecuteSuite(TwoCells(store.path()), signals, FakeRunModules(), out);
   ASSERT_TRUE(outcome.error.empty()) << outcome.error;
   EXPECT_EQ(outcome.exit_code, 1);  // the broken cell's invalid runs
   ASSERT_EQ(outcome.record.runs.size(), 4u);
@@ -116,7 +79,7 @@ TEST(SuiteRunnerTest, ASignalStopsTheSuiteAfterTheCurrentRunWithTheTablesWritten
                           "stopped", SuiteOverrides{std::nullopt, store.path(), std::nullopt});
   ASSERT_TRUE(suite.ok()) << suite.error();
   std::ostringstream out;
-  const SuiteOutcome outcome = ExecuteSuite(*suite, signals, FakeModules(&signals), out);
+  const SuiteOutcome outcome = ExecuteSuite(*suite, signals, FakeRunModules(&signals), out);
   // Three runs of "fine", then the first of "interrupted", torn down and kept.
   ASSERT_EQ(outcome.record.runs.size(), 4u) << out.str();
   EXPECT_EQ(outcome.record.runs.back().cell, "interrupted");
