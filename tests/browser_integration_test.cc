@@ -1,0 +1,117 @@
+// The reports in a real browser (headless Chromium): a failing run's report
+// and a suite's index load without a script error, the report shows the
+// double holder, the index links every run's report, and a screenshot of
+// the failing report is kept as an artifact (artifacts/ beside the test).
+// Runs go through the real lifecycle on fakes: no servers are needed.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "harness/signal_watcher.h"
+#include "harness/suite_runner.h"
+#include "harness/testing/fake_run_modules.h"
+#include "harness/testing/temp_dir.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Page {
+  std::string dom;
+  std::string log;  // Chromium's stderr, console messages included
+  int status = -1;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Loads `file` in headless Chromium: the DOM after its scripts ran, the
+// console, and optionally a screenshot.
+Page Load(const std::string& file, const std::string& work, const std::string& screenshot = "") {
+  const std::string dom = work + "/dom.html", log = work + "/chromium.log";
+  std::string command = "timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
+                        "--no-first-run --user-data-dir='" + work + "/profile' "
+                        "--enable-logging=stderr --v=0 ";
+  command += screenshot.empty() ? "--dump-dom "
+                                : "--window-size=1280,1600 --screenshot='" + screenshot + "' ";
+  command += "'file://" + file + "' >'" + dom + "' 2>'" + log + "'";
+  Page page;
+  const int raw = std::system(command.c_str());
+  page.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  page.dom = Slurp(dom);
+  page.log = Slurp(log);
+  return page;
+}
+
+// Console errors and uncaught exceptions Chromium logged for the page.
+std::vector<std::string> ScriptErrors(const std::string& log) {
+  std::vector<std::string> errors;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("CONSOLE") != std::string::npos &&
+        (line.find("Uncaught") != std::string::npos || line.find("Error") != std::string::npos)) {
+      errors.push_back(line);
+    }
+  }
+  return errors;
+}
+
+TEST(BrowserIntegrationTest, AFailingRunsReportAndTheSuiteIndexLoadWithoutScriptErrors) {
+  testing::TempDir store, work;
+  auto suite = ParseSuite(nlohmann::json::parse(R"({"seed": 3,
+      "base": {"time_limit_s": 0.5, "concurrency": 3},
+      "cells": [{"name": "fine"}, {"name": "broken"}]})"),
+                          "browser", SuiteOverrides{std::nullopt, store.path(), std::nullopt});
+  ASSERT_TRUE(suite.ok()) << suite.error();
+  SignalWatcher signals;
+  std::ostringstream out;
+  const SuiteOutcome outcome = ExecuteSuite(*suite, signals, testing::FakeRunModules(), out);
+  ASSERT_TRUE(outcome.error.empty()) << outcome.error;
+  ASSERT_EQ(outcome.record.runs.size(), 2u);
+  ASSERT_EQ(outcome.record.runs[1].verdict, "invalid");
+
+  // The failing run's report: its anomalies rendered by the page's script.
+  const std::string report = outcome.dir + "/" + outcome.record.runs[1].dir + "/report.html";
+  const Page failing = Load(report, work.path());
+  ASSERT_EQ(failing.status, 0) << failing.log;
+  EXPECT_TRUE(ScriptErrors(failing.log).empty()) << ScriptErrors(failing.log).front();
+  EXPECT_NE(failing.dom.find("class=\"anomaly"), std::string::npos);
+  EXPECT_NE(failing.dom.find("double-holder"), std::string::npos);
+  EXPECT_NE(failing.dom.find("INVALID"), std::string::npos);
+
+  // The index: every run linked, every link a file.
+  const Page index = Load(outcome.dir + "/index.html", work.path());
+  ASSERT_EQ(index.status, 0) << index.log;
+  EXPECT_TRUE(ScriptErrors(index.log).empty()) << ScriptErrors(index.log).front();
+  const std::regex link("href=\"([^\"]+/report\\.html)\"");
+  int links = 0;
+  for (std::sregex_iterator it(index.dom.begin(), index.dom.end(), link), end; it != end; ++it) {
+    ++links;
+    EXPECT_TRUE(fs::exists(outcome.dir + "/" + (*it)[1].str())) << (*it)[1].str();
+  }
+  EXPECT_EQ(links, 2);
+
+  // The artifact a CI keeps.
+  fs::create_directories("artifacts");
+  const std::string shot = fs::absolute("artifacts/failing-run-report.png").string();
+  fs::remove(shot);
+  const Page shown = Load(report, work.path(), shot);
+  ASSERT_EQ(shown.status, 0) << shown.log;
+  ASSERT_TRUE(fs::exists(shot));
+  EXPECT_GT(fs::file_size(shot), 10'000u);  // a blank page is a few hundred bytes
+}
+
+}  // namespace
+}  // namespace locksmith
