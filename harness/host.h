@@ -26,6 +26,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -127,6 +128,11 @@ class Host {
   // Runs a short command inside the host to completion (iptables, ...).
   virtual Result<ExecResult> Exec(const std::vector<std::string>& argv,
                                   std::chrono::milliseconds timeout) = 0;
+  // Aborts the host's own TCP connections (in a connected state) to any of
+  // `peers`, so that they do not outlive a partition. This default runs
+  // `ss -K` through Exec; a provider may do it without a command.
+  virtual Status AbortConnections(const std::set<std::string>& peers,
+                                  std::chrono::milliseconds timeout);
 };
 
 class Cluster {
@@ -144,6 +150,23 @@ class Cluster {
   // bridge, veth and rule it created. Idempotent; safe from any thread.
   virtual Status Teardown() = 0;
 };
+
+inline Status Host::AbortConnections(const std::set<std::string>& peers,
+                                     std::chrono::milliseconds timeout) {
+  if (peers.empty()) return OkStatus();
+  std::vector<std::string> argv = {"ss", "-K", "-t"};
+  for (const auto& peer : peers) {
+    if (argv.size() > 3) argv.push_back("or");
+    argv.insert(argv.end(), {"dst", peer});
+  }
+  auto r = Exec(argv, timeout);
+  if (!r) return Error{r.error()};
+  if (r->exit_code != 0) {
+    return Error{"host " + Name() + ": ss -K exited " + std::to_string(r->exit_code) + ": " +
+                 r->output};
+  }
+  return OkStatus();
+}
 
 inline std::string LastLogLines(Host& host, const std::string& file, size_t n) {
   auto text = host.ReadFile(file, 4096);

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "harness/net_setup.h"
+#include "harness/tcp_abort.h"
 
 namespace locksmith {
 namespace fs = std::filesystem;
@@ -143,6 +144,14 @@ Result<ExecResult> LocalHost::Exec(const std::vector<std::string>& argv,
   auto r = RunCommand(argv, netns_.empty() ? "" : NetnsPath(netns_), timeout);
   if (!r.ok()) return Error{"host " + name_ + ": " + r.error()};
   return r;
+}
+
+Status LocalHost::AbortConnections(const std::set<std::string>& peers,
+                                   std::chrono::milliseconds timeout) {
+  if (netns_.empty()) return Host::AbortConnections(peers, timeout);
+  auto r = AbortTcpConnections(NetnsPath(netns_), peers, timeout);
+  if (!r) return Error{"host " + name_ + ": " + r.error()};
+  return OkStatus();
 }
 
 }  // namespace locksmith

@@ -55,6 +55,10 @@ class LocalHost : public Host {
   // controller's own network, so firewall and link tools are refused there.
   Result<ExecResult> Exec(const std::vector<std::string>& argv,
                           std::chrono::milliseconds timeout) override;
+  // In the host's namespace, without a command (harness/tcp_abort.h); on a
+  // loopback host, Host's default.
+  Status AbortConnections(const std::set<std::string>& peers,
+                          std::chrono::milliseconds timeout) override;
 
   // The namespace name (empty on loopback).
   const std::string& NetnsName() const { return netns_; }

@@ -129,18 +129,7 @@ Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
     jumped[i] = true;
     if (cut.peers.empty()) return OkStatus();
     // Abort this host's own connections to everyone it was cut from.
-    std::vector<std::string> kill = {"ss", "-K", "-t"};
-    for (const auto& peer : cut.peers) {
-      if (kill.size() > 3) kill.push_back("or");
-      kill.insert(kill.end(), {"dst", peer});
-    }
-    auto r = host->Exec(kill, kCommandTimeout);
-    if (!r) return Error{r.error()};
-    if (r->exit_code != 0) {
-      return Error{"host " + host->Name() + ": ss -K exited " + std::to_string(r->exit_code) +
-                   ": " + r->output};
-    }
-    return OkStatus();
+    return host->AbortConnections(cut.peers, kCommandTimeout);
   });
   for (size_t i = 0; i < hosts.size(); ++i) {
     if (jumped[i]) installed_.insert(hosts[i]);

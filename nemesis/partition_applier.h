@@ -9,12 +9,16 @@
 //
 // Rules are stateless DROPs, so they stop packets of connections that are
 // already established too; on top of that, each cut host aborts its own
-// sockets to the peers it was cut from (`ss -K`), so a connection does not
-// simply resume after the heal as if nothing happened (Jepsen's partitions
-// leave established connections alive). Each host gets its whole rule set
-// in one `iptables-restore --noflush -w` of a file written to its directory
-// (one command per host, waiting for the xtables lock), the hosts in
-// parallel.
+// sockets to the peers it was cut from (Host::AbortConnections: what
+// `ss -K` does, on local hosts in-process through sock_diag with no command
+// to start), so a connection does not simply resume after the heal as if
+// nothing happened (Jepsen's partitions leave established connections
+// alive). Each host gets its whole rule set in one `iptables-restore
+// --noflush -w` of a file written to its directory (one command per host,
+// waiting for the xtables lock), the hosts in parallel. Starting commands
+// dominates the cost (on a loaded machine a process start takes tens of
+// ms of wall time), so apply runs one command per cut host and heal one per
+// host with rules; scripts/bench-partition.sh measures both.
 //
 // Thread-safe: one mutex serialises Apply, Heal and Teardown, so two faults
 // never interleave their rules.
