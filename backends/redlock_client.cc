@@ -231,7 +231,10 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
     }
   }
   // The replies granted the lock; the client has not judged them yet.
-  if (in_flight_ && RedlockHolds(set, 1)) wall_step_ += co_await in_flight_(key);
+  if (in_flight_ && RedlockHolds(set, 1)) {
+    const std::chrono::milliseconds step = co_await in_flight_(key);
+    wall_step_ += step;
+  }
   const int64_t elapsed_ms = options_.wall_clock
                                  ? CeilMillis(Wall::now() + wall_step_ - wall_start)
                                  : CeilMillis(Steady::now() - start);
