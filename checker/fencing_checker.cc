@@ -2,6 +2,8 @@
 
 #include <unordered_map>
 
+#include "checker/resource_updates.h"
+
 namespace locksmith {
 namespace {
 
@@ -9,10 +11,6 @@ struct Highest {
   int64_t fence = 0;
   int64_t position = -1;  // of the accepted op's completion
 };
-
-bool Rejected(const Op& op) {
-  return op.type == OpType::kFail && op.value.is_object() && op.value.value("rejected", false);
-}
 
 }  // namespace
 
@@ -28,7 +26,7 @@ CheckResult FencingChecker::Check(const History& history) const {
     const Op& op = history[i];
     if (!op.is_client() || (op.f != "read" && op.f != "write")) continue;
     if (op.type != OpType::kInvoke) {
-      if (Rejected(op)) ++rejected;
+      if (IsRejected(op)) ++rejected;
       auto it = pending.find(static_cast<int64_t>(i));
       if (it == pending.end()) continue;
       Highest& h = highest[op.key];

@@ -47,9 +47,15 @@ CheckResult InventoryChecker::Check(const History& history) const {
     items[name] = stats;
 
     std::string line;
-    if (sold > initial_) {
-      nlohmann::json ops = nlohmann::json::array();
-      nlohmann::json pairs = OverlappingUpdates(history, key, kPairsShown, ops);
+    const bool oversold = sold > initial_;
+    const bool lost = key.final && (key.final->value < min_stock || key.final->value > max_stock);
+    // The overlapping buyers are the evidence of either anomaly: found once.
+    nlohmann::json overlap_ops = nlohmann::json::array();
+    const nlohmann::json pairs = oversold || lost
+                                     ? OverlappingUpdates(history, key, kPairsShown, overlap_ops)
+                                     : nlohmann::json::array();
+    if (oversold) {
+      nlohmann::json ops = overlap_ops;
       if (!final_ref.is_null()) ops.push_back(final_ref);
       result.anomalies.push_back({{"type", "oversold"},
                                   {"key", name},
@@ -61,9 +67,8 @@ CheckResult InventoryChecker::Check(const History& history) const {
                                   {"ops", ops}});
       line += std::to_string(sold) + " orders of " + std::to_string(initial_) + " units";
     }
-    if (key.final && (key.final->value < min_stock || key.final->value > max_stock)) {
-      nlohmann::json ops = nlohmann::json::array();
-      nlohmann::json pairs = OverlappingUpdates(history, key, kPairsShown, ops);
+    if (lost) {
+      nlohmann::json ops = overlap_ops;
       ops.push_back(final_ref);
       result.anomalies.push_back({{"type", "lost-update"},
                                   {"key", name},

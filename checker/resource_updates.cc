@@ -25,6 +25,11 @@ struct ProcessState {
 
 }  // namespace
 
+bool IsRejected(const Op& completion) {
+  return completion.type == OpType::kFail && completion.value.is_object() &&
+         completion.value.value("rejected", false);
+}
+
 std::map<std::string, ResourceKey> CollectResourceUpdates(const History& history) {
   std::map<std::string, ResourceKey> keys;
   const std::vector<int64_t> completion = PairCompletions(history);
@@ -54,8 +59,7 @@ std::map<std::string, ResourceKey> CollectResourceUpdates(const History& history
         p.read = done;
         p.read_key = op.key;
         if (IntField(end->value, "value") < 0) key.negative_reads.push_back(done);
-      } else if (end != nullptr && end->type == OpType::kFail && end->value.is_object() &&
-                 end->value.value("rejected", false)) {
+      } else if (end != nullptr && IsRejected(*end)) {
         ++key.rejected_reads;
       }
     } else if (op.f == "write") {
@@ -75,8 +79,7 @@ std::map<std::string, ResourceKey> CollectResourceUpdates(const History& history
       }
       if (end != nullptr) {
         u.outcome = end->type;
-        u.rejected = end->type == OpType::kFail && end->value.is_object() &&
-                     end->value.value("rejected", false);
+        u.rejected = IsRejected(*end);
       }
       p.open.push_back(key.updates.size());
       p.open_keys.push_back(op.key);

@@ -54,6 +54,10 @@ struct ResourceKey {
   int64_t rejected_reads = 0;
 };
 
+// A read or write completion the resource refused: fail {rejected: true}
+// (its fence was below the highest the resource had accepted).
+bool IsRejected(const Op& completion);
+
 // Every key's updates, sorted by key.
 std::map<std::string, ResourceKey> CollectResourceUpdates(const History& history);
 

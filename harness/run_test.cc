@@ -229,5 +229,50 @@ TEST_F(RunLifecycleTest, AnUnknownWorkloadIsBadInputAndTearsDown) {
   EXPECT_EQ(cluster_teardowns_, 1);
 }
 
+// A stored counter run in which every acquire ended unknown: its resource's
+// init and final reads and the client's stats ended ok, but no lock was ever
+// granted, so the run proves nothing and must not be called valid.
+TEST(RecheckRunTest, ACounterRunThatGrantedNoLockIsUnknown) {
+  TempDir dir;
+  RunConfig config;
+  config.workload = "counter";
+  {
+    std::ofstream out(dir.path() + "/config.json");
+    out << config.ToJson().dump();
+  }
+  const int64_t resource = 1'000'000'000;  // the workload's resource process
+  auto op = [](int64_t i, int64_t process, OpType type, std::string f, nlohmann::json value) {
+    Op o;
+    o.index = i;
+    o.time = i * 1000;
+    o.process = process;
+    o.type = type;
+    o.f = std::move(f);
+    o.key = o.f == "client-stats" ? "" : "counter-0";
+    o.value = std::move(value);
+    return o;
+  };
+  const History history = {
+      op(0, resource, OpType::kInvoke, "init", {{"value", 0}}),
+      op(1, resource, OpType::kOk, "init", nullptr),
+      op(2, 0, OpType::kInvoke, "acquire", {{"lease_ms", 1000}}),
+      op(3, 0, OpType::kInfo, "acquire", nullptr),
+      op(4, 0, OpType::kInvoke, "client-stats", nullptr),
+      op(5, 0, OpType::kOk, "client-stats", {{"calls", 1}}),
+      op(6, resource, OpType::kInvoke, "final", nullptr),
+      op(7, resource, OpType::kOk, "final", {{"value", 0}}),
+  };
+  {
+    std::ofstream out(dir.path() + "/history.jsonl");
+    for (const Op& o : history) out << OpToJsonLine(o) << "\n";
+  }
+  std::ostringstream summary;
+  EXPECT_EQ(RecheckRun(dir.path(), summary), ExitCodeFor(Validity::kUnknown)) << summary.str();
+  std::ifstream in(dir.path() + "/results.json");
+  const nlohmann::json results = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  EXPECT_EQ(results.value("reason", "").find("no client operation succeeded"), 0u)
+      << results.dump();
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -32,27 +32,12 @@ std::string FenceText(std::optional<int64_t> fence) {
   return fence ? std::to_string(*fence) : std::string();
 }
 
-// Transport errors and error replies; false when the reply is to be read.
+// Transport errors and error replies (CallErrorOutcome); false when the
+// reply is to be read.
 bool Failed(const RedisResponse& r, ResourceReply& reply) {
-  switch (r.error) {
-    case RedisCallError::kNone:
-      break;
-    case RedisCallError::kNotSent:
-      reply.outcome = Outcome::kFail;
-      reply.error = "not sent: " + r.message;
-      return true;
-    case RedisCallError::kInDoubt:
-    case RedisCallError::kClosed:
-      reply.outcome = Outcome::kUnknown;
-      reply.error = r.message;
-      return true;
-  }
-  if (r.reply.type == RedisReply::Type::kError) {
-    reply.outcome = IsDefiniteRedisError(r.reply) ? Outcome::kFail : Outcome::kUnknown;
-    reply.error = r.reply.str;
-    return true;
-  }
-  return false;
+  const std::optional<Outcome> outcome = CallErrorOutcome(r, &reply.error);
+  if (outcome) reply.outcome = *outcome;
+  return outcome.has_value();
 }
 
 // {1, value} or {0, highest}.
