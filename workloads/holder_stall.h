@@ -14,7 +14,6 @@
 
 namespace locksmith {
 
-class LockClient;
 class OpLog;
 
 // Inside a critical section on `key`: takes the stall asked for, if any
