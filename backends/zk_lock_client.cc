@@ -117,8 +117,13 @@ ZkLockClient::ZkLockClient(asio::any_io_executor executor, ZkLockClientOptions o
     : options_(std::move(options)),
       recipe_(recipe),
       relay_(executor, options_.peers, options_.source_address),
-      session_(std::move(executor), "", options_.session_timeout),
-      tokens_(seed) {}
+      session_(executor, "", options_.session_timeout),
+      lost_timer_(executor),
+      tokens_(seed) {
+  session_.SetSessionListener([alive = std::weak_ptr<bool>(alive_), this] {
+    if (!alive.expired()) OnSessionEvent();
+  });
+}
 
 asio::awaitable<Status> ZkLockClient::Connect() {
   auto local = relay_.Start();
@@ -141,6 +146,7 @@ asio::awaitable<Status> ZkLockClient::Connect() {
 
 void ZkLockClient::Close() {
   closed_ = true;
+  lost_timer_.cancel();
   session_.Close();
   relay_.Close();
 }
@@ -150,15 +156,63 @@ int64_t ZkLockClient::ValidityMs(milliseconds lease, Clock::time_point proof_sen
   return std::min<int64_t>(lease.count(), session_left);
 }
 
-std::string ZkLockClient::LockLostReason() const {
-  if (session_.expired()) return "lock lost: the session expired";
-  const auto since = session_.suspended_since();
-  if (since && Clock::now() - *since > session_.negotiated_timeout()) {
-    return "lock lost: cut off from the ensemble for " + std::to_string(MsSince(*since)) +
-           " ms, longer than the session timeout (" +
-           std::to_string(session_.negotiated_timeout().count()) + " ms)";
+std::string ZkLockLostReason(bool expired, std::optional<Clock::time_point> suspended_since,
+                             milliseconds session_timeout, Clock::time_point now) {
+  if (expired) return "lock lost: the session expired";
+  if (suspended_since && now - *suspended_since > session_timeout) {
+    return "lock lost: cut off from the ensemble for " +
+           std::to_string(
+               std::chrono::duration_cast<milliseconds>(now - *suspended_since).count()) +
+           " ms, longer than the session timeout (" + std::to_string(session_timeout.count()) +
+           " ms)";
   }
   return "";
+}
+
+std::string ZkLockClient::LockLostReason() const {
+  return ZkLockLostReason(session_.expired(), session_.suspended_since(),
+                          session_.negotiated_timeout(), Clock::now());
+}
+
+void ZkLockClient::SetPaused(bool paused) {
+  relay_.SetFrozen(paused);
+  paused_ = paused;
+  if (!paused) ReportLostLocks();
+}
+
+void ZkLockClient::OnSessionEvent() {
+  ReportLostLocks();
+  const auto since = session_.suspended_since();
+  if (closed_ || !since || session_.expired()) return;
+  lost_timer_.expires_at(*since + session_.negotiated_timeout() + milliseconds(1));
+  lost_timer_.async_wait([alive = std::weak_ptr<bool>(alive_), this](boost::system::error_code ec) {
+    if (ec || alive.expired()) return;
+    ReportLostLocks();
+  });
+}
+
+void ZkLockClient::ReportLostLocks() {
+  if (closed_ || paused_ || !sink_) return;
+  const std::string lost = LockLostReason();
+  std::vector<LockEvent> events;
+  for (auto it = held_.begin(); it != held_.end();) {
+    const bool old_session = it->second.generation != session_.generation();
+    if (lost.empty() && !old_session) {
+      ++it;
+      continue;
+    }
+    // The holder stops here (no release): should the session live on after
+    // all (the server had not expired it yet), the node is deleted by the
+    // next call like an abandoned acquire's, so it cannot block the lock.
+    if (!old_session) Abandon(it->second, it->first);
+    events.push_back(LockEvent{LockEvent::Kind::kLost, it->second.key, it->first, Outcome::kOk, 0,
+                               old_session ? "lock lost: the session expired" : lost});
+    it = held_.erase(it);
+  }
+  for (LockEvent& e : events) {
+    ++locks_lost_;
+    sink_(std::move(e));
+  }
 }
 
 asio::awaitable<int> ZkLockClient::EnsureParents(const std::string& path,
@@ -372,7 +426,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
       ok.token = guid;
       ok.fence = czxid;
       ok.validity_ms = ValidityMs(lease, proof_sent);
-      held_[guid] = {node, session_.generation()};
+      held_[guid] = {node, session_.generation(), key};
       co_return ok;
     }
     const std::string predecessor = parent + "/" + sorted[static_cast<size_t>(blocker)];
@@ -443,7 +497,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
     ok.token = token;
     ok.fence = ours->czxid;
     ok.validity_ms = ValidityMs(lease, proof_sent);
-    held_[token] = {node, session_.generation()};
+    held_[token] = {node, session_.generation(), key};
     co_return ok;
   }
 }
@@ -479,14 +533,18 @@ asio::awaitable<ReleaseResult> ZkLockClient::Release(const std::string& key,
   } else {
     result.outcome = Outcome::kUnknown;
     result.error = ZkErrorText(gone.rc) + (lost.empty() ? "" : "; " + lost);
-    abandoned_generation_ = held.generation;
-    if (recipe_ != ZkRecipe::kNaive) {
-      abandoned_guids_[held.node.substr(0, held.node.rfind('/'))].insert(token);
-    } else {
-      abandoned_nodes_.insert(held.node);
-    }
+    Abandon(held, token);
   }
   co_return result;
+}
+
+void ZkLockClient::Abandon(const Held& held, const std::string& token) {
+  abandoned_generation_ = held.generation;
+  if (recipe_ != ZkRecipe::kNaive) {
+    abandoned_guids_[held.node.substr(0, held.node.rfind('/'))].insert(token);
+  } else {
+    abandoned_nodes_.insert(held.node);
+  }
 }
 
 }  // namespace locksmith

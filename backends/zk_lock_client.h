@@ -57,24 +57,38 @@
 // no reply or connection loss -> unknown. The client also knows its lock is
 // lost when it has been cut off from the ensemble for longer than its
 // session timeout; the release says so in its error ("lock lost: ...").
+// It does not wait for the release to say so: as soon as the session
+// expires, or the session has been cut off for longer than its timeout (a
+// timer from the moment it was cut off), each lock it holds is reported
+// lost to the event sink (LockEvent::kLost, once per lock, as the redis
+// watchdog client reports a failed renewal), which the workload records as a
+// lock-lost op. While paused (SetPaused) nothing is reported, as a stopped
+// process notices nothing; the loss is reported when it goes on. A lock
+// reported lost is forgotten (its Release fails: not held), and its node,
+// should the server not have expired the session after all, is deleted by
+// the next call like an abandoned acquire's. Without a sink nothing is
+// reported and the release says it.
 //
 // The session reaches the peers through a TcpRelay of the client's own, so
 // that SetPaused (the client-pause nemesis) stops its heartbeats as a real
 // process pause would: Curator's tech note 10, a holder paused past its
 // session, shows up as expired-lease double holders.
 //
-// Thread-safety: none; one worker on the client's executor issues calls.
+// Thread-safety: none; one worker on the client's executor issues calls,
+// and the session events and the loss timer run on the same executor.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "backends/lock_client.h"
 #include "backends/redis_lock_token.h"
@@ -109,6 +123,13 @@ int64_t ZkSequenceOf(const std::string& name);
 std::vector<std::string> ZkSortedBySequence(std::vector<std::string> children);
 // True for a read-write lock's shared node ("..-read-0000000012").
 bool ZkIsReadNode(const std::string& name);
+// Why a client must believe its session, and so its locks, gone at `now`:
+// the session expired, or it has been cut off since `suspended_since` for
+// longer than `session_timeout`; "" when neither (pure; exposed for tests).
+std::string ZkLockLostReason(bool expired,
+                             std::optional<std::chrono::steady_clock::time_point> suspended_since,
+                             std::chrono::milliseconds session_timeout,
+                             std::chrono::steady_clock::time_point now);
 // Which node of `sorted` (ZkSortedBySequence) the node at `at` waits for:
 // the index of the nearest earlier write node for a read node, of the
 // nearest earlier node of any kind otherwise; -1 when none (it holds).
@@ -131,13 +152,16 @@ class ZkLockClient final : public LockClient {
   void Close() override;
   // Freezes the session's traffic (see TcpRelay): the server hears nothing
   // from this client, and the session expires after its timeout.
-  void SetPaused(bool paused) override { relay_.SetFrozen(paused); }
+  // Going on reports the locks lost meanwhile.
+  void SetPaused(bool paused) override;
+  void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
 
   // Node watch events this client received (each wake of a waiter).
   int64_t watch_events() const { return session_.watch_events(); }
-  // {"watch_events", "sessions"}.
+  // {"watch_events", "sessions", "locks_lost"}.
   std::map<std::string, int64_t> Counters() const override {
-    return {{"watch_events", watch_events()}, {"sessions", sessions()}};
+    return {{"watch_events", watch_events()}, {"sessions", sessions()},
+            {"locks_lost", locks_lost_}};
   }
   int64_t sessions() const { return session_.generation(); }
 
@@ -158,6 +182,10 @@ class ZkLockClient final : public LockClient {
                                                      Clock::time_point deadline);
   // Makes the persistent parents of `path` (each once per session).
   boost::asio::awaitable<int> EnsureParents(const std::string& path, Clock::time_point deadline);
+  // Remembers the node of a lock given up (an unknown release, a lock
+  // reported lost) for CleanUpAbandoned.
+  struct Held;
+  void Abandon(const Held& held, const std::string& token);
   // Deletes nodes left by unknown acquires, where it can tell them.
   boost::asio::awaitable<void> CleanUpAbandoned(Clock::time_point deadline);
   // Gives up an acquire whose node may exist: deletes it, or remembers it.
@@ -168,11 +196,23 @@ class ZkLockClient final : public LockClient {
   int64_t ValidityMs(std::chrono::milliseconds lease, Clock::time_point proof_sent) const;
   // Non-empty when the client must believe its session (and locks) gone.
   std::string LockLostReason() const;
+  // After a session event: reports lost locks, and when cut off, arms the
+  // timer that reports them once the cut outlasts the session timeout.
+  void OnSessionEvent();
+  // Reports every held lock that is lost (not while paused, closed, or
+  // without a sink) and forgets it; its node, should it outlive the report,
+  // is abandoned (Abandon).
+  void ReportLostLocks();
 
   ZkLockClientOptions options_;
   ZkRecipe recipe_;
   TcpRelay relay_;  // the session talks to the peers through it
   ZkSession session_;
+  boost::asio::steady_timer lost_timer_;  // fires when a cut outlasts the session
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);  // for the timer's handler
+  LockEventSink sink_;
+  bool paused_ = false;
+  int64_t locks_lost_ = 0;
   LockTokenGenerator tokens_;
   bool closed_ = false;
   int64_t parents_generation_ = -1;
@@ -186,6 +226,7 @@ class ZkLockClient final : public LockClient {
   struct Held {
     std::string node;
     int64_t generation = 0;
+    std::string key;
   };
   std::map<std::string, Held> held_;
 };

@@ -38,6 +38,7 @@ struct ZkSession::State {
   int64_t watch_events = 0;
   std::list<std::shared_ptr<asio::steady_timer>> waiters;
   int64_t events = 0;  // every WakeAll
+  std::function<void()> listener;  // after each session event
 
   void WakeAll() {
     ++events;
@@ -137,6 +138,7 @@ void OnEvent(zhandle_t* zh, int type, int state, const char*, void* context) {
       ++s->watch_events;
     }
     s->WakeAll();
+    if (type == ZOO_SESSION_EVENT && s->listener) s->listener();
   });
 }
 
@@ -185,6 +187,7 @@ Status ZkSession::Open() {
     state_->self = state_;
   }
   ++generation_;
+  state_->listener = listener_;
   state_->generation = generation_;
   state_->connected = false;
   state_->expired = false;
@@ -215,6 +218,8 @@ void ZkSession::CloseHandle() {
   zh_ = nullptr;
   handle_context_.reset();
   if (state_) {
+    ++state_->generation;  // events of the closed handle, already posted, are dropped
+    state_->listener = nullptr;
     state_->connected = false;
     if (!state_->suspended_since) state_->suspended_since = Clock::now();
     state_->WakeAll();

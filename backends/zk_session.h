@@ -15,7 +15,8 @@
 //
 // Watches registered with Exists(watch = true) and session events wake
 // WaitForEvent(); watch_events() counts the node events delivered (the herd
-// effect: how many clients a release woke).
+// effect: how many clients a release woke). SetSessionListener's callback
+// runs after each session event (connected, cut off, expired) is applied.
 //
 // Thread-safety: all calls on the executor's one thread; the library threads
 // only post to it. Close() (or the destructor) joins the library's threads:
@@ -24,6 +25,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -68,6 +70,10 @@ class ZkSession {
   void set_connect_string(std::string connect_string) {
     connect_string_ = std::move(connect_string);
   }
+  // Called on the executor after every session event of the current
+  // session (connected, cut off, expired) has updated the state above; never
+  // after Close() or the destructor. Set before Open().
+  void SetSessionListener(std::function<void()> listener) { listener_ = std::move(listener); }
   // Starts a session (connecting in the background).
   Status Open();
   // A new session when the current one expired; OK otherwise.
@@ -116,6 +122,7 @@ class ZkSession {
   boost::asio::any_io_executor executor_;
   std::string connect_string_;
   std::chrono::milliseconds session_timeout_;
+  std::function<void()> listener_;
   std::shared_ptr<State> state_;
   std::unique_ptr<HandleContext> handle_context_;
   zhandle_t* zh_ = nullptr;

@@ -131,6 +131,36 @@ TEST(ZookeeperServiceTest, OnlyZkRwTakesSharedLocks) {
   EXPECT_EQ(ZkSharedRecipeNames(), (std::vector<std::string>{"zk-rw"}));
 }
 
+TEST(ZookeeperServiceTest, ALockIsLostOnExpiryOrACutLongerThanTheSession) {
+  using std::chrono::milliseconds;
+  const auto now = std::chrono::steady_clock::now();
+  const milliseconds session(1000);
+  // Connected, or cut off for less than the session timeout: still held.
+  EXPECT_EQ(ZkLockLostReason(false, std::nullopt, session, now), "");
+  EXPECT_EQ(ZkLockLostReason(false, now - milliseconds(999), session, now), "");
+  EXPECT_EQ(ZkLockLostReason(false, now - milliseconds(1000), session, now), "");
+  // Cut off longer than the session: the server may have expired it.
+  EXPECT_EQ(ZkLockLostReason(false, now - milliseconds(1500), session, now),
+            "lock lost: cut off from the ensemble for 1500 ms, longer than the session "
+            "timeout (1000 ms)");
+  // The server said so: lost whatever the clock says.
+  EXPECT_EQ(ZkLockLostReason(true, std::nullopt, session, now), "lock lost: the session expired");
+  EXPECT_EQ(ZkLockLostReason(true, now, session, now), "lock lost: the session expired");
+}
+
+TEST(ZookeeperServiceTest, AClientHoldingNothingReportsNoLoss) {
+  boost::asio::io_context io;
+  auto client = MakeZkLockClient("zk-fair", io.get_executor(), {}, 1);
+  ASSERT_TRUE(client.ok()) << client.error();
+  int events = 0;
+  (*client)->SetEventSink([&events](LockEvent) { ++events; });
+  (*client)->SetPaused(true);
+  (*client)->SetPaused(false);
+  io.run();
+  EXPECT_EQ(events, 0);
+  EXPECT_EQ((*client)->Counters().at("locks_lost"), 0);
+}
+
 TEST(ZookeeperServiceTest, AnEvenEnsembleIsRefused) {
   FakeCluster cluster({"n1", "n2", "n3", "n4"});
   ZookeeperServiceOptions four;

@@ -17,6 +17,7 @@
 #include "harness/run.h"
 #include "harness/scenario_library.h"
 #include "harness/signal_watcher.h"
+#include "harness/suite_runner.h"
 
 namespace locksmith {
 namespace {
@@ -31,6 +32,7 @@ int BadInput(const std::string& message) {
 // module's), kept as given text; only those given override the config file.
 struct RunFlags {
   std::string config_file;
+  int test_count = 1;  // runs with seeds derived from one: a one-cell suite
   std::string scenario;  // a name in the scenario library
   std::string seed;  // parsed here: CLI11 would wrap "-1" around to 2^64-1
   std::vector<OptionSpec> specs;           // one per generated flag
@@ -71,6 +73,11 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
                  "most 1 MiB; \"description\" at most 4096 bytes, \"scenario\" 64")
       ->check(CLI::ExistingFile);
   run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
+  run.add_option("--test-count", f.test_count,
+                 "K runs, the first with --seed, the others with seeds derived from it; "
+                 "prints violations in k of K runs with a Wilson 95% interval and writes "
+                 "index.html, summary.json and junit.xml under STORE/suites/ [default: 1]")
+      ->check(CLI::Range(1, kMaxTestCount));
   RunConfig defaults;
   OptionSet common;
   defaults.Declare(common);
@@ -254,8 +261,60 @@ int RunRun(const CLI::App& run, RunFlags& run_flags) {
   for (const auto& warning : config.UnusedKeyWarnings()) {
     std::cerr << "locksmith: warning: " << run_flags.config_file << ": " << warning << "\n";
   }
+  if (run_flags.test_count > 1) {
+    Suite suite;
+    suite.name = config.ResolvedTestName();
+    suite.description = config.description;
+    suite.seed = config.seed;
+    suite.cells.push_back({config.ResolvedTestName(), run_flags.scenario, config,
+                           run_flags.test_count});
+    SignalWatcher signals;  // before any thread starts
+    return RunSuite(suite, signals, std::cout);
+  }
   SignalWatcher signals;  // before any thread starts
   return RunTest(config, signals, std::cout);
+}
+
+struct SuiteFlags {
+  std::string file;
+  double time_limit_s = 0;
+  std::string store;
+  std::string seed;
+};
+
+// `locksmith suite FILE`: every cell checked before the first run starts.
+int RunSuiteCommand(const CLI::App& command, const SuiteFlags& f) {
+  SuiteOverrides overrides;
+  if (command.count("--time-limit") > 0) overrides.time_limit_s = f.time_limit_s;
+  if (command.count("--store") > 0) overrides.store = f.store;
+  if (command.count("--seed") > 0) {
+    uint64_t seed = 0;
+    auto [end, ec] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), seed);
+    if (ec != std::errc() || end != f.seed.data() + f.seed.size() || f.seed.empty()) {
+      return BadInput("--seed must be a whole number from 0 to 18446744073709551615, not " +
+                      QuoteInput(f.seed));
+    }
+    overrides.seed = seed;
+  }
+  auto suite = LoadSuiteFile(f.file, overrides);
+  if (!suite) return BadInput(suite.error());
+  SignalWatcher signals;  // before any thread starts
+  return RunSuite(*suite, signals, std::cout);
+}
+
+CLI::App* AddSuiteCommand(CLI::App& app, SuiteFlags& f) {
+  CLI::App* suite = app.add_subcommand(
+      "suite",
+      "run a suite file's matrix of runs (backends x clients x workloads x nemeses x repeats, "
+      "and scenarios) one after another; writes index.html, summary.json and junit.xml under "
+      "STORE/suites/NAME/; exits with the worst run's code (a crash, then invalid, then "
+      "unknown); Ctrl-C stops it after the current run's teardown");
+  suite->add_option("file", f.file, "suite file (JSON; see suites/)")->required();
+  suite->add_option("--time-limit", f.time_limit_s, "seconds of workload of every run")
+      ->check(CLI::Range(0.0, 86400.0));
+  suite->add_option("--store", f.store, "store root of every run [default: each cell's]");
+  suite->add_option("--seed", f.seed, "the suite's seed [default: the file's, or random]");
+  return suite;
 }
 
 }  // namespace
@@ -278,6 +337,9 @@ int CliMain(int argc, char** argv) {
 
   CleanupOptions cleanup_options;
   CLI::App* cleanup = AddCleanupCommand(app, cleanup_options);
+
+  SuiteFlags suite_flags;
+  CLI::App* suite = AddSuiteCommand(app, suite_flags);
 
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
@@ -308,6 +370,7 @@ int CliMain(int argc, char** argv) {
   if (run->parsed()) return RunRun(*run, run_flags);
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_options);
+  if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
   if (scenarios->parsed()) {
     auto list = ListScenarios();
     if (!list) return BadInput(list.error());

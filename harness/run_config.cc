@@ -403,7 +403,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   return OkStatus();
 }
 
-Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
+Result<nlohmann::json> ReadConfigJsonFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is
   // checked on the descriptor, so a swap after a stat cannot slip through.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -442,13 +442,18 @@ Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
   ::close(fd);
   if (!problem.empty()) return Error{problem};
 
-  nlohmann::json j;
   try {
-    j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
+                                 /*ignore_comments=*/true);
   } catch (const nlohmann::json::exception& e) {
     return Error{path + ": " + JsonErrorLine(text, e)};
   }
-  Status s = MergeRunConfigJson(j, config);
+}
+
+Status LoadRunConfigFile(const std::string& path, RunConfig& config) {
+  auto j = ReadConfigJsonFile(path);
+  if (!j) return Error{j.error()};
+  Status s = MergeRunConfigJson(*j, config);
   if (!s) return Error{path + ": " + s.error()};
   return OkStatus();
 }

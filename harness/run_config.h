@@ -125,5 +125,8 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config,
 // would block or never end. Errors name the file, and for a number out of
 // range (1e400) the key holding it.
 Status LoadRunConfigFile(const std::string& path, RunConfig& config);
+// The JSON of such a file (comments allowed), with the same limits and
+// errors; for files that hold run keys among others (suite files).
+Result<nlohmann::json> ReadConfigJsonFile(const std::string& path);
 
 }  // namespace locksmith

@@ -27,10 +27,10 @@ std::string Timestamp() {
 
 }  // namespace
 
-Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name) {
+Result<std::string> CreateStampedDirectory(const std::string& root, const std::string& name) {
   std::error_code ec;
   // Absolute: servers run with their node directory as working directory.
-  const fs::path parent = fs::absolute(fs::path(root) / test_name, ec);
+  const fs::path parent = fs::absolute(fs::path(root) / name, ec);
   if (ec) return Error{"cannot resolve store directory " + root + ": " + ec.message()};
   fs::create_directories(parent, ec);
   if (ec) return Error{"cannot create store directory " + parent.string() + ": " + ec.message()};
@@ -43,8 +43,6 @@ Result<RunStore> CreateRunStore(const std::string& root, const std::string& test
     if (ec) return Error{"cannot create " + dir.string() + ": " + ec.message()};
     if (attempt > 100) return Error{"cannot find a free run directory under " + parent.string()};
   }
-  fs::create_directory(dir / "nodes", ec);
-  if (ec) return Error{"cannot create " + (dir / "nodes").string() + ": " + ec.message()};
 
   // Point latest at the run with a rename, so readers never see it missing.
   const fs::path latest = fs::path(root) / "latest";
@@ -53,7 +51,16 @@ Result<RunStore> CreateRunStore(const std::string& root, const std::string& test
   fs::create_directory_symlink(fs::relative(dir, fs::absolute(root)), tmp, ec);
   if (!ec) fs::rename(tmp, latest, ec);
   if (ec) return Error{"cannot update " + latest.string() + ": " + ec.message()};
-  return RunStore{dir.string()};
+  return dir.string();
+}
+
+Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name) {
+  auto dir = CreateStampedDirectory(root, test_name);
+  if (!dir) return Error{dir.error()};
+  std::error_code ec;
+  fs::create_directory(fs::path(*dir) / "nodes", ec);
+  if (ec) return Error{"cannot create " + *dir + "/nodes: " + ec.message()};
+  return RunStore{*dir};
 }
 
 }  // namespace locksmith

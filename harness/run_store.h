@@ -17,6 +17,10 @@ struct RunStore {
   std::string NodesDir() const { return dir + "/nodes"; }
 };
 
+// Creates <root>/<name>/<timestamp>/ (a suffix when the name is taken) and
+// points <root>/latest at it; returns its absolute path.
+Result<std::string> CreateStampedDirectory(const std::string& root, const std::string& name);
+
 // Creates the run directory (and nodes/) and points <root>/latest at it.
 Result<RunStore> CreateRunStore(const std::string& root, const std::string& test_name);
 

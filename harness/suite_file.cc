@@ -1,0 +1,230 @@
+#include "harness/suite_file.h"
+
+#include <filesystem>
+#include <set>
+
+#include "checker/seed.h"
+#include "harness/scenario_library.h"
+
+namespace locksmith {
+namespace {
+
+// One value of one axis: the run keys it sets and its label in cell names.
+struct AxisValue {
+  std::string label;
+  nlohmann::json keys;
+};
+
+// Cell names are directory and test names: letters, digits, '.', '_', '-'.
+std::string Label(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    const bool plain = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' ||
+                       c == '-';
+    out += plain ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
+
+Result<std::vector<AxisValue>> ParseAxis(const std::string& axis, const nlohmann::json& values) {
+  const std::string where = "matrix \"" + axis + "\"";
+  if (!values.is_array() || values.empty()) {
+    return Error{where + " must be a non-empty array of values or objects of run keys"};
+  }
+  std::vector<AxisValue> out;
+  for (const auto& v : values) {
+    AxisValue value;
+    if (v.is_object()) {
+      value.keys = v;
+      std::string label;
+      if (auto it = v.find("name"); it != v.end()) {
+        if (!it->is_string() || it->get<std::string>().empty()) {
+          return Error{where + ": \"name\" must be a non-empty string"};
+        }
+        label = it->get<std::string>();
+        value.keys.erase("name");
+      } else {
+        for (const auto& [k, x] : v.items()) {
+          label += (label.empty() ? "" : "-") + (x.is_string() ? x.get<std::string>() : x.dump());
+        }
+      }
+      value.label = Label(label);
+    } else if (v.is_string() || v.is_number() || v.is_boolean()) {
+      value.keys = {{axis, v}};
+      value.label = Label(v.is_string() ? v.get<std::string>() : v.dump());
+    } else {
+      return Error{where + ": each value must be a string, number, boolean or object, not " +
+                   std::string(v.type_name())};
+    }
+    out.push_back(std::move(value));
+  }
+  return out;
+}
+
+Result<int> ParseTestCount(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_number_integer() || j.get<int64_t>() < 1 || j.get<int64_t>() > kMaxTestCount) {
+    return Error{where + "\"test_count\" must be a whole number from 1 to " +
+                 std::to_string(kMaxTestCount) + ", not " + j.dump()};
+  }
+  return static_cast<int>(j.get<int64_t>());
+}
+
+// Every key of `over` replaces `base`'s.
+nlohmann::json Layered(nlohmann::json base, const nlohmann::json& over) {
+  for (const auto& [k, v] : over.items()) base[k] = v;
+  return base;
+}
+
+Status Finish(SuiteCell& cell, const SuiteOverrides& overrides) {
+  // Scripted steps are timed against the scenario's own time limit: those
+  // cells keep it (a shorter one would cut off the faults they exist for).
+  if (overrides.time_limit_s && cell.config.steps.is_null()) {
+    cell.config.time_limit_s = *overrides.time_limit_s;
+  }
+  if (overrides.store) cell.config.store = *overrides.store;
+  cell.config.test_name = cell.name;
+  if (Status s = ValidateRunConfig(cell.config); !s) return Error{"cell " + cell.name + ": " + s.error()};
+  return OkStatus();
+}
+
+}  // namespace
+
+uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {
+  return repeat == 0 ? cell_seed : SubSeed(cell_seed, static_cast<uint64_t>(repeat));
+}
+
+Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
+                         const SuiteOverrides& overrides) {
+  if (!j.is_object()) return Error{"a suite file is a JSON object"};
+  static const std::set<std::string> kKeys = {"description", "seed",     "test_count", "base",
+                                              "matrix",      "scenarios", "cells"};
+  for (const auto& [k, v] : j.items()) {
+    if (kKeys.count(k) == 0) {
+      return Error{"unknown key \"" + Label(k).substr(0, 40) +
+                   "\" (known: base, cells, description, matrix, scenarios, seed, test_count)"};
+    }
+  }
+  Suite suite;
+  suite.name = Label(name);
+  if (auto it = j.find("description"); it != j.end()) {
+    if (!it->is_string() || it->get<std::string>().size() > kMaxDescriptionBytes) {
+      return Error{"\"description\" must be a string of at most " +
+                   std::to_string(kMaxDescriptionBytes) + " bytes"};
+    }
+    suite.description = it->get<std::string>();
+  }
+  if (auto it = j.find("seed"); it != j.end()) {
+    if (!it->is_number_unsigned()) {
+      return Error{"\"seed\" must be a whole number from 0 to 18446744073709551615"};
+    }
+    suite.seed = it->get<uint64_t>();
+  }
+  if (overrides.seed) suite.seed = overrides.seed;
+  int test_count = 1;
+  if (auto it = j.find("test_count"); it != j.end()) {
+    auto count = ParseTestCount(*it, "");
+    if (!count) return Error{count.error()};
+    test_count = *count;
+  }
+  nlohmann::json base = nlohmann::json::object();
+  if (auto it = j.find("base"); it != j.end()) {
+    if (!it->is_object()) return Error{"\"base\" must be an object of run keys"};
+    base = *it;
+  }
+
+  // The matrix: every combination of one value per axis, axes in file order.
+  if (auto it = j.find("matrix"); it != j.end()) {
+    if (!it->is_object() || it->empty()) {
+      return Error{"\"matrix\" must be an object of axes (\"nemesis\": [\"none\", \"kill\"])"};
+    }
+    std::vector<AxisValue> combos = {{"", nlohmann::json::object()}};
+    for (const auto& [axis, values] : it->items()) {
+      auto parsed = ParseAxis(axis, values);
+      if (!parsed) return Error{parsed.error()};
+      std::vector<AxisValue> next;
+      for (const auto& combo : combos) {
+        for (const auto& value : *parsed) {
+          next.push_back({combo.label.empty() ? value.label : combo.label + "." + value.label,
+                          Layered(combo.keys, value.keys)});
+          if (next.size() > kMaxSuiteCells) {
+            return Error{"the matrix has more than " + std::to_string(kMaxSuiteCells) + " cells"};
+          }
+        }
+      }
+      combos = std::move(next);
+    }
+    for (auto& combo : combos) {
+      SuiteCell cell;
+      cell.name = combo.label;
+      cell.test_count = test_count;
+      if (Status s = MergeRunConfigJson(Layered(base, combo.keys), cell.config, UnusedKeys::kError);
+          !s) {
+        return Error{"cell " + cell.name + ": " + s.error()};
+      }
+      suite.cells.push_back(std::move(cell));
+    }
+  }
+  if (auto it = j.find("scenarios"); it != j.end()) {
+    if (!it->is_array()) return Error{"\"scenarios\" must be an array of scenario names"};
+    for (const auto& s : *it) {
+      if (!s.is_string()) return Error{"\"scenarios\" must be an array of scenario names"};
+      auto path = ScenarioPath(s.get<std::string>());
+      if (!path) return Error{"scenarios: " + path.error()};
+      SuiteCell cell;
+      cell.name = Label(s.get<std::string>());
+      cell.scenario = s.get<std::string>();
+      cell.test_count = test_count;
+      if (Status st = LoadRunConfigFile(*path, cell.config); !st) {
+        return Error{"scenario " + cell.name + ": " + st.error()};
+      }
+      suite.cells.push_back(std::move(cell));
+    }
+  }
+  if (auto it = j.find("cells"); it != j.end()) {
+    if (!it->is_array()) return Error{"\"cells\" must be an array of objects of run keys"};
+    for (const auto& c : *it) {
+      if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) {
+        return Error{"\"cells\": each cell is an object with a \"name\" and run keys"};
+      }
+      SuiteCell cell;
+      cell.name = Label(c["name"].get<std::string>());
+      cell.test_count = test_count;
+      nlohmann::json keys = c;
+      keys.erase("name");
+      if (auto tc = keys.find("test_count"); tc != keys.end()) {
+        auto count = ParseTestCount(*tc, "cell " + cell.name + ": ");
+        if (!count) return Error{count.error()};
+        cell.test_count = *count;
+        keys.erase("test_count");
+      }
+      if (Status s = MergeRunConfigJson(Layered(base, keys), cell.config, UnusedKeys::kError); !s) {
+        return Error{"cell " + cell.name + ": " + s.error()};
+      }
+      suite.cells.push_back(std::move(cell));
+    }
+  }
+  if (suite.cells.empty()) {
+    return Error{"the suite has no cells: give \"matrix\", \"scenarios\" or \"cells\""};
+  }
+  if (suite.cells.size() > kMaxSuiteCells) {
+    return Error{"the suite has more than " + std::to_string(kMaxSuiteCells) + " cells"};
+  }
+  std::set<std::string> names;
+  for (auto& cell : suite.cells) {
+    if (!names.insert(cell.name).second) {
+      return Error{"two cells are named " + cell.name + ": give each a distinct \"name\""};
+    }
+    if (Status s = Finish(cell, overrides); !s) return Error{s.error()};
+  }
+  return suite;
+}
+
+Result<Suite> LoadSuiteFile(const std::string& path, const SuiteOverrides& overrides) {
+  auto j = ReadConfigJsonFile(path);
+  if (!j) return Error{j.error()};
+  auto suite = ParseSuite(*j, std::filesystem::path(path).stem().string(), overrides);
+  if (!suite) return Error{path + ": " + suite.error()};
+  return suite;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,72 @@
+// SuiteFile: a suite file (JSON) turned into the runs it asks for, each
+// checked before any starts. A suite is a matrix: "base" run keys, and
+// "matrix" axes whose values are either a value of the key the axis is named
+// after ("nemesis": ["none", "kill"]) or an object of run keys with an
+// optional "name" ("lock": [{"name": "zk", "backend": "zookeeper", ...}]);
+// every combination of one value per axis is a cell. "scenarios" adds the
+// named scenario files as cells (as they are: the base keys are for matrix
+// cells), and "cells" adds explicit ones. Every cell runs "test_count" times
+// (a cell may give its own). Pure but for reading the files; not
+// thread-safe.
+//
+//   {"description": "...", "seed": 7, "test_count": 3,
+//    "base": {"time_limit_s": 10, "concurrency": 5},
+//    "matrix": {"lock": [{"name": "redis", "backend": "redis"},
+//                        {"name": "zk", "backend": "zookeeper", "client": "zk-fair"}],
+//               "nemesis": ["none", "kill"]},
+//    "scenarios": ["redlock-no-faults"],
+//    "cells": [{"name": "zk-rw", "backend": "zookeeper", "client": "zk-rw"}]}
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checker/result.h"
+#include "harness/run_config.h"
+
+namespace locksmith {
+
+inline constexpr int kMaxTestCount = 1000;  // runs of one cell
+inline constexpr size_t kMaxSuiteCells = 1000;
+
+struct SuiteCell {
+  std::string name;  // unique in the suite; a directory name ("redis.kill")
+  std::string scenario;  // the library scenario the cell runs; empty for others
+  RunConfig config;  // validated; its seed is the cell's base seed when the file gave one
+  int test_count = 1;
+};
+
+struct Suite {
+  std::string name;  // the file's name without .json
+  std::string description;
+  std::optional<uint64_t> seed;
+  std::vector<SuiteCell> cells;
+};
+
+// What `locksmith suite` overrides in every run (quick checks, another store);
+// cells with scripted steps keep their time limit, which the steps are timed
+// against.
+struct SuiteOverrides {
+  std::optional<double> time_limit_s;
+  std::optional<std::string> store;
+  std::optional<uint64_t> seed;
+};
+
+// The suite `j` describes (named `name`), with `overrides` applied to every
+// cell. Errors are one line naming the field or the cell ("cell
+// redis.kill: --client: ...").
+Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
+                         const SuiteOverrides& overrides);
+// ParseSuite of a file; errors start with the file's path.
+Result<Suite> LoadSuiteFile(const std::string& path, const SuiteOverrides& overrides);
+
+// The seed of a cell's `repeat`-th run: the cell's own seed for the first
+// (so a cell's run 0 replays `locksmith run --seed S`), derived from it for
+// the others.
+uint64_t RepeatSeed(uint64_t cell_seed, int repeat);
+
+}  // namespace locksmith

@@ -1,0 +1,161 @@
+#include "harness/suite_runner.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "checker/seed.h"
+#include "harness/exit_codes.h"
+#include "harness/run.h"
+#include "harness/run_store.h"
+#include "harness/signal_watcher.h"
+#include "reports/run_results.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A run's row: what its directory holds, or why it has none.
+SuiteRun RowOf(const SuiteCell& cell, int repeat, uint64_t seed, const RunOutcome& outcome,
+               const std::string& suite_dir) {
+  nlohmann::json results, config = outcome.config;
+  if (!outcome.run_dir.empty()) {
+    if (auto r = ReadJsonFile(outcome.run_dir + "/results.json", "results.json"); r) results = *r;
+  }
+  SuiteRun row = SuiteRunFrom(results, config);
+  row.cell = cell.name;
+  row.repeat = repeat;
+  row.seed = seed;
+  row.exit_code = outcome.exit_code;
+  row.error = !outcome.error.empty() ? outcome.error : outcome.interrupted;
+  if (!outcome.run_dir.empty()) {
+    std::error_code ec;
+    row.dir = fs::relative(outcome.run_dir, suite_dir, ec).string();
+    if (ec) row.dir = outcome.run_dir;
+  }
+  if (!cell.scenario.empty()) row.schedule = "scenario " + cell.scenario;
+  return row;
+}
+
+}  // namespace
+
+SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
+                          std::ostream& out) {
+  SuiteOutcome outcome;
+  SuiteRecord& record = outcome.record;
+  record.name = suite.name;
+  record.description = suite.description;
+  if (suite.seed) {
+    record.seed = *suite.seed;
+  } else {
+    std::random_device entropy;
+    record.seed = (uint64_t{entropy()} << 32) | entropy();
+  }
+  for (const auto& cell : suite.cells) {
+    record.cells.push_back(cell.name);
+    record.planned_runs += cell.test_count;
+  }
+  auto dir = CreateStampedDirectory(suite.cells.front().config.store + "/suites", suite.name);
+  if (!dir) {
+    outcome.exit_code = kExitRunFailed;
+    outcome.error = dir.error();
+    return outcome;
+  }
+  outcome.dir = *dir;
+  auto write = [&]() -> bool {
+    if (Status s = WriteSuiteReports(record, outcome.dir); !s) {
+      outcome.error = "suite reports: " + s.error();
+      return false;
+    }
+    return true;
+  };
+  if (!write()) {
+    outcome.exit_code = kExitRunFailed;
+    return outcome;
+  }
+  int done = 0;
+  for (size_t c = 0; c < suite.cells.size() && record.interrupted.empty(); ++c) {
+    const SuiteCell& cell = suite.cells[c];
+    const uint64_t cell_seed = cell.config.seed ? *cell.config.seed : SubSeed(record.seed, c);
+    for (int repeat = 0; repeat < cell.test_count; ++repeat) {
+      if (signals.interrupted()) {
+        record.interrupted = "by a signal before run " + std::to_string(done + 1) + " of " +
+                             std::to_string(record.planned_runs);
+        break;
+      }
+      RunConfig config = cell.config;
+      config.store = outcome.dir;
+      config.test_name = cell.name;
+      config.seed = RepeatSeed(cell_seed, repeat);
+      ++done;
+      out << "suite " << suite.name << ": run " << done << " of " << record.planned_runs << ": "
+          << cell.name << " #" << repeat << " seed " << *config.seed << "\n"
+          << std::flush;
+      const RunOutcome run = ExecuteRun(std::move(config), signals, modules);
+      record.runs.push_back(RowOf(cell, repeat, *config.seed, run, outcome.dir));
+      const SuiteRun& row = record.runs.back();
+      out << "suite " << suite.name << ": " << cell.name << " #" << repeat << ": " << row.verdict
+          << (row.error.empty() ? "" : " (" + row.error + ")") << "\n"
+          << std::flush;
+      if (!run.interrupted.empty()) {
+        record.interrupted = "by a signal during " + cell.name + " #" + std::to_string(repeat) +
+                             " (run " + std::to_string(done) + " of " +
+                             std::to_string(record.planned_runs) + ")";
+      }
+      if (!record.interrupted.empty()) break;
+      if (!write()) {
+        outcome.exit_code = kExitRunFailed;
+        return outcome;
+      }
+    }
+  }
+  if (!write()) {
+    outcome.exit_code = kExitRunFailed;
+    return outcome;
+  }
+  std::vector<int> codes;
+  for (const auto& r : record.runs) codes.push_back(r.exit_code);
+  outcome.exit_code = WorstExitCode(codes);
+  return outcome;
+}
+
+int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
+  SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
+  if (!outcome.error.empty()) {
+    std::cerr << "locksmith: " << outcome.error << "\n";
+    return outcome.exit_code;
+  }
+  const SuiteRecord& record = outcome.record;
+  out << "\nsuite " << record.name << " (seed " << record.seed << "): " << record.runs.size()
+      << " of " << record.planned_runs << " runs"
+      << (record.interrupted.empty() ? "" : ", interrupted " + record.interrupted) << "\n";
+  for (const auto& cell : record.cells) {
+    std::vector<const SuiteRun*> of;
+    for (const auto& r : record.runs) {
+      if (r.cell == cell) of.push_back(&r);
+    }
+    if (of.empty()) continue;
+    const RunGroup g = Summarize(of);
+    out << "  " << cell << ": ";
+    if (g.judged == 0) {
+      out << "no run judged (" << g.runs << " run" << (g.runs == 1 ? "" : "s") << ")";
+    } else {
+      char interval[64];
+      std::snprintf(interval, sizeof(interval), "%.0f%%-%.0f%%", g.rate.low * 100,
+                    g.rate.high * 100);
+      out << "violations in " << g.violations << " of " << g.judged << " runs (Wilson 95% "
+          << interval << ")";
+      if (g.median_first_violation_s) {
+        out << ", median time to the first " << *g.median_first_violation_s << " s";
+      }
+      if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
+    }
+    out << "\n";
+  }
+  out << "index: " << outcome.dir << "/index.html\n";
+  return outcome.exit_code;
+}
+
+}  // namespace locksmith

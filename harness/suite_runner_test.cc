@@ -1,0 +1,131 @@
+// SuiteRunner on fakes (no root, no servers): every repeat of every cell
+// runs in its own directory under the suite's, the tables link each run, the
+// exit code is the worst run's, and a signal stops the suite.
+#include "harness/suite_runner.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "harness/signal_watcher.h"
+#include "harness/testing/fake_cluster.h"
+#include "harness/testing/temp_dir.h"
+#include "workloads/mutex_workload.h"
+#include "workloads/testing/fake_lock_service.h"
+
+namespace locksmith {
+namespace {
+
+using testing::FakeCluster;
+using testing::FakeLockService;
+using testing::TempDir;
+
+// Fakes for every module; a cell named "broken..." gets a service that
+// grants every acquire (two holders at once); one named "interrupted..."
+// gets SIGINT while its servers start.
+RunModules FakeModules(SignalWatcher* signals = nullptr) {
+  RunModules m;
+  m.make_cluster = [](const RunConfig&, const std::string&) {
+    return Result<std::unique_ptr<Cluster>>(std::make_unique<FakeCluster>(
+        std::vector<std::string>{"n1"}));
+  };
+  m.make_service = [signals](const RunConfig& config, Cluster&) {
+    if (signals != nullptr && config.test_name.rfind("interrupted", 0) == 0) {
+      // To the process, not this thread (which blocks it): the watcher takes it.
+      ::kill(::getpid(), SIGINT);
+      while (!signals->interrupted()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    auto service = std::make_unique<FakeLockService>();
+    service->state.grant_everything = config.test_name.rfind("broken", 0) == 0;
+    return Result<std::unique_ptr<LockService>>(std::move(service));
+  };
+  m.make_workload = [](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
+    return std::unique_ptr<Workload>(new MutexWorkload());
+  };
+  m.make_nemesis = [](const RunConfig& config, const NemesisContext& context) {
+    return DefaultRunModules().make_nemesis(config, context);
+  };
+  m.make_schedule = [](const RunConfig&, LockService&) { return std::vector<ScheduledFault>{}; };
+  return m;
+}
+
+Suite TwoCells(const std::string& store) {
+  auto suite = ParseSuite(nlohmann::json::parse(R"({"seed": 5, "test_count": 2,
+      "base": {"time_limit_s": 0.2, "concurrency": 3},
+      "cells": [{"name": "fine"}, {"name": "broken"}]})"),
+                          "pair", SuiteOverrides{std::nullopt, store, std::nullopt});
+  EXPECT_TRUE(suite.ok()) << suite.error();
+  return *suite;
+}
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+TEST(SuiteRunnerTest, EveryRepeatRunsInItsOwnDirectoryAndTheTablesLinkThemAll) {
+  TempDir store;
+  SignalWatcher signals;
+  std::ostringstream out;
+  const SuiteOutcome outcome = ExecuteSuite(TwoCells(store.path()), signals, FakeModules(), out);
+  ASSERT_TRUE(outcome.error.empty()) << outcome.error;
+  EXPECT_EQ(outcome.exit_code, 1);  // the broken cell's invalid runs
+  ASSERT_EQ(outcome.record.runs.size(), 4u);
+  EXPECT_EQ(outcome.dir.rfind(store.path() + "/suites/pair/", 0), 0u) << outcome.dir;
+
+  const nlohmann::json summary = ReadJson(outcome.dir + "/summary.json");
+  ASSERT_FALSE(summary.is_discarded());
+  EXPECT_EQ(summary["completed_runs"], 4);
+  EXPECT_EQ(summary["cells"]["fine"]["violations"], 0);
+  EXPECT_EQ(summary["cells"]["broken"]["violations"], 2);
+  std::ifstream index_file(outcome.dir + "/index.html");
+  std::stringstream index;
+  index << index_file.rdbuf();
+  std::set<std::string> dirs;
+  for (const auto& run : outcome.record.runs) {
+    ASSERT_FALSE(run.dir.empty());
+    dirs.insert(run.dir);
+    EXPECT_TRUE(std::filesystem::exists(outcome.dir + "/" + run.dir + "/report.html")) << run.dir;
+    EXPECT_NE(index.str().find("href=\"" + run.dir + "/report.html\""), std::string::npos);
+  }
+  EXPECT_EQ(dirs.size(), 4u);
+  EXPECT_TRUE(std::filesystem::exists(outcome.dir + "/junit.xml"));
+
+  // Run 0 of a cell replays with the cell's seed; the repeats differ.
+  const auto& runs = outcome.record.runs;
+  EXPECT_NE(runs[0].seed, runs[1].seed);
+  EXPECT_EQ(runs[1].seed, RepeatSeed(runs[0].seed, 1));
+  const nlohmann::json config = ReadJson(outcome.dir + "/" + runs[1].dir + "/config.json");
+  EXPECT_EQ(config["seed"], runs[1].seed);
+}
+
+TEST(SuiteRunnerTest, ASignalStopsTheSuiteAfterTheCurrentRunWithTheTablesWritten) {
+  TempDir store;
+  SignalWatcher signals;
+  auto suite = ParseSuite(nlohmann::json::parse(R"({"test_count": 3,
+      "base": {"time_limit_s": 0.2, "concurrency": 2},
+      "cells": [{"name": "fine"}, {"name": "interrupted"}, {"name": "never"}]})"),
+                          "stopped", SuiteOverrides{std::nullopt, store.path(), std::nullopt});
+  ASSERT_TRUE(suite.ok()) << suite.error();
+  std::ostringstream out;
+  const SuiteOutcome outcome = ExecuteSuite(*suite, signals, FakeModules(&signals), out);
+  // Three runs of "fine", then the first of "interrupted", torn down and kept.
+  ASSERT_EQ(outcome.record.runs.size(), 4u) << out.str();
+  EXPECT_EQ(outcome.record.runs.back().cell, "interrupted");
+  EXPECT_EQ(outcome.record.interrupted, "by a signal during interrupted #0 (run 4 of 9)");
+  const nlohmann::json summary = ReadJson(outcome.dir + "/summary.json");
+  EXPECT_EQ(summary["completed_runs"], 4);
+  EXPECT_EQ(summary["planned_runs"], 9);
+  EXPECT_EQ(summary["interrupted"], outcome.record.interrupted);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,421 @@
+#include "reports/suite_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "reports/escape.h"
+#include "reports/run_results.h"
+
+namespace locksmith {
+namespace {
+
+std::optional<double> NumberAt(const nlohmann::json& j, std::initializer_list<const char*> path) {
+  const nlohmann::json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object()) return std::nullopt;
+    auto it = at->find(key);
+    if (it == at->end()) return std::nullopt;
+    at = &*it;
+  }
+  if (!at->is_number()) return std::nullopt;
+  return at->get<double>();
+}
+
+// The latest op time (ns) an anomaly names: the moment it became certain.
+// Op references are objects with "index", "time" and "f", at any depth.
+std::optional<int64_t> LatestOpTime(const nlohmann::json& j) {
+  std::optional<int64_t> latest;
+  if (j.is_object()) {
+    auto t = j.find("time");
+    if (t != j.end() && t->is_number_integer() && j.contains("index") && j.contains("f")) {
+      latest = t->get<int64_t>();
+    }
+  }
+  if (j.is_object() || j.is_array()) {
+    for (const auto& v : j) {
+      auto inner = LatestOpTime(v);
+      if (inner && (!latest || *inner > *latest)) latest = inner;
+    }
+  }
+  return latest;
+}
+
+std::string Text(const nlohmann::json& config, const char* key) {
+  if (!config.is_object()) return "";
+  auto it = config.find(key);
+  return it != config.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string NemesisText(const nlohmann::json& config) {
+  if (!config.is_object()) return "";
+  auto it = config.find("nemesis");
+  if (it == config.end()) return "no faults";
+  std::string out;
+  if (it->is_string()) {
+    out = it->get<std::string>();
+  } else if (it->is_array()) {
+    for (const auto& n : *it) {
+      if (n.is_string()) out += (out.empty() ? "" : "+") + n.get<std::string>();
+    }
+  }
+  return out.empty() || out == "none" ? "no faults" : out;
+}
+
+std::optional<double> Median(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::optional<double> Mean(const std::vector<double>& values) {
+  if (values.empty()) return std::nullopt;
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum / static_cast<double>(values.size());
+}
+
+nlohmann::json Optional(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+std::string Fixed(const std::optional<double>& v, int digits, const char* unit = "") {
+  if (!v) return "–";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f%s", digits, *v, unit);
+  return buf;
+}
+
+std::string Percent(const std::optional<double>& v) {
+  return v ? Fixed(*v * 100, 1, "%") : "–";
+}
+
+std::string AnomalyText(const SuiteRun& run) {
+  std::string out;
+  for (const auto& [type, n] : run.anomalies) {
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + type;
+  }
+  return out;
+}
+
+nlohmann::json GroupJson(const RunGroup& g) {
+  return {{"runs", g.runs},
+          {"judged", g.judged},
+          {"violations", g.violations},
+          {"violation_rate", g.judged ? nlohmann::json(double(g.violations) / g.judged) : nullptr},
+          {"wilson_95", {g.rate.low, g.rate.high}},
+          {"median_first_violation_s", Optional(g.median_first_violation_s)},
+          {"mean_availability_inside", Optional(g.mean_availability_inside)},
+          {"mean_availability_outside", Optional(g.mean_availability_outside)},
+          {"median_acquire_p50_ms", Optional(g.median_acquire_p50_ms)}};
+}
+
+std::string RateText(const RunGroup& g) {
+  if (g.judged == 0) return "no run judged";
+  return std::to_string(g.violations) + " of " + std::to_string(g.judged) + " invalid [" +
+         Fixed(g.rate.low * 100, 0) + "–" + Fixed(g.rate.high * 100, 0) + "%]";
+}
+
+// Runs grouped by `key`, groups in first-seen order.
+template <typename Key>
+std::vector<std::pair<std::string, std::vector<const SuiteRun*>>> GroupBy(
+    const std::vector<SuiteRun>& runs, Key key) {
+  std::vector<std::pair<std::string, std::vector<const SuiteRun*>>> groups;
+  for (const auto& run : runs) {
+    const std::string k = key(run);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    if (it == groups.end()) {
+      groups.push_back({k, {}});
+      it = groups.end() - 1;
+    }
+    it->second.push_back(&run);
+  }
+  return groups;
+}
+
+std::vector<std::string> Distinct(const std::vector<SuiteRun>& runs,
+                                  std::string SuiteRun::*field) {
+  std::vector<std::string> out;
+  for (const auto& run : runs) {
+    if (std::find(out.begin(), out.end(), run.*field) == out.end()) out.push_back(run.*field);
+  }
+  return out;
+}
+
+const char* kStyle = R"(<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+table{border-collapse:collapse;margin:8px 0 24px}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+.valid{background:#e6f4e6}.invalid{background:#fbe3e3}.unknown{background:#fff4d6}
+.failed{background:#eee;color:#900}
+small{color:#666}
+</style>)";
+
+}  // namespace
+
+SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& config) {
+  SuiteRun run;
+  run.verdict = "failed";
+  if (results.is_object() && results.contains("valid")) {
+    const auto& v = results["valid"];
+    run.verdict = v == true ? "valid" : v == false ? "invalid" : "unknown";
+  }
+  std::optional<int64_t> first;
+  if (results.is_object() && results.contains("anomalies") && results["anomalies"].is_array()) {
+    for (const auto& a : results["anomalies"]) {
+      const std::string type = a.is_object() && a.contains("type") && a["type"].is_string()
+                                   ? a["type"].get<std::string>()
+                                   : "anomaly";
+      ++run.anomalies[type];
+      auto t = LatestOpTime(a);
+      if (t && (!first || *t < *first)) first = t;
+    }
+  }
+  if (first && run.verdict == "invalid") run.first_violation_s = static_cast<double>(*first) / 1e9;
+  const nlohmann::json stats = results.is_object() ? results.value("stats", nlohmann::json()) : nlohmann::json();
+  for (auto [field, name] : {std::pair{&SuiteRun::availability_inside, "inside_faults"},
+                             std::pair{&SuiteRun::availability_outside, "outside_faults"}}) {
+    auto attempts = NumberAt(stats, {"availability", "stats", name, "attempts"});
+    if (attempts && *attempts > 0) {
+      run.*field = NumberAt(stats, {"availability", "stats", name, "availability"});
+    }
+  }
+  run.acquire_p50_ms = NumberAt(stats, {"perf", "stats", "latency", "acquire", "ok", "p50_ms"});
+  run.acquire_p99_ms = NumberAt(stats, {"perf", "stats", "latency", "acquire", "ok", "p99_ms"});
+  run.ops_per_s = NumberAt(stats, {"perf", "stats", "ops_per_s"});
+  run.duration_s = NumberAt(stats, {"perf", "stats", "duration_s"}).value_or(0);
+  const std::string backend = Text(config, "backend");
+  const std::string client = Text(config, "client");
+  run.lock = client.empty() ? backend : backend + "/" + client;
+  run.schedule = Text(config, "workload") + ", " + NemesisText(config);
+  if (config.is_object() && config.contains("steps") && !config["steps"].is_null()) {
+    run.schedule += ", scripted steps";
+  }
+  return run;
+}
+
+int WorstExitCode(const std::vector<int>& codes) {
+  auto severity = [](int code) { return code == 0 ? 0 : code == 2 ? 1 : code == 1 ? 2 : 3; };
+  int worst = 0;
+  for (int c : codes) {
+    if (severity(c) > severity(worst)) worst = c;
+  }
+  return worst;
+}
+
+Interval WilsonInterval(int k, int n) {
+  if (n <= 0) return {};
+  const double z = 1.959963984540054;
+  const double nn = n, p = static_cast<double>(k) / nn;
+  const double denom = 1 + z * z / nn;
+  const double center = (p + z * z / (2 * nn)) / denom;
+  const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
+  return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
+RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
+  RunGroup g;
+  std::vector<double> firsts, inside, outside, p50;
+  for (const SuiteRun* r : runs) {
+    ++g.runs;
+    if (r->verdict == "valid" || r->verdict == "invalid") ++g.judged;
+    if (r->verdict == "invalid") ++g.violations;
+    if (r->first_violation_s) firsts.push_back(*r->first_violation_s);
+    if (r->availability_inside) inside.push_back(*r->availability_inside);
+    if (r->availability_outside) outside.push_back(*r->availability_outside);
+    if (r->acquire_p50_ms) p50.push_back(*r->acquire_p50_ms);
+  }
+  g.rate = WilsonInterval(g.violations, g.judged);
+  g.median_first_violation_s = Median(firsts);
+  g.mean_availability_inside = Mean(inside);
+  g.mean_availability_outside = Mean(outside);
+  g.median_acquire_p50_ms = Median(p50);
+  return g;
+}
+
+nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
+  nlohmann::json runs = nlohmann::json::array();
+  std::vector<int> codes;
+  for (const auto& r : suite.runs) {
+    codes.push_back(r.exit_code);
+    runs.push_back({{"cell", r.cell},
+                    {"repeat", r.repeat},
+                    {"seed", r.seed},
+                    {"dir", r.dir},
+                    {"exit_code", r.exit_code},
+                    {"verdict", r.verdict},
+                    {"error", r.error},
+                    {"anomalies", r.anomalies},
+                    {"first_violation_s", Optional(r.first_violation_s)},
+                    {"availability_inside", Optional(r.availability_inside)},
+                    {"availability_outside", Optional(r.availability_outside)},
+                    {"acquire_p50_ms", Optional(r.acquire_p50_ms)},
+                    {"acquire_p99_ms", Optional(r.acquire_p99_ms)},
+                    {"ops_per_s", Optional(r.ops_per_s)},
+                    {"lock", r.lock},
+                    {"schedule", r.schedule}});
+  }
+  nlohmann::json cells = nlohmann::json::object();
+  for (const auto& [cell, of] : GroupBy(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
+    cells[cell] = GroupJson(Summarize(of));
+  }
+  nlohmann::json comparison = nlohmann::json::array();
+  for (const auto& [key, of] :
+       GroupBy(suite.runs, [](const SuiteRun& r) { return r.schedule + "\n" + r.lock; })) {
+    nlohmann::json g = GroupJson(Summarize(of));
+    g["schedule"] = of.front()->schedule;
+    g["lock"] = of.front()->lock;
+    comparison.push_back(std::move(g));
+  }
+  nlohmann::json j = {{"suite", suite.name},
+                      {"description", suite.description},
+                      {"seed", suite.seed},
+                      {"planned_runs", suite.planned_runs},
+                      {"completed_runs", suite.runs.size()},
+                      {"exit_code", WorstExitCode(codes)},
+                      {"cells", cells},
+                      {"comparison", comparison},
+                      {"runs", runs}};
+  if (!suite.interrupted.empty()) j["interrupted"] = suite.interrupted;
+  return j;
+}
+
+std::string RenderSuiteJunit(const SuiteRecord& suite) {
+  int failures = 0, errors = 0;
+  double total_s = 0;
+  std::ostringstream cases;
+  for (const auto& r : suite.runs) {
+    total_s += r.duration_s;
+    cases << "    <testcase classname=\"" << XmlEscape(suite.name + "." + r.cell) << "\" name=\""
+          << XmlEscape(r.cell + " #" + std::to_string(r.repeat) + " seed " +
+                       std::to_string(r.seed))
+          << "\" time=\"" << r.duration_s << "\">\n";
+    if (r.verdict == "invalid") {
+      ++failures;
+      cases << "      <failure message=\"" << XmlEscape(AnomalyText(r)) << "\" type=\"invalid\">"
+            << XmlEscape(AnomalyText(r) + (r.dir.empty() ? "" : "\nreport: " + r.dir +
+                                                                   "/report.html"))
+            << "</failure>\n";
+    } else if (r.verdict != "valid") {
+      ++errors;
+      const std::string why = r.error.empty() ? r.verdict : r.verdict + ": " + r.error;
+      cases << "      <error message=\"" << XmlEscape(why) << "\" type=\"" << r.verdict << "\">"
+            << XmlEscape(why) << "</error>\n";
+    }
+    if (!r.dir.empty()) {
+      cases << "      <system-out>" << XmlEscape("run directory: " + r.dir) << "</system-out>\n";
+    }
+    cases << "    </testcase>\n";
+  }
+  std::ostringstream out;
+  const size_t n = suite.runs.size();
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      << "<testsuites name=\"" << XmlEscape(suite.name) << "\" tests=\"" << n << "\" failures=\""
+      << failures << "\" errors=\"" << errors << "\" time=\"" << total_s << "\">\n"
+      << "  <testsuite name=\"" << XmlEscape(suite.name) << "\" tests=\"" << n
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"0\" time=\""
+      << total_s << "\">\n"
+      << "    <properties>\n"
+      << "      <property name=\"seed\" value=\"" << suite.seed << "\"/>\n";
+  if (!suite.interrupted.empty()) {
+    out << "      <property name=\"interrupted\" value=\"" << XmlEscape(suite.interrupted)
+        << "\"/>\n";
+  }
+  out << "    </properties>\n" << cases.str() << "  </testsuite>\n</testsuites>\n";
+  return out.str();
+}
+
+std::string RenderSuiteIndex(const SuiteRecord& suite) {
+  std::ostringstream h;
+  std::vector<int> codes;
+  for (const auto& r : suite.runs) codes.push_back(r.exit_code);
+  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>suite "
+    << HtmlEscape(suite.name) << "</title>" << kStyle << "</head><body>\n"
+    << "<h1>suite " << HtmlEscape(suite.name) << "</h1>\n";
+  if (!suite.description.empty()) h << "<p>" << HtmlEscape(suite.description) << "</p>\n";
+  h << "<p>" << suite.runs.size() << " of " << suite.planned_runs << " runs, seed "
+    << suite.seed << ", exit code " << WorstExitCode(codes) << "</p>\n";
+  if (!suite.interrupted.empty()) {
+    h << "<p class=\"unknown\">interrupted: " << HtmlEscape(suite.interrupted) << "</p>\n";
+  }
+
+  // The comparison a team choosing a lock service reads: each lock setting
+  // side by side under the same workload and faults.
+  const std::vector<std::string> locks = Distinct(suite.runs, &SuiteRun::lock);
+  h << "<h2>comparison</h2>\n<p><small>per fault schedule (rows) and lock (columns): invalid "
+       "runs of those judged with the Wilson 95% interval, acquire availability inside / "
+       "outside fault windows, median p50 acquire latency</small></p>\n<table><tr><th>workload, "
+       "faults</th>";
+  for (const auto& lock : locks) h << "<th>" << HtmlEscape(lock) << "</th>";
+  h << "</tr>\n";
+  for (const auto& [schedule, of] :
+       GroupBy(suite.runs, [](const SuiteRun& r) { return r.schedule; })) {
+    h << "<tr><td>" << HtmlEscape(schedule) << "</td>";
+    for (const auto& lock : locks) {
+      std::vector<const SuiteRun*> here;
+      for (const SuiteRun* r : of) {
+        if (r->lock == lock) here.push_back(r);
+      }
+      if (here.empty()) {
+        h << "<td>–</td>";
+        continue;
+      }
+      const RunGroup g = Summarize(here);
+      const char* cls = g.violations ? "invalid" : g.judged == g.runs ? "valid" : "unknown";
+      h << "<td class=\"" << cls << "\">" << HtmlEscape(RateText(g)) << "<br><small>avail "
+        << Percent(g.mean_availability_inside) << " / " << Percent(g.mean_availability_outside)
+        << ", p50 " << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</small></td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+
+  h << "<h2>cells</h2>\n<table><tr><th>cell</th><th>lock</th><th>workload, faults</th>"
+       "<th>violations</th><th>median time to first violation</th><th>availability in / out "
+       "of faults</th><th>acquire p50</th></tr>\n";
+  for (const auto& [cell, of] : GroupBy(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
+    const RunGroup g = Summarize(of);
+    const char* cls = g.violations ? "invalid" : g.judged == g.runs ? "valid" : "unknown";
+    h << "<tr class=\"" << cls << "\"><td>" << HtmlEscape(cell) << "</td><td>"
+      << HtmlEscape(of.front()->lock) << "</td><td>" << HtmlEscape(of.front()->schedule)
+      << "</td><td>" << HtmlEscape(RateText(g)) << "</td><td>"
+      << Fixed(g.median_first_violation_s, 2, " s") << "</td><td>"
+      << Percent(g.mean_availability_inside) << " / " << Percent(g.mean_availability_outside)
+      << "</td><td>" << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</td></tr>\n";
+  }
+  h << "</table>\n";
+
+  h << "<h2>runs</h2>\n<table><tr><th>cell</th><th>#</th><th>seed</th><th>verdict</th>"
+       "<th>anomalies</th><th>first violation</th><th>availability in / out</th>"
+       "<th>acquire p50 / p99</th><th>ops/s</th><th>report</th></tr>\n";
+  for (const auto& r : suite.runs) {
+    h << "<tr class=\"" << HtmlEscape(r.verdict) << "\"><td>" << HtmlEscape(r.cell) << "</td><td>"
+      << r.repeat << "</td><td>" << r.seed << "</td><td>" << HtmlEscape(r.verdict);
+    if (!r.error.empty()) h << "<br><small>" << HtmlEscape(r.error) << "</small>";
+    h << "</td><td>" << HtmlEscape(AnomalyText(r)) << "</td><td>"
+      << Fixed(r.first_violation_s, 2, " s") << "</td><td>" << Percent(r.availability_inside)
+      << " / " << Percent(r.availability_outside) << "</td><td>"
+      << Fixed(r.acquire_p50_ms, 2) << " / " << Fixed(r.acquire_p99_ms, 2, " ms") << "</td><td>"
+      << Fixed(r.ops_per_s, 0) << "</td><td>";
+    if (!r.dir.empty()) {
+      h << "<a href=\"" << HtmlEscape(r.dir + "/report.html") << "\">report</a>";
+    }
+    h << "</td></tr>\n";
+  }
+  h << "</table>\n</body></html>\n";
+  return h.str();
+}
+
+Status WriteSuiteReports(const SuiteRecord& suite, const std::string& dir) {
+  if (Status s = WriteFileAtomically(dir + "/summary.json", SuiteSummaryJson(suite).dump(2) + "\n");
+      !s) {
+    return s;
+  }
+  if (Status s = WriteFileAtomically(dir + "/junit.xml", RenderSuiteJunit(suite)); !s) return s;
+  return WriteFileAtomically(dir + "/index.html", RenderSuiteIndex(suite));
+}
+
+}  // namespace locksmith

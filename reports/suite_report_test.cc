@@ -1,0 +1,157 @@
+// SuiteReport: rows from results.json, the exit-code order, the Wilson
+// interval, and the three files on hand-made rows.
+#include "reports/suite_report.h"
+
+#include <gtest/gtest.h>
+
+namespace locksmith {
+namespace {
+
+nlohmann::json OpRefAt(int64_t ns) {
+  return {{"index", ns / 1000}, {"time", ns}, {"f", "acquire"}, {"process", 1}};
+}
+
+TEST(SuiteReportTest, WilsonIntervalMatchesTheTextbookValues) {
+  const Interval none = WilsonInterval(0, 10);
+  EXPECT_DOUBLE_EQ(none.low, 0);
+  EXPECT_NEAR(none.high, 0.2775, 1e-4);
+  const Interval half = WilsonInterval(5, 10);
+  EXPECT_NEAR(half.low, 0.2366, 1e-4);
+  EXPECT_NEAR(half.high, 0.7634, 1e-4);
+  const Interval all = WilsonInterval(10, 10);
+  EXPECT_NEAR(all.low, 0.7225, 1e-4);
+  EXPECT_DOUBLE_EQ(all.high, 1);
+  const Interval empty = WilsonInterval(0, 0);
+  EXPECT_EQ(empty.low, 0);
+  EXPECT_EQ(empty.high, 0);
+}
+
+TEST(SuiteReportTest, ACrashBeatsInvalidBeatsUnknownBeatsValid) {
+  EXPECT_EQ(WorstExitCode({}), 0);
+  EXPECT_EQ(WorstExitCode({0, 0}), 0);
+  EXPECT_EQ(WorstExitCode({0, 2}), 2);
+  EXPECT_EQ(WorstExitCode({2, 1, 0}), 1);
+  EXPECT_EQ(WorstExitCode({1, 255, 2}), 255);
+  EXPECT_EQ(WorstExitCode({254, 1}), 254);
+}
+
+TEST(SuiteReportTest, ARowTakesVerdictAnomaliesFirstViolationAndFigures) {
+  const nlohmann::json results = {
+      {"valid", false},
+      {"anomalies",
+       {{{"type", "unsafe-grant"}, {"ops", {OpRefAt(4'000'000'000), OpRefAt(5'000'000'000)}}},
+        {{"type", "unsafe-grant"}, {"first", {{"ops", {OpRefAt(2'500'000'000)}}}}},
+        {{"type", "expired-lease-use"}, {"ops", {OpRefAt(9'000'000'000)}}}}},
+      {"stats",
+       {{"availability",
+         {{"stats",
+           {{"inside_faults", {{"attempts", 10}, {"availability", 0.25}}},
+            {"outside_faults", {{"attempts", 0}, {"availability", 0}}}}}}},
+        {"perf",
+         {{"stats",
+           {{"ops_per_s", 1200.5},
+            {"duration_s", 10.0},
+            {"latency", {{"acquire", {{"ok", {{"p50_ms", 0.4}, {"p99_ms", 3.5}}}}}}}}}}}}}};
+  const nlohmann::json config = {
+      {"backend", "redis"}, {"client", "redis-watchdog"}, {"workload", "mutex"},
+      {"nemesis", {"kill", "pause"}}};
+  const SuiteRun row = SuiteRunFrom(results, config);
+  EXPECT_EQ(row.verdict, "invalid");
+  EXPECT_EQ(row.anomalies.at("unsafe-grant"), 2);
+  EXPECT_EQ(row.anomalies.at("expired-lease-use"), 1);
+  // The earliest anomaly became certain at its latest op: 2.5 s.
+  ASSERT_TRUE(row.first_violation_s.has_value());
+  EXPECT_DOUBLE_EQ(*row.first_violation_s, 2.5);
+  EXPECT_DOUBLE_EQ(*row.availability_inside, 0.25);
+  EXPECT_FALSE(row.availability_outside.has_value());  // no attempt outside faults
+  EXPECT_DOUBLE_EQ(*row.acquire_p50_ms, 0.4);
+  EXPECT_DOUBLE_EQ(*row.acquire_p99_ms, 3.5);
+  EXPECT_DOUBLE_EQ(*row.ops_per_s, 1200.5);
+  EXPECT_EQ(row.lock, "redis/redis-watchdog");
+  EXPECT_EQ(row.schedule, "mutex, kill+pause");
+
+  const SuiteRun failed = SuiteRunFrom(nullptr, nullptr);
+  EXPECT_EQ(failed.verdict, "failed");
+  EXPECT_TRUE(failed.anomalies.empty());
+  EXPECT_EQ(SuiteRunFrom({{"valid", "unknown"}}, nullptr).verdict, "unknown");
+  EXPECT_EQ(SuiteRunFrom({{"valid", true}}, {{"workload", "mutex"}}).schedule, "mutex, no faults");
+}
+
+SuiteRun Row(const std::string& cell, const std::string& verdict, int exit_code,
+             std::optional<double> first = std::nullopt) {
+  SuiteRun r;
+  r.cell = cell;
+  r.verdict = verdict;
+  r.exit_code = exit_code;
+  r.first_violation_s = first;
+  r.lock = cell.substr(0, cell.find('.'));
+  r.schedule = "mutex, kill";
+  r.dir = cell + "/run";
+  if (verdict == "invalid") r.anomalies["unsafe-grant"] = 1;
+  return r;
+}
+
+TEST(SuiteReportTest, AGroupCountsViolationsAmongJudgedRunsOnly) {
+  std::vector<SuiteRun> runs = {Row("a", "invalid", 1, 3.0), Row("a", "valid", 0),
+                                Row("a", "invalid", 1, 1.0), Row("a", "unknown", 2),
+                                Row("a", "invalid", 1, 2.0)};
+  std::vector<const SuiteRun*> of;
+  for (const auto& r : runs) of.push_back(&r);
+  const RunGroup g = Summarize(of);
+  EXPECT_EQ(g.runs, 5);
+  EXPECT_EQ(g.judged, 4);
+  EXPECT_EQ(g.violations, 3);
+  EXPECT_DOUBLE_EQ(*g.median_first_violation_s, 2.0);
+  EXPECT_LE(g.rate.low, 0.75);
+  EXPECT_GE(g.rate.high, 0.75);
+}
+
+SuiteRecord TwoLocks() {
+  SuiteRecord s;
+  s.name = "nightly<&>";
+  s.seed = 42;
+  s.runs = {Row("redis.kill", "invalid", 1, 1.5), Row("redis.kill", "valid", 0),
+            Row("zk.kill", "valid", 0), Row("zk.kill", "failed", 255)};
+  s.runs[3].error = "servers: <refused>";
+  s.cells = {"redis.kill", "zk.kill"};
+  s.planned_runs = 4;
+  return s;
+}
+
+TEST(SuiteReportTest, JunitHasOneCaseARunWithFailuresAndErrorsEscaped) {
+  const std::string xml = RenderSuiteJunit(TwoLocks());
+  size_t cases = 0;
+  for (size_t at = xml.find("<testcase "); at != std::string::npos;
+       at = xml.find("<testcase ", at + 1)) {
+    ++cases;
+  }
+  EXPECT_EQ(cases, 4u);
+  EXPECT_NE(xml.find("tests=\"4\" failures=\"1\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"1 unsafe-grant\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("servers: &lt;refused&gt;"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("nightly<&>"), std::string::npos) << xml;
+}
+
+TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
+  const SuiteRecord suite = TwoLocks();
+  const nlohmann::json summary = SuiteSummaryJson(suite);
+  EXPECT_EQ(summary["exit_code"], 255);
+  EXPECT_EQ(summary["runs"].size(), 4u);
+  EXPECT_EQ(summary["cells"]["redis.kill"]["violations"], 1);
+  EXPECT_EQ(summary["cells"]["redis.kill"]["judged"], 2);
+  EXPECT_EQ(summary["cells"]["zk.kill"]["judged"], 1);
+  ASSERT_EQ(summary["comparison"].size(), 2u);
+  EXPECT_EQ(summary["comparison"][0]["lock"], "redis");
+  EXPECT_EQ(summary["comparison"][1]["lock"], "zk");
+
+  const std::string html = RenderSuiteIndex(suite);
+  for (const auto& r : suite.runs) {
+    EXPECT_NE(html.find("href=\"" + r.dir + "/report.html\""), std::string::npos) << r.dir;
+  }
+  EXPECT_NE(html.find("1 of 2 invalid"), std::string::npos) << html;
+  EXPECT_EQ(html.find("<refused>"), std::string::npos);
+  EXPECT_EQ(html.find("nightly<&>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksmith
