@@ -71,6 +71,14 @@ struct LockEvent {
 // after Close.
 using LockEventSink = std::function<void(LockEvent)>;
 
+// A stall at a client's in-flight pause point (LockClient::
+// SetInFlightPausePoint) for an acquire of `key`: it completes when the
+// stall is over (at once when none was asked for) and says how far the
+// client's wall clock stepped meanwhile (an NTP step while the process was
+// stopped; zero: not at all).
+using InFlightPausePoint =
+    std::function<boost::asio::awaitable<std::chrono::milliseconds>(const std::string& key)>;
+
 class LockClient {
  public:
   virtual ~LockClient() = default;
@@ -118,6 +126,13 @@ class LockClient {
     (void)crash;
     return false;
   }
+  // Where the client-pause nemesis can stall an acquire whose replies are in
+  // flight: a client that has such a point awaits `point` inside Acquire once
+  // the servers' replies granted the lock and before it reads its clock to
+  // judge whether the lock is still valid (Redlock's elapsed-time check), and
+  // applies the wall-clock step it returns to its own wall clock. A client
+  // without one ignores it. Set before the first Acquire.
+  virtual void SetInFlightPausePoint(InFlightPausePoint point) { (void)point; }
   // Extends the lease of the lock `token` holds on `key` to `lease` from
   // now, only while `token` still holds it (an owner-checked extend): what a
   // watchdog calls. May run while another call of the same client is in

@@ -115,7 +115,10 @@ Outcome RedlockReleaseOutcome(const std::vector<RedlockUnlockReply>& unlock) {
 
 RedlockClient::RedlockClient(asio::any_io_executor executor, RedlockClientOptions options,
                              uint64_t seed)
-    : executor_(std::move(executor)), options_(std::move(options)), tokens_(seed) {
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      tokens_(seed),
+      release_(RedisLockClient::kReleaseScript, RedisLockClient::kReleaseScriptSha1) {
   for (const auto& m : options_.masters) {
     connections_.push_back(std::make_unique<RedisConnection>(
         executor_, RedisConnectionOptions{m.endpoint, options_.connect_timeout}));
@@ -158,16 +161,9 @@ asio::awaitable<RedisResponse> RedlockClient::SetOn(size_t master, std::string k
 
 asio::awaitable<RedisResponse> RedlockClient::UnlockOn(size_t master, std::string key,
                                                        std::string token, Deadline deadline) {
-  std::array<std::string_view, 5> args{"EVALSHA", RedisLockClient::kReleaseScriptSha1, "1", key,
-                                       token};
-  RedisResponse r = co_await connections_[master]->Command(args, deadline);
-  if (r.ok() && r.reply.IsError("NOSCRIPT")) {
-    // The script did not run (a restarted master forgot its cache): retry.
-    args[0] = "EVAL";
-    args[1] = RedisLockClient::kReleaseScript;
-    r = co_await connections_[master]->Command(args, deadline);
-  }
-  co_return r;
+  const std::array<std::string_view, 1> keys{key};
+  const std::array<std::string_view, 1> args{token};
+  co_return co_await release_.Run(*connections_[master], keys, args, deadline);
 }
 
 asio::awaitable<std::vector<RedisResponse>> RedlockClient::SetAll(const std::string& key,
@@ -218,10 +214,8 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
   const std::string lease_text(lease_buf, end);
 
   const Steady::time_point start = Steady::now();
-  const Wall::time_point wall_start = Wall::now();
+  const Wall::time_point wall_start = Wall::now() + wall_step_;
   std::vector<RedisResponse> responses = co_await SetAll(key, token, lease_text);
-  const int64_t elapsed_ms = options_.wall_clock ? CeilMillis(Wall::now() - wall_start)
-                                                 : CeilMillis(Steady::now() - start);
 
   std::vector<RedlockSetReply> set;
   std::vector<std::string> granted, in_doubt;
@@ -236,6 +230,14 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
       refusals += (refusals.empty() ? "" : "; ") + name + ": " + why;
     }
   }
+  // The replies granted the lock; the client has not judged them yet.
+  if (in_flight_ && RedlockHolds(set, 1)) {
+    const std::chrono::milliseconds step = co_await in_flight_(key);
+    wall_step_ += step;
+  }
+  const int64_t elapsed_ms = options_.wall_clock
+                                 ? CeilMillis(Wall::now() + wall_step_ - wall_start)
+                                 : CeilMillis(Steady::now() - start);
   const int64_t validity = RedlockValidityMs(lease.count(), elapsed_ms, !options_.no_drift);
   result.token = token;
   result.detail = {{"granted", granted}, {"in_doubt", in_doubt}, {"elapsed_ms", elapsed_ms}};

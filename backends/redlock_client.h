@@ -10,7 +10,10 @@
 //            lease). elapsed = reply of the last master - start, on
 //            steady_clock (`wall_clock`: system_clock).
 //            validity = lease - ceil(elapsed) - drift, drift = ceil(1% of
-//            lease) + 2 ms (`no_drift`: 0).
+//            lease) + 2 ms (`no_drift`: 0). When a quorum granted, the
+//            in-flight pause point (SetInFlightPausePoint) runs between the
+//            replies and the clock reading: a stall there is a client pause
+//            while the replies are in flight, which elapsed counts.
 //            Held iff granted >= quorum (N/2+1) and validity > 0; otherwise
 //            the compare-and-delete release script runs on every master (in
 //            parallel, within the client timeout) before the call returns.
@@ -50,12 +53,13 @@
 // [...], "elapsed_ms": E} (the workload records it in the op's value).
 //
 // The clock switch: the elapsed time is what a client with `wall_clock`
-// reads from the controller's system_clock. The clock nemesis moves only
-// the servers' clocks (its shim is preloaded into redis-server), never the
-// controller's, so in a run the wall-clock client differs from the
-// monotonic one only when the test machine's own clock is stepped (NTP,
-// `date -s`) during an acquire: then a backward step makes elapsed look
-// shorter (validity too long: a double holder), a forward one longer.
+// reads from its wall clock: the controller's system_clock plus the steps
+// its in-flight stalls returned (the client-pause nemesis's
+// "clock_delta_ms": the client's machine's clock stepped while the process
+// was stopped). The clock nemesis moves only the servers' clocks (its shim
+// is preloaded into redis-server), never the controller's. A backward step
+// during an acquire makes elapsed look shorter (validity too long: a double
+// holder), a forward one longer; the monotonic client ignores the steps.
 //
 // Connect opens every master; it fails only when fewer than a quorum
 // answer (a client may start while a minority is down). Calls after a lost
@@ -77,6 +81,7 @@
 #include "backends/lock_client.h"
 #include "backends/redis_connection.h"
 #include "backends/redis_lock_token.h"
+#include "backends/redis_script.h"
 #include "checker/result.h"
 
 namespace locksmith {
@@ -127,6 +132,9 @@ class RedlockClient final : public LockClient {
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
   void Close() override;
+  void SetInFlightPausePoint(InFlightPausePoint point) override {
+    in_flight_ = std::move(point);
+  }
 
  private:
   using Deadline = RedisConnection::Clock::time_point;
@@ -147,6 +155,10 @@ class RedlockClient final : public LockClient {
   RedlockClientOptions options_;
   std::vector<std::unique_ptr<RedisConnection>> connections_;
   LockTokenGenerator tokens_;
+  RedisScript release_;  // compare-and-delete, shared by every master
+  InFlightPausePoint in_flight_;
+  // How far this client's wall clock was stepped (in-flight stalls).
+  std::chrono::milliseconds wall_step_{0};
   bool closed_ = false;
 };
 

@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
@@ -240,6 +242,97 @@ TEST_F(RedlockClientFakeTest, SequentialAndNoDriftChangeOnlyHowItIsDone) {
   EXPECT_EQ(got.validity_ms, 1000 - got.detail["elapsed_ms"].get<int64_t>())
       << "no drift subtracted";
   EXPECT_EQ(got.detail["granted"].size(), 5u);
+}
+
+// The in-flight point records the keys it was called for.
+InFlightPausePoint Recording(std::vector<std::string>& stalled) {
+  return [&stalled](const std::string& key) -> asio::awaitable<milliseconds> {
+    stalled.push_back(key);
+    co_return milliseconds(0);
+  };
+}
+
+TEST_F(RedlockClientFakeTest, TheInFlightPointDoesNotRunForARefusedAcquire) {
+  StartMasters({true, false, false, true, false});
+  RedlockClient client(ioc_.get_executor(), Options(), 7);
+  std::vector<std::string> stalled;
+  client.SetInFlightPausePoint(Recording(stalled));
+  AcquireResult got;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    got = co_await client.Acquire("lock-0", milliseconds(1000));
+    StopMasters();
+  });
+  EXPECT_EQ(got.outcome, Outcome::kFail);
+  EXPECT_TRUE(stalled.empty()) << "a refused acquire has nothing in flight to judge";
+}
+
+TEST_F(RedlockClientFakeTest, TheInFlightPointRunsOnceAQuorumGranted) {
+  StartMasters({true, true, true, false, false});
+  RedlockClient client(ioc_.get_executor(), Options(), 8);
+  std::vector<std::string> stalled;
+  client.SetInFlightPausePoint(Recording(stalled));
+  AcquireResult got;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    got = co_await client.Acquire("lock-1", milliseconds(1000));
+    StopMasters();
+  });
+  EXPECT_EQ(got.outcome, Outcome::kOk) << got.error;
+  EXPECT_EQ(stalled, std::vector<std::string>{"lock-1"});
+}
+
+// A stall between the granted replies and the clock reading counts as
+// elapsed time: the compliant client rejects the acquire and unlocks on
+// every master.
+TEST_F(RedlockClientFakeTest, AStallInFlightLongerThanTheLeaseIsRejectedAndUnlocked) {
+  StartMasters({true, true, true, true, true});
+  RedlockClient client(ioc_.get_executor(), Options(), 7);
+  client.SetInFlightPausePoint([this](const std::string&) -> asio::awaitable<milliseconds> {
+    asio::steady_timer timer(ioc_, milliseconds(40));
+    co_await timer.async_wait(asio::use_awaitable);
+    co_return milliseconds(0);
+  });
+  AcquireResult got;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    got = co_await client.Acquire("lock-0", milliseconds(20));
+    StopMasters();
+  });
+  EXPECT_EQ(got.outcome, Outcome::kFail);
+  EXPECT_GE(got.detail["elapsed_ms"].get<int64_t>(), 40);
+  EXPECT_NE(got.error.find("but validity"), std::string::npos) << got.error;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    EXPECT_EQ(CommandsOf(i, "EVALSHA").size(), 1u) << "master " << i;
+  }
+}
+
+// The wall-clock client reads the step the point returns (its clock moved
+// back while it was stopped); the monotonic client does not.
+TEST_F(RedlockClientFakeTest, AWallClockStepBackInFlightFoolsOnlyTheWallClockClient) {
+  StartMasters({true, true, true, true, true});
+  auto step_back = [](const std::string&) -> asio::awaitable<milliseconds> {
+    co_return milliseconds(-60'000);
+  };
+  RedlockClient monotonic(ioc_.get_executor(), Options(), 7);
+  monotonic.SetInFlightPausePoint(step_back);
+  RedlockClientOptions o = Options();
+  o.wall_clock = true;
+  RedlockClient wall(ioc_.get_executor(), o, 8);
+  wall.SetInFlightPausePoint(step_back);
+  AcquireResult a, b, again;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await monotonic.Acquire("lock-0", milliseconds(1000));
+    b = co_await wall.Acquire("lock-1", milliseconds(1000));
+    wall.SetInFlightPausePoint(nullptr);
+    again = co_await wall.Acquire("lock-2", milliseconds(1000));
+    StopMasters();
+  });
+  ASSERT_EQ(a.outcome, Outcome::kOk) << a.error;
+  EXPECT_GE(a.detail["elapsed_ms"].get<int64_t>(), 0);
+  EXPECT_LE(a.validity_ms, 1000 - 12);
+  ASSERT_EQ(b.outcome, Outcome::kOk) << b.error;
+  EXPECT_LE(b.detail["elapsed_ms"].get<int64_t>(), -59'000) << "the step counts as time gone back";
+  EXPECT_GT(b.validity_ms, 1000) << "validity longer than the lease itself";
+  ASSERT_EQ(again.outcome, Outcome::kOk) << again.error;
+  EXPECT_GE(again.detail["elapsed_ms"].get<int64_t>(), 0) << "a step stays, it does not recur";
 }
 
 TEST_F(RedlockClientFakeTest, ConnectNeedsAQuorumOfMasters) {

@@ -10,6 +10,10 @@ namespace {
 constexpr int64_t kDefaultWaitMs = 5000;
 constexpr int64_t kMaxMs = 24LL * 3600 * 1000;
 
+std::vector<std::string> PausePointNames() {
+  return {PausePointName(PausePoint::kHolder), PausePointName(PausePoint::kInFlight)};
+}
+
 // value[name] as whole milliseconds in [0, kMaxMs], or `fallback` when absent.
 Result<int64_t> Millis(const nlohmann::json& value, const char* name, int64_t fallback) {
   if (!value.is_object() || !value.contains(name)) return fallback;
@@ -28,11 +32,15 @@ void ClientPauseOptions::Declare(OptionSet& set) {
               "ms a lock holder stalls inside its critical section (a GC pause)");
   set.Text("client_pause_key", "--client-pause-key", &key, 256,
            "stall only a holder of this key (empty: any holder)");
+  set.Choice("client_pause_at", "--client-pause-at", &at, PausePointNames(),
+             "where the stall hits: holder (inside its critical section) or in-flight (inside "
+             "an acquire whose replies granted the lock, before the client judges them)");
 }
 
 WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
   nlohmann::json value{{"ms", options.ms}};
   if (!options.key.empty()) value["key"] = options.key;
+  if (options.at != PausePointName(PausePoint::kHolder)) value["at"] = options.at;
   return TimedWindow({"client-pause", value}, {"client-resume", nullptr}, options.ms);
 }
 
@@ -58,6 +66,30 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
   for (const auto* r : {&ms, &wait}) {
     if (!r->ok()) return {false, op.value, r->error()};
   }
+  PausePoint point = PausePoint::kHolder;
+  if (op.value.is_object() && op.value.contains("at")) {
+    const auto& at = op.value["at"];
+    if (at == PausePointName(PausePoint::kInFlight)) {
+      point = PausePoint::kInFlight;
+    } else if (at != PausePointName(PausePoint::kHolder)) {
+      return {false, op.value, "client-pause: \"at\" is \"holder\" or \"in-flight\""};
+    }
+  }
+  int64_t clock_delta = 0;
+  if (op.value.is_object() && op.value.contains("clock_delta_ms")) {
+    const auto& d = op.value["clock_delta_ms"];
+    if (!d.is_number_integer() || d.get<int64_t>() < -kMaxMs || d.get<int64_t>() > kMaxMs) {
+      return {false, op.value,
+              "client-pause: \"clock_delta_ms\" must be whole milliseconds, -" +
+                  std::to_string(kMaxMs) + " to " + std::to_string(kMaxMs)};
+    }
+    if (point != PausePoint::kInFlight) {
+      return {false, op.value,
+              "client-pause: \"clock_delta_ms\" needs \"at\": \"in-flight\" (the step is "
+              "read by the acquire the stall interrupts)"};
+    }
+    clock_delta = d.get<int64_t>();
+  }
   std::string key;
   if (op.value.is_object() && op.value.contains("key")) {
     if (!op.value["key"].is_string()) return {false, op.value, "client-pause: \"key\" is a string"};
@@ -70,16 +102,27 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
     }
     process = op.value["process"].get<int64_t>();
   }
-  pauses_.Request(std::chrono::milliseconds(*ms), key, process);
+  pauses_.RequestAt(point,
+                    {std::chrono::milliseconds(*ms), std::chrono::milliseconds(clock_delta)}, key,
+                    process);
   auto taken = pauses_.AwaitTaken(std::chrono::milliseconds(*wait));
+  const std::string lock = key.empty() ? std::string("a lock") : key;
   if (!taken) {
     return {false, op.value,
-            "no client held " + (key.empty() ? std::string("a lock") : key) + " within " +
-                std::to_string(*wait) + " ms"};
+            point == PausePoint::kInFlight
+                ? "no client's acquire of " + lock + " reached the in-flight point within " +
+                      std::to_string(*wait) +
+                      " ms (granted replies, not yet judged: only clients that have the point, "
+                      "such as redlock)"
+                : "no client held " + lock + " within " + std::to_string(*wait) + " ms"};
   }
-  return {true,
-          {{"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}},
-          ""};
+  nlohmann::json value = {
+      {"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}};
+  if (point == PausePoint::kInFlight) {
+    value["at"] = PausePointName(point);
+    if (clock_delta != 0) value["clock_delta_ms"] = clock_delta;
+  }
+  return {true, value, ""};
 }
 
 std::vector<HealFailure> ClientPauseNemesis::Teardown() {

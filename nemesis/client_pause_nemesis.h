@@ -7,6 +7,11 @@
 // returns who did ({"process", "key", "ms"}); with no
 // holder in that time the op fails and nothing stalls. The workload records
 // the stall itself as a "pause" op of the holder (workloads/client_pauses.h).
+// With "at": "in-flight" (--client-pause-at) the stall hits instead a client
+// inside an acquire whose replies granted the lock, before it judges them
+// (LockClient::SetInFlightPausePoint: the redlock client), optionally with
+// "clock_delta_ms": that client's wall clock steps by it during the stall;
+// the op's value then also says "at" (and "clock_delta_ms").
 // Used from the nemesis thread; Teardown from the run thread afterwards.
 #pragma once
 
@@ -24,6 +29,7 @@ namespace locksmith {
 struct ClientPauseOptions {
   int64_t ms = 2000;  // how long the holder stalls (past its lease: a double holder)
   std::string key;    // only a holder of this key; empty: any holder
+  std::string at = "holder";  // where the stall hits: holder | in-flight
 
   void Declare(OptionSet& set);
 };

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 namespace locksmith {
@@ -41,6 +42,72 @@ TEST(ClientPauseNemesisTest, BadValuesAreErrorsNamingTheField) {
   EXPECT_NE(nemesis.Invoke({"client-pause", {{"ms", 5}, {"wait_ms", "x"}}}).error.find("wait_ms"),
             std::string::npos);
   EXPECT_FALSE(nemesis.Invoke({"kill", nullptr}).ok);
+}
+
+TEST(ClientPauseNemesisTest, AnInFlightPauseIsTakenOnlyAtTheInFlightPointWithItsClockStep) {
+  ClientPauses pauses;
+  ClientPauseNemesis nemesis(pauses);
+  std::atomic<bool> done{false};
+  std::atomic<bool> holder_took{false};
+  std::optional<ClientPauses::Stall> stall;
+  std::thread client([&] {
+    while (!done) {
+      if (pauses.Take(2, "lock-0")) holder_took = true;  // a holder never takes it
+      stall = pauses.TakeAt(PausePoint::kInFlight, 4, "lock-0");
+      if (stall) break;
+      std::this_thread::yield();
+    }
+  });
+  FaultResult r = nemesis.Invoke(
+      {"client-pause",
+       {{"ms", 1500}, {"at", "in-flight"}, {"clock_delta_ms", -1500}, {"wait_ms", 60'000}}});
+  done = true;
+  client.join();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(holder_took);
+  EXPECT_EQ(r.value, (nlohmann::json{{"process", 4},
+                                     {"key", "lock-0"},
+                                     {"ms", 1500},
+                                     {"at", "in-flight"},
+                                     {"clock_delta_ms", -1500}}));
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_EQ(stall->duration, std::chrono::milliseconds(1500));
+  EXPECT_EQ(stall->clock_step, std::chrono::milliseconds(-1500));
+}
+
+TEST(ClientPauseNemesisTest, AnInFlightPauseNobodyReachedSaysWhichPoint) {
+  ClientPauses pauses;
+  ClientPauseNemesis nemesis(pauses);
+  FaultResult r =
+      nemesis.Invoke({"client-pause", {{"ms", 100}, {"wait_ms", 0}, {"at", "in-flight"}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("reached the in-flight point"), std::string::npos) << r.error;
+}
+
+TEST(ClientPauseNemesisTest, BadPointsAndClockStepsAreErrors) {
+  ClientPauses pauses;
+  ClientPauseNemesis nemesis(pauses);
+  EXPECT_NE(nemesis.Invoke({"client-pause", {{"ms", 5}, {"at", "later"}}}).error.find("\"at\""),
+            std::string::npos);
+  EXPECT_NE(nemesis.Invoke({"client-pause", {{"ms", 5}, {"clock_delta_ms", -5}}})
+                .error.find("needs \"at\": \"in-flight\""),
+            std::string::npos);
+  EXPECT_NE(nemesis.Invoke({"client-pause", {{"ms", 5}, {"at", "in-flight"},
+                                             {"clock_delta_ms", 1.5}}})
+                .error.find("clock_delta_ms"),
+            std::string::npos);
+}
+
+TEST(ClientPauseNemesisTest, TheWindowSaysWhereTheStallHits) {
+  ClientPauseOptions holder;
+  const auto holder_ops = ClientPauseWindow(holder)(0, 10'000);
+  ASSERT_FALSE(holder_ops.empty());
+  EXPECT_FALSE(holder_ops.front().op.value.contains("at"));
+  ClientPauseOptions in_flight;
+  in_flight.at = "in-flight";
+  const auto in_flight_ops = ClientPauseWindow(in_flight)(0, 10'000);
+  ASSERT_FALSE(in_flight_ops.empty());
+  EXPECT_EQ(in_flight_ops.front().op.value["at"], "in-flight");
 }
 
 TEST(ClientPauseNemesisTest, TeardownDropsAStallNobodyTook) {

@@ -1,13 +1,15 @@
 // Every Redlock scenario of the library (scenarios/redlock-*.json), run by
 // the locksmith binary on three seeds: each run's verdict is the one the
 // file predicts (exit code, the debate line agreeing, and for a predicted
-// double holder its kind), and nothing of the run is left behind. One
+// double holder its kind; for a client stalled in flight, what that
+// acquire became), and nothing of the run is left behind. One
 // test per scenario and seed, so ctest -j runs them side by side.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -27,6 +29,7 @@ const std::map<std::string, std::string>& PredictedKinds() {
       {"redlock-restart-no-persistence", "unsafe-grant"},
       {"redlock-clock-jump-kleppmann", "unsafe-grant"},
       {"redlock-client-pause-past-validity", "expired-lease-use"},
+      {"redlock-in-flight-pause-wall-clock", "unsafe-grant"},
   };
   return kinds;
 }
@@ -41,6 +44,48 @@ std::vector<std::string> RedlockScenarios() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+bool PausesInFlight(const nlohmann::json& scenario) {
+  for (const auto& step : scenario.value("steps", nlohmann::json::array())) {
+    if (step.value("f", "") == "client-pause" && step.contains("value") &&
+        step["value"].value("at", "") == "in-flight") {
+      return true;
+    }
+  }
+  return false;
+}
+
+// A scenario that stalls a client in flight: the stall is in the history
+// (the pause's end, a lone op of the stalled process) and decided that
+// process's acquire: a fail by the validity check when the prediction is N,
+// an ok when it is Y.
+void ExpectTheStalledAcquire(const std::string& run, const std::string& predicted) {
+  std::vector<nlohmann::json> ops;
+  std::istringstream lines(ReadText(run + "/history.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) ops.push_back(nlohmann::json::parse(line));
+  }
+  auto end = std::find_if(ops.begin(), ops.end(), [](const nlohmann::json& op) {
+    return op.value("f", "") == "pause" && op["value"].value("at", "") == "in-flight" &&
+           op["value"].value("phase", "") == "end";
+  });
+  ASSERT_NE(end, ops.end()) << "no in-flight stall in the history";
+  const int64_t stalled_ms = (*end)["value"]["stalled_ms"].get<int64_t>();
+  auto acquired = std::find_if(end, ops.end(), [&](const nlohmann::json& op) {
+    return op["process"] == (*end)["process"] && op.value("f", "") == "acquire" &&
+           op.value("type", "") != "invoke";
+  });
+  ASSERT_NE(acquired, ops.end()) << "the stalled acquire never completed";
+  const nlohmann::json& op = *acquired;
+  if (predicted == "N") {
+    EXPECT_EQ(op["type"], "fail") << op.dump();
+    EXPECT_GE(op["value"]["elapsed_ms"].get<int64_t>(), stalled_ms) << op.dump();
+    EXPECT_NE(op.value("error", "").find("but validity"), std::string::npos) << op.dump();
+  } else {
+    EXPECT_EQ(op["type"], "ok") << op.dump();
+    EXPECT_LT(op["value"]["elapsed_ms"].get<int64_t>(), stalled_ms) << op.dump();
+  }
 }
 
 class RedlockScenarioTest
@@ -71,6 +116,7 @@ TEST_P(RedlockScenarioTest, VerdictIsThePredictedOne) {
     for (const auto& a : results["anomalies"]) seen |= a.value("class", "") == kind->second;
     EXPECT_TRUE(seen) << name << " shows no " << kind->second << ": " << results["anomalies"];
   }
+  if (PausesInFlight(scenario)) ExpectTheStalledAcquire(run, predicted);
   ExpectNothingLeft(run);
 }
 

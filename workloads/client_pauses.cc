@@ -2,10 +2,21 @@
 
 namespace locksmith {
 
+const char* PausePointName(PausePoint point) {
+  return point == PausePoint::kInFlight ? "in-flight" : "holder";
+}
+
 void ClientPauses::Request(std::chrono::milliseconds duration, std::string key,
                            std::optional<int64_t> process) {
+  RequestAt(PausePoint::kHolder, {duration, std::chrono::milliseconds(0)}, std::move(key),
+            process);
+}
+
+void ClientPauses::RequestAt(PausePoint point, Stall stall, std::string key,
+                             std::optional<int64_t> process) {
   std::lock_guard lock(mu_);
-  requested_ = duration;
+  requested_ = stall;
+  requested_point_ = point;
   requested_key_ = std::move(key);
   requested_process_ = process;
   ++generation_;
@@ -29,17 +40,25 @@ void ClientPauses::Cancel() {
 
 std::optional<std::chrono::milliseconds> ClientPauses::Take(int64_t process,
                                                             const std::string& key) {
+  const auto stall = TakeAt(PausePoint::kHolder, process, key);
+  if (!stall) return std::nullopt;
+  return stall->duration;
+}
+
+std::optional<ClientPauses::Stall> ClientPauses::TakeAt(PausePoint point, int64_t process,
+                                                        const std::string& key) {
   std::lock_guard lock(mu_);
-  if (!requested_ || (!requested_key_.empty() && requested_key_ != key) ||
+  if (!requested_ || requested_point_ != point ||
+      (!requested_key_.empty() && requested_key_ != key) ||
       (requested_process_ && *requested_process_ != process)) {
     return std::nullopt;
   }
-  const auto duration = *requested_;
+  const Stall stall = *requested_;
   requested_.reset();
-  taken_ = Taken{process, key, duration};
+  taken_ = Taken{process, key, stall.duration, point, stall.clock_step};
   taken_generation_ = generation_;
   taken_cv_.notify_all();
-  return duration;
+  return stall;
 }
 
 }  // namespace locksmith

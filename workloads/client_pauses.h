@@ -5,6 +5,10 @@
 // (workers check right after a successful acquire and again before they
 // release), so the stall always hits a holder, never an idle worker. The
 // worker records the stall in the history as its own op pair ("pause").
+// A request may instead be for the in-flight point (PausePoint::kInFlight):
+// a client inside an acquire whose replies granted the lock, before it reads
+// its clock to judge them (LockClient::SetInFlightPausePoint); only such a
+// client takes it, and it may carry a step of that client's wall clock.
 // Thread-safe (one mutex): Request / Cancel from the nemesis thread, Take
 // from the workload's thread.
 #pragma once
@@ -18,13 +22,28 @@
 
 namespace locksmith {
 
+// Where a stall hits the client: inside its critical section (a holder), or
+// inside an acquire whose replies are in flight (granted, not yet judged).
+enum class PausePoint { kHolder, kInFlight };
+
+// "holder" / "in-flight", as options and the history spell them.
+const char* PausePointName(PausePoint point);
+
 class ClientPauses {
  public:
+  // What the client must do at the point: stall `duration`; meanwhile its
+  // wall clock steps by `clock_step` (in-flight only; 0: not at all).
+  struct Stall {
+    std::chrono::milliseconds duration{0};
+    std::chrono::milliseconds clock_step{0};
+  };
   // Who took a stall: the worker's process and the key it held.
   struct Taken {
     int64_t process = 0;
     std::string key;
     std::chrono::milliseconds duration{0};
+    PausePoint point = PausePoint::kHolder;
+    std::chrono::milliseconds clock_step{0};
   };
 
   // Asks the next holder (of `key`, or of any key when empty; only process
@@ -32,6 +51,9 @@ class ClientPauses {
   // nobody took yet. Returns at once.
   void Request(std::chrono::milliseconds duration, std::string key = "",
                std::optional<int64_t> process = std::nullopt);
+  // The same for `point`; `clock_step` only with PausePoint::kInFlight.
+  void RequestAt(PausePoint point, Stall stall, std::string key = "",
+                 std::optional<int64_t> process = std::nullopt);
   // Waits until a holder took the request, up to `wait`: who it was, or
   // nothing (no client held a lock in that time: the request is dropped).
   std::optional<Taken> AwaitTaken(std::chrono::milliseconds wait);
@@ -41,11 +63,14 @@ class ClientPauses {
   // Called by a worker holding `key`: the stall it must take now, if a
   // request matches. Consumes the request.
   std::optional<std::chrono::milliseconds> Take(int64_t process, const std::string& key);
+  // Called by a client of `process` at `point` on `key` (a holder: as Take).
+  std::optional<Stall> TakeAt(PausePoint point, int64_t process, const std::string& key);
 
  private:
   std::mutex mu_;
   std::condition_variable taken_cv_;
-  std::optional<std::chrono::milliseconds> requested_;
+  std::optional<Stall> requested_;
+  PausePoint requested_point_ = PausePoint::kHolder;
   std::string requested_key_;
   std::optional<int64_t> requested_process_;
   uint64_t generation_ = 0;  // bumped by each Request

@@ -40,6 +40,24 @@ TEST(ClientPausesTest, ARequestForOneProcessWaitsForThatHolder) {
   EXPECT_EQ(pauses.Take(7, "lock-2"), milliseconds(10));
 }
 
+TEST(ClientPausesTest, AStallAtOnePointIsNotTakenAtTheOther) {
+  ClientPauses pauses;
+  pauses.RequestAt(PausePoint::kInFlight, {milliseconds(30), milliseconds(-30)}, "lock-0");
+  EXPECT_FALSE(pauses.Take(1, "lock-0").has_value()) << "a holder does not take it";
+  auto stall = pauses.TakeAt(PausePoint::kInFlight, 1, "lock-0");
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_EQ(stall->duration, milliseconds(30));
+  EXPECT_EQ(stall->clock_step, milliseconds(-30));
+  auto taken = pauses.AwaitTaken(milliseconds(0));
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->point, PausePoint::kInFlight);
+  EXPECT_EQ(taken->clock_step, milliseconds(-30));
+
+  pauses.Request(milliseconds(10));
+  EXPECT_FALSE(pauses.TakeAt(PausePoint::kInFlight, 1, "lock-0").has_value());
+  EXPECT_EQ(pauses.Take(1, "lock-0"), milliseconds(10));
+}
+
 TEST(ClientPausesTest, AwaitTakenSeesAStallTakenOnAnotherThread) {
   ClientPauses pauses;
   pauses.Request(milliseconds(20));

@@ -21,4 +21,40 @@ boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log, Lock
   log.Complete(Outcome::kOk, {{"ms", stall->count()}, {"stalled_ms", stalled}}, "");
 }
 
+namespace {
+
+boost::asio::awaitable<std::chrono::milliseconds> StallInFlightIfAsked(WorkloadContext& ctx,
+                                                                       OpLog& log,
+                                                                       LockClient& client,
+                                                                       std::string key) {
+  if (ctx.pauses == nullptr) co_return std::chrono::milliseconds(0);
+  const auto stall = ctx.pauses->TakeAt(PausePoint::kInFlight, log.process(), key);
+  if (!stall) co_return std::chrono::milliseconds(0);
+  const char* at = PausePointName(PausePoint::kInFlight);
+  const auto began = ctx.Now();
+  log.Event(Outcome::kOk, "pause", key,
+            {{"at", at}, {"phase", "begin"}, {"ms", stall->duration.count()}}, "");
+  client.SetPaused(true);
+  co_await SleepFor(ctx, stall->duration);
+  client.SetPaused(false);
+  const auto stalled =
+      std::chrono::duration_cast<std::chrono::milliseconds>(ctx.Now() - began).count();
+  log.Event(Outcome::kOk, "pause", key,
+            {{"at", at},
+             {"phase", "end"},
+             {"ms", stall->duration.count()},
+             {"stalled_ms", stalled},
+             {"clock_step_ms", stall->clock_step.count()}},
+            "");
+  co_return stall->clock_step;
+}
+
+}  // namespace
+
+InFlightPausePoint InFlightStalls(WorkloadContext& ctx, OpLog& log, LockClient& client) {
+  return [&ctx, &log, &client](const std::string& key) {
+    return StallInFlightIfAsked(ctx, log, client, key);
+  };
+}
+
 }  // namespace locksmith

@@ -83,6 +83,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
     clients.back()->SetEventSink(
         [state = states.back().get()](LockEvent e) { state->OnEvent(e); });
+    clients.back()->SetInFlightPausePoint(InFlightStalls(ctx, states.back()->log, *clients.back()));
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};

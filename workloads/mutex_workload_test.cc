@@ -452,6 +452,41 @@ TEST(MutexWorkloadTest, AClientPauseLongerThanTheLeaseMakesAnExpiredLeaseDoubleH
   EXPECT_EQ(anomalies.value("unsafe_grants", 0), 0) << out.results.dump();
 }
 
+TEST(MutexWorkloadTest, AnInFlightPauseStallsAnAcquireAndIsRecordedAsLonePauseOps) {
+  FakeLockService service;
+  ClientPauses pauses;
+  pauses.RequestAt(PausePoint::kInFlight,
+                   {std::chrono::milliseconds(20), std::chrono::milliseconds(-20)});
+  Spec spec;
+  spec.pauses = &pauses;
+  spec.stop_after = 40;
+  auto out = RunWorkload(service, Options(), spec);
+  auto taken = pauses.AwaitTaken(std::chrono::milliseconds(0));
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->point, PausePoint::kInFlight);
+  // Inside the acquire: its invoke, the stall's begin and end, its ok.
+  const auto ops = OpsOf(out.history, taken->process);
+  auto pause = std::find(ops.begin(), ops.end(), "pause:ok");
+  ASSERT_NE(pause, ops.end());
+  ASSERT_GE(pause - ops.begin(), 1);
+  EXPECT_EQ(*(pause - 1), "acquire:invoke");
+  ASSERT_LT(pause + 2, ops.end());
+  EXPECT_EQ(*(pause + 1), "pause:ok");
+  EXPECT_EQ(*(pause + 2), "acquire:ok");
+  std::vector<nlohmann::json> values;  // from the stall's begin on
+  for (const Op& op : out.history) {
+    if (op.process != taken->process || op.type == OpType::kInvoke) continue;
+    if (op.f == "pause" || !values.empty()) values.push_back(op.value);
+  }
+  ASSERT_GE(values.size(), 3u);
+  EXPECT_EQ(values[0]["at"], "in-flight");
+  EXPECT_EQ(values[0]["phase"], "begin");
+  EXPECT_EQ(values[1]["phase"], "end");
+  EXPECT_EQ(values[1]["clock_step_ms"], -20);
+  EXPECT_EQ(values[2]["clock_step_ms"], -20) << "the client got the step";
+  EXPECT_EQ(out.validity, Validity::kTrue) << "lone pause ops leave the acquire paired";
+}
+
 TEST(MutexWorkloadTest, AfterAnInfoAWorkerNeverReusesItsProcess) {
   FakeLockService service;
   service.state.unknown_every = 7;

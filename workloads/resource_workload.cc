@@ -86,6 +86,7 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, plan_.keys - 1);
   OpLog log(ctx.recorder, worker, o.concurrency);
+  client.SetInFlightPausePoint(InFlightStalls(ctx, log, client));
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
   int64_t orders = 0;
   while (!ctx.ShouldStop()) {

@@ -97,6 +97,12 @@ class FakeLockClient : public LockClient {
     held_[key] = r.token;
     r.outcome = Outcome::kOk;
     r.validity_ms = lease.count();
+    // Granted, not yet returned: the in-flight point (its clock step is
+    // shown in the detail, as no fake clock reads it).
+    if (in_flight_) {
+      const std::chrono::milliseconds step = co_await in_flight_(key);
+      r.detail = {{"clock_step_ms", step.count()}};
+    }
     if (state_.lose_every > 0 && ++state_.ok_acquires % state_.lose_every == 0 && sink_) {
       // Named locals, not temporaries in a co_await expression (GCC 12
       // destroys such a lambda's captures twice).
@@ -155,6 +161,7 @@ class FakeLockClient : public LockClient {
     sink_ = nullptr;
   }
   void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
+  void SetInFlightPausePoint(InFlightPausePoint point) override { in_flight_ = std::move(point); }
 
  private:
   // Every call suspends once, as a network round trip would.
@@ -171,6 +178,7 @@ class FakeLockClient : public LockClient {
   int acquisitions_ = 0;
   bool open_ = false;
   LockEventSink sink_;
+  InFlightPausePoint in_flight_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::map<std::string, std::string> held_;  // key -> the token this client last got
 };
