@@ -12,14 +12,15 @@ namespace {
 constexpr int64_t kNsPerMs = 1'000'000;
 
 struct KeyState {
-  std::set<int64_t> holders;  // live holders' processes
+  std::map<int64_t, int64_t> holders;  // live holders' processes -> their grant's position
   int64_t free_since = 0;     // ns; meaningful while holders is empty
   int64_t last_grant = -1;    // position of the last ok acquire
   int64_t lease_ms = 0;       // the largest asked for
   int64_t first_fail = -1;    // positions of failed acquires invoked in the window
   int64_t last_fail = -1;
   int64_t failures = 0;
-  // Crashes whose process had an acquire of this key open: {invoke, crash}.
+  // Crashes whose process had an acquire of this key open, or held it:
+  // {its acquire (invoke or grant), crash}.
   std::vector<std::pair<int64_t, int64_t>> crashed;
 };
 
@@ -49,6 +50,7 @@ CheckResult StuckLockChecker::Check(const History& history) const {
   // Each process's acquire in flight: position of its invoke.
   std::unordered_map<int64_t, int64_t> open;
   int64_t windows = 0, unjudged = 0, longest_ms = 0;
+  int64_t unexplained = 0, longest_unexplained_ms = 0;
 
   auto close_window = [&](const std::string& key, KeyState& s, int64_t end_position) {
     if (s.failures > 0) {
@@ -57,6 +59,13 @@ CheckResult StuckLockChecker::Check(const History& history) const {
       longest_ms = std::max(longest_ms, span_ns / kNsPerMs);
       if (s.lease_ms <= 0) {
         ++unjudged;
+      } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs &&
+                 s.crashed.empty()) {
+        // No crash explains it: a service that did not answer (a paused or
+        // cut-off server, a lost quorum) refuses everyone as long, and the
+        // availability checker reports that. Counted, not judged.
+        ++unexplained;
+        longest_unexplained_ms = std::max(longest_unexplained_ms, span_ns / kNsPerMs);
       } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs) {
         nlohmann::json ops = nlohmann::json::array();
         nlohmann::json grant = nullptr;
@@ -80,7 +89,7 @@ CheckResult StuckLockChecker::Check(const History& history) const {
                                                 : history.back().time;
         result.anomalies.push_back(
             {{"type", "stuck-lock"},
-             {"class", crashed.empty() ? "no-live-holder" : "crashed-acquirer"},
+             {"class", "crashed-acquirer"},
              {"key", key},
              {"window",
               {{"from_ms", s.free_since / kNsPerMs},
@@ -112,7 +121,11 @@ CheckResult StuckLockChecker::Check(const History& history) const {
         open.erase(it);  // it will never complete
       }
       for (auto& [key, s] : keys) {
-        if (s.holders.erase(p) > 0 && s.holders.empty()) s.free_since = op.time;
+        auto held = s.holders.find(p);
+        if (held == s.holders.end()) continue;
+        s.crashed.push_back({held->second, position});
+        s.holders.erase(held);
+        if (s.holders.empty()) s.free_since = op.time;
       }
       continue;
     }
@@ -145,7 +158,7 @@ CheckResult StuckLockChecker::Check(const History& history) const {
     open.erase(invoked);
     if (op.type == OpType::kOk) {
       if (s.holders.empty()) close_window(op.key, s, position);
-      s.holders.insert(op.process);
+      s.holders[op.process] = position;
       s.last_grant = position;
     } else if (op.type == OpType::kFail && s.holders.empty() &&
                history[static_cast<size_t>(invoke_position)].time >= s.free_since) {
@@ -162,6 +175,10 @@ CheckResult StuckLockChecker::Check(const History& history) const {
                   {"longest_refused_ms", longest_ms},
                   {"leases", leases_}};
   if (unjudged > 0) result.stats["windows_without_lease"] = unjudged;
+  if (unexplained > 0) {
+    result.stats["refused_without_a_crash"] = unexplained;
+    result.stats["longest_refused_without_a_crash_ms"] = longest_unexplained_ms;
+  }
   if (!result.anomalies.empty()) {
     result.valid = Validity::kFalse;
     result.summary = std::to_string(result.anomalies.size()) +

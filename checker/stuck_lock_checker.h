@@ -18,11 +18,15 @@
 //                 to the last such failure's completion
 // A lock that expires is acquired again within about a lease, and a live
 // holder (even one paused past its lease) is not the lock's fault: neither
-// is stuck. The anomaly names the key, the window, the last grant before it
-// (the last ok acquire of the key), and the crashed processes whose acquire
-// of the key was open at their crash, with the crash ops (class
-// "crashed-acquirer"; "no-live-holder" when no crash explains it). A key whose
-// acquires carry no lease_ms cannot be judged (counted in stats). Stateless;
+// is stuck. Only a crash explains a stuck lock: a window with no crashed
+// acquirer or holder behind it is a service that did not answer (a paused
+// or cut-off server, a lost quorum refuse everyone as long), counted in the
+// stats (refused_without_a_crash) and left to the availability checker. The
+// anomaly (class "crashed-acquirer") names the key, the window, the last
+// grant before it (the last ok acquire of the key), and the crashed
+// processes whose acquire of the key was open at their crash or who held it,
+// with the crash ops. A key whose acquires carry no lease_ms cannot be judged
+// (counted in stats). Stateless;
 // thread-safe.
 #pragma once
 

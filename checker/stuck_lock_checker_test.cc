@@ -110,8 +110,24 @@ TEST(StuckLockCheckerTest, ACrashedHolderIsNotLiveAndTheThresholdIsTheOption) {
   t.Acquire(0, 1, OpType::kOk);
   t.Crash(100, 1);  // a holder that crashed: its hold no longer counts
   t.Refused(150, 1500, 2);
-  EXPECT_EQ(StuckLockChecker(2).Check(t.Build()).valid, Validity::kFalse);
+  const CheckResult stuck = StuckLockChecker(2).Check(t.Build());
+  ASSERT_EQ(stuck.valid, Validity::kFalse);
+  ASSERT_EQ(stuck.anomalies[0]["crashed"].size(), 1u);
+  EXPECT_EQ(stuck.anomalies[0]["crashed"][0]["acquire"]["type"], "ok");  // it held the lock
   EXPECT_EQ(StuckLockChecker(3).Check(t.Build()).valid, Validity::kTrue);  // 1.4 s < 1.5 s
+}
+
+TEST(StuckLockCheckerTest, ARefusalNoCrashExplainsIsCountedNotJudged) {
+  // A paused or cut-off server refuses everyone for seconds with nobody
+  // holding the lock: the service was down, not the lock stuck.
+  Timeline t;
+  t.Acquire(0, 1, OpType::kOk).Release(100, 1);
+  t.Refused(150, 5000, 2);
+  t.Acquire(5100, 2, OpType::kOk).Release(5200, 2);
+  CheckResult r = StuckLockChecker(3).Check(t.Build());
+  EXPECT_EQ(r.valid, Validity::kTrue) << r.ToJson().dump();
+  EXPECT_EQ(r.stats["refused_without_a_crash"], 1);
+  EXPECT_GT(r.stats["longest_refused_without_a_crash_ms"].get<int64_t>(), 3 * kLease);
 }
 
 TEST(StuckLockCheckerTest, AcquiresWithoutLeaseAreCountedNotJudged) {
