@@ -96,6 +96,17 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
   }
 }
 
+// --seed's text (parsed here: CLI11 would wrap "-1" around to 2^64-1).
+Result<uint64_t> ParseSeedFlag(const std::string& text) {
+  uint64_t seed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return Error{"--seed must be a whole number from 0 to 18446744073709551615, not " +
+                 QuoteInput(text)};
+  }
+  return seed;
+}
+
 // Overrides from flags that were given, as config JSON keys.
 Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
   nlohmann::json j = nlohmann::json::object();
@@ -107,13 +118,9 @@ Result<nlohmann::json> GivenFlags(const CLI::App& run, const RunFlags& f) {
     j[spec.key] = *value;
   }
   if (run.count("--seed") > 0) {
-    uint64_t seed = 0;
-    auto [end, ec] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), seed);
-    if (ec != std::errc() || end != f.seed.data() + f.seed.size() || f.seed.empty()) {
-      return Error{"--seed must be a whole number from 0 to 18446744073709551615, not " +
-                   QuoteInput(f.seed)};
-    }
-    j["seed"] = seed;
+    auto seed = ParseSeedFlag(f.seed);
+    if (!seed) return Error{seed.error()};
+    j["seed"] = *seed;
   }
   return j;
 }
@@ -288,13 +295,9 @@ int RunSuiteCommand(const CLI::App& command, const SuiteFlags& f) {
   if (command.count("--time-limit") > 0) overrides.time_limit_s = f.time_limit_s;
   if (command.count("--store") > 0) overrides.store = f.store;
   if (command.count("--seed") > 0) {
-    uint64_t seed = 0;
-    auto [end, ec] = std::from_chars(f.seed.data(), f.seed.data() + f.seed.size(), seed);
-    if (ec != std::errc() || end != f.seed.data() + f.seed.size() || f.seed.empty()) {
-      return BadInput("--seed must be a whole number from 0 to 18446744073709551615, not " +
-                      QuoteInput(f.seed));
-    }
-    overrides.seed = seed;
+    auto seed = ParseSeedFlag(f.seed);
+    if (!seed) return BadInput(seed.error());
+    overrides.seed = *seed;
   }
   auto suite = LoadSuiteFile(f.file, overrides);
   if (!suite) return BadInput(suite.error());
