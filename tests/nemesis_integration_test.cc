@@ -165,11 +165,15 @@ TEST(NemesisIntegrationTest, AHolderCutOffFromRedisLosesItsCallsWhileTheOthersGo
   EXPECT_GE(cut_calls, 1) << "the cut worker kept trying";
   EXPECT_EQ(cut_ok, 0) << "a call of the cut client went through";
   EXPECT_GE(others_ok, 5) << "the other clients were cut too";
-  // After the heal, the cut worker acquires again.
+  // After the heal, the cut worker's calls reach Redis again: a definite
+  // answer (granted, or refused because another client holds the key). An
+  // ok is not asserted: with four others contending for one key, whether
+  // this worker wins in the 3 s left is timing, not connectivity.
   bool again = false;
   for (const Op& op : f.history) {
     again |= op.time > heals[0].time && op.process % 5 == holder % 5 && op.f == "acquire" &&
-             op.type == OpType::kOk;
+             (op.type == OpType::kOk ||
+              (op.type == OpType::kFail && op.error.rfind("not sent", 0) != 0));
   }
   EXPECT_TRUE(again);
 }
