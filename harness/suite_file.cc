@@ -83,7 +83,9 @@ Status Finish(SuiteCell& cell, const SuiteOverrides& overrides) {
   }
   if (overrides.store) cell.config.store = *overrides.store;
   cell.config.test_name = cell.name;
-  if (Status s = ValidateRunConfig(cell.config); !s) return Error{"cell " + cell.name + ": " + s.error()};
+  if (Status s = ValidateRunConfig(cell.config); !s) {
+    return Error{"cell " + cell.name + ": " + s.error()};
+  }
   return OkStatus();
 }
 

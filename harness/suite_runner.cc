@@ -10,7 +10,6 @@
 #include "harness/run.h"
 #include "harness/run_store.h"
 #include "harness/signal_watcher.h"
-#include "reports/run_results.h"
 
 namespace locksmith {
 namespace {
@@ -20,11 +19,9 @@ namespace fs = std::filesystem;
 // A run's row: what its directory holds, or why it has none.
 SuiteRun RowOf(const SuiteCell& cell, int repeat, uint64_t seed, const RunOutcome& outcome,
                const std::string& suite_dir) {
-  nlohmann::json results, config = outcome.config;
-  if (!outcome.run_dir.empty()) {
-    if (auto r = ReadJsonFile(outcome.run_dir + "/results.json", "results.json"); r) results = *r;
-  }
-  SuiteRun row = SuiteRunFrom(results, config);
+  // The verdict in memory: what results.json holds but the run's extras.
+  const nlohmann::json results = outcome.result ? outcome.result->ToJson() : nlohmann::json();
+  SuiteRun row = SuiteRunFrom(results, outcome.config);
   row.cell = cell.name;
   row.repeat = repeat;
   row.seed = seed;
@@ -138,20 +135,11 @@ int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
     }
     if (of.empty()) continue;
     const RunGroup g = Summarize(of);
-    out << "  " << cell << ": ";
-    if (g.judged == 0) {
-      out << "no run judged (" << g.runs << " run" << (g.runs == 1 ? "" : "s") << ")";
-    } else {
-      char interval[64];
-      std::snprintf(interval, sizeof(interval), "%.0f%%-%.0f%%", g.rate.low * 100,
-                    g.rate.high * 100);
-      out << "violations in " << g.violations << " of " << g.judged << " runs (Wilson 95% "
-          << interval << ")";
-      if (g.median_first_violation_s) {
-        out << ", median time to the first " << *g.median_first_violation_s << " s";
-      }
-      if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
+    out << "  " << cell << ": " << RateText(g);
+    if (g.median_first_violation_s) {
+      out << ", median time to the first violation " << *g.median_first_violation_s << " s";
     }
+    if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
     out << "\n";
   }
   out << "index: " << outcome.dir << "/index.html\n";

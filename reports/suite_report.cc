@@ -112,10 +112,9 @@ nlohmann::json GroupJson(const RunGroup& g) {
           {"median_acquire_p50_ms", Optional(g.median_acquire_p50_ms)}};
 }
 
-std::string RateText(const RunGroup& g) {
-  if (g.judged == 0) return "no run judged";
-  return std::to_string(g.violations) + " of " + std::to_string(g.judged) + " invalid [" +
-         Fixed(g.rate.low * 100, 0) + "–" + Fixed(g.rate.high * 100, 0) + "%]";
+// The table class of a group: any violation, all judged valid, or undecided.
+const char* GroupClass(const RunGroup& g) {
+  return g.violations ? "invalid" : g.judged == g.runs ? "valid" : "unknown";
 }
 
 // Runs grouped by `key`, groups in first-seen order.
@@ -125,7 +124,8 @@ std::vector<std::pair<std::string, std::vector<const SuiteRun*>>> GroupBy(
   std::vector<std::pair<std::string, std::vector<const SuiteRun*>>> groups;
   for (const auto& run : runs) {
     const std::string k = key(run);
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    auto it = std::find_if(groups.begin(), groups.end(),
+                           [&](const auto& g) { return g.first == k; });
     if (it == groups.end()) {
       groups.push_back({k, {}});
       it = groups.end() - 1;
@@ -175,7 +175,8 @@ SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& confi
     }
   }
   if (first && run.verdict == "invalid") run.first_violation_s = static_cast<double>(*first) / 1e9;
-  const nlohmann::json stats = results.is_object() ? results.value("stats", nlohmann::json()) : nlohmann::json();
+  const nlohmann::json stats =
+      results.is_object() ? results.value("stats", nlohmann::json()) : nlohmann::json();
   for (auto [field, name] : {std::pair{&SuiteRun::availability_inside, "inside_faults"},
                              std::pair{&SuiteRun::availability_outside, "outside_faults"}}) {
     auto attempts = NumberAt(stats, {"availability", "stats", name, "attempts"});
@@ -214,6 +215,12 @@ Interval WilsonInterval(int k, int n) {
   const double center = (p + z * z / (2 * nn)) / denom;
   const double half = z * std::sqrt(p * (1 - p) / nn + z * z / (4 * nn * nn)) / denom;
   return {std::max(0.0, center - half), std::min(1.0, center + half)};
+}
+
+std::string RateText(const RunGroup& g) {
+  if (g.judged == 0) return "no run judged";
+  return std::to_string(g.violations) + " of " + std::to_string(g.judged) + " invalid [" +
+         Fixed(g.rate.low * 100, 0) + "–" + Fixed(g.rate.high * 100, 0) + "%]";
 }
 
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
@@ -364,8 +371,8 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
         continue;
       }
       const RunGroup g = Summarize(here);
-      const char* cls = g.violations ? "invalid" : g.judged == g.runs ? "valid" : "unknown";
-      h << "<td class=\"" << cls << "\">" << HtmlEscape(RateText(g)) << "<br><small>avail "
+      h << "<td class=\"" << GroupClass(g) << "\">" << HtmlEscape(RateText(g))
+        << "<br><small>avail "
         << Percent(g.mean_availability_inside) << " / " << Percent(g.mean_availability_outside)
         << ", p50 " << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</small></td>";
     }
@@ -378,8 +385,7 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
        "of faults</th><th>acquire p50</th></tr>\n";
   for (const auto& [cell, of] : GroupBy(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
     const RunGroup g = Summarize(of);
-    const char* cls = g.violations ? "invalid" : g.judged == g.runs ? "valid" : "unknown";
-    h << "<tr class=\"" << cls << "\"><td>" << HtmlEscape(cell) << "</td><td>"
+    h << "<tr class=\"" << GroupClass(g) << "\"><td>" << HtmlEscape(cell) << "</td><td>"
       << HtmlEscape(of.front()->lock) << "</td><td>" << HtmlEscape(of.front()->schedule)
       << "</td><td>" << HtmlEscape(RateText(g)) << "</td><td>"
       << Fixed(g.median_first_violation_s, 2, " s") << "</td><td>"

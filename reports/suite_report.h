@@ -65,6 +65,8 @@ struct RunGroup {
   std::optional<double> median_acquire_p50_ms;
 };
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs);
+// "3 of 10 invalid [11–60%]", or "no run judged".
+std::string RateText(const RunGroup& g);
 
 struct SuiteRecord {
   std::string name;
