@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string_view>
 
+#include "checker/availability.h"
 #include "checker/checker.h"
 #include "reports/escape.h"
 #include "reports/html_template.h"
@@ -110,7 +112,407 @@ std::string SpanAttr(const nlohmann::json& a) {
   return "";
 }
 
-std::string RenderAnomaly(const nlohmann::json& a, size_t number) {
+// --- Stats as tables ---------------------------------------------------------
+
+std::string Header(const std::string& name) {
+  std::string h = name;
+  std::replace(h.begin(), h.end(), '_', ' ');
+  return HtmlEscape(h);
+}
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string WithThousands(int64_t v) {
+  std::string digits = std::to_string(v < 0 ? -v : v), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (v < 0 ? "-" : "") + out;
+}
+
+std::string Percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
+  return buf;
+}
+
+// A stat's value for people: units from its name's suffix (_ms, _s, _ns,
+// _bytes), shares as percents, big counts with separators.
+std::string FormatStat(const std::string& name, const nlohmann::json& v) {
+  if (v.is_null()) return "\xE2\x80\x93";
+  if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
+  if (v.is_string()) return HtmlEscape(Truncated(v.get<std::string>(), 500));
+  if (!v.is_number()) return "";
+  const double d = v.get<double>();
+  if (EndsWith(name, "_ms")) return HtmlEscape(FormatDurationNs(d * 1e6));
+  if (EndsWith(name, "_ns")) return HtmlEscape(FormatDurationNs(d));
+  if (EndsWith(name, "_s") || name == "time") return HtmlEscape(FormatDurationNs(d * 1e9));
+  if (EndsWith(name, "_bytes")) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, d >= 1 << 20 ? "%.1f MiB" : "%.1f KiB",
+                  d / (d >= 1 << 20 ? 1048576.0 : 1024.0));
+    return buf;
+  }
+  if (name == "availability" || EndsWith(name, "_rate") || EndsWith(name, "share")) {
+    return Percent(d);
+  }
+  if (v.is_number_integer() || v.is_number_unsigned()) return WithThousands(v.get<int64_t>());
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", d);
+  return buf;
+}
+
+bool AllScalars(const nlohmann::json& v) {
+  return std::all_of(v.begin(), v.end(), [](const auto& e) {
+    return e.is_primitive() || (e.is_array() && e.size() <= 4 &&
+                                std::all_of(e.begin(), e.end(), [](const auto& x) {
+                                  return x.is_primitive();
+                                }));
+  });
+}
+
+std::string RenderStats(const nlohmann::json& v, const std::string& name, int depth);
+
+// Rows of objects with scalar fields: one table, a column per field.
+std::string StatsTable(const std::vector<std::pair<std::string, const nlohmann::json*>>& rows,
+                       const std::string& first) {
+  std::vector<std::string> columns;
+  for (const auto& [label, row] : rows) {
+    for (const auto& [k, x] : row->items()) {
+      if (std::find(columns.begin(), columns.end(), k) == columns.end()) columns.push_back(k);
+    }
+  }
+  std::string out = "<table class=\"grid stats\"><tr>";
+  if (!first.empty()) out += "<th>" + Header(first) + "</th>";
+  for (const auto& c : columns) out += "<th>" + Header(c) + "</th>";
+  out += "</tr>";
+  size_t shown = 0;
+  for (const auto& [label, row] : rows) {
+    if (shown++ == 200) break;
+    out += "<tr>";
+    if (!first.empty()) out += "<td>" + HtmlEscape(Truncated(label, 200)) + "</td>";
+    for (const auto& c : columns) {
+      auto it = row->find(c);
+      out += "<td class=\"n\">" + (it == row->end() ? "" : RenderStats(*it, c, 9)) + "</td>";
+    }
+    out += "</tr>";
+  }
+  if (rows.size() > 200) {
+    out += "<tr><td class=\"muted\">\xE2\x80\xA6 " + std::to_string(rows.size() - 200) +
+           " more</td></tr>";
+  }
+  return out + "</table>";
+}
+
+std::string RenderStats(const nlohmann::json& v, const std::string& name, int depth) {
+  if (v.is_primitive()) return FormatStat(name, v);
+  if (v.empty()) return "<span class=\"muted\">\xE2\x80\x93</span>";
+  if (depth >= 6) return "<code>" + HtmlEscape(Truncated(DumpJson(v), 500)) + "</code>";
+  if (v.is_array()) {
+    if (AllScalars(v)) {
+      std::string out;
+      size_t shown = 0;
+      for (const auto& e : v) {
+        if (shown++ == kMaxListItems) break;
+        out += (shown > 1 ? ", " : "") + RenderStats(e, name, depth + 1);
+      }
+      if (v.size() > kMaxListItems) out += ", \xE2\x80\xA6";
+      return out;
+    }
+    if (std::all_of(v.begin(), v.end(), [](const auto& e) { return e.is_object() && AllScalars(e); })) {
+      std::vector<std::pair<std::string, const nlohmann::json*>> rows;
+      for (const auto& e : v) rows.emplace_back("", &e);
+      return StatsTable(rows, "");
+    }
+    return "<code>" + HtmlEscape(Truncated(DumpJson(v), 500)) + "</code>";
+  }
+  // An object of objects with scalar fields (per key, per f, per item...).
+  if (v.size() >= 1 && std::all_of(v.begin(), v.end(), [](const auto& e) {
+        return e.is_object() && !e.empty() && AllScalars(e);
+      })) {
+    std::vector<std::pair<std::string, const nlohmann::json*>> rows;
+    for (const auto& [k, e] : v.items()) rows.emplace_back(k, &e);
+    return StatsTable(rows, name.empty() ? " " : name);
+  }
+  std::string out = "<table class=\"kv\">";
+  for (const auto& [k, child] : v.items()) {
+    out += "<tr><th>" + Header(k) + "</th><td>" + RenderStats(child, k, depth + 1) + "</td></tr>";
+  }
+  return out + "</table>";
+}
+
+// --- Anomaly stories ---------------------------------------------------------
+
+std::string Seconds(int64_t ns) { return FormatSeconds(ns); }
+
+std::string Proc(int64_t p) { return "p" + std::to_string(p); }
+
+std::string FaultSentence(const ReportModel& model, const FaultExplanation& cause) {
+  if (cause.fault < 0) {
+    return "No fault was in force at that moment or before it: the lock service or client "
+           "broke the guarantee on its own.";
+  }
+  const FaultView& f = model.faults()[static_cast<size_t>(cause.fault)];
+  std::string out = "<span class=\"fam fam-" + HtmlEscape(f.family) + "\">" +
+                    HtmlEscape(f.family) + "</span> <b>" + HtmlEscape(f.label) + "</b>";
+  if (cause.active) {
+    out = "In force: " + out + ", since " + Seconds(f.start) + " (" +
+          HtmlEscape(FormatDurationNs(static_cast<double>(cause.gap_ns))) + " before)";
+    if (!f.open) out += ", until " + Seconds(f.end);
+    return out + ".";
+  }
+  return "No fault was in force; the closest before it: " + out + (f.point ? " at " : ", over at ") +
+         Seconds(f.point ? f.start : f.end) + " (" +
+         HtmlEscape(FormatDurationNs(static_cast<double>(cause.gap_ns))) + " before).";
+}
+
+// A small drawing of the story's holds on a shared time axis: each hold a
+// bar (brown past its lease end, which a dashed line marks), the overlap in
+// red, the explaining fault shaded, the read / write marks as ticks.
+std::string StorySvg(const ReportModel& model, const AnomalyStory& st) {
+  if (st.holds.empty()) return "";
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const auto& h : st.holds) {
+    lo = std::min(lo, h.start);
+    hi = std::max({hi, h.end, h.lease_end});
+  }
+  if (st.cause.fault >= 0) {
+    const FaultView& f = model.faults()[static_cast<size_t>(st.cause.fault)];
+    // Show the fault's start when it is not far out of the picture.
+    if (lo - f.start < 2 * std::max<int64_t>(1, hi - lo)) lo = std::min(lo, f.start);
+  }
+  const double pad = std::max(1.0, static_cast<double>(hi - lo) * 0.06);
+  const double t0 = static_cast<double>(lo) - pad, t1 = static_cast<double>(hi) + pad;
+  constexpr double kLeft = 46, kRight = 560, kRow = 26, kTop = 18;
+  const double height = kTop + kRow * static_cast<double>(st.holds.size()) + 24;
+  auto x = [&](double t) {
+    return kLeft + (std::clamp(t, t0, t1) - t0) / (t1 - t0) * (kRight - kLeft);
+  };
+  char buf[256];
+  std::string svg;
+  std::snprintf(buf, sizeof buf,
+                "<svg class=\"story-svg\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+                "role=\"img\">",
+                kRight + 40, height, kRight + 40, height);
+  svg += buf;
+  const double rows_bottom = kTop + kRow * static_cast<double>(st.holds.size());
+  if (st.cause.fault >= 0) {
+    const FaultView& f = model.faults()[static_cast<size_t>(st.cause.fault)];
+    const double a = x(static_cast<double>(f.start));
+    const double b = f.point ? a + 2 : x(static_cast<double>(f.end));
+    std::snprintf(buf, sizeof buf,
+                  "<rect class=\"sv-fault\" x=\"%.1f\" y=\"4\" width=\"%.1f\" height=\"%.1f\"/>",
+                  a, std::max(2.0, b - a), rows_bottom - 4);
+    svg += buf;
+    std::snprintf(buf, sizeof buf, "<text class=\"sv-flabel\" x=\"%.1f\" y=\"13\">", a + 3);
+    svg += buf + HtmlEscape(Truncated(f.family, 40)) + "</text>";
+  }
+  if (st.overlap_start >= 0) {
+    const double a = x(static_cast<double>(st.overlap_start));
+    const double b = x(static_cast<double>(st.overlap_end));
+    std::snprintf(buf, sizeof buf,
+                  "<rect class=\"sv-overlap\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+                  a, kTop - 2, std::max(2.0, b - a), rows_bottom - kTop + 4);
+    svg += buf;
+  }
+  for (size_t i = 0; i < st.holds.size(); ++i) {
+    const StoryHold& h = st.holds[i];
+    const double y = kTop + kRow * static_cast<double>(i);
+    std::snprintf(buf, sizeof buf, "<text class=\"sv-label\" x=\"2\" y=\"%.1f\">", y + 14);
+    svg += buf + HtmlEscape(Proc(h.process)) + "</text>";
+    const double a = x(static_cast<double>(h.start)), b = x(static_cast<double>(h.end));
+    const bool expired = h.lease_end >= 0 && h.lease_end < h.end;
+    const double e = expired ? x(static_cast<double>(h.lease_end)) : b;
+    std::snprintf(buf, sizeof buf,
+                  "<rect class=\"sv-hold\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"12\"/>", a,
+                  y + 4, std::max(1.5, e - a));
+    svg += buf;
+    if (expired) {
+      std::snprintf(buf, sizeof buf,
+                    "<rect class=\"sv-expired\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                    "height=\"12\"/>",
+                    e, y + 4, std::max(1.0, b - e));
+      svg += buf;
+    }
+    if (h.lease_end >= 0) {
+      const double l = x(static_cast<double>(h.lease_end));
+      std::snprintf(buf, sizeof buf,
+                    "<line class=\"sv-lease\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                    "<text class=\"sv-small\" x=\"%.1f\" y=\"%.1f\">lease end</text>",
+                    l, l, y + 1, y + 19, l + 2, y + 25);
+      svg += buf;
+    }
+    for (const auto& mark : h.marks) {
+      const double m = x(static_cast<double>(mark.time));
+      std::snprintf(buf, sizeof buf,
+                    "<line class=\"sv-mark\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                    "<text class=\"sv-small\" x=\"%.1f\" y=\"%.1f\">",
+                    m, m, y + 2, y + 18, m + 2, y + 25);
+      svg += buf + HtmlEscape(Truncated(mark.label, 40)) + "</text>";
+    }
+  }
+  // The axis: seconds from the run's start.
+  std::snprintf(buf, sizeof buf,
+                "<line class=\"sv-axis\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", kLeft,
+                kRight, rows_bottom + 6, rows_bottom + 6);
+  svg += buf;
+  for (int k = 0; k <= 4; ++k) {
+    const double t = t0 + (t1 - t0) * k / 4;
+    std::snprintf(buf, sizeof buf, "<text class=\"sv-small\" x=\"%.1f\" y=\"%.1f\"%s>%.3f s</text>",
+                  x(t), rows_bottom + 18, k == 4 ? " text-anchor=\"end\"" : "", t / 1e9);
+    svg += buf;
+  }
+  return svg + "</svg>";
+}
+
+// The anomaly in words: who held what when, for how long together, and
+// which fault explains it.
+std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
+  const AnomalyStory st = model.StoryOf(a);
+  if (st.at < 0) return "";
+  std::string text;
+  const std::string key = Text(a, "key");
+  const std::string type = Text(a, "type");
+  if (st.holds.size() >= 2 && Text(a, "type") == "double-holder") {
+    const StoryHold& first = st.holds[0];
+    const StoryHold& second = st.holds[1];
+    text = "At <b>" + Seconds(second.start) + "</b> " + HtmlEscape(Proc(second.process)) +
+           " acquired <code>" + HtmlEscape(Truncated(key, 100)) + "</code> while " +
+           HtmlEscape(Proc(first.process)) + " held it (since " + Seconds(first.start);
+    if (first.lease_end >= 0) {
+      text += first.lease_end < second.start
+                  ? ", its lease ended at " + Seconds(first.lease_end) + ", " +
+                        HtmlEscape(FormatDurationNs(
+                            static_cast<double>(second.start - first.lease_end))) +
+                        " earlier, but it went on acting as holder"
+                  : ", lease until " + Seconds(first.lease_end);
+    }
+    text += ").";
+  } else if (st.holds.size() >= 2) {
+    std::vector<std::string> parts;
+    for (const auto& h : st.holds) {
+      std::string part = HtmlEscape(Proc(h.process));
+      for (const auto& m : h.marks) {
+        part += " " + HtmlEscape(Truncated(m.label, 60)) + " at " + Seconds(m.time);
+      }
+      parts.push_back(part);
+    }
+    text = "On <code>" + HtmlEscape(Truncated(key, 100)) + "</code>: " + parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    text += "; both wrote from the same read, so one update was lost.";
+    if (type == "oversold") {
+      text = HtmlEscape(Text(a, "orders")) + " orders of " + HtmlEscape(Text(a, "initial")) +
+             " units. " + text;
+    } else if (type == "lost-update") {
+      text = "The final stock was " + HtmlEscape(Text(a, "final_stock")) + " where " +
+             HtmlEscape(Text(a, "expected_stock")) + " was expected. " + text;
+    } else if (a.contains("final")) {
+      text = "The final value was " + HtmlEscape(Text(a, "final")) + " where " +
+             HtmlEscape(Text(a, "expected")) + " was expected. " + text;
+    }
+  } else {
+    text = "At <b>" + Seconds(st.at) + "</b>" +
+           (key.empty() ? std::string() : " on <code>" + HtmlEscape(Truncated(key, 100)) + "</code>") +
+           ".";
+  }
+  if (st.overlap_start >= 0) {
+    text += " Two holders for <b>" +
+            HtmlEscape(FormatDurationNs(static_cast<double>(st.overlap_end - st.overlap_start))) +
+            "</b> (" + Seconds(st.overlap_start) + " \xE2\x80\x93 " + Seconds(st.overlap_end) + ").";
+  }
+  std::string out = "<div class=\"story\"><p class=\"story-text\">" + text + "</p>";
+  out += "<p class=\"story-cause\">" + FaultSentence(model, st.cause);
+  std::vector<std::string> others;
+  for (int64_t i : st.active) {
+    if (i == st.cause.fault) continue;
+    others.push_back(HtmlEscape(model.faults()[static_cast<size_t>(i)].label));
+  }
+  if (!others.empty()) {
+    out += " Also in force: ";
+    for (size_t i = 0; i < others.size() && i < 6; ++i) out += (i ? "; " : "") + others[i];
+    if (others.size() > 6) out += "; \xE2\x80\xA6";
+    out += ".";
+  }
+  out += "</p>" + StorySvg(model, st) + "</div>";
+  return out;
+}
+
+// --- Availability ------------------------------------------------------------
+
+std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& model) {
+  if (!stats.is_object() || !stats.contains("inside_faults")) return "";
+  std::string out = "<div class=\"avail\">";
+  for (const char* part : {"inside_faults", "outside_faults"}) {
+    const auto& s = stats[part];
+    const int64_t attempts = s.value("attempts", int64_t{0}), ok = s.value("ok", int64_t{0});
+    const double share = attempts > 0 ? static_cast<double>(ok) / static_cast<double>(attempts) : 0;
+    char width[32];
+    std::snprintf(width, sizeof width, "%.1f", 100.0 * share);
+    out += std::string("<div class=\"avail-box\"><div class=\"avail-title\">") +
+           (part == std::string("inside_faults") ? "inside fault windows" : "outside fault windows") +
+           "</div><div class=\"avail-num\">" + (attempts > 0 ? Percent(share) : "\xE2\x80\x93") +
+           "</div><div class=\"bar\"><span style=\"width:" + width + "%\"></span></div>"
+           "<div class=\"muted\">" + WithThousands(ok) + " of " + WithThousands(attempts) +
+           " acquire attempts got the lock</div></div>";
+  }
+  out += "</div>";
+  auto windows = stats.find("windows");
+  if (windows == stats.end() || !windows->is_array() || windows->empty()) return out;
+  std::map<int64_t, const FaultView*> by_window;
+  for (const auto& f : model.faults()) {
+    if (f.window >= 0) by_window[f.window] = &f;
+  }
+  out += "<table class=\"grid\"><tr><th>#</th><th>fault</th><th>from</th><th>to</th>"
+         "<th>attempts</th><th>ok</th><th>availability</th><th>first grant after</th></tr>";
+  size_t shown = 0;
+  for (const auto& w : *windows) {
+    if (!w.is_object()) continue;
+    if (shown++ == 500) break;
+    const int64_t n = w.value("window", int64_t{-1});
+    auto f = by_window.find(n);
+    const std::string label = f != by_window.end() ? f->second->label : Text(w, "family");
+    auto ms = [&](const char* name) {
+      auto it = w.find(name);
+      if (it == w.end() || !it->is_number()) return std::string("\xE2\x80\x93");
+      return Seconds(static_cast<int64_t>(it->get<double>() * 1e6));
+    };
+    out += "<tr><td class=\"n\">" + std::to_string(n) + "</td><td><span class=\"fam fam-" +
+           HtmlEscape(Text(w, "family")) + "\">" + HtmlEscape(Text(w, "family")) + "</span> " +
+           HtmlEscape(Truncated(label, 200)) + "</td><td class=\"n\">" + ms("begin_ms") +
+           "</td><td class=\"n\">" + ms("end_ms") + "</td><td class=\"n\">" +
+           FormatStat("attempts", w.value("attempts", nlohmann::json())) + "</td><td class=\"n\">" +
+           FormatStat("ok", w.value("ok", nlohmann::json())) + "</td><td class=\"n\">" +
+           FormatStat("availability", w.value("availability", nlohmann::json())) +
+           "</td><td class=\"n\">" + FormatStat("recovery_ms", w.value("recovery_ms", nlohmann::json())) +
+           "</td></tr>";
+  }
+  return out + "</table>";
+}
+
+std::string FaultsHtml(const ReportModel& model) {
+  if (model.faults().empty()) return "<p class=\"muted\">No faults.</p>";
+  std::string out = "<table class=\"grid\"><tr><th>lane</th><th>from</th><th>to</th><th>what</th></tr>";
+  size_t shown = 0;
+  for (const auto& f : model.faults()) {
+    if (shown++ == 1000) {
+      out += "<tr><td colspan=\"4\" class=\"muted\">\xE2\x80\xA6 " +
+             std::to_string(model.faults().size() - 1000) + " more on the timeline</td></tr>";
+      break;
+    }
+    out += "<tr" + std::string(f.effective ? "" : " class=\"muted\"") +
+           "><td><span class=\"fam fam-" + HtmlEscape(f.family) + "\">" + HtmlEscape(f.family) +
+           "</span></td><td class=\"n\">" + Seconds(f.start) + "</td><td class=\"n\">" +
+           (f.point ? "" : f.open ? std::string("not healed") : Seconds(f.end)) + "</td><td>" +
+           HtmlEscape(f.label) + (f.effective ? "" : " (no effect)") + "</td></tr>";
+  }
+  return out + "</table>";
+}
+
+
+std::string RenderAnomaly(const nlohmann::json& a, size_t number, const ReportModel& model) {
   std::set<int64_t> indices;
   CollectOpIndices(a, &indices);
   std::string ops_attr;
@@ -121,6 +523,9 @@ std::string RenderAnomaly(const nlohmann::json& a, size_t number) {
                     "\" data-ops=\"" + ops_attr + "\"" + (a.is_object() ? SpanAttr(a) : "") + ">";
   out += "<div class=\"ahead\"><span class=\"num\">" + std::to_string(number) +
          "</span><span class=\"atype\">" + HtmlEscape(type.empty() ? "anomaly" : type) + "</span>";
+  if (std::string cls = Text(a, "class"); !cls.empty()) {
+    out += " <span class=\"aclass\">" + HtmlEscape(Truncated(cls, 100)) + "</span>";
+  }
   if (std::string key = Text(a, "key"); !key.empty()) {
     out += " key <code>" + HtmlEscape(Truncated(key, 200)) + "</code>";
   }
@@ -130,17 +535,23 @@ std::string RenderAnomaly(const nlohmann::json& a, size_t number) {
   if (!indices.empty()) out += " <button class=\"show\">show on timeline</button>";
   out += "</div>";
   if (!a.is_object()) return out + RenderValue(a, 0) + "</div>";
+  const std::string story = StoryHtml(model, a);
+  out += story;
 
+  std::string record;
   if (auto ops = a.find("ops"); ops != a.end()) {
-    out += "<div class=\"aops\"><span class=\"label\">ops</span> " + RenderValue(*ops, 0) + "</div>";
+    record += "<div class=\"aops\"><span class=\"label\">ops</span> " + RenderValue(*ops, 0) +
+              "</div>";
   }
   std::string rows;
   for (const auto& [name, v] : a.items()) {
     if (name == "type" || name == "ops" || name == "key" || name == "checker") continue;
     rows += "<tr><th>" + HtmlEscape(name) + "</th><td>" + RenderValue(v, 1) + "</td></tr>";
   }
-  if (!rows.empty()) out += "<table class=\"kv fields\">" + rows + "</table>";
-  return out + "</div>";
+  if (!rows.empty()) record += "<table class=\"kv fields\">" + rows + "</table>";
+  if (story.empty()) return out + record + "</div>";
+  return out + "<details class=\"record\"><summary>the checker's record</summary>" + record +
+         "</details></div>";
 }
 
 std::string MetaItem(const std::string& name, const std::string& value) {
@@ -188,6 +599,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   h += "</dl>";
   if (!r.reason().empty()) h += "<p class=\"reason\">" + HtmlEscape(r.reason()) + "</p>";
   h += "</div></header>\n<nav><a href=\"#checkers\">checkers</a><a href=\"#anomalies\">anomalies</a>"
+       "<a href=\"#availability\">availability</a><a href=\"#faults\">faults</a>"
        "<a href=\"#timeline\">timeline</a><a href=\"#plots\">latency &amp; throughput</a>"
        "<a href=\"#counts\">op counts</a><a href=\"#config\">config</a></nav>\n<main>";
 
@@ -198,7 +610,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
     h += "<tr><td>" + HtmlEscape(c.name) + "</td><td><span class=\"badge " + VerdictClass(c.valid) +
          "\">" + VerdictText(c.valid) + "</span></td><td class=\"n\">" +
          Num(static_cast<int64_t>(c.anomalies.size())) + "</td><td>" + HtmlEscape(c.reason) +
-         "</td><td>" + (c.stats.is_null() || c.stats.empty() ? "" : RenderValue(c.stats, 1)) +
+         "</td><td>" + (c.stats.is_null() || c.stats.empty() ? "" : RenderStats(c.stats, "", 0)) +
          "</td></tr>";
   }
   h += "</table></section>\n";
@@ -223,7 +635,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
     size_t number = 0;
     for (const auto& a : anomalies) {
       if (number == options.max_anomalies) break;
-      h += RenderAnomaly(a, ++number);
+      h += RenderAnomaly(a, ++number, model);
     }
     if (anomalies.size() > options.max_anomalies) {
       h += "<p class=\"muted\">" + Num(static_cast<int64_t>(anomalies.size() - options.max_anomalies)) +
@@ -232,18 +644,36 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   }
   h += "</section>\n";
 
+  // Availability: the checker's figures, or computed here for older runs.
+  nlohmann::json availability;
+  for (const auto& c : r.checkers()) {
+    if (c.name == "availability") availability = c.stats;
+  }
+  if (!availability.is_object()) availability = AvailabilityChecker().Check(history).stats;
+  h += "<section id=\"availability\"><h2>Availability</h2><p class=\"muted\">Acquire attempts "
+       "that got the lock, invoked while some fault window was open and while none was.</p>" +
+       AvailabilityHtml(availability, model) + "</section>\n";
+  h += "<section id=\"faults\"><h2>Faults (" + Num(static_cast<int64_t>(model.faults().size())) +
+       ")</h2>" + FaultsHtml(model) + "</section>\n";
+
   // Timeline and plots: drawn by the script from the data blob.
   h += R"(<section id="timeline"><h2>Timeline</h2>
 <div class="controls"><button data-act="fit">fit</button><button data-act="in">zoom in</button><button data-act="out">zoom out</button><label><input type="checkbox" id="tl-faults" checked> faults</label><label><input type="checkbox" id="tl-holds" checked> holds</label><span id="tl-range" class="muted"></span></div>
 <div class="tl-wrap"><canvas id="tl" width="1200" height="400"></canvas><div id="tip" class="tip" hidden></div></div>
-<div class="legend"><span class="sw ok"></span>ok <span class="sw fail"></span>fail <span class="sw info"></span>info (may have happened) <span class="sw pending"></span>never completed <span class="sw nem"></span>nemesis op <span class="sw fault"></span>fault active <span class="sw hold"></span>lock held <span class="sw overlap"></span>two holders <span class="sw expired"></span>held past lease
+<div class="legend"><span class="sw ok"></span>ok <span class="sw fail"></span>fail <span class="sw info"></span>info (may have happened) <span class="sw pending"></span>never completed <span class="sw nem"></span>nemesis op / paused holder <span class="sw fault"></span>fault active <span class="sw hold"></span>lock held <span class="sw overlap"></span>two holders <span class="sw expired"></span>held past lease
 <span class="muted"> — wheel: zoom, drag: pan, double-click: fit, hover: details</span></div>
 <noscript><p>The timeline and plots need JavaScript.</p></noscript></section>
 <section id="plots"><h2>Latency &amp; throughput</h2>
 <div class="plots"><figure><figcaption>Latency over time (invoke time; log scale)</figcaption><canvas id="p-scatter" width="600" height="300"></canvas></figure>
 <figure><figcaption>Latency quantiles per f (all outcomes; solid p50, dashed p95, dotted p99)</figcaption><canvas id="p-quant" width="600" height="300"></canvas></figure>
-<figure><figcaption>Throughput per outcome (completions / s)</figcaption><canvas id="p-tp" width="600" height="300"></canvas></figure></div>
+<figure><figcaption>Throughput per outcome (completions / s)</figcaption><canvas id="p-tp" width="600" height="300"></canvas></figure>
 )";
+  if (model.resource_op_count() > 0) {
+    h += "<figure><figcaption>The resource's reads and writes (value over time: acknowledged "
+         "writes as a line, reads as dots, init and final as squares)</figcaption>"
+         "<canvas id=\"p-res\" width=\"600\" height=\"300\"></canvas></figure>";
+  }
+  h += "</div>\n";
   h += "<table class=\"grid\"><tr><th>f</th><th>completed</th><th>ok</th><th>fail</th><th>info</th>"
        "<th>mean</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr>";
   for (const auto& [f, s] : model.latency()) {

@@ -61,6 +61,25 @@ figure{margin:0}figcaption{font-size:12px;color:var(--muted);margin-bottom:4px}
 .plots canvas{width:100%;height:300px;display:block;border:1px solid var(--line)}
 pre{font-size:12px;max-height:480px;overflow:auto;background:#f7f8fa;padding:10px}
 code{font-family:ui-monospace,monospace;font-size:12px;background:#f1f3f6;padding:0 4px;border-radius:3px}
+.story{margin:4px 0 6px}.story p{margin:4px 0}.story-cause{color:#5b3a00}
+.story-svg{display:block;max-width:100%;height:auto;margin:4px 0;font:11px system-ui,sans-serif}
+.sv-hold{fill:#3b7dd8}.sv-expired{fill:#8a5a00}.sv-overlap{fill:rgba(224,0,42,.28)}
+.sv-fault{fill:rgba(255,140,0,.22)}.sv-flabel{fill:#8a5a00;font-size:10px}
+.sv-lease{stroke:#8a5a00;stroke-dasharray:3 2}.sv-mark{stroke:#111;stroke-width:1.5}
+.sv-axis{stroke:#9aa0a6}.sv-small{font-size:9px;fill:#555}.sv-label{font-size:11px;fill:#1d2430}
+details.record summary{cursor:pointer;color:var(--muted);font-size:12px}
+.aclass{font-size:12px;background:#fde7eb;color:#a1132b;border-radius:8px;padding:0 8px}
+.fam{display:inline-block;font-size:11px;padding:0 6px;border-radius:8px;color:#fff;background:#555}
+.fam-kill{background:#c62828}.fam-pause{background:#6a1b9a}.fam-partition{background:#ef6c00}
+.fam-clock{background:#00838f}.fam-client-pause{background:#7b4fc9}
+.fam-client-crash{background:#ad1457}.fam-failover{background:#1565c0}
+.fam-promotion{background:#2e7d32}.fam-lock-lost{background:#d84315}
+.avail{display:flex;gap:18px;flex-wrap:wrap}
+.avail-box{border:1px solid var(--line);border-radius:6px;padding:8px 14px;min-width:260px}
+.avail-title{color:var(--muted);font-size:12px}.avail-num{font-size:24px;font-weight:700}
+.bar{height:8px;background:#eef1f5;border-radius:4px;overflow:hidden;margin:4px 0}
+.bar span{display:block;height:100%;background:var(--ok)}
+table.stats{margin-top:2px;font-size:12px}table.stats th,table.stats td{padding:1px 8px}
 )CSS";
 
 constexpr std::string_view kJs = R"JS(
@@ -126,6 +145,7 @@ keyHolds.forEach((list, kl) => {
   }
 });
 
+const pauseF = D.fs.indexOf('pause');
 function lowerBound(arr, x, lo, hi) {
   lo = lo || 0; hi = hi === undefined ? arr.length : hi;
   while (lo < hi) { const m = (lo + hi) >> 1; if (arr[m] < x) lo = m + 1; else hi = m; }
@@ -161,20 +181,40 @@ function setup(canvas, h) {
 const tl = document.getElementById('tl'), tip = document.getElementById('tip');
 const GUT = 70, AX = 22, KEYHDR = keyList.length ? 20 : 0;
 const totalLanes = NL + keyList.length;
+// Fault lanes, one per nemesis family (and promotions, lost locks), above
+// the op lanes; the clock lane is taller: it plots each node's offset.
+const FL = D.fault_lanes, FLH = 16, CLOCKH = 46;
+const clockLane = FL.indexOf('clock');
+const flTop = [];
+let FB = 0;
+for (let f = 0; f < FL.length; f++) {
+  flTop.push(FB);
+  FB += f === clockLane && D.clocks.length ? CLOCKH : FLH;
+}
+if (FB) FB += 4;
+const flH = f => (f === clockLane && D.clocks.length ? CLOCKH : FLH);
+const FAMC = {kill: '#c62828', pause: '#6a1b9a', partition: '#ef6c00', clock: '#00838f',
+  'client-pause': '#7b4fc9', 'client-crash': '#ad1457', failover: '#1565c0',
+  promotion: '#2e7d32', 'lock-lost': '#d84315'};
+const famColor = f => FAMC[f] || '#555';
+const procLane = new Map();
+D.segments.process.forEach((p, k) => procLane.set(p, D.segments.lane[k]));
 const laneH = Math.max(4, Math.min(18, Math.floor(560 / Math.max(1, totalLanes))));
 // The nemesis lane stays readable however many client lanes there are.
 const hasNem = nemLane === 0, NEMH = hasNem ? Math.max(laneH, 14) : 0;
 const procH = hasNem ? NEMH + (NL - 1) * laneH : NL * laneH;
-const contentH = AX + procH + KEYHDR + keyList.length * laneH + 4;
+const contentH = AX + FB + procH + KEYHDR + keyList.length * laneH + 4;
 const viewH = Math.min(contentH, 640);
 let v0 = 0, v1 = T1, yOff = 0, W = 0, ctx = null;
 let highlight = [], highlightHolds = new Set(), spanH = null;
 let showFaults = true, showHolds = true, pending = false;
 const laneHt = l => (hasNem && l === 0 ? NEMH : laneH);
-const laneY = l => AX + (hasNem && l > 0 ? NEMH + (l - 1) * laneH : l * laneH) - yOff;
-const keyY = kl => AX + procH + KEYHDR + kl * laneH - yOff;
+const laneY = l => AX + FB + (hasNem && l > 0 ? NEMH + (l - 1) * laneH : l * laneH) - yOff;
+const keyY = kl => AX + FB + procH + KEYHDR + kl * laneH - yOff;
+const faultY = f => AX + flTop[f] - yOff;
 // Lane under content offset yy (from the top of the lanes): >= NL for none.
 function laneAt(yy) {
+  yy -= FB;
   if (yy < 0) return -1;
   if (hasNem) return yy < NEMH ? 0 : 1 + Math.floor((yy - NEMH) / laneH);
   return Math.floor(yy / laneH);
@@ -205,12 +245,14 @@ function draw() {
   }
   if (showFaults) {
     for (const f of D.faults) {
+      if (f.point || !f.ok) continue;
       const x0 = Math.max(GUT, X(f.s)), x1 = Math.min(W, X(f.e));
       if (x1 < GUT || x0 > W) continue;
       ctx.fillStyle = f.open ? 'rgba(255,140,0,.10)' : 'rgba(255,140,0,.18)';
       ctx.fillRect(x0, AX, Math.max(1, x1 - x0), h - AX);
     }
   }
+  drawFaultLanes(h);
   if (spanH) {
     ctx.fillStyle = 'rgba(255,220,0,.35)';
     ctx.fillRect(X(spanH[0]), AX, Math.max(2, X(spanH[1]) - X(spanH[0])), h - AX);
@@ -225,7 +267,7 @@ function draw() {
     if (E[i] < v0) continue;
     const l = LANE[i], y = laneY(l);
     if (y + laneHt(l) < AX || y > h) continue;
-    const c = l === nemLane ? 4 : OUT[i];
+    const c = l === nemLane || O.f[i] === pauseF ? 4 : OUT[i];
     const x0 = Math.max(GUT - 2, X(S[i])), x1 = Math.min(W + 2, X(E[i]));
     const px = Math.floor(x1);
     if (px <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
@@ -297,6 +339,13 @@ function draw() {
     if (y + laneHt(l) < AX || y > h) continue;
     ctx.fillText(D.lanes[l], 4, y + laneHt(l) / 2);
   }
+  for (let f = 0; f < FL.length; f++) {
+    const y = faultY(f);
+    if (y + flH(f) < AX || y > h) continue;
+    ctx.fillStyle = famColor(FL[f]);
+    ctx.fillText(FL[f].slice(0, 12), 4, y + flH(f) / 2);
+  }
+  ctx.fillStyle = '#1d2430';
   if (KEYHDR) {
     ctx.fillText('lock holds' + (keysDropped ? ' (' + MAX_KEY_LANES + ' keys)' : ''), 4, keyY(0) - KEYHDR / 2);
     for (let kl = 0; kl < keyList.length; kl += every) {
@@ -309,6 +358,95 @@ function draw() {
   document.getElementById('tl-range').textContent =
     fmtNs(v0) + ' – ' + fmtNs(v1) + ' (' + fmtNs(v1 - v0) + ' visible, ' + N + ' ops, ' +
     NL + ' lanes' + (contentH > viewH ? '; drag up/down for more lanes' : '') + ')';
+}
+function drawFaultLanes(h) {
+  if (!FB) return;
+  ctx.font = '10px system-ui,sans-serif'; ctx.textBaseline = 'middle';
+  for (let f = 0; f < FL.length; f++) {
+    const y = faultY(f);
+    if (y + flH(f) < AX || y > h) continue;
+    ctx.fillStyle = f % 2 ? '#f7f5fb' : '#fbfaf7'; ctx.fillRect(GUT, y, W - GUT, flH(f));
+  }
+  ctx.strokeStyle = '#c8ced8'; ctx.beginPath();
+  ctx.moveTo(GUT, AX + FB - 2.5 - yOff); ctx.lineTo(W, AX + FB - 2.5 - yOff); ctx.stroke();
+  // A client pause also shows on the paused holder's own lane.
+  for (const ft of D.faults) {
+    if (ft.family !== 'client-pause' || ft.proc < 0 || !procLane.has(ft.proc)) continue;
+    const l = procLane.get(ft.proc), y = laneY(l), x0 = Math.max(GUT, X(ft.s));
+    const x1 = Math.min(W, X(ft.e));
+    if (x1 < GUT || x0 > W) continue;
+    ctx.fillStyle = 'rgba(123,79,201,.22)';
+    ctx.fillRect(x0, y, Math.max(2, x1 - x0), laneHt(l));
+    ctx.strokeStyle = '#7b4fc9'; ctx.lineWidth = 1;
+    ctx.strokeRect(x0 + .5, y + .5, Math.max(2, x1 - x0) - 1, laneHt(l) - 1);
+  }
+  for (const ft of D.faults) {
+    const y = faultY(ft.lane), fh = flH(ft.lane);
+    if (y + fh < AX || y > h) continue;
+    const col = famColor(ft.family), x0 = X(ft.s);
+    if (ft.point) {
+      if (x0 < GUT - 4 || x0 > W + 4) continue;
+      ctx.fillStyle = col; ctx.beginPath();
+      ctx.moveTo(x0, y + 2); ctx.lineTo(x0 + 5, y + fh / 2); ctx.lineTo(x0, y + fh - 2);
+      ctx.lineTo(x0 - 5, y + fh / 2); ctx.fill();
+      continue;
+    }
+    const a = Math.max(GUT, x0), b = Math.min(W, X(ft.e));
+    if (b < GUT || a > W) continue;
+    const bh = ft.lane === clockLane && D.clocks.length ? 6 : fh - 4;
+    ctx.globalAlpha = ft.ok ? (ft.open ? 0.45 : 0.8) : 0.25;
+    ctx.fillStyle = col; ctx.fillRect(a, y + 2, Math.max(2, b - a), bh);
+    ctx.globalAlpha = 1;
+    if (b - a > 40 && bh > 8) {
+      ctx.save(); ctx.beginPath(); ctx.rect(a, y, b - a - 2, fh); ctx.clip();
+      ctx.fillStyle = '#fff'; ctx.fillText(ft.label, a + 3, y + fh / 2);
+      ctx.restore();
+    }
+  }
+  // Clock offsets per node as observed, a step line each, between the
+  // lowest and highest offset seen.
+  if (clockLane >= 0 && D.clocks.length) {
+    const y = faultY(clockLane) + 10, ch = CLOCKH - 14;
+    let lo = 0, hi = 0;
+    for (const c of D.clocks) for (const v of c.ms) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    const Y = v => y + ch - (v - lo) / Math.max(1, hi - lo) * ch;
+    ctx.strokeStyle = '#cfd8dc'; ctx.beginPath();
+    ctx.moveTo(GUT, Y(0)); ctx.lineTo(W, Y(0)); ctx.stroke();
+    D.clocks.forEach((c, n) => {
+      const dy = n * 0.8, last = c.ms.length - 1;
+      ctx.strokeStyle = 'hsl(' + ((n * 67 + 180) % 360) + ',70%,35%)'; ctx.lineWidth = 1.5;
+      ctx.beginPath();
+      for (let k = 0; k <= last; k++) {
+        const x = X(c.t[k]), yy = Y(c.ms[k]) + dy;
+        if (k === 0) ctx.moveTo(x, yy);
+        else { ctx.lineTo(x, Y(c.ms[k - 1]) + dy); ctx.lineTo(x, yy); }
+      }
+      ctx.lineTo(W, Y(c.ms[last]) + dy); ctx.stroke();
+    });
+    const mx = Math.max(hi, -lo);
+    ctx.lineWidth = 1; ctx.fillStyle = '#00838f';
+    ctx.fillText('offsets up to ' + fmtNs(mx * 1e6), GUT + 4, y + 2);
+  }
+}
+function faultsAt(f, t, tol) {
+  const out = [];
+  for (const ft of D.faults) {
+    if (ft.lane !== f) continue;
+    if (ft.point ? Math.abs(ft.s - t) <= 3 * tol : ft.s - tol <= t && t <= ft.e + tol) out.push(ft);
+  }
+  return out;
+}
+function describeFault(ft) {
+  return [ft.family + ': ' + ft.label + (ft.ok ? '' : ' (no effect)'),
+    ft.point ? 'at ' + fmtNs(ft.s) : fmtNs(ft.s) + ' \u2013 ' + (ft.open ? 'not healed' : fmtNs(ft.e))];
+}
+function clockAt(t) {
+  const lines = [];
+  for (const c of D.clocks) {
+    const k = lowerBound(c.t, t + 1) - 1;
+    if (k >= 0) lines.push(c.node + ' observed offset ' + fmtNs(c.ms[k] * 1e6));
+  }
+  return lines;
 }
 function setView(a, b) {
   const minSpan = 1000, pad = T1 * 0.05;
@@ -356,12 +494,18 @@ function hover(ev) {
   if (x < GUT || y < AX) { tip.hidden = true; return; }
   const t = T(x), tol = 3 * (v1 - v0) / (W - GUT);
   let lines = [];
-  const l = laneAt(y + yOff - AX);
-  if (l >= 0 && l < NL) {
+  const l = laneAt(y + yOff - AX), fy = y + yOff - AX;
+  if (fy >= 0 && fy < FB) {
+    for (let f = 0; f < FL.length; f++) {
+      if (fy < flTop[f] || fy >= flTop[f] + flH(f)) continue;
+      for (const ft of faultsAt(f, t, tol).slice(0, 8)) lines = lines.concat(describeFault(ft));
+      if (f === clockLane) lines = lines.concat(clockAt(t));
+    }
+  } else if (l >= 0 && l < NL) {
     const i = opAt(l, t, tol);
     if (i >= 0) lines = describeOp(i);
   } else {
-    const kl = Math.floor((y + yOff - AX - procH - KEYHDR) / laneH);
+    const kl = Math.floor((y + yOff - AX - FB - procH - KEYHDR) / laneH);
     if (kl >= 0 && kl < keyList.length) {
       const list = keyHolds[kl];
       let lo = 0, hi = list.length;
@@ -375,7 +519,9 @@ function hover(ev) {
   }
   if (showFaults) {
     for (const f of D.faults) {
-      if (f.s <= t && t <= f.e) lines.push('fault ' + f.f + ' ' + (f.value || '') + ' since ' + fmtNs(f.s) + (f.open ? ' (not healed)' : ' until ' + fmtNs(f.e)));
+      if (f.point || f.s > t || t > f.e || fy < FB) continue;
+      lines.push('fault ' + f.label + ' since ' + fmtNs(f.s) +
+        (f.open ? ' (not healed)' : ' until ' + fmtNs(f.e)));
     }
   }
   if (!lines.length) { tip.hidden = true; return; }
@@ -467,7 +613,11 @@ function chart(id, yLo, yHi, yLog, yFmt) {
   const ly0 = yLog ? Math.log10(Math.max(yLo, 1)) : yLo, ly1 = yLog ? Math.log10(Math.max(yHi, yLo * 10, 10)) : Math.max(yHi, yLo + 1);
   const Y = v => { const u = yLog ? Math.log10(Math.max(v, 1)) : v; return h - B - (u - ly0) / (ly1 - ly0) * (h - B - TP); };
   ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, w, h);
-  for (const f of D.faults) { ctx.fillStyle = 'rgba(255,140,0,.16)'; ctx.fillRect(X(f.s), TP, Math.max(1, X(f.e) - X(f.s)), h - B - TP); }
+  for (const f of D.faults) {
+    if (f.point || !f.ok) continue;
+    ctx.fillStyle = 'rgba(255,140,0,.16)';
+    ctx.fillRect(X(f.s), TP, Math.max(1, X(f.e) - X(f.s)), h - B - TP);
+  }
   ctx.strokeStyle = '#e3e6eb'; ctx.fillStyle = '#555'; ctx.font = '11px system-ui,sans-serif'; ctx.lineWidth = 1;
   ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
   const ticks = [];
@@ -558,7 +708,45 @@ function drawPlots() {
     legend(g, keys.map((k, n) => [k + '/s', COLORS[n]]));
   }
 }
-window.addEventListener('resize', () => { resize(); drawPlots(); });
+// The resource's reads and writes (inventory, counter): each key's value
+// over time; acknowledged writes as a line, reads as dots (one per pixel),
+// init and final reads as squares.
+function drawResource() {
+  if (!document.getElementById('p-res')) return;
+  const R = D.res, n = R.t.length, TT = new Float64Array(n);
+  for (let i = 0, t = 0; i < n; i++) { t += R.t[i]; TT[i] = t; }
+  let lo = Infinity, hi = -Infinity;
+  for (const v of R.v) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!isFinite(lo)) return;
+  const pad = Math.max(1, (hi - lo) * 0.05);
+  const g = chart('p-res', lo - pad, hi + pad, false, v => String(Math.round(v)));
+  const keys = [...new Set(R.k)].slice(0, 8), items = [];
+  for (const k of keys) {
+    const color = keyColor(k);
+    items.push([D.keys[k], color]);
+    g.ctx.strokeStyle = color; g.ctx.lineWidth = 1.2; g.ctx.beginPath();
+    let started = false, lastPx = -1;
+    for (let i = 0; i < n; i++) {
+      if (R.k[i] !== k || R.kind[i] !== 1 || R.o[i] !== 0) continue;
+      const x = g.X(TT[i]), y = g.Y(R.v[i]);
+      if (started) g.ctx.lineTo(x, y); else g.ctx.moveTo(x, y);
+      started = true;
+    }
+    g.ctx.stroke();
+    g.ctx.fillStyle = color;
+    for (let i = 0; i < n; i++) {
+      if (R.k[i] !== k) continue;
+      const x = g.X(TT[i]), y = g.Y(R.v[i]);
+      if (R.kind[i] >= 2) { g.ctx.fillRect(x - 3, y - 3, 6, 6); continue; }
+      if (R.kind[i] !== 0 || Math.floor(x) === lastPx) continue;
+      lastPx = Math.floor(x);
+      g.ctx.globalAlpha = 0.5; g.ctx.fillRect(x - 1, y - 1, 2, 2); g.ctx.globalAlpha = 1;
+    }
+  }
+  legend(g, items);
+}
+window.addEventListener('resize', () => { resize(); drawPlots(); drawResource(); });
+drawResource();
 resize();
 drawPlots();
 // #anomaly-N in the URL (links from the suite index or a CI comment) opens
@@ -570,7 +758,17 @@ function focusHash() {
 window.addEventListener('hashchange', focusHash);
 focusHash();
 // Lets tooling measure time to first paint (ms since navigation start).
-requestAnimationFrame(() => { document.documentElement.dataset.firstPaintMs = Math.round(performance.now()); });
+// The browser's own first-contentful-paint, when it reports one, beside it.
+// What the timeline drew, for tests: its fault lanes and clock nodes.
+tl.dataset.faultLanes = FL.join(',');
+tl.dataset.clockNodes = D.clocks.map(c => c.node).join(',');
+requestAnimationFrame(() => {
+  document.documentElement.dataset.firstPaintMs = Math.round(performance.now());
+  setTimeout(() => {
+    const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+    if (fcp) document.documentElement.dataset.fcpMs = Math.round(fcp.startTime);
+  }, 0);
+});
 })();
 )JS";
 

@@ -1,7 +1,10 @@
 // report_bench: writes synthetic mutex-workload runs of 10k, 100k and 1M
 // history entries (50 workers, 8 keys, a nemesis killing and partitioning)
 // and reports how long report.html and junit.xml take and how big they are.
-// Usage: report_bench [output dir, default /tmp/locksmith-report-bench]
+// The nemesis takes turns: kill, partition, clock bump, client pause, each
+// window marked as a run marks it, so the fault lanes have work to do.
+// Usage: report_bench [--quick] [output dir, default /tmp/locksmith-report-bench]
+//        (--quick: 10k and 100k only)
 //        report_bench --run-dir DIR   (write the reports of one run)
 #include <algorithm>
 #include <chrono>
@@ -90,19 +93,46 @@ History Synthesize(size_t target_ops, uint64_t seed) {
   }
   int64_t duration_ns = 0;
   for (const Op& op : ops) duration_ns = std::max(duration_ns, op.time);
-  for (int64_t t = 3'000'000'000, n = 0; t + 4'000'000'000 < duration_ns; t += 10'000'000'000, ++n) {
-    const bool kill = n % 2 == 0;
+  // A fault every 10 s, the families taking turns, each window marked as
+  // the run marks it: kill, partition (a client cut from a node), a clock
+  // bump with the offset observed, a client pause of worker 0.
+  int64_t window = 0;
+  for (int64_t t = 3'000'000'000, n = 0; t + 4'000'000'000 < duration_ns;
+       t += 10'000'000'000, ++n, ++window) {
     const std::string node = "n" + std::to_string(1 + n % 5);
-    auto nem = [&](OpType type, const std::string& f, int64_t time) {
+    static const char* const kFamilies[] = {"kill", "partition", "clock", "client-pause"};
+    const std::string family = kFamilies[n % 4];
+    auto nem = [&](OpType type, const std::string& f, int64_t time, nlohmann::json value,
+                   bool begins) {
       Op op;
       op.time = time, op.process = locksmith::kNemesisProcess, op.type = type, op.f = f;
-      op.value = kill ? nlohmann::json{{"node", node}} : nlohmann::json{{"grudge", "halves"}};
+      op.value = std::move(value);
+      op.fault = locksmith::FaultMark{window, family, begins}.ToJson();
       ops.push_back(std::move(op));
     };
-    nem(OpType::kInvoke, kill ? "kill" : "partition-start", t);
-    nem(OpType::kInfo, kill ? "kill" : "partition-start", t + 20'000'000);
-    nem(OpType::kInvoke, kill ? "start" : "partition-stop", t + 4'000'000'000);
-    nem(OpType::kInfo, kill ? "start" : "partition-stop", t + 4'030'000'000);
+    nlohmann::json begun;
+    std::string begin = family, end = "heal";
+    if (family == "kill") {
+      begun = {{"nodes", {node}}}, end = "restart";
+    } else if (family == "partition") {
+      const std::string client = "c" + std::to_string(n % kWorkers);
+      begun = {{"grudge", {{client, {node}}, {node, {client}}}}, {"shape", "auto"}};
+    } else if (family == "clock") {
+      begin = "clock-bump", end = "clock-reset";
+      begun = {{"clocks", {{node, {{"observed_offset_ms", 60000.4}, {"offset_ms", 60000.0}}}}},
+               {"delta_ms", 60000}};
+    } else {
+      end = "client-resume";
+      begun = {{"ms", 2000}, {"process", workers[0].process}, {"key", "lock-0"}};
+    }
+    nem(OpType::kInvoke, begin, t, nullptr, true);
+    nem(OpType::kInfo, begin, t + 20'000'000, begun, true);
+    nem(OpType::kInvoke, end, t + 4'000'000'000, nullptr, false);
+    nlohmann::json ended = nullptr;
+    if (family == "clock") {
+      ended = {{"clocks", {{node, {{"observed_offset_ms", 0.3}, {"offset_ms", 0.0}}}}}};
+    }
+    nem(OpType::kInfo, end, t + 4'030'000'000, ended, false);
   }
   std::stable_sort(ops.begin(), ops.end(), [](const Op& a, const Op& b) { return a.time < b.time; });
   for (size_t i = 0; i < ops.size(); ++i) ops[i].index = static_cast<int64_t>(i);
@@ -116,9 +146,15 @@ nlohmann::json SyntheticResults(const History& h) {
     size_t j = i;
     while (j < h.size() && !(h[j].type == OpType::kOk && h[j].f == "acquire")) ++j;
     if (j >= h.size()) break;
-    anomalies.push_back({{"type", "double-holder"}, {"key", h[j].key}, {"class", "unsafe-grant"},
-                         {"checker", "double-holder"},
-                         {"overlap_ns", {h[j].time, h[j].time + 1'000'000}},
+    const int64_t t = h[j].time;
+    nlohmann::json holders = {
+        {{"process", h[j].process}, {"acquire", locksmith::OpRef(h[j])}, {"start", t},
+         {"end", t + 40'000'000}, {"lease_end", t + 9'800'000'000}},
+        {{"process", h[j].process + 1}, {"start", t - 5'000'000'000}, {"end", t + 1'000'000},
+         {"lease_end", t - 200'000'000}}};
+    anomalies.push_back({{"type", "double-holder"}, {"key", h[j].key}, {"class", "expired-lease"},
+                         {"checker", "double-holder"}, {"holders", holders},
+                         {"overlap_ns", {t, t + 1'000'000}},
                          {"ops", {locksmith::OpRef(h[j])}}});
     ++n;
   }
@@ -146,14 +182,23 @@ int main(int argc, char** argv) {
     std::printf("%.3f s\n", Seconds(std::chrono::steady_clock::now() - t0));
     return html && junit ? 0 : 1;
   }
-  const std::filesystem::path root = argc > 1 ? argv[1] : "/tmp/locksmith-report-bench";
+  bool quick = false;
+  std::filesystem::path root = "/tmp/locksmith-report-bench";
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--quick") {
+      quick = true;
+    } else {
+      root = argv[i];
+    }
+  }
   std::printf("%-8s %12s %12s %12s %12s %10s\n", "ops", "render_s", "from_dir_s",
               "html_MB", "history_MB", "junit_KB");
   for (size_t n : {10'000u, 100'000u, 1'000'000u}) {
+    if (quick && n > 100'000u) break;
     const History history = Synthesize(n, 42 + n);
     const nlohmann::json results = SyntheticResults(history);
     const nlohmann::json config = {{"test_name", "bench-" + std::to_string(n)}, {"backend", "redlock"},
-                                   {"workload", "mutex"}, {"nemesis", {"kill", "partition"}},
+                                   {"workload", "mutex"}, {"nemesis", {"kill", "partition", "clock", "client-pause"}},
                                    {"seed", 42 + n}, {"time_limit_s", history.back().time / 1'000'000'000}};
     const auto dir = root / ("ops-" + std::to_string(n));
     std::filesystem::create_directories(dir);

@@ -2,14 +2,18 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
 
 #include "reports/escape.h"
+#include "reports/run_summary.h"
 
 namespace locksmith {
 namespace {
@@ -90,6 +94,104 @@ OpOutcome OutcomeOf(OpType t) {
   return OpOutcome::kPending;
 }
 
+
+// Names with a trailing number ("c12", "n3") order by prefix, then number.
+bool NaturalLess(const std::string& a, const std::string& b) {
+  auto split = [](const std::string& s) {
+    size_t i = s.size();
+    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') --i;
+    const bool numbered = i < s.size() && s.size() - i < 12;
+    return std::make_pair(s.substr(0, i), numbered ? std::stoll(s.substr(i)) : -1LL);
+  };
+  auto sa = split(a), sb = split(b);
+  return sa != sb ? sa < sb : a < b;
+}
+
+bool IsClientHost(const std::string& h) {
+  return h.size() > 1 && h[0] == 'c' &&
+         std::all_of(h.begin() + 1, h.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "c0-c5 c7": consecutive client hosts as ranges; other names as they are.
+std::string CompactNames(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end(), NaturalLess);
+  std::string out;
+  for (size_t i = 0; i < names.size();) {
+    size_t j = i;
+    if (IsClientHost(names[i]) && names[i].size() < 12) {
+      while (j + 1 < names.size() && IsClientHost(names[j + 1]) && names[j + 1].size() < 12 &&
+             std::stoll(names[j + 1].substr(1)) == std::stoll(names[j].substr(1)) + 1) {
+        ++j;
+      }
+    }
+    out += (out.empty() ? "" : " ") + names[i];
+    if (j > i + 1) out += "\xE2\x80\x93" + names[j];  // an en dash
+    if (j == i + 1) out += " " + names[j];
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string JoinStrings(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string StringField(const nlohmann::json& j, const char* name) {
+  if (!j.is_object()) return "";
+  auto it = j.find(name);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : DumpJson(*it);
+}
+
+const nlohmann::json* NumberField(const nlohmann::json& j, const char* name) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(name);
+  return it != j.end() && it->is_number() ? &*it : nullptr;
+}
+
+std::string ShortText(std::string s, size_t max) {
+  if (s.size() <= max) return s;
+  while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xC0) == 0x80) --max;
+  return s.substr(0, max) + "\xE2\x80\xA6";
+}
+
+// A fault that did nothing: its begin op failed and hit no node or client.
+bool Ineffective(const std::string& family, const nlohmann::json& value,
+                 const std::string& error) {
+  if (error.empty()) return false;
+  if (value.is_object()) {
+    if (auto n = value.find("nodes"); n != value.end() && n->is_array() && n->empty()) return true;
+  }
+  if (family == "client-pause" || family == "client-crash") return NumberField(value, "process") == nullptr;
+  return false;
+}
+
+// Times of every op reference inside `j`, and their processes.
+void CollectRefTimes(const nlohmann::json& j, std::vector<int64_t>* times,
+                     std::vector<int64_t>* processes) {
+  if (IsOpRef(j)) {
+    if (auto t = NumberField(j, "time")) times->push_back(t->get<int64_t>());
+    if (auto p = j.find("process"); p != j.end() && p->is_number_integer()) {
+      processes->push_back(p->get<int64_t>());
+    }
+  }
+  if (j.is_object() || j.is_array()) {
+    for (const auto& child : j) CollectRefTimes(child, times, processes);
+  }
+}
+
+int FamilyRank(const std::string& family) {
+  static const char* const kOrder[] = {"kill",         "pause",        "partition",
+                                       "clock",        "client-pause", "client-crash",
+                                       "failover",     "promotion",    "lock-lost"};
+  for (int i = 0; i < static_cast<int>(std::size(kOrder)); ++i) {
+    if (family == kOrder[i]) return i;
+  }
+  return static_cast<int>(std::size(kOrder));
+}
+
 }  // namespace
 
 bool IsOpRef(const nlohmann::json& j) {
@@ -106,6 +208,194 @@ void CollectOpIndices(const nlohmann::json& j, std::set<int64_t>* out) {
   if (j.is_object() || j.is_array()) {
     for (const auto& child : j) CollectOpIndices(child, out);
   }
+}
+
+
+std::string FormatSeconds(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
+std::string FormatOffsetMs(double ms) {
+  char buf[32];
+  const double a = std::fabs(ms);
+  if (a >= 1000) {
+    std::snprintf(buf, sizeof buf, "%+.3g s", ms / 1000);
+  } else if (a >= 1) {
+    std::snprintf(buf, sizeof buf, "%+.3g ms", ms);
+  } else {
+    std::snprintf(buf, sizeof buf, "%+.2f ms", ms);
+  }
+  return buf;
+}
+
+std::string DescribePartition(const nlohmann::json& grudge) {
+  if (!grudge.is_object() || grudge.empty()) return "no cuts";
+  std::map<std::string, std::set<std::string>> drops;
+  std::set<std::string> hosts;
+  for (const auto& [host, list] : grudge.items()) {
+    hosts.insert(host);
+    if (!list.is_array()) continue;
+    for (const auto& other : list) {
+      if (!other.is_string()) continue;
+      drops[host].insert(other.get<std::string>());
+      hosts.insert(other.get<std::string>());
+    }
+  }
+  bool symmetric = true;
+  for (const auto& [a, set] : drops) {
+    for (const auto& b : set) symmetric = symmetric && drops[b].count(a) > 0;
+  }
+  std::vector<std::string> parts;
+  if (!symmetric) {
+    for (const auto& [a, set] : drops) {
+      if (set.empty()) continue;
+      parts.push_back(a + " drops " + CompactNames({set.begin(), set.end()}));
+    }
+    return "one-way: " + JoinStrings(parts, "; ");
+  }
+  // Islands of nodes: nodes that still reach each other.
+  std::vector<std::string> nodes;
+  for (const auto& h : hosts) {
+    if (!IsClientHost(h)) nodes.push_back(h);
+  }
+  std::sort(nodes.begin(), nodes.end(), NaturalLess);
+  std::vector<size_t> parent(nodes.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  std::function<size_t(size_t)> root = [&](size_t x) {
+    return parent[x] == x ? x : parent[x] = root(parent[x]);
+  };
+  for (size_t a = 0; a < nodes.size(); ++a) {
+    for (size_t b = a + 1; b < nodes.size(); ++b) {
+      if (!drops[nodes[a]].count(nodes[b])) parent[root(b)] = root(a);
+    }
+  }
+  std::map<size_t, std::vector<std::string>> islands;
+  for (size_t a = 0; a < nodes.size(); ++a) islands[root(a)].push_back(nodes[a]);
+  if (islands.size() > 1) {
+    std::vector<std::string> names;
+    for (auto& [r, members] : islands) names.push_back(CompactNames(members));
+    parts.push_back(JoinStrings(names, " | "));
+  }
+  // Clients grouped by the hosts they were cut from.
+  std::map<std::string, std::vector<std::string>> clients_by_cut;
+  for (const auto& [host, set] : drops) {
+    if (!IsClientHost(host) || set.empty()) continue;
+    clients_by_cut[CompactNames({set.begin(), set.end()})].push_back(host);
+  }
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (auto& [cut, clients] : clients_by_cut) groups.emplace_back(CompactNames(clients), cut);
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+  for (const auto& [clients, cut] : groups) parts.push_back(clients + " cut from " + cut);
+  return parts.empty() ? "no cuts" : JoinStrings(parts, "; ");
+}
+
+std::string DescribeFault(const std::string& f, const std::string& family,
+                          const nlohmann::json& value, const std::string& error) {
+  std::string out = f;
+  auto ms_text = [](double ms) { return FormatDurationNs(ms * 1e6); };
+  if (family == "partition") {
+    if (value.is_object() && value.contains("grudge")) {
+      out += ": " + DescribePartition(value["grudge"]);
+    } else if (std::string shape = StringField(value, "shape"); !shape.empty()) {
+      out += " (" + shape + ")";
+    }
+  } else if (family == "clock") {
+    if (value.is_object() && value.contains("clocks") && value["clocks"].is_object()) {
+      std::vector<std::string> names;
+      for (const auto& [node, seen] : value["clocks"].items()) names.push_back(node);
+      std::sort(names.begin(), names.end(), NaturalLess);
+      std::vector<std::string> offsets;
+      for (const auto& node : names) {
+        const auto& seen = value["clocks"][node];
+        const nlohmann::json* o = NumberField(seen, "observed_offset_ms");
+        if (o == nullptr) o = NumberField(seen, "offset_ms");
+        offsets.push_back(node + " " + (o ? FormatOffsetMs(o->get<double>()) : "?"));
+      }
+      // Nodes whose offsets read the same are named together.
+      std::vector<std::string> merged;
+      for (size_t i = 0; i < offsets.size();) {
+        const std::string off = offsets[i].substr(offsets[i].find(' ') + 1);
+        std::vector<std::string> same;
+        size_t j = i;
+        while (j < offsets.size() && offsets[j].substr(offsets[j].find(' ') + 1) == off) {
+          same.push_back(offsets[j].substr(0, offsets[j].find(' ')));
+          ++j;
+        }
+        merged.push_back(JoinStrings(same, " ") + " " + off);
+        i = j;
+      }
+      out += " " + JoinStrings(merged, ", ");
+    } else if (std::string node = StringField(value, "node"); !node.empty()) {
+      out += " " + node;
+    }
+    auto delta = NumberField(value, "delta_ms"), period = NumberField(value, "period_ms");
+    if (delta && period) {
+      out += " (\xC2\xB1" + FormatOffsetMs(delta->get<double>()).substr(1) + " every " +
+             ms_text(period->get<double>()) + ")";
+    }
+    if (auto rate = NumberField(value, "rate")) out += " (rate " + DumpJson(*rate) + ")";
+  } else if (family == "client-pause" || family == "client-crash") {
+    if (auto p = NumberField(value, "process")) out += " p" + DumpJson(*p);
+    if (std::string key = StringField(value, "key"); !key.empty()) out += " holding " + key;
+    if (auto ms = NumberField(value, "ms"); ms && family == "client-pause") {
+      out += " for " + ms_text(ms->get<double>());
+    }
+  } else if (family == "failover") {
+    std::string from = StringField(value, "old"), to = StringField(value, "new");
+    if (!from.empty() || !to.empty()) out += " " + from + " \xE2\x86\x92 " + to;
+    if (auto after = NumberField(value, "promoted_after_ms")) {
+      out += ", promoted after " + ms_text(after->get<double>());
+    }
+    if (std::string mode = StringField(value, "mode"); !mode.empty()) out += " (" + mode + ")";
+  } else if (value.is_object()) {
+    if (auto n = value.find("nodes"); n != value.end() && n->is_array()) {
+      std::vector<std::string> names;
+      for (const auto& x : *n) names.push_back(x.is_string() ? x.get<std::string>() : DumpJson(x));
+      out += names.empty() ? std::string(" (no node)") : " " + CompactNames(names);
+    } else if (std::string node = StringField(value, "node"); !node.empty()) {
+      out += " " + node;
+    }
+  }
+  if (!error.empty()) out += " \xE2\x80\x94 " + error;
+  return ShortText(SanitizeUtf8(out), 300);
+}
+
+FaultExplanation ExplainAt(const std::vector<FaultView>& faults, int64_t t,
+                           const std::vector<int64_t>& processes) {
+  FaultExplanation best;
+  bool best_hit = false;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultView& f = faults[i];
+    if (f.point || !f.effective || f.start > t || t > f.end) continue;
+    const bool hit = f.process >= 0 && std::find(processes.begin(), processes.end(), f.process) !=
+                                           processes.end();
+    const FaultView* b = best.fault >= 0 ? &faults[static_cast<size_t>(best.fault)] : nullptr;
+    if (b == nullptr || (hit && !best_hit) || (hit == best_hit && f.start >= b->start)) {
+      best = {static_cast<int64_t>(i), true, t - f.start};
+      best_hit = hit;
+    }
+  }
+  if (best.fault >= 0) return best;
+  int64_t last = INT64_MIN;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultView& f = faults[i];
+    if (!f.effective) continue;
+    const int64_t e = f.point ? f.start : f.end;
+    if (e <= t && e >= last) {
+      last = e;
+      best = {static_cast<int64_t>(i), false, t - e};
+    }
+  }
+  return best;
+}
+
+std::pair<int64_t, int64_t> OverlapOf(const StoryHold& a, const StoryHold& b) {
+  const int64_t s = std::max(a.start, b.start), e = std::min(a.end, b.end);
+  if (e <= s) return {-1, -1};
+  return {s, e};
 }
 
 ReportModel ReportModel::Build(const History& history, const nlohmann::json& results,
@@ -324,7 +614,8 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
       auto copy = v;
       for (size_t i = 0; i < order.size(); ++i) v[i] = copy[order[i]];
     };
-    permute(m.hold_key_), permute(m.hold_lane_), permute(m.hold_process_), permute(m.hold_start_), permute(m.hold_end_);
+    permute(m.hold_key_), permute(m.hold_lane_), permute(m.hold_process_);
+    permute(m.hold_start_), permute(m.hold_end_);
     permute(m.hold_expiry_), permute(m.hold_acquire_index_), permute(m.hold_open_);
   }
 
@@ -332,13 +623,45 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   // in start order): a begin opens its window, the end with the same
   // number closes it; one never closed shades to the end of the run.
   std::map<int64_t, size_t> open_windows;  // window -> index in faults_
+  std::vector<Fault> events;
   for (const Row& row : rows) {
     const Op& inv = history[row.invoke_pos];
+    const Op* done = row.completion_pos >= 0 ? &history[static_cast<size_t>(row.completion_pos)]
+                                             : nullptr;
+    const nlohmann::json& value =
+        done != nullptr && !done->value.is_null() ? done->value : inv.value;
+    const std::string& error = done != nullptr ? done->error : inv.error;
+    // Point events: Sentinel promotions, and locks a client was told it lost.
+    if (inv.is_sentinel() && inv.f == "+switch-master") {
+      const std::string from = StringField(value, "from"), to = StringField(value, "to");
+      const std::string sentinel = StringField(value, "sentinel");
+      // Each sentinel reports the same promotion: one event names them all.
+      if (!events.empty() && events.back().family == "promotion" &&
+          events.back().value == from + ">" + to && row.start - events.back().start < 10'000'000'000) {
+        if (!sentinel.empty()) events.back().label += " " + sentinel;
+        continue;
+      }
+      Fault e;
+      e.f = inv.f, e.family = "promotion", e.start = e.end = row.start, e.point = true;
+      e.value = from + ">" + to;
+      e.label = "promotion " + from + " \xE2\x86\x92 " + to + ", seen by " + sentinel;
+      events.push_back(std::move(e));
+      continue;
+    }
+    if (inv.is_client() && inv.f == "lock-lost") {
+      Fault e;
+      e.f = inv.f, e.family = "lock-lost", e.start = e.end = row.start, e.point = true;
+      e.process = inv.process;
+      if (!value.is_null()) e.value = SanitizeUtf8(DumpJson(value));
+      e.label = ShortText(SanitizeUtf8("p" + std::to_string(inv.process) + " lost " + inv.key +
+                                       (error.empty() ? "" : ": " + error)),
+                          300);
+      events.push_back(std::move(e));
+      continue;
+    }
     if (!inv.is_nemesis() || inv.fault.is_null()) continue;
     auto mark = FaultMarkFromJson(inv.fault);
     if (!mark) continue;  // histories are checked on load; a report shows what it can
-    const Op* done = row.completion_pos >= 0 ? &history[static_cast<size_t>(row.completion_pos)]
-                                             : nullptr;
     if (!mark->begins) {
       if (auto it = open_windows.find(mark->window); it != open_windows.end()) {
         Fault& fault = m.faults_[it->second];
@@ -351,13 +674,91 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     Fault fault;
     fault.f = inv.f;
     fault.family = mark->family;
+    fault.window = mark->window;
     fault.start = row.start;
     fault.end = m.end_time_;
     fault.open = true;
-    const nlohmann::json& value = done != nullptr && !done->value.is_null() ? done->value : inv.value;
     if (!value.is_null()) fault.value = SanitizeUtf8(DumpJson(value));
+    fault.label = DescribeFault(inv.f, mark->family, value, error);
+    fault.effective = !Ineffective(mark->family, value, error);
+    if (auto p = NumberField(value, "process");
+        p && (mark->family == "client-pause" || mark->family == "client-crash")) {
+      fault.process = p->get<int64_t>();
+    }
     open_windows[mark->window] = m.faults_.size();
     m.faults_.push_back(std::move(fault));
+  }
+  for (auto& e : events) m.faults_.push_back(std::move(e));
+  {
+    std::set<std::pair<int, std::string>> lanes;
+    for (const Fault& f : m.faults_) lanes.insert({FamilyRank(f.family), f.family});
+    for (const auto& [rank, family] : lanes) m.fault_lanes_.push_back(family);
+    for (const Fault& f : m.faults_) {
+      m.fault_lane_.push_back(static_cast<int32_t>(
+          std::find(m.fault_lanes_.begin(), m.fault_lanes_.end(), f.family) -
+          m.fault_lanes_.begin()));
+    }
+  }
+
+  // Clock offsets per node, as the clock nemesis observed them on its ops.
+  {
+    std::map<std::string, ClockSeries, decltype(&NaturalLess)> series(&NaturalLess);
+    for (const Op& op : history) {
+      if (!op.is_nemesis() || op.type == OpType::kInvoke || !op.value.is_object()) continue;
+      auto clocks = op.value.find("clocks");
+      if (clocks == op.value.end() || !clocks->is_object()) continue;
+      for (const auto& [node, seen] : clocks->items()) {
+        const nlohmann::json* o = NumberField(seen, "observed_offset_ms");
+        if (o == nullptr) continue;
+        ClockSeries& s = series[node];
+        if (s.time.empty() && op.time > 0) s.time.push_back(0), s.offset_ms.push_back(0);
+        s.node = node;
+        s.time.push_back(op.time);
+        s.offset_ms.push_back(o->get<double>());
+      }
+    }
+    for (auto& [node, s] : series) m.clocks_.push_back(std::move(s));
+  }
+
+  // The resource's reads and writes (inventory, counter): read and final
+  // values when they completed, writes at their completion (or invoke when
+  // they never completed), init's value.
+  for (const Row& row : rows) {
+    const Op& inv = history[row.invoke_pos];
+    if (inv.key.empty() || inv.type != OpType::kInvoke) continue;
+    uint8_t kind;
+    if (inv.f == "read") kind = 0;
+    else if (inv.f == "write") kind = 1;
+    else if (inv.f == "init") kind = 2;
+    else if (inv.f == "final") kind = 3;
+    else continue;
+    const Op* done = row.completion_pos >= 0 ? &history[static_cast<size_t>(row.completion_pos)]
+                                             : nullptr;
+    const nlohmann::json& source = kind == 0 || kind == 3 ? (done ? done->value : inv.value)
+                                                          : inv.value;
+    const nlohmann::json* v = NumberField(source, "value");
+    if (v == nullptr || !v->is_number_integer()) continue;
+    m.res_key_.push_back(keys.Id(inv.key));
+    m.res_lane_.push_back(row.lane);
+    m.res_time_.push_back(done != nullptr ? done->time : inv.time);
+    m.res_value_.push_back(v->get<int64_t>());
+    m.res_kind_.push_back(kind);
+    m.res_outcome_.push_back(static_cast<uint8_t>(row.outcome));
+  }
+  {
+    std::vector<size_t> order(m.res_time_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return m.res_time_[a] < m.res_time_[b]; });
+    auto permute = [&](auto& v) {
+      auto copy = v;
+      for (size_t i = 0; i < order.size(); ++i) v[i] = copy[order[i]];
+    };
+    permute(m.res_key_), permute(m.res_lane_), permute(m.res_time_), permute(m.res_value_);
+    permute(m.res_kind_), permute(m.res_outcome_);
+  }
+  for (size_t j = 0; j < m.hold_acquire_index_.size(); ++j) {
+    m.hold_by_acquire_.emplace(m.hold_acquire_index_[j], j);
   }
 
   // Latency by f, and the plots.
@@ -465,6 +866,100 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   return m;
 }
 
+
+AnomalyStory ReportModel::StoryOf(const nlohmann::json& anomaly) const {
+  AnomalyStory story;
+  if (!anomaly.is_object()) return story;
+  // The model's hold that an acquire reference opened, if any.
+  auto hold_of = [&](const nlohmann::json& ref) -> const size_t* {
+    if (!IsOpRef(ref)) return nullptr;
+    auto it = hold_by_acquire_.find(ref["index"].get<int64_t>());
+    return it == hold_by_acquire_.end() ? nullptr : &it->second;
+  };
+  auto from_model = [&](StoryHold* h, const nlohmann::json& acquire) {
+    const size_t* j = hold_of(acquire);
+    if (j == nullptr) return false;
+    h->process = hold_process_[*j];
+    h->start = hold_start_[*j], h->end = hold_end_[*j];
+    h->lease_end = hold_expiry_[*j];
+    h->open = hold_open_[*j] != 0;
+    return true;
+  };
+  auto ref_time = [](const nlohmann::json& ref) -> int64_t {
+    const nlohmann::json* t = IsOpRef(ref) ? NumberField(ref, "time") : nullptr;
+    return t ? t->get<int64_t>() : -1;
+  };
+  if (auto holders = anomaly.find("holders"); holders != anomaly.end() && holders->is_array()) {
+    for (const auto& holder : *holders) {
+      if (!holder.is_object()) continue;
+      StoryHold h;
+      const bool known = from_model(&h, holder.value("acquire", nlohmann::json()));
+      if (auto p = holder.find("process"); p != holder.end() && p->is_number_integer()) {
+        h.process = p->get<int64_t>();
+      }
+      auto start = NumberField(holder, "start"), end = NumberField(holder, "end");
+      if (start && end) {
+        h.start = start->get<int64_t>(), h.end = end->get<int64_t>();
+      } else if (!known) {
+        continue;
+      }
+      if (auto lease = NumberField(holder, "lease_end")) h.lease_end = lease->get<int64_t>();
+      if (auto release = holder.find("release"); release != holder.end() && release->is_null()) {
+        h.open = true;
+      }
+      story.holds.push_back(std::move(h));
+    }
+  } else if (auto pairs = anomaly.find("overlapping");
+             pairs != anomaly.end() && pairs->is_array() && !pairs->empty() &&
+             (*pairs)[0].is_object() && (*pairs)[0].contains("buyers")) {
+    for (const auto& buyer : (*pairs)[0]["buyers"]) {
+      if (!buyer.is_object()) continue;
+      StoryHold h;
+      const bool known = from_model(&h, buyer.value("hold", nlohmann::json()));
+      if (auto p = buyer.find("process"); p != buyer.end() && p->is_number_integer()) {
+        h.process = p->get<int64_t>();
+      }
+      const int64_t read = ref_time(buyer.value("read", nlohmann::json()));
+      const int64_t write = ref_time(buyer.value("write", nlohmann::json()));
+      const int64_t written = ref_time(buyer.value("write_done", nlohmann::json()));
+      if (read >= 0) h.marks.push_back({read, "read " + StringField(buyer, "read_value")});
+      if (write >= 0) h.marks.push_back({write, "wrote " + StringField(buyer, "wrote")});
+      if (!known) {
+        if (read < 0) continue;
+        h.start = read;
+        h.end = std::max({read, write, written});
+      }
+      story.holds.push_back(std::move(h));
+    }
+  }
+  std::stable_sort(story.holds.begin(), story.holds.end(),
+                   [](const StoryHold& a, const StoryHold& b) { return a.start < b.start; });
+  if (auto span = anomaly.find("overlap_ns");
+      span != anomaly.end() && span->is_array() && span->size() == 2 && (*span)[0].is_number()) {
+    story.overlap_start = (*span)[0].get<int64_t>();
+    story.overlap_end = (*span)[1].is_number() ? (*span)[1].get<int64_t>() : end_time_;
+  } else if (story.holds.size() >= 2) {
+    std::tie(story.overlap_start, story.overlap_end) = OverlapOf(story.holds[0], story.holds[1]);
+  }
+  std::vector<int64_t> times, processes;
+  CollectRefTimes(anomaly, &times, &processes);
+  for (const auto& h : story.holds) processes.push_back(h.process);
+  if (story.overlap_start >= 0) {
+    story.at = story.overlap_start;
+  } else if (!times.empty()) {
+    story.at = *std::min_element(times.begin(), times.end());
+  }
+  if (story.at < 0) return story;
+  story.cause = ExplainAt(faults_, story.at, processes);
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    const Fault& f = faults_[i];
+    if (!f.point && f.effective && f.start <= story.at && story.at <= f.end) {
+      story.active.push_back(static_cast<int64_t>(i));
+    }
+  }
+  return story;
+}
+
 void ReportModel::AppendJson(std::string* out) const {
   out->reserve(out->size() + start_.size() * 48 + 4096);
   *out += "{\"version\":1,\"t1\":" + std::to_string(end_time_) + ",";
@@ -524,15 +1019,42 @@ void ReportModel::AppendJson(std::string* out) const {
   AppendIntArray(out, "open", hold_open_);
   *out += "},\"faults\":";
   nlohmann::json faults = nlohmann::json::array();
-  for (const Fault& f : faults_) {
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    const Fault& f = faults_[i];
     faults.push_back({{"f", f.f},
                       {"family", f.family},
+                      {"lane", fault_lane_[i]},
                       {"s", f.start},
                       {"e", f.end},
                       {"open", f.open},
+                      {"point", f.point},
+                      {"ok", f.effective},
+                      {"proc", f.process},
+                      {"label", f.label},
                       {"value", f.value}});
   }
   *out += DumpJson(faults);
+  *out += ',';
+  AppendStringArray(out, "fault_lanes", fault_lanes_);
+  *out += ",\"clocks\":";
+  nlohmann::json clocks = nlohmann::json::array();
+  for (const auto& c : clocks_) {
+    clocks.push_back({{"node", c.node}, {"t", c.time}, {"ms", c.offset_ms}});
+  }
+  *out += DumpJson(clocks);
+  *out += ",\"res\":{";
+  AppendIntArray(out, "k", res_key_);
+  *out += ',';
+  AppendIntArray(out, "p", res_lane_);
+  *out += ',';
+  AppendIntArray(out, "t", res_time_, /*delta=*/true);
+  *out += ',';
+  AppendIntArray(out, "v", res_value_);
+  *out += ',';
+  AppendIntArray(out, "kind", res_kind_);
+  *out += ',';
+  AppendIntArray(out, "o", res_outcome_);
+  *out += '}';
   *out += ",\"plots\":";
   *out += DumpJson(plots_);
   *out += '}';

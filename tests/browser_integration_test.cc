@@ -18,6 +18,7 @@
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
 #include "harness/testing/temp_dir.h"
+#include "reports/html_report.h"
 
 namespace locksmith {
 namespace {
@@ -111,6 +112,106 @@ TEST(BrowserIntegrationTest, AFailingRunsReportAndTheSuiteIndexLoadWithoutScript
   ASSERT_EQ(shown.status, 0) << shown.log;
   ASSERT_TRUE(fs::exists(shot));
   EXPECT_GT(fs::file_size(shot), 10'000u);  // a blank page is a few hundred bytes
+}
+
+
+Op HistoryOp(int64_t index, int64_t time_ms, int64_t process, OpType type, std::string f,
+             std::string key = "", nlohmann::json value = nullptr, std::string error = "") {
+  Op op;
+  op.index = index, op.time = time_ms * 1'000'000, op.process = process, op.type = type;
+  op.f = std::move(f), op.key = std::move(key), op.value = std::move(value);
+  op.error = std::move(error);
+  return op;
+}
+
+Op Marked(Op op, int64_t window, const std::string& family, bool begins) {
+  op.fault = FaultMark{window, family, begins}.ToJson();
+  return op;
+}
+
+// A run's report with every kind of fault a run records (values as the
+// nemeses write them): its fault lanes, clock offsets and the double
+// holder's story (the pause of the first holder explains it) load without a
+// script error. A screenshot of it is kept as an artifact.
+TEST(BrowserIntegrationTest, AFaultyRunsReportTellsTheDoubleHoldersStory) {
+  testing::TempDir dir, work;
+  const nlohmann::json grudge = {{"c1", {"n1"}}, {"n1", {"c1"}}};
+  const History h = {
+      Marked(HistoryOp(0, 100, kNemesisProcess, OpType::kInvoke, "kill"), 0, "kill", true),
+      Marked(HistoryOp(1, 110, kNemesisProcess, OpType::kInfo, "kill", "", {{"nodes", {"n1"}}}),
+             0, "kill", true),
+      Marked(HistoryOp(2, 300, kNemesisProcess, OpType::kInfo, "restart"), 0, "kill", false),
+      HistoryOp(3, 900, 0, OpType::kInvoke, "acquire", "lock-0"),
+      HistoryOp(4, 1000, 0, OpType::kOk, "acquire", "lock-0", {{"validity_ms", 1000}}),
+      Marked(HistoryOp(5, 1400, kNemesisProcess, OpType::kInvoke, "client-pause", "",
+                       {{"ms", 2000}}),
+             1, "client-pause", true),
+      Marked(HistoryOp(6, 1500, kNemesisProcess, OpType::kInfo, "client-pause", "",
+                       {{"ms", 2000}, {"process", 0}, {"key", "lock-0"}}),
+             1, "client-pause", true),
+      Marked(HistoryOp(7, 1600, kNemesisProcess, OpType::kInfo, "partition", "",
+                       {{"grudge", grudge}, {"shape", "auto"}}),
+             2, "partition", true),
+      HistoryOp(8, 2500, 1, OpType::kInvoke, "acquire", "lock-0"),
+      HistoryOp(9, 2600, 1, OpType::kOk, "acquire", "lock-0", {{"validity_ms", 1000}}),
+      HistoryOp(10, 3000, kSentinelProcess, OpType::kInfo, "+switch-master", "",
+                {{"from", "n1"}, {"to", "n3"}, {"sentinel", "s1"}}),
+      HistoryOp(11, 3200, 1, OpType::kInvoke, "release", "lock-0"),
+      HistoryOp(12, 3300, 1, OpType::kOk, "release", "lock-0"),
+      HistoryOp(13, 3400, 2, OpType::kOk, "lock-lost", "lock-1", nullptr, "the session expired"),
+      Marked(HistoryOp(14, 3600, kNemesisProcess, OpType::kInfo, "clock-bump", "",
+                       {{"clocks", {{"n3", {{"observed_offset_ms", 10002.5}}}}}}),
+             3, "clock", true),
+      HistoryOp(15, 3700, 0, OpType::kInvoke, "release", "lock-0"),
+      HistoryOp(16, 3800, 0, OpType::kOk, "release", "lock-0"),
+      Marked(HistoryOp(17, 3950, kNemesisProcess, OpType::kInfo, "client-resume"), 1,
+             "client-pause", false),
+      Marked(HistoryOp(18, 4000, kNemesisProcess, OpType::kInfo, "heal"), 2, "partition", false),
+      Marked(HistoryOp(19, 4100, kNemesisProcess, OpType::kInfo, "clock-reset", "",
+                       {{"clocks", {{"n3", {{"observed_offset_ms", 0.2}}}}}}),
+             3, "clock", false),
+  };
+  const nlohmann::json anomaly = {
+      {"type", "double-holder"},
+      {"class", "expired-lease"},
+      {"checker", "double-holder"},
+      {"key", "lock-0"},
+      {"holders", {{{"process", 0}, {"acquire", OpRef(h[4])}, {"release", OpRef(h[15])}},
+                   {{"process", 1}, {"acquire", OpRef(h[9])}, {"release", OpRef(h[11])}}}},
+      {"overlap_ns", {2'600'000'000, 3'200'000'000}},
+      {"ops", {OpRef(h[4]), OpRef(h[9])}}};
+  const nlohmann::json results = {
+      {"valid", false},
+      {"anomalies", {anomaly}},
+      {"stats", {{"double-holder", {{"valid", false}, {"stats", {{"double_holders", 1}}}}}}}};
+  const std::string report = dir.path() + "/report.html";
+  ASSERT_TRUE(WriteHtmlReport(h, results, {{"backend", "redis"}}, report).ok());
+
+  const Page page = Load(report, work.path());
+  ASSERT_EQ(page.status, 0) << page.log;
+  EXPECT_TRUE(ScriptErrors(page.log).empty()) << ScriptErrors(page.log).front();
+  // The lanes the timeline drew, one per family, and the clock's node.
+  EXPECT_NE(page.dom.find("data-fault-lanes=\"kill,partition,clock,client-pause,promotion,"
+                          "lock-lost\""),
+            std::string::npos);
+  EXPECT_NE(page.dom.find("data-clock-nodes=\"n3\""), std::string::npos);
+  // The story: when, who, how long together, and the pause that explains it.
+  EXPECT_NE(page.dom.find("class=\"story\""), std::string::npos);
+  EXPECT_NE(page.dom.find("At <b>2.600 s</b> p1 acquired"), std::string::npos);
+  EXPECT_NE(page.dom.find("its lease ended at 2.000 s"), std::string::npos);
+  EXPECT_NE(page.dom.find("Two holders for <b>600 ms</b>"), std::string::npos);
+  EXPECT_NE(page.dom.find("client-pause p0 holding lock-0"), std::string::npos);
+  EXPECT_NE(page.dom.find("class=\"story-svg\""), std::string::npos);
+  EXPECT_NE(page.dom.find("c1 cut from n1"), std::string::npos);
+  EXPECT_NE(page.dom.find("promotion n1"), std::string::npos);
+  EXPECT_NE(page.dom.find("id=\"availability\""), std::string::npos);
+
+  fs::create_directories("artifacts");
+  const std::string shot = fs::absolute("artifacts/faulty-run-report.png").string();
+  fs::remove(shot);
+  const Page shown = Load(report, work.path(), shot);
+  ASSERT_EQ(shown.status, 0) << shown.log;
+  EXPECT_GT(fs::file_size(shot), 10'000u);
 }
 
 }  // namespace
