@@ -248,12 +248,22 @@ std::string RenderStats(const nlohmann::json& v, const std::string& name, int de
 
 std::string Seconds(int64_t ns) { return FormatSeconds(ns); }
 
+// [a, b] as "a" when equal, else "a..b"; anything else as JSON.
+std::string Range(const nlohmann::json& a, const char* name) {
+  auto it = a.find(name);
+  if (it == a.end()) return "";
+  if (it->is_array() && it->size() == 2 && (*it)[0].is_number() && (*it)[1].is_number()) {
+    return (*it)[0] == (*it)[1] ? DumpJson((*it)[0])
+                                : DumpJson((*it)[0]) + ".." + DumpJson((*it)[1]);
+  }
+  return Text(a, name);
+}
+
 std::string Proc(int64_t p) { return "p" + std::to_string(p); }
 
 std::string FaultSentence(const ReportModel& model, const FaultExplanation& cause) {
   if (cause.fault < 0) {
-    return "No fault was in force at that moment or before it: the lock service or client "
-           "broke the guarantee on its own.";
+    return "No fault was in force at that moment or before it.";
   }
   const FaultView& f = model.faults()[static_cast<size_t>(cause.fault)];
   std::string out = "<span class=\"fam fam-" + HtmlEscape(f.family) + "\">" +
@@ -396,7 +406,8 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
     for (const auto& h : st.holds) {
       std::string part = HtmlEscape(Proc(h.process));
       for (const auto& m : h.marks) {
-        part += " " + HtmlEscape(Truncated(m.label, 60)) + " at " + Seconds(m.time);
+        part += std::string(&m == &h.marks.front() ? " " : ", ") +
+                HtmlEscape(Truncated(m.label, 60)) + " at " + Seconds(m.time);
       }
       parts.push_back(part);
     }
@@ -408,15 +419,20 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
              " units. " + text;
     } else if (type == "lost-update") {
       text = "The final stock was " + HtmlEscape(Text(a, "final_stock")) + " where " +
-             HtmlEscape(Text(a, "expected_stock")) + " was expected. " + text;
+             HtmlEscape(Range(a, "expected_stock")) + " was expected. " + text;
     } else if (a.contains("final")) {
       text = "The final value was " + HtmlEscape(Text(a, "final")) + " where " +
-             HtmlEscape(Text(a, "expected")) + " was expected. " + text;
+             HtmlEscape(Range(a, "expected")) + " was expected. " + text;
     }
   } else {
     text = "At <b>" + Seconds(st.at) + "</b>" +
-           (key.empty() ? std::string() : " on <code>" + HtmlEscape(Truncated(key, 100)) + "</code>") +
-           ".";
+           (key.empty() ? std::string()
+                        : " on <code>" + HtmlEscape(Truncated(key, 100)) + "</code>");
+    if (auto stuck = a.find("stuck_ms"); stuck != a.end() && stuck->is_number()) {
+      text += ": every acquire refused for " +
+              HtmlEscape(FormatDurationNs(stuck->get<double>() * 1e6));
+    }
+    text += ".";
   }
   if (st.overlap_start >= 0) {
     text += " Two holders for <b>" +

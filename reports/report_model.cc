@@ -946,6 +946,10 @@ AnomalyStory ReportModel::StoryOf(const nlohmann::json& anomaly) const {
   for (const auto& h : story.holds) processes.push_back(h.process);
   if (story.overlap_start >= 0) {
     story.at = story.overlap_start;
+  } else if (auto from = NumberField(anomaly.value("window", nlohmann::json()), "from_ms")) {
+    story.at = static_cast<int64_t>(from->get<double>() * 1e6);  // a stuck lock's refusals
+  } else if (auto op = anomaly.find("op"); op != anomaly.end() && ref_time(*op) >= 0) {
+    story.at = ref_time(*op);  // the op that broke it (a linearizability failure)
   } else if (!times.empty()) {
     story.at = *std::min_element(times.begin(), times.end());
   }
