@@ -121,7 +121,8 @@ std::string Header(const std::string& name) {
 }
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string WithThousands(int64_t v) {
@@ -222,7 +223,8 @@ std::string RenderStats(const nlohmann::json& v, const std::string& name, int de
       if (v.size() > kMaxListItems) out += ", \xE2\x80\xA6";
       return out;
     }
-    if (std::all_of(v.begin(), v.end(), [](const auto& e) { return e.is_object() && AllScalars(e); })) {
+    if (std::all_of(v.begin(), v.end(),
+                    [](const auto& e) { return e.is_object() && AllScalars(e); })) {
       std::vector<std::pair<std::string, const nlohmann::json*>> rows;
       for (const auto& e : v) rows.emplace_back("", &e);
       return StatsTable(rows, "");
@@ -274,7 +276,8 @@ std::string FaultSentence(const ReportModel& model, const FaultExplanation& caus
     if (!f.open) out += ", until " + Seconds(f.end);
     return out + ".";
   }
-  return "No fault was in force; the closest before it: " + out + (f.point ? " at " : ", over at ") +
+  return "No fault was in force; the closest before it: " + out +
+         (f.point ? " at " : ", over at ") +
          Seconds(f.point ? f.start : f.end) + " (" +
          HtmlEscape(FormatDurationNs(static_cast<double>(cause.gap_ns))) + " before).";
 }
@@ -324,7 +327,8 @@ std::string StorySvg(const ReportModel& model, const AnomalyStory& st) {
     const double a = x(static_cast<double>(st.overlap_start));
     const double b = x(static_cast<double>(st.overlap_end));
     std::snprintf(buf, sizeof buf,
-                  "<rect class=\"sv-overlap\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>",
+                  "<rect class=\"sv-overlap\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                  "height=\"%.1f\"/>",
                   a, kTop - 2, std::max(2.0, b - a), rows_bottom - kTop + 4);
     svg += buf;
   }
@@ -412,7 +416,9 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
       parts.push_back(part);
     }
     text = "On <code>" + HtmlEscape(Truncated(key, 100)) + "</code>: " + parts[0];
-    for (size_t i = 1; i < parts.size(); ++i) text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    for (size_t i = 1; i < parts.size(); ++i) {
+      text += (i + 1 == parts.size() ? " and " : ", ") + parts[i];
+    }
     text += "; both wrote from the same read, so one update was lost.";
     if (type == "oversold") {
       text = HtmlEscape(Text(a, "orders")) + " orders of " + HtmlEscape(Text(a, "initial")) +
@@ -437,7 +443,8 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
   if (st.overlap_start >= 0) {
     text += " Two holders for <b>" +
             HtmlEscape(FormatDurationNs(static_cast<double>(st.overlap_end - st.overlap_start))) +
-            "</b> (" + Seconds(st.overlap_start) + " \xE2\x80\x93 " + Seconds(st.overlap_end) + ").";
+            "</b> (" + Seconds(st.overlap_start) + " \xE2\x80\x93 " + Seconds(st.overlap_end) +
+            ").";
   }
   std::string out = "<div class=\"story\"><p class=\"story-text\">" + text + "</p>";
   out += "<p class=\"story-cause\">" + FaultSentence(model, st.cause);
@@ -468,7 +475,8 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
     char width[32];
     std::snprintf(width, sizeof width, "%.1f", 100.0 * share);
     out += std::string("<div class=\"avail-box\"><div class=\"avail-title\">") +
-           (part == std::string("inside_faults") ? "inside fault windows" : "outside fault windows") +
+           (part == std::string("inside_faults") ? "inside fault windows"
+                                                 : "outside fault windows") +
            "</div><div class=\"avail-num\">" + (attempts > 0 ? Percent(share) : "\xE2\x80\x93") +
            "</div><div class=\"bar\"><span style=\"width:" + width + "%\"></span></div>"
            "<div class=\"muted\">" + WithThousands(ok) + " of " + WithThousands(attempts) +
@@ -502,7 +510,8 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
            FormatStat("attempts", w.value("attempts", nlohmann::json())) + "</td><td class=\"n\">" +
            FormatStat("ok", w.value("ok", nlohmann::json())) + "</td><td class=\"n\">" +
            FormatStat("availability", w.value("availability", nlohmann::json())) +
-           "</td><td class=\"n\">" + FormatStat("recovery_ms", w.value("recovery_ms", nlohmann::json())) +
+           "</td><td class=\"n\">" +
+           FormatStat("recovery_ms", w.value("recovery_ms", nlohmann::json())) +
            "</td></tr>";
   }
   return out + "</table>";
@@ -510,7 +519,8 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
 
 std::string FaultsHtml(const ReportModel& model) {
   if (model.faults().empty()) return "<p class=\"muted\">No faults.</p>";
-  std::string out = "<table class=\"grid\"><tr><th>lane</th><th>from</th><th>to</th><th>what</th></tr>";
+  std::string out =
+      "<table class=\"grid\"><tr><th>lane</th><th>from</th><th>to</th><th>what</th></tr>";
   size_t shown = 0;
   for (const auto& f : model.faults()) {
     if (shown++ == 1000) {
@@ -676,13 +686,19 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   h += R"(<section id="timeline"><h2>Timeline</h2>
 <div class="controls"><button data-act="fit">fit</button><button data-act="in">zoom in</button><button data-act="out">zoom out</button><label><input type="checkbox" id="tl-faults" checked> faults</label><label><input type="checkbox" id="tl-holds" checked> holds</label><span id="tl-range" class="muted"></span></div>
 <div class="tl-wrap"><canvas id="tl" width="1200" height="400"></canvas><div id="tip" class="tip" hidden></div></div>
-<div class="legend"><span class="sw ok"></span>ok <span class="sw fail"></span>fail <span class="sw info"></span>info (may have happened) <span class="sw pending"></span>never completed <span class="sw nem"></span>nemesis op / paused holder <span class="sw fault"></span>fault active <span class="sw hold"></span>lock held <span class="sw overlap"></span>two holders <span class="sw expired"></span>held past lease
+<div class="legend"><span class="sw ok"></span>ok
+<span class="sw fail"></span>fail <span class="sw info"></span>info (may have happened)
+<span class="sw pending"></span>never completed
+<span class="sw nem"></span>nemesis op / paused holder <span class="sw fault"></span>fault active
+<span class="sw hold"></span>lock held <span class="sw overlap"></span>two holders
+<span class="sw expired"></span>held past lease
 <span class="muted"> — wheel: zoom, drag: pan, double-click: fit, hover: details</span></div>
 <noscript><p>The timeline and plots need JavaScript.</p></noscript></section>
 <section id="plots"><h2>Latency &amp; throughput</h2>
 <div class="plots"><figure><figcaption>Latency over time (invoke time; log scale)</figcaption><canvas id="p-scatter" width="600" height="300"></canvas></figure>
 <figure><figcaption>Latency quantiles per f (all outcomes; solid p50, dashed p95, dotted p99)</figcaption><canvas id="p-quant" width="600" height="300"></canvas></figure>
-<figure><figcaption>Throughput per outcome (completions / s)</figcaption><canvas id="p-tp" width="600" height="300"></canvas></figure>
+<figure><figcaption>Throughput per outcome (completions / s)</figcaption>
+<canvas id="p-tp" width="600" height="300"></canvas></figure>
 )";
   if (model.resource_op_count() > 0) {
     h += "<figure><figcaption>The resource's reads and writes (value over time: acknowledged "

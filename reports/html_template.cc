@@ -438,7 +438,8 @@ function faultsAt(f, t, tol) {
 }
 function describeFault(ft) {
   return [ft.family + ': ' + ft.label + (ft.ok ? '' : ' (no effect)'),
-    ft.point ? 'at ' + fmtNs(ft.s) : fmtNs(ft.s) + ' \u2013 ' + (ft.open ? 'not healed' : fmtNs(ft.e))];
+    ft.point ? 'at ' + fmtNs(ft.s)
+      : fmtNs(ft.s) + ' \u2013 ' + (ft.open ? 'not healed' : fmtNs(ft.e))];
 }
 function clockAt(t) {
   const lines = [];

@@ -198,7 +198,8 @@ int main(int argc, char** argv) {
     const History history = Synthesize(n, 42 + n);
     const nlohmann::json results = SyntheticResults(history);
     const nlohmann::json config = {{"test_name", "bench-" + std::to_string(n)}, {"backend", "redlock"},
-                                   {"workload", "mutex"}, {"nemesis", {"kill", "partition", "clock", "client-pause"}},
+                                   {"workload", "mutex"},
+                                   {"nemesis", {"kill", "partition", "clock", "client-pause"}},
                                    {"seed", 42 + n}, {"time_limit_s", history.back().time / 1'000'000'000}};
     const auto dir = root / ("ops-" + std::to_string(n));
     std::filesystem::create_directories(dir);

@@ -164,7 +164,9 @@ bool Ineffective(const std::string& family, const nlohmann::json& value,
   if (value.is_object()) {
     if (auto n = value.find("nodes"); n != value.end() && n->is_array() && n->empty()) return true;
   }
-  if (family == "client-pause" || family == "client-crash") return NumberField(value, "process") == nullptr;
+  if (family == "client-pause" || family == "client-crash") {
+    return NumberField(value, "process") == nullptr;
+  }
   return false;
 }
 
@@ -637,7 +639,8 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
       const std::string sentinel = StringField(value, "sentinel");
       // Each sentinel reports the same promotion: one event names them all.
       if (!events.empty() && events.back().family == "promotion" &&
-          events.back().value == from + ">" + to && row.start - events.back().start < 10'000'000'000) {
+          events.back().value == from + ">" + to &&
+          row.start - events.back().start < 10'000'000'000) {
         if (!sentinel.empty()) events.back().label += " " + sentinel;
         continue;
       }

@@ -18,7 +18,8 @@
 #                                                      report and load it)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
-command -v chromium >/dev/null || { echo "missing chromium (scripts/setup.sh installs it)" >&2; exit 254; }
+command -v chromium >/dev/null ||
+  { echo "missing chromium (scripts/setup.sh installs it)" >&2; exit 254; }
 runs=${RUNS:-3}
 bench_build report_bench
 
@@ -40,7 +41,8 @@ load() {
 
 # median of the numbers on stdin ("-" when there are none)
 median() {
-  sort -n | awk '{v[NR] = $1} END {if (NR == 0 || v[1] == "-") print "-"; else print v[int((NR + 1) / 2)]}'
+  sort -n | awk '{v[NR] = $1}
+    END {if (NR == 0 || v[1] == "-") print "-"; else print v[int((NR + 1) / 2)]}'
 }
 
 measure() {  # REPORT LABEL
@@ -51,7 +53,8 @@ measure() {  # REPORT LABEL
   fcp=$(printf '%s\n' "${results[@]}" | awk '{print $2}' | median)
   wall=$(printf '%s\n' "${results[@]}" | awk '{print $3}' | median)
   size=$(stat -c %s "$report")
-  printf '%-10s %12s %10s %10s %10.1f\n' "$label" "$page" "$fcp" "$wall" "$(awk -v s="$size" 'BEGIN {print s / 1e6}')"
+  printf '%-10s %12s %10s %10s %10.1f\n' "$label" "$page" "$fcp" "$wall" \
+    "$(awk -v s="$size" 'BEGIN {print s / 1e6}')"
 }
 
 if [[ "${1:-}" == --run-dir ]]; then
@@ -68,7 +71,8 @@ for arg in "$@"; do
   if [[ "$arg" == --quick ]]; then quick=(--quick); else out=$arg; fi
 done
 "$build/reports/report_bench" "${quick[@]}" "$out"
-echo "first paint in headless chromium ($(chromium --version 2>/dev/null | head -1)), median of $runs"
+echo "first paint in headless chromium ($(chromium --version 2>/dev/null | head -1))," \
+  "median of $runs loads"
 printf '%-10s %12s %10s %10s %10s\n' ops page_ms fcp_ms wall_s html_MB
 for dir in "$out"/ops-*; do
   [[ -f "$dir/report.html" ]] || continue
