@@ -497,16 +497,22 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
     if (shown++ == 500) break;
     const int64_t n = w.value("window", int64_t{-1});
     auto f = by_window.find(n);
-    const std::string label = f != by_window.end() ? f->second->label : Text(w, "family");
+    // The model's window when it has it (it also knows begins recorded
+    // without an invoke), else the checker's figures.
+    const FaultView* fault = f != by_window.end() ? f->second : nullptr;
+    const std::string label = fault ? fault->label : Text(w, "family");
+    const std::string family = fault ? fault->family : Text(w, "family");
     auto ms = [&](const char* name) {
       auto it = w.find(name);
       if (it == w.end() || !it->is_number()) return std::string("\xE2\x80\x93");
       return Seconds(static_cast<int64_t>(it->get<double>() * 1e6));
     };
+    const std::string from = fault ? Seconds(fault->start) : ms("begin_ms");
+    const std::string to = !fault ? ms("end_ms") : fault->open ? "not healed" : Seconds(fault->end);
     out += "<tr><td class=\"n\">" + std::to_string(n) + "</td><td><span class=\"fam fam-" +
-           HtmlEscape(Text(w, "family")) + "\">" + HtmlEscape(Text(w, "family")) + "</span> " +
-           HtmlEscape(Truncated(label, 200)) + "</td><td class=\"n\">" + ms("begin_ms") +
-           "</td><td class=\"n\">" + ms("end_ms") + "</td><td class=\"n\">" +
+           HtmlEscape(family) + "\">" + HtmlEscape(family) + "</span> " +
+           HtmlEscape(Truncated(label, 200)) + "</td><td class=\"n\">" + from +
+           "</td><td class=\"n\">" + to + "</td><td class=\"n\">" +
            FormatStat("attempts", w.value("attempts", nlohmann::json())) + "</td><td class=\"n\">" +
            FormatStat("ok", w.value("ok", nlohmann::json())) + "</td><td class=\"n\">" +
            FormatStat("availability", w.value("availability", nlohmann::json())) +

@@ -165,6 +165,41 @@ TEST(HtmlReportTest, AnomaliesListTheirOps) {
   EXPECT_NE(html.find(">from-the-future<"), std::string::npos);
 }
 
+TEST(HtmlReportTest, AnomaliesReadAsStoriesWithTheFaultThatExplainsThem) {
+  const History h = SampleHistory();
+  const std::string html = Render(h, SampleResults(h));
+  EXPECT_NE(html.find("<div class=\"story\">"), std::string::npos);
+  // p1 acquired at 30 µs while p0 held lock-0: together until p0's release.
+  EXPECT_NE(html.find("At <b>0.000 s</b> p1 acquired <code>lock-0</code> while p0 held it"),
+            std::string::npos);
+  EXPECT_NE(html.find("Two holders for <b>10 \xC2\xB5s</b>"), std::string::npos);
+  EXPECT_NE(html.find("In force: <span class=\"fam fam-kill\">kill</span> <b>kill n1</b>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"story-svg\""), std::string::npos);
+  // The record stays one click away.
+  EXPECT_NE(html.find("<details class=\"record\">"), std::string::npos);
+}
+
+TEST(HtmlReportTest, CheckerStatsAndAvailabilityAreTablesForPeople) {
+  const History h = SampleHistory();
+  nlohmann::json results = SampleResults(h);
+  results["stats"]["perf"] = {
+      {"valid", true},
+      {"stats", {{"latency", {{"acquire", {{"ok", {{"count", 1200}, {"p50_ms", 1.5}}},
+                                           {"fail", {{"count", 3}, {"p50_ms", 0.25}}}}}}},
+                 {"peak_memory_bytes", 3 << 20}}}};
+  const std::string html = Render(h, results);
+  EXPECT_NE(html.find("<th>p50 ms</th>"), std::string::npos);
+  EXPECT_NE(html.find(">1.5 ms<"), std::string::npos);
+  EXPECT_NE(html.find(">1,200<"), std::string::npos);
+  EXPECT_NE(html.find("3.0 MiB"), std::string::npos);
+  // Availability, computed from the history when results.json has none:
+  // the three acquires that completed were invoked inside the kill window.
+  EXPECT_NE(html.find("id=\"availability\""), std::string::npos);
+  EXPECT_NE(html.find("2 of 3 acquire attempts got the lock"), std::string::npos);
+  EXPECT_NE(html.find("0 of 0 acquire attempts"), std::string::npos);
+}
+
 TEST(HtmlReportTest, HostileStringsAreEscaped) {
   const History h = SampleHistory();
   const std::string html = Render(h, SampleResults(h));
