@@ -369,9 +369,17 @@ function drawFaultLanes(h) {
   }
   ctx.strokeStyle = '#c8ced8'; ctx.beginPath();
   ctx.moveTo(GUT, AX + FB - 2.5 - yOff); ctx.lineTo(W, AX + FB - 2.5 - yOff); ctx.stroke();
-  // A client pause also shows on the paused holder's own lane.
+  // A client pause also shows on the paused holder's own lane, a client
+  // crash as a mark on the crashed worker's.
   for (const ft of D.faults) {
-    if (ft.family !== 'client-pause' || ft.proc < 0 || !procLane.has(ft.proc)) continue;
+    if (ft.proc < 0 || !procLane.has(ft.proc)) continue;
+    if (ft.family === 'client-crash') {
+      const l = procLane.get(ft.proc), x = X(ft.s);
+      if (x < GUT || x > W) continue;
+      ctx.fillStyle = famColor(ft.family); ctx.fillRect(x - 1.5, laneY(l), 3, laneHt(l));
+      continue;
+    }
+    if (ft.family !== 'client-pause') continue;
     const l = procLane.get(ft.proc), y = laneY(l), x0 = Math.max(GUT, X(ft.s));
     const x1 = Math.min(W, X(ft.e));
     if (x1 < GUT || x0 > W) continue;

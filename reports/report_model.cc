@@ -638,16 +638,17 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
       const std::string from = StringField(value, "from"), to = StringField(value, "to");
       const std::string sentinel = StringField(value, "sentinel");
       // Each sentinel reports the same promotion: one event names them all.
+      const std::string promotion = "promotion " + from + " \xE2\x86\x92 " + to + ", seen by";
       if (!events.empty() && events.back().family == "promotion" &&
-          events.back().value == from + ">" + to &&
+          events.back().label.rfind(promotion, 0) == 0 &&
           row.start - events.back().start < 10'000'000'000) {
         if (!sentinel.empty()) events.back().label += " " + sentinel;
         continue;
       }
       Fault e;
       e.f = inv.f, e.family = "promotion", e.start = e.end = row.start, e.point = true;
-      e.value = from + ">" + to;
-      e.label = "promotion " + from + " \xE2\x86\x92 " + to + ", seen by " + sentinel;
+      e.value = SanitizeUtf8(DumpJson(value));
+      e.label = SanitizeUtf8(promotion + " " + sentinel);
       events.push_back(std::move(e));
       continue;
     }
