@@ -468,9 +468,17 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
 std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& model) {
   if (!stats.is_object() || !stats.contains("inside_faults")) return "";
   std::string out = "<div class=\"avail\">";
+  // Counts from results.json, which may come from anywhere: never trusted
+  // to have the right types.
+  auto count = [](const nlohmann::json& j, const char* name, int64_t otherwise) {
+    if (!j.is_object()) return otherwise;
+    auto it = j.find(name);
+    return it != j.end() && it->is_number_integer() ? it->get<int64_t>() : otherwise;
+  };
   for (const char* part : {"inside_faults", "outside_faults"}) {
-    const auto& s = stats[part];
-    const int64_t attempts = s.value("attempts", int64_t{0}), ok = s.value("ok", int64_t{0});
+    auto found = stats.find(part);
+    const nlohmann::json& s = found != stats.end() ? *found : stats;
+    const int64_t attempts = count(s, "attempts", 0), ok = count(s, "ok", 0);
     const double share = attempts > 0 ? static_cast<double>(ok) / static_cast<double>(attempts) : 0;
     char width[32];
     std::snprintf(width, sizeof width, "%.1f", 100.0 * share);
@@ -495,7 +503,7 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
   for (const auto& w : *windows) {
     if (!w.is_object()) continue;
     if (shown++ == 500) break;
-    const int64_t n = w.value("window", int64_t{-1});
+    const int64_t n = count(w, "window", -1);
     auto f = by_window.find(n);
     // The model's window when it has it (it also knows begins recorded
     // without an invoke), else the checker's figures.

@@ -200,6 +200,17 @@ TEST(HtmlReportTest, CheckerStatsAndAvailabilityAreTablesForPeople) {
   EXPECT_NE(html.find("0 of 0 acquire attempts"), std::string::npos);
 }
 
+TEST(HtmlReportTest, MalformedAvailabilityStatsStillRender) {
+  const History h = SampleHistory();
+  nlohmann::json results = SampleResults(h);
+  results["stats"]["availability"] = {
+      {"valid", true},
+      {"stats", {{"inside_faults", {{"attempts", "many"}, {"ok", nullptr}}},
+                 {"windows", {{{"window", "zero"}, {"attempts", 3}}, 7}}}}};
+  const std::string html = Render(h, results);
+  EXPECT_NE(html.find("0 of 0 acquire attempts"), std::string::npos);
+}
+
 TEST(HtmlReportTest, HostileStringsAreEscaped) {
   const History h = SampleHistory();
   const std::string html = Render(h, SampleResults(h));

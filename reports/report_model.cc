@@ -947,10 +947,12 @@ AnomalyStory ReportModel::StoryOf(const nlohmann::json& anomaly) const {
   }
   std::vector<int64_t> times, processes;
   CollectRefTimes(anomaly, &times, &processes);
+  static const nlohmann::json kNone;
+  auto window = anomaly.find("window");
   for (const auto& h : story.holds) processes.push_back(h.process);
   if (story.overlap_start >= 0) {
     story.at = story.overlap_start;
-  } else if (auto from = NumberField(anomaly.value("window", nlohmann::json()), "from_ms")) {
+  } else if (auto from = NumberField(window != anomaly.end() ? *window : kNone, "from_ms")) {
     story.at = static_cast<int64_t>(from->get<double>() * 1e6);  // a stuck lock's refusals
   } else if (auto op = anomaly.find("op"); op != anomaly.end() && ref_time(*op) >= 0) {
     story.at = ref_time(*op);  // the op that broke it (a linearizability failure)

@@ -293,5 +293,20 @@ TEST(ReportModelTest, AResourceStoryHasTheBuyersReadsAndWrites) {
   EXPECT_EQ(st.overlap_end, 110);
 }
 
+TEST(ReportModelTest, AStuckLockStartsWhenTheRefusalsDo) {
+  const History h = PausedHolderHistory();
+  const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
+  const nlohmann::json anomaly = {{"type", "stuck-lock"},
+                                  {"key", "lock-0"},
+                                  {"window", {{"from_ms", 1600}, {"to_ms", 3000}}},
+                                  {"ops", {OpRef(h[5])}}};
+  const AnomalyStory st = m.StoryOf(anomaly);
+  EXPECT_EQ(st.at, 1'600'000'000);
+  EXPECT_EQ(st.cause.fault, 1);  // the client pause in force
+  // Without the window: its earliest op.
+  EXPECT_EQ(m.StoryOf({{"type", "x"}, {"ops", {OpRef(h[5])}}}).at, 1 * kS);
+  EXPECT_EQ(m.StoryOf({{"type", "x"}}).at, -1);
+}
+
 }  // namespace
 }  // namespace locksmith
