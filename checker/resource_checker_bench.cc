@@ -7,7 +7,8 @@
 // stale reads; rw-lock: writer overlaps) on a generated cache-aside history:
 // 80% readers (cache read; on a miss database read and fill), 20% writers
 // (write and invalidate), 0.1% info writes, and 0.5% of the fills stale (the
-// value from before the last write: the stale reads after it are found). Each case runs in a forked child so its peak RSS
+// value from before the last write: the stale reads after it are found).
+// Each case runs in a forked child so its peak RSS
 // (getrusage maxrss, the generated history included) is its own.
 // Usage: resource_checker_bench [--quick]   (quick: 100k events only)
 // Not a test: scripts/bench-checker.sh builds it in Release and runs it.
@@ -155,7 +156,8 @@ History GenerateCache(const Case& c) {
         cache[k] = v;
       }
     }
-    b.Add(p, OpType::kInvoke, "release", key, {{"token", "t"}, {"mode", reader ? "read" : "write"}});
+    b.Add(p, OpType::kInvoke, "release", key,
+          {{"token", "t"}, {"mode", reader ? "read" : "write"}});
     b.Add(p, OpType::kOk, "release", key, nullptr);
   }
   for (size_t k = 0; k < keys; ++k) {

@@ -118,7 +118,8 @@ CheckResult RwCacheChecker::Check(const History& history) const {
     } else if (op.f == "fill") {
       auto v = ValueOf(op.value);
       if (!v || (end != nullptr && end->type == OpType::kFail)) continue;
-      keys[op.key].fills[*v].push_back({at, done, *v, hold, lookup(db_read_of, op.process, op.key)});
+      const int64_t db_read = lookup(db_read_of, op.process, op.key);
+      keys[op.key].fills[*v].push_back({at, done, *v, hold, db_read});
     } else if (op.f == "final" && ok) {
       keys[op.key].final = done;
     }

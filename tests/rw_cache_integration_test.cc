@@ -126,7 +126,8 @@ TEST(RwCacheIntegrationTest, ClientPausePastTheLeaseOnSingleRedisReadsStale) {
     }
     // The fill completed after the last write began: it undid that write's
     // invalidation (or a later one's).
-    EXPECT_GT(filler["fill"][1]["index"].get<int64_t>(), writer["write"][0]["index"].get<int64_t>());
+    EXPECT_GT(filler["fill"][1]["index"].get<int64_t>(),
+              writer["write"][0]["index"].get<int64_t>());
     break;
   }
   EXPECT_TRUE(named) << f.results["anomalies"];

@@ -89,7 +89,8 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
   TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
   const Clock::time_point start = ctx.Now();
   for (int i = 0; i < n; ++i) {
-    workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], *stores[i], *states[i], start));
+    workers.Spawn("worker " + std::to_string(i),
+                  Worker(ctx, i, *clients[i], *stores[i], *states[i], start));
   }
   co_return co_await workers.Wait();
 }
@@ -121,7 +122,8 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     if (hold.shared) {
       acquired = co_await client.AcquireShared(key, lease);
     } else {
-      std::optional<AcquireResult> got = co_await AcquireUnlessCrashed(ctx, log, client, key, lease);
+      std::optional<AcquireResult> got =
+          co_await AcquireUnlessCrashed(ctx, log, client, key, lease);
       if (!got) {  // crashed mid-acquire: the worker is gone, the others go on
         store.Close();
         co_return;
@@ -135,7 +137,6 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
-    state.events.Begin(key, acquired.token);
     const std::optional<int64_t> fence = o.fencing ? acquired.fence : std::nullopt;
     Holder holder{ctx, log, client, store, key, fence, rng, worker, writes, hold};
     co_await Critical(holder);
@@ -145,7 +146,6 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     log.Invoke("release", key, std::move(release));
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);
-    state.events.End();
   }
   if (const auto counters = client.Counters(); !counters.empty()) {
     log.Invoke("client-stats", "", nullptr);
