@@ -5,8 +5,8 @@
 // a holder; with a holder stalled past its lease on single Redis, a reader's
 // cache fill of an old value lands after a writer's invalidation and later
 // readers read it: stale reads, named with the reader, the writer and the
-// filler and their holds, and the writer overlaps the rw-lock checker finds.
-// Each run: 12 s of workload.
+// filler and their holds, and the writer overlaps the rw-lock checker finds;
+// with --fencing on the stale fills are rejected. Each run: 12 s of workload.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -133,6 +133,28 @@ TEST(RwCacheIntegrationTest, ClientPausePastTheLeaseOnSingleRedisReadsStale) {
   EXPECT_TRUE(named) << f.results["anomalies"];
   std::cout << "redis, readers paused past the lease: " << f.results["stats"]["rw-cache"]["stats"]
             << ", rw-lock " << f.results["stats"]["rw-lock"]["summary"] << "\n";
+}
+
+// The same scenario with --fencing on: every cache and database call
+// carries the hold's fence, so the stalled reader's fill (its fence below a
+// writer's since) is rejected and no read is stale; the holders still
+// overlapped (the lock broke; the data did not).
+TEST(RwCacheIntegrationTest, FencingRejectsTheStaleFills) {
+  FinishedRun f =
+      RunAndLoad({"--config", LOCKSMITH_SOURCE_DIR "/scenarios/redis-rw-cache-stale-fill.json",
+                  "--seed", "7", "--fencing", "on"},
+                 seconds(150));
+  EXPECT_EQ(f.results["stats"]["rw-cache"]["valid"], true) << f.results["anomalies"];
+  EXPECT_EQ(f.results["stats"]["fencing"]["valid"], true);
+  EXPECT_EQ(f.results["stats"]["rw-lock"]["valid"], false);
+  int rejected_fills = 0;
+  for (const Op& op : f.history) {
+    rejected_fills += op.f == "fill" && op.type == OpType::kFail && op.value.is_object() &&
+                      op.value.value("rejected", false);
+  }
+  EXPECT_GE(rejected_fills, 1);
+  std::cout << "redis, fenced: " << rejected_fills << " stale fills rejected, "
+            << f.results["stats"]["rw-cache"]["stats"] << "\n";
 }
 
 }  // namespace
