@@ -238,8 +238,9 @@ std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>locksmith store</title>"
     << kStyle << "</head><body>\n<h1>locksmith store</h1>\n<p>" << HtmlEscape(root) << ": "
-    << runs << " runs and " << suites
-    << " suites, newest first (a suite's own runs are listed in its index)";
+    << runs << (runs == 1 ? " run" : " runs") << " and " << suites
+    << (suites == 1 ? " suite" : " suites")
+    << ", newest first (a suite's own runs are listed in its index)";
   for (const auto& [verdict, n] : verdicts) h << "; " << n << " " << HtmlEscape(verdict);
   h << "</p>\n<table><tr><th>started</th><th>kind</th><th>name</th><th>verdict</th>"
        "<th>anomalies</th><th>what</th><th>directory</th></tr>\n";

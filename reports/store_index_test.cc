@@ -95,7 +95,7 @@ TEST_F(StoreIndexTest, ListsRunsAndSuitesNewestFirstWithTheirVerdicts) {
   EXPECT_NE(html.find("href=\"redis-kill/20261124T010000.000Z/report.html\""), std::string::npos);
   EXPECT_NE(html.find("href=\"suites/nightly/20261124T005000.000Z/index.html\""),
             std::string::npos);
-  EXPECT_NE(html.find("4 runs and 1 suites"), std::string::npos);
+  EXPECT_NE(html.find("4 runs and 1 suite,"), std::string::npos);
   EXPECT_NE(html.find("2026-11-24 01:00:00 UTC"), std::string::npos);
 }
 

@@ -65,7 +65,7 @@ TEST(TestCountIntegrationTest, TheRateAndIntervalAreTheIndividualRunsOwn) {
     invalid += verdict == "invalid";
     if (verdict == "invalid") firsts.push_back(row["first_violation_s"].get<double>());
   }
-  std::printf("violations in %d of %d judged runs (10 run)\n", invalid, judged);
+  std::printf("violations in %d of %d judged runs (of 10)\n", invalid, judged);
   EXPECT_EQ(code, invalid > 0 ? 1 : 0);
 
   ASSERT_EQ(summary["cells"].size(), 1u);
