@@ -184,7 +184,12 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
                         f.path + "/history.jsonl)");
       }
     }
-    return RecheckRun(f.path, std::cout);
+    const int code = RecheckRun(f.path, std::cout);
+    // A verdict judged again is the store index's to show.
+    if (auto root = StoreRootOf(f.path); root && code != kExitBadInput) {
+      UpdateStoreIndex(*root, std::cerr);
+    }
+    return code;
   }
   if (f.model.empty()) {
     return BadInput("checking a history file needs --model (or give a run directory)");
