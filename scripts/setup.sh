@@ -26,8 +26,8 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
-  # the reports' browser test (headless)
-  chromium
+  # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
+  chromium libxml2-utils
 )
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
