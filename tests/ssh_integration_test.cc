@@ -31,7 +31,7 @@ struct Outcome {
   nlohmann::json results;
 };
 
-Outcome Run(const TempDir& dir, const std::vector<std::string>& flags) {
+Outcome RunIn(const TempDir& dir, const std::vector<std::string>& flags) {
   Outcome o;
   std::vector<std::string> args = {"run", "--store", "store"};
   args.insert(args.end(), flags.begin(), flags.end());
@@ -92,8 +92,8 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
   };
   for (const auto& flags : cases) {
     TempDir local_dir, ssh_dir;
-    const Outcome local = Run(local_dir, flags);
-    const Outcome ssh = Run(ssh_dir, Ssh(flags));
+    const Outcome local = RunIn(local_dir, flags);
+    const Outcome ssh = RunIn(ssh_dir, Ssh(flags));
     ASSERT_TRUE(ssh.results.is_object()) << ssh.out;
     EXPECT_EQ(ssh.code, local.code) << "ssh:\n" << ssh.out << "\nlocal:\n" << local.out;
     EXPECT_EQ(ssh.results["valid"], local.results["valid"]);
@@ -107,9 +107,11 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
       has_log |= e.path().extension() == ".log";
     }
     EXPECT_TRUE(has_log);
-    const std::string log = ReadText(ssh.run + "/locksmith.log");
     if (flags.size() > 6) {
-      EXPECT_NE(log.find("\"partition\""), std::string::npos) << log;
+      // The faults ran on the nodes: a partition's rules and a kill.
+      const std::string history = ReadText(ssh.run + "/history.jsonl");
+      EXPECT_NE(history.find("\"rules\":{\"n1\""), std::string::npos);
+      EXPECT_NE(history.find("\"f\":\"kill\""), std::string::npos);
     }
   }
 }
