@@ -37,11 +37,10 @@ constexpr char kPrepareScript[] =
 
 // The packages among "$@" that are missing, installed with apt-get.
 constexpr char kPackagesScript[] =
+    "ok=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\\n' \"$@\" 2>/dev/null | "
+    "awk '$1 == \"ii\" {print $2}' | tr '\\n' ' ')\n"
     "missing=\n"
-    "for p in \"$@\"; do\n"
-    "  dpkg-query -W -f='${Status}' \"$p\" 2>/dev/null | grep -q 'install ok installed' || "
-    "missing=\"$missing $p\"\n"
-    "done\n"
+    "for p in \"$@\"; do case \" $ok \" in *\" $p \"*) ;; *) missing=\"$missing $p\";; esac; done\n"
     "[ -z \"$missing\" ] && exit 0\n"
     "export DEBIAN_FRONTEND=noninteractive\n"
     "out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1) || "

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include "harness/ssh_cluster.h"
@@ -110,7 +111,12 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
     if (flags.size() > 6) {
       // The faults ran on the nodes: a partition's rules and a kill.
       const std::string history = ReadText(ssh.run + "/history.jsonl");
-      EXPECT_NE(history.find("\"rules\":{\"n1\""), std::string::npos);
+      std::string faults;
+      std::istringstream lines(history);
+      for (std::string line; std::getline(lines, line);) {
+        if (line.find("\"process\":\"nemesis\"") != std::string::npos) faults += line + "\n";
+      }
+      EXPECT_NE(history.find("\"rules\":{\"n1\""), std::string::npos) << faults;
       EXPECT_NE(history.find("\"f\":\"kill\""), std::string::npos);
     }
   }
