@@ -49,11 +49,20 @@ asio::awaitable<Status> SentinelLockClient::LookUpMaster() {
   if (inner_) inner_->Close();
   master_ = *found;
   inner_ = options_.make_client(executor_, master_, SubSeed(seed_, clients_made_++));
+  if (crash_point_) inner_->SetCrashPoint(crash_point_);
   // A failed connect is not fatal: the inner client reconnects lazily and
   // its calls report what happened; ask again before the next call.
   std::shared_ptr<LockClient> inner = inner_;
   if (Status s = co_await inner->Connect(); !s) stale_ = true;
   co_return OkStatus();
+}
+
+bool SentinelLockClient::SetCrashPoint(std::function<bool(const std::string& key)> crash) {
+  crash_point_ = std::move(crash);
+  // Before the first master lookup there is no inner client to ask: the
+  // worker then dies after the acquire instead (and the inner client made
+  // later still gets the point).
+  return inner_ && inner_->SetCrashPoint(crash_point_);
 }
 
 void SentinelLockClient::Observe(Outcome outcome, const std::string& error) {

@@ -64,6 +64,8 @@ class SentinelLockClient final : public LockClient {
   boost::asio::awaitable<ExtendResult> Extend(const std::string& key, const std::string& token,
                                               std::chrono::milliseconds lease) override;
   void Close() override;
+  // Passed on to the inner client, and to every one made after a failover.
+  bool SetCrashPoint(std::function<bool(const std::string& key)> crash) override;
 
   // The master the inner client talks to ("" before the first lookup).
   std::string master() const;
@@ -90,6 +92,7 @@ class SentinelLockClient final : public LockClient {
   bool closed_ = false;
   uint64_t seen_switches_ = 0;
   uint64_t clients_made_ = 0;
+  std::function<bool(const std::string& key)> crash_point_;  // may be empty
 };
 
 }  // namespace locksmith

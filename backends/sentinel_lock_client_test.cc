@@ -36,7 +36,7 @@ std::string Array(const std::vector<std::string>& items) {
   return out;
 }
 
-// A master that grants every SET, or refuses with READONLY once demoted.
+// A master that grants every SET (and SETNX), or refuses with READONLY once demoted.
 struct FakeMaster {
   explicit FakeMaster(asio::io_context& io)
       : server(io.get_executor(), [this](const FakeRedisServer::Command& c) {
@@ -47,13 +47,13 @@ struct FakeMaster {
             return FakeRedisServer::Action{
                 Bulk(std::string(RedisLockClient::kReleaseScriptSha1))};
           }
-          if (name == "SET") {
+          if (name == "SET" || name == "SETNX") {
             ++sets;
             if (demoted) {
               return FakeRedisServer::Action{
                   "-READONLY You can't write against a read only replica.\r\n"};
             }
-            return FakeRedisServer::Action{"+OK\r\n"};
+            return FakeRedisServer::Action{name == "SET" ? "+OK\r\n" : ":1\r\n"};
           }
           return FakeRedisServer::Action{":1\r\n"};
         }) {}
@@ -173,6 +173,46 @@ TEST(SentinelLockClientTest, FollowsTheSentinelsAnswerAfterReadonly) {
     b.server.Stop();
     sentinel.server.Stop();
   });
+}
+
+TEST(SentinelLockClientTest, ItsInnerClientsCrashAtTheirCrashPointAcrossAFailover) {
+  asio::io_context io;
+  FakeMaster a(io), b(io);
+  FakeSentinel sentinel(io);
+  sentinel.master_port = a.server.port();
+  SentinelLockClientOptions o = Options(sentinel, false);
+  o.make_client = [](asio::any_io_executor ex, const RedisEndpoint& master, uint64_t seed) {
+    RedisLockClientOptions r;
+    r.endpoint = master;
+    r.recipe = RedisLockRecipe::kSetnxExpire;
+    return std::unique_ptr<LockClient>(new RedisLockClient(ex, r, seed));
+  };
+  SentinelLockClient client(io.get_executor(), o, 7);
+  int asked = 0;
+  const auto crash = [&asked](const std::string& key) {
+    ++asked;
+    return key == "dies";
+  };
+  // No master looked up yet: no inner client whose point it could be.
+  EXPECT_FALSE(client.SetCrashPoint(crash));
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    EXPECT_TRUE((co_await client.Connect()).ok());
+    EXPECT_TRUE(client.SetCrashPoint(crash));
+    EXPECT_EQ((co_await client.Acquire("lives", milliseconds(1000))).outcome, Outcome::kOk);
+    a.demoted = true;  // READONLY for the next SET: the client asks again
+    sentinel.master_port = b.server.port();
+    (void)co_await client.Acquire("lives", milliseconds(1000));
+    (void)co_await client.Acquire("lives", milliseconds(1000));
+    EXPECT_EQ(client.masters_followed(), 2u);
+    AcquireResult died = co_await client.Acquire("dies", milliseconds(1000));
+    EXPECT_TRUE(died.crashed);
+    EXPECT_EQ(died.outcome, Outcome::kUnknown);
+    client.Close();
+    a.server.Stop();
+    b.server.Stop();
+    sentinel.server.Stop();
+  });
+  EXPECT_GE(asked, 2);
 }
 
 TEST(SentinelLockClientTest, FollowsASwitchMasterMessage) {
