@@ -154,10 +154,10 @@ Result<std::vector<std::string>> SshHost::SpawnArgv(const ProcessSpec& spec) con
   }
   // A clean base, then the host's entries, then the spec's (later wins in
   // env(1), as in the local provider).
-  std::vector<std::string> argv = {"setsid", "-f", "sh", "-c", kSpawnScript, "sh", cwd, log,
-                                   run_dir_ + "/.pids-" + name_, "--",
-                                   "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-                                   "LANG=C", "HOME=" + dir_};
+  std::vector<std::string> argv = {
+      "setsid", "-f", "sh", "-c", kSpawnScript, "sh", cwd, log, run_dir_ + "/.pids-" + name_, "--",
+      "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
+      "HOME=" + dir_};
   for (const auto& e : SpawnEnv()) argv.push_back(e);
   for (const auto& e : spec.env) argv.push_back(e);
   argv.insert(argv.end(), spec.argv.begin(), spec.argv.end());

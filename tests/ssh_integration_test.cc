@@ -122,6 +122,25 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
   }
 }
 
+TEST_F(SshProviderTest, SentinelAndZooKeeperRunsGetTheLocalProvidersVerdicts) {
+  for (const char* backend : {"redis-sentinel", "zookeeper"}) {
+    const std::vector<std::string> flags = {"--backend", backend, "--time-limit", "5", "--seed",
+                                            "7", "--nemesis", "kill", "--nemesis-interval", "2"};
+    TempDir local_dir, ssh_dir;
+    const Outcome local = RunIn(local_dir, flags);
+    const Outcome ssh = RunIn(ssh_dir, Ssh(flags));
+    ASSERT_TRUE(ssh.results.is_object()) << ssh.out;
+    EXPECT_EQ(ssh.code, local.code) << backend << "\nssh:\n" << ssh.out << "\nlocal:\n"
+                                    << local.out;
+    EXPECT_EQ(ssh.results["valid"], local.results["valid"]) << backend;
+    const std::string tag = RunTag(ssh.run);
+    ASSERT_FALSE(tag.empty()) << ssh.out;
+    ExpectNodesClean(tag);
+    EXPECT_NE(ReadText(ssh.run + "/history.jsonl").find("\"f\":\"kill\""), std::string::npos)
+        << backend;
+  }
+}
+
 TEST_F(SshProviderTest, BadInputIsOneClearLine) {
   TempDir dir;
   std::string out;
