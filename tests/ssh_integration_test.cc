@@ -123,9 +123,14 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
 }
 
 TEST_F(SshProviderTest, SentinelAndZooKeeperRunsGetTheLocalProvidersVerdicts) {
-  for (const char* backend : {"redis-sentinel", "zookeeper"}) {
-    const std::vector<std::string> flags = {"--backend", backend, "--time-limit", "5", "--seed",
-                                            "7", "--nemesis", "kill", "--nemesis-interval", "2"};
+  // Verdicts that do not hang on timing: Sentinel without faults (a killed
+  // master's failover may or may not lose a grant), ZooKeeper with kills.
+  const std::vector<std::vector<std::string>> cases = {
+      {"--backend", "redis-sentinel", "--time-limit", "5", "--seed", "7"},
+      {"--backend", "zookeeper", "--time-limit", "6", "--seed", "7", "--nemesis", "kill",
+       "--nemesis-interval", "2"}};
+  for (const auto& flags : cases) {
+    const std::string& backend = flags[1];
     TempDir local_dir, ssh_dir;
     const Outcome local = RunIn(local_dir, flags);
     const Outcome ssh = RunIn(ssh_dir, Ssh(flags));
@@ -136,8 +141,10 @@ TEST_F(SshProviderTest, SentinelAndZooKeeperRunsGetTheLocalProvidersVerdicts) {
     const std::string tag = RunTag(ssh.run);
     ASSERT_FALSE(tag.empty()) << ssh.out;
     ExpectNodesClean(tag);
-    EXPECT_NE(ReadText(ssh.run + "/history.jsonl").find("\"f\":\"kill\""), std::string::npos)
-        << backend;
+    if (flags.size() > 6) {
+      EXPECT_NE(ReadText(ssh.run + "/history.jsonl").find("\"f\":\"kill\""),
+                std::string::npos);
+    }
   }
 }
 
