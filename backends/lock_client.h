@@ -106,6 +106,11 @@ class LockClient {
   }
   // Drops connections; pending calls complete as kUnknown.
   virtual void Close() = 0;
+  // The client's process dies (the client-crash fault): its connections drop
+  // with no goodbye. A client whose server keeps a session past a lost
+  // connection (ZooKeeper) must not end it politely, or the server would
+  // drop a dead client's locks at once instead of when its session expires.
+  virtual void Crash() { Close(); }
   // The client's process stops (true), as in a long GC pause, and goes on
   // (false): the client-pause nemesis's stall. A client whose library keeps a
   // session alive on threads of its own stops talking to the servers until

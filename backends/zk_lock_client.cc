@@ -151,6 +151,13 @@ void ZkLockClient::Close() {
   relay_.Close();
 }
 
+void ZkLockClient::Crash() {
+  // The library's close request stays in the frozen relay's socket buffer
+  // and is dropped with it.
+  relay_.SetFrozen(true);
+  Close();
+}
+
 int64_t ZkLockClient::ValidityMs(milliseconds lease, Clock::time_point proof_sent) const {
   const int64_t session_left = session_.negotiated_timeout().count() - MsSince(proof_sent);
   return std::min<int64_t>(lease.count(), session_left);

@@ -150,6 +150,9 @@ class ZkLockClient final : public LockClient {
   boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
                                                       std::chrono::milliseconds lease) override;
   void Close() override;
+  // Nothing more reaches the ensemble, not even the close request: the
+  // session, and the lock nodes it owns, live until the session times out.
+  void Crash() override;
   // Freezes the session's traffic (see TcpRelay): the server hears nothing
   // from this client, and the session expires after its timeout.
   // Going on reports the locks lost meanwhile.

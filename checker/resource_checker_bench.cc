@@ -3,7 +3,12 @@
 // 100k): `processes` buyers over `keys` items, each purchase acquire, read,
 // write, release (8 events), fenced, with a share of info writes and a share
 // of overlapping purchases (two buyers read the same stock: lost updates),
-// then the final reads. Each case runs in a forked child so its peak RSS
+// then the final reads. And the rw-cache workload's checkers (rw-cache:
+// stale reads; rw-lock: writer overlaps) on a generated cache-aside history:
+// 80% readers (cache read; on a miss database read and fill), 20% writers
+// (write and invalidate), 0.1% info writes, and 0.5% of the fills stale (the
+// value from before the last write: the stale reads after it are found).
+// Each case runs in a forked child so its peak RSS
 // (getrusage maxrss, the generated history included) is its own.
 // Usage: resource_checker_bench [--quick]   (quick: 100k events only)
 // Not a test: scripts/bench-checker.sh builds it in Release and runs it.
@@ -15,19 +20,22 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "checker/counter_checker.h"
+#include "checker/double_holder.h"
 #include "checker/fencing_checker.h"
 #include "checker/inventory_checker.h"
+#include "checker/rw_cache_checker.h"
 
 namespace locksmith {
 namespace {
 
 struct Case {
-  std::string checker;  // inventory | counter | fencing
+  std::string checker;  // inventory | counter | fencing | rw-cache | rw-lock
   size_t events = 0;
   int processes = 10;
   int keys = 10;
@@ -100,9 +108,71 @@ History Generate(const Case& c, bool sells) {
   return std::move(b.history);
 }
 
+// The rw-cache workload's history: holds one after another per key, readers
+// sharing nothing (a reader's hold ends before the next begins), a few
+// stale fills (the lock failed) and a few info writes.
+History GenerateCache(const Case& c) {
+  Builder b;
+  b.history.reserve(c.events + 64);
+  std::mt19937_64 rng(42);
+  const auto keys = static_cast<size_t>(c.keys);
+  std::vector<int64_t> db(keys, 0), before(keys, 0);
+  std::vector<std::optional<int64_t>> cache(keys);
+  constexpr int64_t kStore = 1'000'000'000;
+  for (size_t k = 0; k < keys; ++k) {
+    const std::string key = "cache-" + std::to_string(k);
+    b.Add(kStore, OpType::kInvoke, "init", key, {{"value", 0}});
+    b.Add(kStore, OpType::kOk, "init", key, nullptr);
+  }
+  int64_t fence = 0, written = 0;
+  while (b.history.size() + 10 < c.events) {
+    const auto k = static_cast<size_t>(rng() % keys);
+    const std::string key = "cache-" + std::to_string(k);
+    const int64_t p = static_cast<int64_t>(rng() % static_cast<uint64_t>(c.processes));
+    const bool reader = rng() % 5 != 0;
+    ++fence;
+    b.Add(p, OpType::kInvoke, "acquire", key,
+          {{"lease_ms", 1000}, {"mode", reader ? "read" : "write"}});
+    b.Add(p, OpType::kOk, "acquire", key, {{"token", "t"}, {"fence", fence}, {"validity_ms", 990}});
+    if (!reader) {
+      const int64_t v = ++written;
+      b.Add(p, OpType::kInvoke, "write", key, {{"value", v}, {"fence", fence}});
+      b.Add(p, rng() % 1000 == 0 ? OpType::kInfo : OpType::kOk, "write", key, nullptr);
+      before[k] = db[k];
+      db[k] = v;
+      cache[k].reset();
+    } else {
+      b.Add(p, OpType::kInvoke, "read", key, {{"fence", fence}});
+      if (cache[k]) {
+        b.Add(p, OpType::kOk, "read", key, {{"value", *cache[k]}, {"hit", true}});
+      } else {
+        b.Add(p, OpType::kOk, "read", key, {{"value", nullptr}, {"hit", false}});
+        const bool stale = rng() % 200 == 0;
+        const int64_t v = stale ? before[k] : db[k];
+        b.Add(p, OpType::kInvoke, "read-db", key, {{"fence", fence}});
+        b.Add(p, OpType::kOk, "read-db", key, {{"value", v}});
+        b.Add(p, OpType::kInvoke, "fill", key, {{"value", v}, {"fence", fence}});
+        b.Add(p, OpType::kOk, "fill", key, nullptr);
+        cache[k] = v;
+      }
+    }
+    b.Add(p, OpType::kInvoke, "release", key,
+          {{"token", "t"}, {"mode", reader ? "read" : "write"}});
+    b.Add(p, OpType::kOk, "release", key, nullptr);
+  }
+  for (size_t k = 0; k < keys; ++k) {
+    const std::string key = "cache-" + std::to_string(k);
+    b.Add(kStore, OpType::kInvoke, "final", key, nullptr);
+    b.Add(kStore, OpType::kOk, "final", key,
+          {{"value", db[k]}, {"cache", cache[k] ? nlohmann::json(*cache[k]) : nullptr}});
+  }
+  return std::move(b.history);
+}
+
 void RunCase(const Case& c) {
   const auto g0 = std::chrono::steady_clock::now();
-  History h = Generate(c, c.checker == "inventory");
+  const bool cache = c.checker == "rw-cache" || c.checker == "rw-lock";
+  History h = cache ? GenerateCache(c) : Generate(c, c.checker == "inventory");
   const double gen_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
   struct rusage before {};
@@ -111,6 +181,10 @@ void RunCase(const Case& c) {
   if (c.checker == "inventory") checker = std::make_unique<InventoryChecker>(1'000'000'000);
   if (c.checker == "counter") checker = std::make_unique<CounterChecker>();
   if (c.checker == "fencing") checker = std::make_unique<FencingChecker>();
+  if (c.checker == "rw-cache") checker = std::make_unique<RwCacheChecker>();
+  if (c.checker == "rw-lock") {
+    checker = std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult r = checker->Check(h);
   const double check_s =
@@ -136,7 +210,7 @@ int main(int argc, char** argv) {
   std::vector<locksmith::Case> cases;
   for (size_t events : {size_t{100'000}, size_t{1'000'000}}) {
     if (quick && events > 100'000) continue;
-    for (const char* checker : {"inventory", "counter", "fencing"}) {
+    for (const char* checker : {"inventory", "counter", "fencing", "rw-cache", "rw-lock"}) {
       cases.push_back({checker, events, 10, 10});
     }
   }

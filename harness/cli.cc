@@ -15,6 +15,7 @@
 #include "harness/ssh_cluster.h"
 #include "harness/exit_codes.h"
 #include "harness/net_plan.h"
+#include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/scenario_library.h"
 #include "harness/signal_watcher.h"
@@ -206,7 +207,12 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
                         f.path + "/history.jsonl)");
       }
     }
-    return RecheckRun(f.path, std::cout);
+    const int code = RecheckRun(f.path, std::cout);
+    // A verdict judged again is the store index's to show.
+    if (auto root = StoreRootOf(f.path); root && code != kExitBadInput) {
+      UpdateStoreIndex(*root, std::cerr);
+    }
+    return code;
   }
   if (f.model.empty()) {
     return BadInput("checking a history file needs --model (or give a run directory)");
@@ -378,6 +384,14 @@ int CliMain(int argc, char** argv) {
   SuiteFlags suite_flags;
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
 
+  std::string report_dir;
+  CLI::App* report = app.add_subcommand(
+      "report",
+      "write a run's report.html again from its history.jsonl, results.json and config.json "
+      "(without re-judging: see check), or every run's report and the tables of a suite "
+      "directory; then the store's index.html");
+  report->add_option("dir", report_dir, "run directory or suite directory")->required();
+
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
 
@@ -408,6 +422,7 @@ int CliMain(int argc, char** argv) {
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_flags);
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
+  if (report->parsed()) return RegenerateReports(report_dir, std::cout, std::cerr);
   if (scenarios->parsed()) {
     auto list = ListScenarios();
     if (!list) return BadInput(list.error());

@@ -105,7 +105,7 @@ TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
   EXPECT_EQ(FindBackend("etcd").error(),
             "unknown backend \"etcd\" (known: redis, zookeeper, redlock, redis-sentinel)");
   EXPECT_EQ(FindWorkload("bank").error(),
-            "unknown workload \"bank\" (known: mutex, inventory, counter)");
+            "unknown workload \"bank\" (known: mutex, inventory, counter, rw-cache)");
   EXPECT_EQ(FindNemesis("meteor").error(),
             "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, partition, "
             "failover, client-crash)");

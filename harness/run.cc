@@ -1,6 +1,7 @@
 #include "harness/run.h"
 
 #include <iostream>
+#include <optional>
 #include <random>
 
 #include <boost/asio/io_context.hpp>
@@ -12,6 +13,9 @@
 #include "harness/exit_codes.h"
 #include "harness/history_recorder.h"
 #include "harness/interruption.h"
+#include "harness/progress_counter.h"
+#include "harness/progress_reporter.h"
+#include "harness/report_command.h"
 #include "harness/run_log.h"
 #include "harness/run_registry.h"
 #include "harness/run_store.h"
@@ -139,14 +143,15 @@ class ServerPhases {
  public:
   ServerPhases(RunConfig& config, const RunStore& store, RunLog& log,
                Interruption& interruption, SignalWatcher& signals, const RunModules& modules,
-               ServerPhaseFacts& facts)
+               ServerPhaseFacts& facts, const std::string& progress_label)
       : config_(config),
         store_(store),
         log_(log),
         interruption_(interruption),
         signals_(signals),
         modules_(modules),
-        facts_(facts) {}
+        facts_(facts),
+        progress_label_(progress_label) {}
 
   void Run() {
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
@@ -264,7 +269,11 @@ class ServerPhases {
     // Scripted steps may wait for workload events: every op recorded is
     // shown to them.
     OpEvents events(TriggersOfSteps(schedule));
-    EventRecorder observed(**recorder, events);
+    // Counted for the live progress line as they are recorded.
+    ProgressCounter progress(**recorder);
+    progress_ = &progress;
+    ScopeExit forget_progress([&] { progress_ = nullptr; });
+    EventRecorder observed(progress, events);
     NemesisRunner runner(**nemesis, observed, std::move(schedule), &events);
     // The service's own events (Sentinel's failovers), recorded as they come.
     HasEvents* reports = Capability<HasEvents>(service);
@@ -327,9 +336,19 @@ class ServerPhases {
     log_.Info("workload " + config_.workload + " for " +
               nlohmann::json(config_.time_limit_s).dump() + " s, " +
               std::to_string(options.concurrency) + " clients");
+    std::optional<ProgressReporter> progress;
+    if (progress_ != nullptr) {
+      const bool terminal = ProgressReporter::StderrIsTerminal();
+      progress.emplace(*progress_,
+                       ProgressReporter::Options{
+                           progress_label_, config_.time_limit_s, facts_.zero, terminal,
+                           terminal ? std::chrono::milliseconds(500) : std::chrono::seconds(5),
+                           [this](const std::string& line) { log_.Info(line); }});
+    }
     Status ran = OkStatus();
     Status status =
         RunTask(io, ctx, "workload " + config_.workload, RunWorkload(workload, ctx, ran), ran);
+    progress.reset();
     interruption_.SetPhase(Interruption::Phase::kFinishing);
     log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
     heal();
@@ -349,13 +368,16 @@ class ServerPhases {
   SignalWatcher& signals_;
   const RunModules& modules_;
   ServerPhaseFacts& facts_;
+  const std::string progress_label_;
+  const ProgressCounter* progress_ = nullptr;  // the run's counts, while the recorder is open
   Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
   ResourceStore* resource_ = nullptr;  // the protected resource's server, when the workload has one
 };
 
 }  // namespace
 
-RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules) {
+RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules,
+                      const std::string& progress_label) {
   RunOutcome outcome;
   if (!config.seed) {
     std::random_device entropy;
@@ -399,7 +421,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   }
 
   ServerPhaseFacts facts;
-  ServerPhases(config, *store, log, interruption, signals, modules, facts).Run();
+  ServerPhases(config, *store, log, interruption, signals, modules, facts, progress_label).Run();
   // Every server is gone by now: judging needs none.
   outcome.error = facts.error;
   if (!facts.judge) {
@@ -425,7 +447,9 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
 }
 
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
+  const std::string store = config.store;
   RunOutcome outcome = ExecuteRun(std::move(config), signals, DefaultRunModules());
+  if (!outcome.run_dir.empty()) UpdateStoreIndex(store, std::cerr);
   PrintRunOutcome(out, std::cerr, outcome);
   return outcome.exit_code;
 }

@@ -24,7 +24,9 @@ class SignalWatcher;
 // on every path (an error, a throw, a signal). A workload or worker that
 // throws ends the run with exit 255 and its error, after teardown, with its
 // history judged and kept.
-RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules);
+// `progress_label` leads the live progress line ("run 3/12 redis.kill").
+RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules,
+                      const std::string& progress_label = "");
 
 // ExecuteRun with the real modules; prints the outcome (reports/
 // summary_printer.h) and returns the exit code: 0 valid, 1 invalid, 2 unknown,

@@ -219,8 +219,8 @@ void RunConfig::Declare(OptionSet& set) {
                int64_t{600'000}, "deadline of every client call, ms; a timeout is info")
       .Choice("fencing", "--fencing", &fencing, {"off", "on"},
               "on: every acquire carries a token that only grows, and the protected resource "
-              "(inventory, counter) rejects reads and writes with a token lower than one it "
-              "accepted")
+              "(inventory, counter, rw-cache) rejects reads and writes with a token lower than "
+              "one it accepted")
       .Flag("loopback", "--loopback", &loopback,
             "use loopback hosts even as root (no network faults)")
       .Choice("provider", "--provider", &provider, {"local", "ssh"},

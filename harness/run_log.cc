@@ -1,5 +1,7 @@
 #include "harness/run_log.h"
 
+#include "harness/progress_reporter.h"
+
 namespace locksmith {
 
 RunLog::~RunLog() {
@@ -21,7 +23,12 @@ void RunLog::Write(const char* level, const std::string& message) {
     std::fprintf(file_, "%9.3f %s %s\n", elapsed, level, message.c_str());
     std::fflush(file_);
   }
-  if (echo_ || file_ == nullptr) std::fprintf(stderr, "%9.3f %s %s\n", elapsed, level, message.c_str());
+  if (echo_ || file_ == nullptr) {
+    char stamp[32];
+    std::snprintf(stamp, sizeof stamp, "%9.3f ", elapsed);
+    // Above the live progress line, when one is drawn.
+    ProgressReporter::WriteAboveStatus(stamp + std::string(level) + " " + message);
+  }
 }
 
 }  // namespace locksmith

@@ -7,8 +7,10 @@
 
 #include "checker/seed.h"
 #include "harness/exit_codes.h"
+#include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
+#include "harness/scope_exit.h"
 #include "harness/signal_watcher.h"
 
 namespace locksmith {
@@ -54,7 +56,8 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
     record.cells.push_back(cell.name);
     record.planned_runs += cell.test_count;
   }
-  auto dir = CreateStampedDirectory(suite.cells.front().config.store + "/suites", suite.name);
+  const std::string store = suite.cells.front().config.store;
+  auto dir = CreateStampedDirectory(store + "/suites", suite.name);
   if (!dir) {
     outcome.exit_code = kExitRunFailed;
     outcome.error = dir.error();
@@ -72,6 +75,9 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
     outcome.exit_code = kExitRunFailed;
     return outcome;
   }
+  // The store's index lists the suite from its start, and its verdict at the end.
+  UpdateStoreIndex(store, std::cerr);
+  ScopeExit index_at_end([&] { UpdateStoreIndex(store, std::cerr); });
   int done = 0;
   for (size_t c = 0; c < suite.cells.size() && record.interrupted.empty(); ++c) {
     const SuiteCell& cell = suite.cells[c];
@@ -90,7 +96,10 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
       out << "suite " << suite.name << ": run " << done << " of " << record.planned_runs << ": "
           << cell.name << " #" << repeat << " seed " << *config.seed << "\n"
           << std::flush;
-      const RunOutcome run = ExecuteRun(std::move(config), signals, modules);
+      const RunOutcome run =
+          ExecuteRun(std::move(config), signals, modules,
+                     "run " + std::to_string(done) + "/" + std::to_string(record.planned_runs) +
+                         " " + cell.name);
       record.runs.push_back(RowOf(cell, repeat, *config.seed, run, outcome.dir));
       const SuiteRun& row = record.runs.back();
       out << "suite " << suite.name << ": " << cell.name << " #" << repeat << ": " << row.verdict

@@ -77,6 +77,14 @@ std::optional<double> Mean(const std::vector<double>& values) {
   return sum / static_cast<double>(values.size());
 }
 
+// A JUnit time: seconds with three decimals, never in exponent form (the
+// schema's SUREFIRE_TIME pattern has no exponent).
+std::string Seconds(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", std::isfinite(s) && s > 0 ? s : 0.0);
+  return buf;
+}
+
 nlohmann::json Optional(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
@@ -262,6 +270,7 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
                     {"acquire_p50_ms", Optional(r.acquire_p50_ms)},
                     {"acquire_p99_ms", Optional(r.acquire_p99_ms)},
                     {"ops_per_s", Optional(r.ops_per_s)},
+                    {"duration_s", r.duration_s},
                     {"lock", r.lock},
                     {"schedule", r.schedule}});
   }
@@ -290,6 +299,64 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
   return j;
 }
 
+Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary) {
+  if (!summary.is_object() || !summary.contains("suite") || !summary["suite"].is_string() ||
+      !summary.contains("runs") || !summary["runs"].is_array()) {
+    return Error{"not a suite summary (an object with \"suite\" and \"runs\")"};
+  }
+  auto text = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+  };
+  SuiteRecord s;
+  s.name = text(summary, "suite");
+  s.description = text(summary, "description");
+  s.interrupted = text(summary, "interrupted");
+  s.seed = number(summary, "seed") ? summary["seed"].get<uint64_t>() : 0;
+  s.planned_runs = static_cast<int>(number(summary, "planned_runs").value_or(0));
+  for (const auto& j : summary["runs"]) {
+    if (!j.is_object()) return Error{"a run of \"runs\" is not an object"};
+    SuiteRun r;
+    r.cell = text(j, "cell");
+    r.repeat = static_cast<int>(number(j, "repeat").value_or(0));
+    r.seed = number(j, "seed") ? j["seed"].get<uint64_t>() : 0;
+    r.dir = text(j, "dir");
+    r.exit_code = static_cast<int>(number(j, "exit_code").value_or(0));
+    r.verdict = text(j, "verdict");
+    r.error = text(j, "error");
+    if (auto it = j.find("anomalies"); it != j.end() && it->is_object()) {
+      for (const auto& [type, n] : it->items()) {
+        if (n.is_number_integer()) r.anomalies[type] = n.get<int>();
+      }
+    }
+    r.first_violation_s = number(j, "first_violation_s");
+    r.availability_inside = number(j, "availability_inside");
+    r.availability_outside = number(j, "availability_outside");
+    r.acquire_p50_ms = number(j, "acquire_p50_ms");
+    r.acquire_p99_ms = number(j, "acquire_p99_ms");
+    r.ops_per_s = number(j, "ops_per_s");
+    r.duration_s = number(j, "duration_s").value_or(0);
+    r.lock = text(j, "lock");
+    r.schedule = text(j, "schedule");
+    if (std::find(s.cells.begin(), s.cells.end(), r.cell) == s.cells.end()) {
+      s.cells.push_back(r.cell);
+    }
+    s.runs.push_back(std::move(r));
+  }
+  // Cells that had not run yet are in "cells" only.
+  if (auto it = summary.find("cells"); it != summary.end() && it->is_object()) {
+    for (const auto& [cell, _] : it->items()) {
+      if (std::find(s.cells.begin(), s.cells.end(), cell) == s.cells.end()) s.cells.push_back(cell);
+    }
+  }
+  return s;
+}
+
 std::string RenderSuiteJunit(const SuiteRecord& suite) {
   int failures = 0, errors = 0;
   double total_s = 0;
@@ -299,7 +366,7 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
     cases << "    <testcase classname=\"" << XmlEscape(suite.name + "." + r.cell) << "\" name=\""
           << XmlEscape(r.cell + " #" + std::to_string(r.repeat) + " seed " +
                        std::to_string(r.seed))
-          << "\" time=\"" << r.duration_s << "\">\n";
+          << "\" time=\"" << Seconds(r.duration_s) << "\">\n";
     if (r.verdict == "invalid") {
       ++failures;
       cases << "      <failure message=\"" << XmlEscape(AnomalyText(r)) << "\" type=\"invalid\">"
@@ -321,10 +388,10 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
   const size_t n = suite.runs.size();
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"" << XmlEscape(suite.name) << "\" tests=\"" << n << "\" failures=\""
-      << failures << "\" errors=\"" << errors << "\" time=\"" << total_s << "\">\n"
+      << failures << "\" errors=\"" << errors << "\" time=\"" << Seconds(total_s) << "\">\n"
       << "  <testsuite name=\"" << XmlEscape(suite.name) << "\" tests=\"" << n
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"0\" time=\""
-      << total_s << "\">\n"
+      << Seconds(total_s) << "\">\n"
       << "    <properties>\n"
       << "      <property name=\"seed\" value=\"" << suite.seed << "\"/>\n";
   if (!suite.interrupted.empty()) {
@@ -416,10 +483,9 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
 }
 
 Status WriteSuiteReports(const SuiteRecord& suite, const std::string& dir) {
-  if (Status s = WriteFileAtomically(dir + "/summary.json", SuiteSummaryJson(suite).dump(2) + "\n");
-      !s) {
-    return s;
-  }
+  // DumpJson: a name from a file name may be any bytes, not UTF-8.
+  const std::string summary = DumpJson(SuiteSummaryJson(suite), 2) + "\n";
+  if (Status s = WriteFileAtomically(dir + "/summary.json", summary); !s) return s;
   if (Status s = WriteFileAtomically(dir + "/junit.xml", RenderSuiteJunit(suite)); !s) return s;
   return WriteFileAtomically(dir + "/index.html", RenderSuiteIndex(suite));
 }

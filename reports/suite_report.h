@@ -79,6 +79,10 @@ struct SuiteRecord {
 };
 
 nlohmann::json SuiteSummaryJson(const SuiteRecord& suite);
+// The record a summary.json holds (SuiteSummaryJson's inverse), so the
+// tables can be written again (`locksmith report SUITE_DIR`). A summary that
+// is not an object with "suite" and "runs" is an error naming what is wrong.
+Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary);
 std::string RenderSuiteJunit(const SuiteRecord& suite);
 std::string RenderSuiteIndex(const SuiteRecord& suite);
 // Writes summary.json, junit.xml and index.html into `dir`.

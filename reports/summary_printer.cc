@@ -5,6 +5,24 @@ namespace {
 
 constexpr size_t kAnomaliesShown = 5;
 
+// The history index of an op reference, -1 when there is none.
+int64_t IndexOf(const nlohmann::json& op) {
+  return op.is_object() ? op.value("index", int64_t{-1}) : int64_t{-1};
+}
+
+// The invoke of an [invoke, completion] pair.
+int64_t InvokeIndexOf(const nlohmann::json& pair) {
+  return pair.is_array() && !pair.empty() ? IndexOf(pair[0]) : int64_t{-1};
+}
+
+// " (cache filled by process 4, fill #88)" for an anomaly's filler, if any.
+void PrintFiller(std::ostream& out, const nlohmann::json& a) {
+  const auto filler = a.value("filler", nlohmann::json());
+  if (!filler.is_object()) return;
+  out << " (cached by process " << filler["process"] << ", fill #"
+      << InvokeIndexOf(filler.value("fill", nlohmann::json())) << ")";
+}
+
 // "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ...".
 void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
@@ -16,13 +34,10 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   const auto pairs = a.value("overlapping", nlohmann::json::array());
   if (!pairs.empty()) {
     const auto& buyers = pairs[0]["buyers"];
-    auto index = [](const nlohmann::json& op) {
-      return op.is_object() ? op.value("index", int64_t{-1}) : int64_t{-1};
-    };
     for (size_t i = 0; i < buyers.size(); ++i) {
       const auto& b = buyers[i];
       out << (i == 0 ? " process " : " and process ") << b["process"] << " (read #"
-          << index(b["read"]) << ", write #" << index(b["write"]) << ")";
+          << IndexOf(b["read"]) << ", write #" << IndexOf(b["write"]) << ")";
     }
     out << " both read " << buyers[0]["read_value"];
   }
@@ -33,6 +48,19 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
     for (const auto& c : a.value("crashed", nlohmann::json::array())) {
       out << ", process " << c["process"] << " crashed in its acquire #" << c["acquire"]["index"];
     }
+  }
+  // Cache anomalies: the stale value, and whose write it should have shown.
+  if (a.contains("reader") && a.contains("last_write") && a["reader"].is_object()) {
+    out << " process " << a["reader"]["process"] << " read " << a["value"] << " (read #"
+        << InvokeIndexOf(a["reader"].value("read", nlohmann::json())) << ") after write #"
+        << InvokeIndexOf(a["last_write"]) << " by process "
+        << a.value("writer", nlohmann::json::object()).value("process", nlohmann::json())
+        << " had completed";
+    PrintFiller(out, a);
+  }
+  if (a.contains("cache") && a.value("type", "") == "stale-cache") {
+    out << " the cache still holds " << a["cache"] << " where the database holds " << a["value"];
+    PrintFiller(out, a);
   }
   if (a.contains("op") && a["op"].is_object()) {
     out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "

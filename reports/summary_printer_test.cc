@@ -82,6 +82,29 @@ TEST(SummaryPrinterTest, AnOutcomeWithoutADirectoryIsOneLineOnStderr) {
   EXPECT_EQ(out.str(), "run:     store/t/2\nerror:   check: disk full\n");
 }
 
+TEST(SummaryPrinterTest, AStaleReadNamesTheReaderTheWriteItMissedAndWhoFilledTheCache) {
+  CheckResult r;
+  r.valid = Validity::kFalse;
+  r.anomalies.push_back(nlohmann::json::parse(R"({
+    "type": "stale-read", "key": "cache-0", "value": 7,
+    "reader": {"process": 3, "read": [{"index": 40}, {"index": 41}]},
+    "last_write": [{"index": 30}, {"index": 31}],
+    "writer": {"process": 1},
+    "filler": {"process": 2, "fill": [{"index": 35}, {"index": 36}]}})"));
+  r.anomalies.push_back(nlohmann::json::parse(R"({
+    "type": "stale-cache", "key": "cache-1", "value": 9, "cache": 5, "filler": null})"));
+  std::ostringstream out;
+  PrintRunSummary(out, "d", r, nlohmann::json::object());
+  EXPECT_NE(out.str().find("  stale-read  on cache-0: process 3 read 7 (read #40) after write #30 "
+                           "by process 1 had completed (cached by process 2, fill #35)\n"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("  stale-cache  on cache-1: the cache still holds 5 where the "
+                           "database holds 9\n"),
+            std::string::npos)
+      << out.str();
+}
+
 TEST(SummaryPrinterTest, DebateOutcomeComparesPredictionAndObservation) {
   EXPECT_TRUE(DebateOutcome(nlohmann::json::object(), Validity::kFalse).is_null());
   auto d = DebateOutcome({{"scenario", "6"}, {"prediction", "Y"}}, Validity::kUnknown);

@@ -28,8 +28,8 @@ packages=(
   iproute2 iptables procps
   # the ssh provider (client) and its tests' nodes (sshd in namespaces)
   openssh-client openssh-server
-  # the reports' browser test (headless)
-  chromium
+  # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
+  chromium libxml2-utils
 )
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.

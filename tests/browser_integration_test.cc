@@ -2,18 +2,23 @@
 // and a suite's index load without a script error, the report shows the
 // double holder, the index links every run's report, and a screenshot of
 // the failing report is kept as an artifact (artifacts/ beside the test).
-// Runs go through the real lifecycle on fakes: no servers are needed.
+// store/index.html loads and links every run and suite. Runs go through the
+// real lifecycle on fakes: no servers are needed.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <iostream>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
 
+#include "harness/report_command.h"
+#include "harness/run.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
@@ -111,6 +116,53 @@ TEST(BrowserIntegrationTest, AFailingRunsReportAndTheSuiteIndexLoadWithoutScript
   ASSERT_EQ(shown.status, 0) << shown.log;
   ASSERT_TRUE(fs::exists(shot));
   EXPECT_GT(fs::file_size(shot), 10'000u);  // a blank page is a few hundred bytes
+}
+
+// store/index.html after two suites and a lone run: it loads without a
+// script error and links every run's report and every suite's index, each
+// link a file.
+TEST(BrowserIntegrationTest, TheStoreIndexLoadsAndLinksEveryRunAndSuite) {
+  testing::TempDir store, work;
+  SignalWatcher signals;
+  std::ostringstream out;
+  for (const char* name : {"first", "second"}) {
+    auto suite = ParseSuite(nlohmann::json::parse(R"({"seed": 4,
+        "base": {"time_limit_s": 0.3, "concurrency": 2},
+        "cells": [{"name": "fine"}, {"name": "broken"}]})"),
+                            name, SuiteOverrides{std::nullopt, store.path(), std::nullopt});
+    ASSERT_TRUE(suite.ok()) << suite.error();
+    const SuiteOutcome outcome = ExecuteSuite(*suite, signals, testing::FakeRunModules(), out);
+    ASSERT_TRUE(outcome.error.empty()) << outcome.error;
+  }
+  // A lone run beside them, as `locksmith run` leaves it (a one-run store entry).
+  RunConfig config;
+  config.store = store.path();
+  config.test_name = "broken-alone";
+  config.time_limit_s = 0.3;
+  config.concurrency = 2;
+  config.seed = 9;
+  const RunOutcome lone = ExecuteRun(config, signals, testing::FakeRunModules());
+  ASSERT_FALSE(lone.run_dir.empty()) << lone.error;
+  UpdateStoreIndex(store.path(), std::cerr);
+
+  const Page index = Load(store.path() + "/index.html", work.path());
+  ASSERT_EQ(index.status, 0) << index.log;
+  EXPECT_TRUE(ScriptErrors(index.log).empty()) << ScriptErrors(index.log).front();
+  const std::regex link("href=\"([^\"]+)\"");
+  std::vector<std::string> links;
+  for (std::sregex_iterator it(index.dom.begin(), index.dom.end(), link), end; it != end; ++it) {
+    links.push_back((*it)[1].str());
+    EXPECT_TRUE(fs::exists(store.path() + "/" + links.back())) << links.back();
+  }
+  const std::string lone_dir = fs::relative(lone.run_dir, store.path()).string();
+  EXPECT_NE(std::find(links.begin(), links.end(), lone_dir + "/report.html"), links.end());
+  EXPECT_EQ(std::count_if(links.begin(), links.end(),
+                          [](const std::string& l) {
+                            return l.rfind("suites/", 0) == 0 && l.ends_with("/index.html");
+                          }),
+            2);
+  EXPECT_EQ(links.size(), 3u);
+  EXPECT_NE(index.dom.find("invalid"), std::string::npos);
 }
 
 }  // namespace

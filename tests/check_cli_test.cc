@@ -2,7 +2,7 @@
 // servers, no root): a history file and the run directory holding it get the
 // same verdict, nothing to judge is unknown on both paths, a last line cut
 // short is skipped and said so, flags a run directory would ignore are
-// refused, and a live run is not re-judged.
+// refused, and a live run is not re-judged. `locksmith report` on them too.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -218,6 +218,65 @@ TEST(CheckCliTest, ARunWhoseControllerIsAliveIsNotRejudged) {
   std::ofstream(run.path() + "/" + kRunControllerFile) << "{broken";
   EXPECT_EQ(Check({run.path()}, &out), 254) << out;
   EXPECT_NE(out.find("controller.json is malformed"), std::string::npos) << out;
+}
+
+// `locksmith report DIR` on the same hand-made run directories: the report
+// is written again from the files (nothing re-judged), the store's index
+// too when the directory sits in a store, and bad input is one line and 254.
+int Report(const std::string& dir, std::string* out) {
+  TempDir cwd;
+  return RunLocksmith(cwd.path(), {"report", dir}, seconds(60), out);
+}
+
+TEST(CheckCliTest, ReportWritesARunsReportAgainFromItsFiles) {
+  RunDir run(ExpiredAfterFailedRelease());
+  std::string out;
+  ASSERT_EQ(Check({run.path()}, &out), 0) << out;
+  const std::string report = run.path() + "/report.html";
+  ASSERT_TRUE(std::filesystem::remove(report));
+  const auto results_time = std::filesystem::last_write_time(run.path() + "/results.json");
+  EXPECT_EQ(Report(run.path(), &out), 0) << out;
+  EXPECT_EQ(out, "report: " + report + "\n");  // not in a store: no index
+  std::ifstream in(report);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(std::filesystem::last_write_time(run.path() + "/results.json"), results_time);
+
+  // In a store (ROOT/NAME/STAMP and ROOT/latest): the store's index lists it.
+  TempDir store;
+  const std::string dir = store.path() + "/kill/20261124T010203.000Z";
+  std::filesystem::create_directories(store.path() + "/kill");
+  std::filesystem::rename(run.path(), dir);
+  std::filesystem::create_directory_symlink(dir, store.path() + "/latest");
+  EXPECT_EQ(Report(store.path() + "/latest", &out), 0) << out;
+  EXPECT_NE(out.find("store index: " + store.path() + "/index.html"), std::string::npos) << out;
+  std::ifstream index_file(store.path() + "/index.html");
+  const std::string index((std::istreambuf_iterator<char>(index_file)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(index.find("href=\"kill/20261124T010203.000Z/report.html\""), std::string::npos);
+  std::filesystem::rename(dir, run.path());  // for RunDir's clean-up
+}
+
+TEST(CheckCliTest, ReportOnBadInputIsOneLineAnd254) {
+  std::string out;
+  EXPECT_EQ(Report("/nonexistent/run", &out), 254) << out;
+  EXPECT_EQ(out, "locksmith: no such directory: /nonexistent/run\n");
+
+  RunDir run(ExpiredAfterFailedRelease());
+  ASSERT_EQ(Check({run.path()}, &out), 0) << out;
+  // A line in the middle that is not JSON.
+  { std::ofstream(run.history(), std::ios::app) << "{\"index\": oops}\n{}\n"; }
+  EXPECT_EQ(Report(run.path(), &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find("history.jsonl: line 9: not valid JSON"), std::string::npos) << out;
+  std::filesystem::remove(run.history());
+  EXPECT_EQ(Report(run.path(), &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find("history"), std::string::npos) << out;
+  std::filesystem::remove(run.path() + "/results.json");
+  EXPECT_EQ(Report(run.path(), &out), 254) << out;
+  EXPECT_NE(out.find("is not a run directory"), std::string::npos) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
 }
 
 }  // namespace

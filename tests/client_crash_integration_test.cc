@@ -4,8 +4,9 @@
 // SETNX-then-EXPIRE client the crash falls between the two commands: the
 // key never expires and the checker reports a stuck lock naming the crashed
 // process; the correct `redis` client, under the same seed and steps,
-// crashes after its SET NX PX and its lock expires: valid. Each run: 12 s
-// of workload.
+// crashes after its SET NX PX and its lock expires: valid. On ZooKeeper a
+// crash is a process that vanished, not a session closed politely: its lock
+// node lives until the session expires. Each run: 12 s of workload.
 #include <gtest/gtest.h>
 
 #include "tests/locksmith_process.h"
@@ -15,10 +16,12 @@ namespace {
 
 using std::chrono::seconds;
 
-FinishedRun CrashSale(const std::string& client) {
+FinishedRun CrashSale(const std::string& client, std::vector<std::string> more = {}) {
   const std::string scenario =
       LOCKSMITH_SOURCE_DIR "/scenarios/redis-setnx-expire-client-crash.json";
-  return RunAndLoad({"--config", scenario, "--client", client, "--seed", "7"}, seconds(150));
+  std::vector<std::string> flags = {"--config", scenario, "--client", client, "--seed", "7"};
+  flags.insert(flags.end(), more.begin(), more.end());
+  return RunAndLoad(flags, seconds(150));
 }
 
 // The process the client-crash op says crashed, or -1.
@@ -67,6 +70,34 @@ TEST(ClientCrashIntegrationTest, SetnxExpireLeavesAStuckLockWhereTheCorrectClien
   ASSERT_GE(crashed_good, 0) << "no worker crashed";
   ExpectVanishedMidAcquire(good.history, crashed_good);
   EXPECT_EQ(good.results["stats"]["stuck-lock"]["valid"], true);
+}
+
+TEST(ClientCrashIntegrationTest, AZooKeeperHolderThatDiesKeepsItsLockUntilItsSessionExpires) {
+  constexpr int64_t kSessionMs = 800;
+  FinishedRun run = CrashSale("zk-fair", {"--backend", "zookeeper", "--session-timeout",
+                                          std::to_string(kSessionMs)});
+  ASSERT_EQ(run.code, 0) << run.out << run.results["anomalies"];
+  const int64_t crashed = CrashedProcess(run.history);
+  ASSERT_GE(crashed, 0) << "no worker crashed";
+  ExpectVanishedMidAcquire(run.history, crashed);
+  int64_t crash_ns = -1;
+  int64_t next_grant_ns = -1;
+  for (const Op& op : run.history) {
+    if (op.is_nemesis() && op.f == "client-crash" && op.type == OpType::kInfo &&
+        op.error.empty()) {
+      crash_ns = op.time;
+    } else if (crash_ns >= 0 && op.f == "acquire" && op.type == OpType::kOk &&
+               op.key == "item-0") {
+      next_grant_ns = op.time;
+      break;
+    }
+  }
+  ASSERT_GE(next_grant_ns, 0) << "item-0 was never granted again after the crash";
+  // Closed politely, the dead holder's node would go at once and the next
+  // waiter would hold within milliseconds.
+  EXPECT_GT(next_grant_ns - crash_ns, kSessionMs / 2 * 1'000'000)
+      << "the lock outlived its holder by only " << (next_grant_ns - crash_ns) / 1'000'000
+      << " ms";
 }
 
 }  // namespace

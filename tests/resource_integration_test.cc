@@ -128,8 +128,15 @@ TEST_P(PausedHoldersTest, LoseUpdatesWithoutFencing) {
   EXPECT_GE(Count(types, "lost-update") + Count(types, "oversold"), 1) << f.results["anomalies"];
   ExpectBuyersNamed(f);
   EXPECT_EQ(Rejections(f.history), 0);
+  // The clients' lock events are in the history: on ZooKeeper the stalled
+  // holder's session expired, and its client said so (lock-lost).
+  int lost = 0;
+  for (const Op& op : f.history) lost += op.f == "lock-lost";
+  if (GetParam() == "zookeeper") {
+    EXPECT_GE(lost, 1);
+  }
   std::cout << GetParam() << ": lost-update " << Count(types, "lost-update") << ", oversold "
-            << Count(types, "oversold") << "\n";
+            << Count(types, "oversold") << ", lock-lost events " << lost << "\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryBackend, PausedHoldersTest,

@@ -16,7 +16,7 @@ boost::asio::awaitable<std::optional<AcquireResult>> AcquireUnlessCrashed(
   AcquireResult acquired = co_await client.Acquire(key, lease);
   if (acquired.crashed) co_return std::nullopt;
   if (!own_point && acquired.outcome != Outcome::kFail && crashes->Take(process, key)) {
-    client.Close();
+    client.Crash();
     co_return std::nullopt;
   }
   co_return acquired;

@@ -4,7 +4,6 @@
 #include <random>
 #include <sstream>
 
-
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
@@ -12,6 +11,7 @@
 #include "checker/perf_stats.h"
 #include "checker/seed.h"
 #include "workloads/acquirer_crash.h"
+#include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
@@ -29,26 +29,13 @@ int64_t Draw(std::mt19937_64& rng, MsRange range) {
 
 }  // namespace
 
-// One worker's log and the hold it is in, shared with its client's event
-// sink (both on the io thread).
+// One worker's log and the lock events of its client (both on the io
+// thread).
 struct MutexWorkload::WorkerState {
   WorkerState(OpRecorder& recorder, int worker, int concurrency)
-      : log(recorder, worker, concurrency) {}
+      : log(recorder, worker, concurrency), events(log) {}
   OpLog log;
-  std::string key;    // held now; empty when none
-  std::string token;
-  bool lost = false;  // the client said the hold's lock is lost
-
-  void OnEvent(const LockEvent& e) {
-    nlohmann::json value = {{"token", e.token}};
-    if (e.kind == LockEvent::Kind::kLost) {
-      log.Event(Outcome::kOk, std::string(kLockLostOp), e.key, std::move(value), e.error);
-      if (e.key == key && e.token == token) lost = true;
-      return;
-    }
-    if (e.outcome == Outcome::kOk) value["validity_ms"] = e.validity_ms;
-    log.Event(e.outcome, std::string(kRenewOp), e.key, std::move(value), e.error);
-  }
+  HoldEvents events;
 };
 
 void MutexOptions::Declare(OptionSet& set) {
@@ -81,8 +68,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
   for (int i = 0; i < n; ++i) {
     states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
     clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
-    clients.back()->SetEventSink(
-        [state = states.back().get()](LockEvent e) { state->OnEvent(e); });
+    clients.back()->SetEventSink(states.back()->events.Sink());
     clients.back()->SetInFlightPausePoint(InFlightStalls(ctx, states.back()->log, *clients.back()));
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
@@ -150,28 +136,26 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
 
     // A hold cut short by the deadline or an interrupt still releases; one
     // the client said is lost is over (no stall, no release).
-    state.key = key;
-    state.token = acquired.token;
-    state.lost = false;
+    HoldEvents& hold = state.events;
+    hold.Begin(key, acquired.token);
     co_await StallIfAsked(ctx, log, client, key);
     const int64_t hold_ms = Draw(rng, m.hold);
     if (m.reentry > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.reentry) {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms / 2));
-      if (!state.lost) co_await ReEnter(ctx, log, client, key, hold_ms / 2);
+      if (!hold.lost()) co_await ReEnter(ctx, log, client, key, hold_ms / 2);
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms - hold_ms / 2));
     } else {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms));
     }
-    if (!state.lost) co_await StallIfAsked(ctx, log, client, key);
-    if (!state.lost) {
+    if (!hold.lost()) co_await StallIfAsked(ctx, log, client, key);
+    if (!hold.lost()) {
       nlohmann::json release = {{"token", acquired.token}};
       if (read_write) release.update(mode);
       log.Invoke("release", key, release);
       ReleaseResult released = co_await client.Release(key, acquired.token);
       log.Complete(released.outcome, nullptr, released.error);
     }
-    state.key.clear();
-    state.token.clear();
+    hold.End();
   }
   if (const auto counters = client.Counters(); !counters.empty()) {
     log.Invoke("client-stats", "", nullptr);

@@ -24,9 +24,38 @@ constexpr std::string_view kWriteScript =
 // KEYS: value, orders. Reply {value, {orders}}.
 constexpr std::string_view kFinalScript =
     "return {tonumber(redis.call('get', KEYS[1]) or '0'), redis.call('lrange', KEYS[2], 0, -1)}";
-// KEYS: value, fence, orders. ARGV: value.
+// KEYS: value, fence, orders, cache. ARGV: value.
 constexpr std::string_view kInitScript =
-    "redis.call('del', KEYS[2], KEYS[3]) redis.call('set', KEYS[1], ARGV[1]) return {1, 0}";
+    "redis.call('del', KEYS[2], KEYS[3], KEYS[4]) redis.call('set', KEYS[1], ARGV[1]) "
+    "return {1, 0}";
+// The cache-aside scripts begin with this check: KEYS[1] the fence, ARGV[1]
+// the fence or "" (as above: rejected below the highest accepted, which it
+// then becomes).
+constexpr std::string_view kFenceCheck =
+    "if ARGV[1] ~= '' then "
+    "local h = tonumber(redis.call('get', KEYS[1]) or '-1') "
+    "if tonumber(ARGV[1]) < h then return {0, h} end "
+    "redis.call('set', KEYS[1], ARGV[1]) end ";
+// KEYS: fence, cache. Reply {1, value}, {2, 0} on a miss, or {0, highest}.
+constexpr std::string_view kReadCacheBody =
+    "local v = redis.call('get', KEYS[2]) "
+    "if not v then return {2, 0} end "
+    "return {1, tonumber(v)}";
+// KEYS: fence, cache. ARGV: fence, value.
+constexpr std::string_view kFillCacheBody = "redis.call('set', KEYS[2], ARGV[2]) return {1, 0}";
+// KEYS: fence, value, cache. ARGV: fence, value.
+constexpr std::string_view kWriteInvalidateBody =
+    "redis.call('set', KEYS[2], ARGV[2]) redis.call('del', KEYS[3]) return {1, 0}";
+
+// kFenceCheck, then `body`.
+std::string Fenced(std::string_view body) {
+  std::string script(kFenceCheck);
+  script += body;
+  return script;
+}
+
+// The cached copy of `key`'s value.
+std::string CacheKey(const std::string& key) { return key + ":cache"; }
 
 std::string FenceText(std::optional<int64_t> fence) {
   return fence ? std::to_string(*fence) : std::string();
@@ -40,7 +69,7 @@ bool Failed(const RedisResponse& r, ResourceReply& reply) {
   return outcome.has_value();
 }
 
-// {1, value} or {0, highest}.
+// {1, value}, {2, 0} (accepted, nothing found) or {0, highest}.
 ResourceReply AcceptedOrRejected(const RedisResponse& r) {
   ResourceReply reply;
   if (Failed(r, reply)) return reply;
@@ -50,9 +79,10 @@ ResourceReply AcceptedOrRejected(const RedisResponse& r) {
     reply.error = "unexpected reply from the store: " + r.reply.Describe();
     return reply;
   }
-  if (e[0].integer == 1) {
+  if (e[0].integer == 1 || e[0].integer == 2) {
     reply.outcome = Outcome::kOk;
     reply.value = e[1].integer;
+    reply.found = e[0].integer == 1;
   } else {
     reply.outcome = Outcome::kFail;
     reply.rejected = true;
@@ -107,9 +137,34 @@ boost::asio::awaitable<ResourceReply> ResourceClient::Write(const std::string& k
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Init(const std::string& key,
                                                            int64_t value) {
-  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
+  const std::vector<std::string> keys{key, key + ":fence", key + ":orders", CacheKey(key)};
   const std::vector<std::string> args{std::to_string(value)};
   co_return AcceptedOrRejected(co_await Eval(kInitScript, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::ReadCache(const std::string& key,
+                                                                std::optional<int64_t> fence) {
+  const std::vector<std::string> keys{key + ":fence", CacheKey(key)};
+  const std::vector<std::string> args{FenceText(fence)};
+  static const std::string script = Fenced(kReadCacheBody);
+  co_return AcceptedOrRejected(co_await Eval(script, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::FillCache(const std::string& key,
+                                                                int64_t value,
+                                                                std::optional<int64_t> fence) {
+  const std::vector<std::string> keys{key + ":fence", CacheKey(key)};
+  const std::vector<std::string> args{FenceText(fence), std::to_string(value)};
+  static const std::string script = Fenced(kFillCacheBody);
+  co_return AcceptedOrRejected(co_await Eval(script, keys, args));
+}
+
+boost::asio::awaitable<ResourceReply> ResourceClient::WriteInvalidate(
+    const std::string& key, int64_t value, std::optional<int64_t> fence) {
+  const std::vector<std::string> keys{key + ":fence", key, CacheKey(key)};
+  const std::vector<std::string> args{FenceText(fence), std::to_string(value)};
+  static const std::string script = Fenced(kWriteInvalidateBody);
+  co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Final(const std::string& key) {

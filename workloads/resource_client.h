@@ -5,8 +5,16 @@
 //   Write(key, value, order, fence?) sets `key` to `value` and, when `order`
 //                                  is not empty, appends it to `key:orders`
 //   Final(key)                     the value and the orders, after the run
-//   Init(key, value)               sets the value, empties the orders and the
-//                                  fence (before the workload)
+//   Init(key, value)               sets the value, empties the orders, the
+//                                  fence and the cache (before the workload)
+//
+// and for a cache-aside pair (the `rw-cache` workload: `key` is the
+// database's value, `key:cache` its cached copy):
+//
+//   ReadCache(key, fence?)         the cached copy, or a miss (found false)
+//   FillCache(key, value, fence?)  sets the cached copy (after a miss)
+//   WriteInvalidate(key, value, fence?) sets the value and deletes the
+//                                  cached copy, in one step
 //
 // With a fence (--fencing on) a read or write is accepted only when its
 // fence is at least `key:fence`, the highest the store accepted, which it
@@ -39,7 +47,8 @@ namespace locksmith {
 
 struct ResourceReply {
   Outcome outcome = Outcome::kUnknown;
-  int64_t value = 0;                // Read, Final: the value
+  int64_t value = 0;                // Read, Final, ReadCache: the value
+  bool found = true;                // ReadCache: false on a miss (no cached copy)
   std::vector<std::string> orders;  // Final: the orders, in the order written
   bool rejected = false;            // fenced and stale (outcome kFail)
   int64_t highest = 0;              // when rejected: the highest fence accepted
@@ -59,6 +68,12 @@ class ResourceClient {
                                               std::optional<int64_t> fence);
   boost::asio::awaitable<ResourceReply> Final(const std::string& key);
   boost::asio::awaitable<ResourceReply> Init(const std::string& key, int64_t value);
+  boost::asio::awaitable<ResourceReply> ReadCache(const std::string& key,
+                                                  std::optional<int64_t> fence);
+  boost::asio::awaitable<ResourceReply> FillCache(const std::string& key, int64_t value,
+                                                  std::optional<int64_t> fence);
+  boost::asio::awaitable<ResourceReply> WriteInvalidate(const std::string& key, int64_t value,
+                                                        std::optional<int64_t> fence);
   void Close();
 
  private:

@@ -1,6 +1,7 @@
 #include "workloads/resource_workload.h"
 
 #include "workloads/acquirer_crash.h"
+#include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
@@ -12,27 +13,38 @@ namespace locksmith {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
-namespace {
+// One worker's log and the lock events of its client (both on the io
+// thread).
+struct ResourceWorkload::WorkerState {
+  WorkerState(OpRecorder& recorder, int worker, int concurrency)
+      : log(recorder, worker, concurrency), events(log) {}
+  OpLog log;
+  HoldEvents events;
+};
 
-int64_t Draw(std::mt19937_64& rng, MsRange range) {
-  return std::uniform_int_distribution<int64_t>(range.min, range.max)(rng);
+std::vector<std::string> PausePoints() { return {"write", "release"}; }
+
+std::chrono::milliseconds ResourceWorkload::Draw(std::mt19937_64& rng, MsRange range) {
+  return std::chrono::milliseconds(
+      std::uniform_int_distribution<int64_t>(range.min, range.max)(rng));
 }
 
-// The store is never faulted: a generous deadline for its calls.
-constexpr std::chrono::milliseconds kStoreTimeout{2000};
-
-nlohmann::json Reply(const ResourceReply& r, std::optional<int64_t> fence) {
+nlohmann::json ResourceWorkload::Rejection(const ResourceReply& r, std::optional<int64_t> fence) {
   if (r.rejected) return {{"rejected", true}, {"fence", fence.value_or(0)}, {"highest", r.highest}};
   return nullptr;
 }
 
-}  // namespace
-
-std::vector<std::string> PausePoints() { return {"write", "release"}; }
+ResourceWorkload::HoldPlan ResourceWorkload::PlanHold(std::mt19937_64& rng,
+                                                      bool client_shares) const {
+  (void)rng;
+  (void)client_shares;
+  return {};
+}
 
 asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
   if (ctx.resource == nullptr) co_return Error{"the " + Name() + " workload needs its resource store"};
   const int n = ctx.options.concurrency;
+  std::vector<std::unique_ptr<WorkerState>> states;
   std::vector<std::unique_ptr<LockClient>> clients;
   std::vector<std::unique_ptr<ResourceClient>> stores;
   struct CloseAll {
@@ -60,7 +72,9 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
     setup.Close();
   }
   for (int i = 0; i < n; ++i) {
+    states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
     clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
+    clients.back()->SetEventSink(states.back()->events.Sink());
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
@@ -75,20 +89,23 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
   TaskGroup workers(ctx.io.get_executor(), [&ctx](const std::string&) { ctx.failed = true; });
   const Clock::time_point start = ctx.Now();
   for (int i = 0; i < n; ++i) {
-    workers.Spawn("worker " + std::to_string(i), Worker(ctx, i, *clients[i], *stores[i], start));
+    workers.Spawn("worker " + std::to_string(i),
+                  Worker(ctx, i, *clients[i], *stores[i], *states[i], start));
   }
   co_return co_await workers.Wait();
 }
 
 asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker, LockClient& client,
-                                               ResourceClient& store, Clock::time_point start) {
+                                               ResourceClient& store, WorkerState& state,
+                                               Clock::time_point start) {
   const WorkloadOptions& o = ctx.options;
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, plan_.keys - 1);
-  OpLog log(ctx.recorder, worker, o.concurrency);
+  OpLog& log = state.log;
   client.SetInFlightPausePoint(InFlightStalls(ctx, log, client));
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
-  int64_t orders = 0;
+  const bool client_shares = client.SupportsShared();
+  int64_t writes = 0;
   while (!ctx.ShouldStop()) {
     std::optional<Clock::time_point> slot = pacer.Next(ctx.Now());
     if (!slot) break;
@@ -96,25 +113,37 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     if (ctx.ShouldStop() || ctx.Now() >= ctx.deadline) break;
 
     const std::string key = Key(pick_key(rng));
-    log.Invoke("acquire", key, {{"lease_ms", plan_.lease_ms}});
-    std::optional<AcquireResult> got = co_await AcquireUnlessCrashed(
-        ctx, log, client, key, std::chrono::milliseconds(plan_.lease_ms));
-    if (!got) {  // crashed mid-acquire: the worker is gone, the others go on
-      store.Close();
-      co_return;
+    const HoldPlan hold = PlanHold(rng, client_shares);
+    nlohmann::json invoke = {{"lease_ms", plan_.lease_ms}};
+    if (hold.tags.is_object()) invoke.update(hold.tags);
+    log.Invoke("acquire", key, std::move(invoke));
+    const std::chrono::milliseconds lease(plan_.lease_ms);
+    AcquireResult acquired;
+    if (hold.shared) {
+      acquired = co_await client.AcquireShared(key, lease);
+    } else {
+      std::optional<AcquireResult> got =
+          co_await AcquireUnlessCrashed(ctx, log, client, key, lease);
+      if (!got) {  // crashed mid-acquire: the worker is gone, the others go on
+        store.Close();
+        co_return;
+      }
+      acquired = std::move(*got);
     }
-    const AcquireResult& acquired = *got;
     log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
-      co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, plan_.backoff)));
+      co_await SleepFor(ctx, Draw(rng, plan_.backoff));
       continue;
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
     const std::optional<int64_t> fence = o.fencing ? acquired.fence : std::nullopt;
-    co_await Update(ctx, log, client, store, key, fence, orders, rng, worker);
+    Holder holder{ctx, log, client, store, key, fence, rng, worker, writes, hold};
+    co_await Critical(holder);
     if (plan_.pause_at == "release") co_await StallIfAsked(ctx, log, client, key);
-    log.Invoke("release", key, {{"token", acquired.token}});
+    nlohmann::json release = {{"token", acquired.token}};
+    if (hold.tags.is_object()) release.update(hold.tags);
+    log.Invoke("release", key, std::move(release));
     ReleaseResult released = co_await client.Release(key, acquired.token);
     log.Complete(released.outcome, nullptr, released.error);
   }
@@ -124,34 +153,45 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
   }
 }
 
-asio::awaitable<void> ResourceWorkload::Update(WorkloadContext& ctx, OpLog& log,
-                                               LockClient& client, ResourceClient& store,
-                                               const std::string& key,
-                                               std::optional<int64_t> fence, int64_t& orders,
-                                               std::mt19937_64& rng, int worker) {
+asio::awaitable<void> ResourceWorkload::Critical(Holder& h) {
+  WorkloadContext& ctx = h.ctx;
+  OpLog& log = h.log;
+  const std::string& key = h.key;
+  const std::optional<int64_t> fence = h.fence;
   nlohmann::json fenced = fence ? nlohmann::json{{"fence", *fence}} : nlohmann::json(nullptr);
   log.Invoke("read", key, fenced);
-  const ResourceReply read = co_await store.Read(key, fence);
+  const ResourceReply read = co_await h.store.Read(key, fence);
   log.Complete(read.outcome,
                read.outcome == Outcome::kOk ? nlohmann::json{{"value", read.value}}
-                                            : Reply(read, fence),
+                                            : Rejection(read, fence),
                read.error);
   if (read.outcome != Outcome::kOk) co_return;
-  co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, plan_.work)));
-  if (plan_.pause_at == "write") co_await StallIfAsked(ctx, log, client, key);
+  co_await SleepFor(ctx, Draw(h.rng, plan_.work));
+  if (plan_.pause_at == "write") co_await StallIfAsked(ctx, log, h.client, key);
   if (ctx.ShouldStop()) co_return;
   if (plan_.sells && read.value <= 0) co_return;  // sold out: nothing to write
   const int64_t next = plan_.sells ? read.value - 1 : read.value + 1;
   std::string order;
   nlohmann::json w = {{"value", next}, {"read", read.value}};
   if (plan_.sells) {
-    order = "o-" + std::to_string(worker) + "-" + std::to_string(++orders);
+    order = "o-" + std::to_string(h.worker) + "-" + std::to_string(++h.writes);
     w["order"] = order;
   }
   if (fence) w["fence"] = *fence;
   log.Invoke("write", key, std::move(w));
-  const ResourceReply wrote = co_await store.Write(key, next, order, fence);
-  log.Complete(wrote.outcome, Reply(wrote, fence), wrote.error);
+  const ResourceReply wrote = co_await h.store.Write(key, next, order, fence);
+  log.Complete(wrote.outcome, Rejection(wrote, fence), wrote.error);
+}
+
+asio::awaitable<ResourceWorkload::FinalRead> ResourceWorkload::ReadFinal(ResourceClient& reader,
+                                                                         const std::string& key) {
+  ResourceReply r = co_await reader.Final(key);
+  FinalRead read{r.outcome, nullptr, r.error};
+  if (r.outcome == Outcome::kOk) {
+    read.value = {{"value", r.value}};
+    if (plan_.sells) read.value["orders"] = r.orders;
+  }
+  co_return read;
 }
 
 asio::awaitable<Status> ResourceWorkload::FinalReads(WorkloadContext& ctx) {
@@ -161,13 +201,8 @@ asio::awaitable<Status> ResourceWorkload::FinalReads(WorkloadContext& ctx) {
   Status status = OkStatus();
   for (int k = 0; k < plan_.keys; ++k) {
     log.Invoke("final", Key(k), nullptr);
-    ResourceReply r = co_await reader.Final(Key(k));
-    nlohmann::json value = nullptr;
-    if (r.outcome == Outcome::kOk) {
-      value = {{"value", r.value}};
-      if (plan_.sells) value["orders"] = r.orders;
-    }
-    log.Complete(r.outcome, std::move(value), r.error);
+    FinalRead r = co_await ReadFinal(reader, Key(k));
+    log.Complete(r.outcome, std::move(r.value), r.error);
     if (r.outcome != Outcome::kOk && status) status = Error{"final read of " + Key(k) + ": " + r.error};
   }
   reader.Close();

@@ -9,6 +9,12 @@
 // reads after the heal (`final`) are ops of kResourceProcess. A stall the
 // client-pause nemesis asks for is taken before the write (pause_at "write",
 // the GC pause of the seed article) or before the release ("release").
+// Lock events the client reports while a worker holds a lock (renewals,
+// lock lost: HoldEvents) are recorded as lone ops of its process; like seed
+// 002's code, the holder does not look at them: it writes and releases
+// anyway, and the checkers judge the damage. A workload may take some holds
+// shared (PlanHold) and do its own critical section (Critical) and final
+// reads (ReadFinal); the defaults are the read-modify-write above.
 // Runs on one io_context thread; not thread-safe.
 #pragma once
 
@@ -19,13 +25,15 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "workloads/resource_client.h"
 #include "workloads/workload.h"
 
 namespace locksmith {
 
 class LockClient;
 class OpLog;
-class ResourceClient;
 
 // The process of the store's set-up and final reads in the history.
 inline constexpr int64_t kResourceProcess = 1'000'000'000;
@@ -56,17 +64,60 @@ class ResourceWorkload : public Workload {
   }
 
  protected:
+  // The store is never faulted: a generous deadline for its calls.
+  static constexpr std::chrono::milliseconds kStoreTimeout{2000};
+
+  // How a worker takes its next hold.
+  struct HoldPlan {
+    bool shared = false;     // a shared (read) acquire (only with a client that has them)
+    bool reader = false;     // the hold only reads the resource
+    nlohmann::json tags;     // added to the acquire's and the release's invoke values
+  };
+  // A hold in progress: what its critical section works with.
+  struct Holder {
+    WorkloadContext& ctx;
+    OpLog& log;
+    LockClient& client;
+    ResourceClient& store;
+    const std::string& key;
+    std::optional<int64_t> fence;  // the acquire's fence, with --fencing on
+    std::mt19937_64& rng;
+    int worker;
+    int64_t& writes;               // the worker's writes so far
+    const HoldPlan& plan;
+  };
+  // A final read's completion.
+  struct FinalRead {
+    Outcome outcome = Outcome::kUnknown;
+    nlohmann::json value;
+    std::string error;
+  };
+
   const ResourcePlan& plan() const { return plan_; }
+  std::string Key(int i) const { return plan_.prefix + "-" + std::to_string(i); }
+  // A draw from `range`, ms.
+  static std::chrono::milliseconds Draw(std::mt19937_64& rng, MsRange range);
+  // The completion value of a read or write the store rejected (stale
+  // fence), null otherwise.
+  static nlohmann::json Rejection(const ResourceReply& r, std::optional<int64_t> fence);
+
+  // The next hold: `client_shares` says whether the client has shared
+  // acquires. The default: exclusive, and draws nothing from `rng`.
+  virtual HoldPlan PlanHold(std::mt19937_64& rng, bool client_shares) const;
+  // The critical section of a hold: the default reads, works, writes what
+  // the plan makes of the value (stall before the write with pause_at
+  // "write").
+  virtual boost::asio::awaitable<void> Critical(Holder& h);
+  // What the final read of `key` records (the default: the value, and the
+  // orders when selling).
+  virtual boost::asio::awaitable<FinalRead> ReadFinal(ResourceClient& reader,
+                                                      const std::string& key);
 
  private:
-  std::string Key(int i) const { return plan_.prefix + "-" + std::to_string(i); }
+  struct WorkerState;
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
-                                      ResourceClient& store, std::chrono::steady_clock::time_point start);
-  // Read, work, write, under the lock; `fence` when fencing.
-  boost::asio::awaitable<void> Update(WorkloadContext& ctx, OpLog& log, LockClient& client,
-                                      ResourceClient& store, const std::string& key,
-                                      std::optional<int64_t> fence, int64_t& orders,
-                                      std::mt19937_64& rng, int worker);
+                                      ResourceClient& store, WorkerState& state,
+                                      std::chrono::steady_clock::time_point start);
 
   const ResourcePlan plan_;
 };

@@ -4,6 +4,7 @@
 #include "workloads/counter_workload.h"
 #include "workloads/inventory_workload.h"
 #include "workloads/mutex_workload.h"
+#include "workloads/rw_cache_workload.h"
 
 namespace locksmith {
 
@@ -14,6 +15,7 @@ const std::vector<WorkloadEntry>& Workloads() {
       WorkloadOf<MutexWorkload>("mutex"),
       WorkloadOf<InventoryWorkload>("inventory", /*resource_store=*/true),
       WorkloadOf<CounterWorkload>("counter", /*resource_store=*/true),
+      WorkloadOf<RwCacheWorkload>("rw-cache", /*resource_store=*/true),
   };
   return kWorkloads;
 }

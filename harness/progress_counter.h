@@ -1,0 +1,61 @@
+// ProgressCounter: what the live progress line shows, counted online from
+// the ops as the run records them: client completions (ok / fail / info),
+// the fault families in force (a nemesis op marking a window's begin opens
+// its family, the one marking its end closes it), and a cheap double-holder
+// count: an acquire that succeeds on a key while another client holds it
+// (from its acquire's ok to its release's invoke; a holder whose client ended
+// an op as info counts only until its lease ends; two read holds of a
+// read-write lock may overlap). It is a hint while the run goes, not the
+// verdict: the checkers judge the whole history afterwards. As a recorder it
+// records through `inner`, then observes what was recorded. Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "checker/op_recorder.h"
+
+namespace locksmith {
+
+class ProgressCounter : public OpRecorder {
+ public:
+  struct Snapshot {
+    int64_t ok = 0, fail = 0, info = 0;  // client completions
+    std::vector<std::string> faults;     // families in force, sorted (Take() fills it)
+    int64_t double_holders = 0;          // acquires granted over another's hold
+    int64_t completions() const { return ok + fail + info; }
+  };
+
+  ProgressCounter() = default;  // observes only (Record() needs an inner recorder)
+  explicit ProgressCounter(OpRecorder& inner) : inner_(&inner) {}
+
+  Op Record(Op op) override;
+  void Observe(const Op& op);
+  Snapshot Take() const;
+
+ private:
+  struct Hold {
+    bool shared = false;
+    bool retired = false;   // its client ended an op as info: it may be gone
+    int64_t lease_end = 0;  // ns; 0 when the lease is unknown
+  };
+  struct Pending {  // an acquire invoked, not yet completed
+    bool shared = false;
+    int64_t lease_ms = 0;
+  };
+
+  void ObserveNemesis(const Op& op);
+  void ObserveAcquireOk(const Op& op);
+
+  OpRecorder* inner_ = nullptr;
+  mutable std::mutex mu_;
+  Snapshot counts_;
+  std::map<int64_t, std::string> open_windows_;  // fault window -> its family
+  std::map<int64_t, Pending> pending_;  // process -> its acquire in flight
+  std::map<std::string, std::map<int64_t, Hold>> holds_;  // key -> process -> hold
+};
+
+}  // namespace locksmith

@@ -1,0 +1,126 @@
+#include "harness/report_command.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "harness/exit_codes.h"
+#include "harness/run_registry.h"
+#include "reports/html_report.h"
+#include "reports/run_results.h"
+#include "reports/store_index.h"
+#include "reports/suite_report.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool Exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+int BadInput(std::ostream& err, const std::string& message) {
+  err << "locksmith: " << message << "\n";
+  return kExitBadInput;
+}
+
+// Refuses a run still going: it writes its own report when it ends.
+std::string LiveRunError(const std::string& run_dir) {
+  auto live = LiveRunController(run_dir);
+  if (!live) return live.error();
+  if (live->has_value()) {
+    return run_dir + " is still running (locksmith pid " + std::to_string(**live) +
+           "): its report is written when the run ends";
+  }
+  return "";
+}
+
+std::string RunReport(const std::string& run_dir) {
+  if (!Exists(fs::path(run_dir) / "history.jsonl") &&
+      !Exists(fs::path(run_dir) / "results.json")) {
+    return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
+  }
+  if (std::string live = LiveRunError(run_dir); !live.empty()) return live;
+  if (Status s = WriteHtmlReport(run_dir); !s) {
+    return "cannot write " + run_dir + "/report.html: " + s.error();
+  }
+  return "";
+}
+
+int SuiteReports(const std::string& suite_dir, std::ostream& out, std::ostream& err) {
+  auto summary = ReadJsonFile(suite_dir + "/summary.json", "summary.json");
+  if (!summary) return BadInput(err, summary.error());
+  auto record = SuiteRecordFromJson(*summary);
+  if (!record) return BadInput(err, suite_dir + "/summary.json: " + record.error());
+  int written = 0, failed = 0;
+  std::string first_error;
+  for (const SuiteRun& run : record->runs) {
+    if (run.dir.empty()) continue;  // it failed before it had a directory
+    const std::string run_dir = (fs::path(suite_dir) / run.dir).string();
+    // A run that failed before its workload has no history: nothing to draw.
+    if (run.verdict == "failed" && !Exists(fs::path(run_dir) / "history.jsonl")) continue;
+    if (std::string e = RunReport(run_dir); !e.empty()) {
+      if (failed++ == 0) first_error = e;
+      continue;
+    }
+    ++written;
+  }
+  if (Status s = WriteSuiteReports(*record, suite_dir); !s) {
+    return BadInput(err, "cannot write the suite's tables in " + suite_dir + ": " + s.error());
+  }
+  out << "suite " << record->name << ": " << written << " run reports written; index: "
+      << suite_dir << "/index.html\n";
+  if (failed > 0) {
+    return BadInput(err, std::to_string(failed) + " of " + std::to_string(failed + written) +
+                             " run reports could not be written; the first: " + first_error);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::string> StoreRootOf(const std::string& dir) {
+  std::error_code ec;
+  const fs::path path = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (ec || !path.has_parent_path()) return std::nullopt;
+  if (Exists(path / "summary.json")) {
+    // ROOT/suites/NAME/STAMP
+    const fs::path suites = path.parent_path().parent_path();
+    if (suites.filename() != "suites") return std::nullopt;
+    return suites.parent_path().string();
+  }
+  // ROOT/NAME/STAMP, where ROOT is a store's root, not a suite's directory.
+  const fs::path root = path.parent_path().parent_path();
+  if (root.empty() || root == path.root_path()) return std::nullopt;
+  if (!fs::is_symlink(root / "latest", ec) || Exists(root / "summary.json")) return std::nullopt;
+  return root.string();
+}
+
+void UpdateStoreIndex(const std::string& root, std::ostream& err) {
+  if (Status s = WriteStoreIndex(root); !s) {
+    err << "locksmith: warning: store index not written: " << s.error() << "\n";
+  }
+}
+
+int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return BadInput(err, "no such directory: " + dir);
+  if (!S_ISDIR(st.st_mode)) {
+    return BadInput(err, dir + " is not a directory (give a run's or a suite's directory)");
+  }
+  if (Exists(fs::path(dir) / "summary.json")) {
+    if (int code = SuiteReports(dir, out, err); code != 0) return code;
+  } else {
+    if (std::string e = RunReport(dir); !e.empty()) return BadInput(err, e);
+    out << "report: " << dir << "/report.html\n";
+  }
+  if (auto root = StoreRootOf(dir)) {
+    UpdateStoreIndex(*root, err);
+    out << "store index: " << *root << "/index.html\n";
+  }
+  return 0;
+}
+
+}  // namespace locksmith

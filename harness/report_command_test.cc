@@ -1,0 +1,119 @@
+// ReportCommand on a suite run on fakes (no root, no servers): a run's
+// report and a suite's pages are written again, the store's index lists the
+// suite, and bad input (no directory, a history missing or corrupt) is one
+// line and exit 254.
+#include "harness/report_command.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/signal_watcher.h"
+#include "harness/suite_runner.h"
+#include "harness/testing/fake_run_modules.h"
+#include "harness/testing/temp_dir.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ReportCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto suite = ParseSuite(nlohmann::json::parse(R"({"seed": 5,
+        "base": {"time_limit_s": 0.2, "concurrency": 3},
+        "cells": [{"name": "fine"}, {"name": "broken"}]})"),
+                            "pair", SuiteOverrides{std::nullopt, store_.path(), std::nullopt});
+    ASSERT_TRUE(suite.ok()) << suite.error();
+    SignalWatcher signals;
+    std::ostringstream out;
+    outcome_ = ExecuteSuite(*suite, signals, testing::FakeRunModules(), out);
+    ASSERT_TRUE(outcome_.error.empty()) << outcome_.error;
+    ASSERT_EQ(outcome_.record.runs.size(), 2u);
+    // The runs' controller is this test process, alive: as a run that ended
+    // in another process, without one.
+    for (int i = 0; i < 2; ++i) fs::remove(RunDir(i) + "/controller.json");
+  }
+  std::string RunDir(int i) const { return outcome_.dir + "/" + outcome_.record.runs[i].dir; }
+
+  TempDir store_;
+  SuiteOutcome outcome_;
+  std::ostringstream out_, err_;
+};
+
+TEST_F(ReportCommandTest, TheSuiteWritesTheStoreIndexListingIt) {
+  const std::string index = Slurp(store_.path() + "/index.html");
+  const std::string suite_rel = fs::relative(outcome_.dir, store_.path()).string();
+  EXPECT_NE(index.find("href=\"" + suite_rel + "/index.html\""), std::string::npos) << index;
+  EXPECT_NE(index.find("1 invalid"), std::string::npos);
+}
+
+TEST_F(ReportCommandTest, WritesARunsReportAgain) {
+  const std::string report = RunDir(1) + "/report.html";
+  const std::string before = Slurp(report);
+  fs::remove(report);
+  EXPECT_EQ(RegenerateReports(RunDir(1), out_, err_), 0) << err_.str();
+  EXPECT_EQ(Slurp(report), before);
+  EXPECT_TRUE(err_.str().empty());
+  // A run inside a suite: the suite's directory is no store root.
+  EXPECT_FALSE(StoreRootOf(RunDir(1)).has_value());
+  EXPECT_EQ(Slurp(outcome_.dir + "/index.html").find("locksmith store"), std::string::npos);
+}
+
+TEST_F(ReportCommandTest, WritesEveryRunsReportAndTheSuitesPagesAgain) {
+  const std::string junit = Slurp(outcome_.dir + "/junit.xml");
+  for (const char* page : {"/index.html", "/junit.xml", "/summary.json"}) {
+    fs::remove(outcome_.dir + page);
+  }
+  fs::remove(RunDir(0) + "/report.html");
+  fs::remove(RunDir(1) + "/report.html");
+  fs::remove(store_.path() + "/index.html");
+  // summary.json is read back: write it again first, as the suite left it.
+  std::ofstream(outcome_.dir + "/summary.json") << SuiteSummaryJson(outcome_.record).dump(2);
+  EXPECT_EQ(RegenerateReports(outcome_.dir, out_, err_), 0) << err_.str();
+  EXPECT_TRUE(fs::exists(RunDir(0) + "/report.html"));
+  EXPECT_TRUE(fs::exists(RunDir(1) + "/report.html"));
+  EXPECT_EQ(Slurp(outcome_.dir + "/junit.xml"), junit);
+  const std::string index = Slurp(outcome_.dir + "/index.html");
+  EXPECT_NE(index.find("href=\"" + outcome_.record.runs[1].dir + "/report.html\""),
+            std::string::npos);
+  EXPECT_EQ(StoreRootOf(outcome_.dir), fs::canonical(store_.path()).string());
+  EXPECT_TRUE(fs::exists(store_.path() + "/index.html"));
+  EXPECT_NE(out_.str().find("2 run reports written"), std::string::npos) << out_.str();
+}
+
+TEST_F(ReportCommandTest, BadInputIsOneLineAndExit254) {
+  auto one_line = [&](const std::string& dir, const std::string& says) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RegenerateReports(dir, out, err), 254) << dir;
+    const std::string text = err.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_NE(text.find(says), std::string::npos) << text;
+  };
+  one_line(store_.path() + "/nowhere", "no such directory");
+  one_line(RunDir(0) + "/config.json", "is not a directory");
+  one_line(store_.path(), "is not a run directory");
+  std::ofstream(RunDir(0) + "/history.jsonl", std::ios::app) << "{\"index\": oops}\n";
+  one_line(RunDir(0), "history.jsonl");
+  fs::remove(RunDir(1) + "/history.jsonl");
+  one_line(RunDir(1), "history");
+  // A suite whose run lost its history: the tables are still written, the exit says so.
+  one_line(outcome_.dir, "2 of 2 run reports could not be written");
+  std::ofstream(outcome_.dir + "/summary.json") << "{\"suite\": 3}";
+  one_line(outcome_.dir, "not a suite summary");
+}
+
+}  // namespace
+}  // namespace locksmith

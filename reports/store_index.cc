@@ -1,0 +1,274 @@
+#include "reports/store_index.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "reports/escape.h"
+#include "reports/run_results.h"
+#include "reports/run_summary.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The few top-level facts of a results.json, streamed: "valid", the length
+// of "anomalies" and "interrupted". Nothing else is kept, so a results.json
+// with thousands of anomalies costs a scan, not a tree.
+class ResultsFacts : public nlohmann::json_sax<json> {
+ public:
+  std::optional<std::string> verdict;
+  int anomalies = 0;
+  bool interrupted = false;
+
+  bool null() override { return Scalar(); }
+  bool boolean(bool v) override {
+    if (depth_ == 1 && key_ == "valid") verdict = v ? "valid" : "invalid";
+    if (depth_ == 1 && key_ == "interrupted") interrupted = v;
+    return Scalar();
+  }
+  bool number_integer(number_integer_t) override { return Scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return Scalar(); }
+  bool number_float(number_float_t, const string_t&) override { return Scalar(); }
+  bool string(string_t& v) override {
+    if (depth_ == 1 && key_ == "valid" && v == "unknown") verdict = "unknown";
+    return Scalar();
+  }
+  bool binary(binary_t&) override { return Scalar(); }
+  bool start_object(std::size_t) override { return Open(); }
+  bool key(string_t& k) override {
+    if (depth_ == 1) key_ = k;
+    return true;
+  }
+  bool end_object() override { return Close(); }
+  bool start_array(std::size_t) override { return Open(); }
+  bool end_array() override { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool InAnomalies() const { return depth_ == 2 && key_ == "anomalies"; }
+  bool Scalar() {
+    if (InAnomalies()) ++anomalies;
+    return true;
+  }
+  bool Open() {
+    if (InAnomalies()) ++anomalies;
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    return true;
+  }
+
+  int depth_ = 0;
+  std::string key_;  // the current top-level key
+};
+
+std::optional<json> ReadSmallJson(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return std::nullopt;
+  return j;
+}
+
+bool IsDir(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_directory(p, ec) && !fs::is_symlink(p, ec);
+}
+
+std::vector<fs::path> SubDirs(const fs::path& dir) {
+  std::vector<fs::path> dirs;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (IsDir(it->path())) dirs.push_back(it->path());
+  }
+  return dirs;
+}
+
+bool Exists(const fs::path& p) {
+  std::error_code ec;
+  return fs::exists(p, ec);
+}
+
+StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::string& stamp) {
+  StoreEntry e;
+  e.kind = StoreEntry::Kind::kRun;
+  e.name = name;
+  e.stamp = stamp;
+  e.dir = name + "/" + stamp;
+  if (std::ifstream in(dir / "results.json"); in) {
+    ResultsFacts facts;
+    if (json::sax_parse(in, &facts) && facts.verdict) {
+      e.verdict = *facts.verdict;
+      e.anomalies = facts.anomalies;
+      e.interrupted = facts.interrupted;
+    }
+  }
+  if (auto config = ReadSmallJson(dir / "config.json"); config && config->is_object()) {
+    const RunSummary s = RunSummary::FromConfig(*config);
+    std::string client;
+    if (auto it = config->find("client"); it != config->end() && it->is_string()) {
+      client = it->get<std::string>();
+    }
+    auto part = [](const std::string& v) { return v.empty() ? std::string("-") : v; };
+    e.details = part(s.backend) + (client.empty() ? "" : "/" + client) + " / " +
+                part(s.workload) + " / " + part(s.nemesis.empty() ? "none" : s.nemesis);
+    if (!s.time_limit.empty()) e.details += ", " + s.time_limit + " s";
+  }
+  if (Exists(dir / "report.html")) e.link = e.dir + "/report.html";
+  return e;
+}
+
+StoreEntry SuiteEntry(const fs::path& dir, const std::string& name, const std::string& stamp) {
+  StoreEntry e;
+  e.kind = StoreEntry::Kind::kSuite;
+  e.name = name;
+  e.stamp = stamp;
+  e.dir = "suites/" + name + "/" + stamp;
+  if (auto summary = ReadSmallJson(dir / "summary.json"); summary && summary->is_object()) {
+    const json& s = *summary;
+    const int planned = s.value("planned_runs", 0);
+    const int completed = s.value("completed_runs", 0);
+    std::map<std::string, int> by_verdict;
+    if (auto runs = s.find("runs"); runs != s.end() && runs->is_array()) {
+      for (const auto& r : *runs) {
+        if (r.is_object() && r.contains("verdict") && r["verdict"].is_string()) {
+          ++by_verdict[r["verdict"].get<std::string>()];
+        }
+      }
+    }
+    const int code = s.value("exit_code", 0);
+    if (completed > 0) {
+      e.verdict = code == 0 ? "valid" : code == 1 ? "invalid" : code == 2 ? "unknown" : "failed";
+    }
+    e.anomalies = by_verdict["invalid"];
+    e.interrupted = s.contains("interrupted");
+    e.details = std::to_string(completed) + " of " + std::to_string(planned) + " runs";
+    for (const char* v : {"invalid", "unknown", "failed"}) {
+      if (by_verdict[v] > 0) e.details += ", " + std::to_string(by_verdict[v]) + " " + v;
+    }
+  }
+  if (Exists(dir / "index.html")) e.link = e.dir + "/index.html";
+  return e;
+}
+
+// An href for a relative path: bytes outside the unreserved set and '/' are
+// percent-encoded (a test name may hold '#', '?', '%' or spaces), then the
+// whole is HTML-escaped for the attribute.
+std::string Href(const std::string& path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return HtmlEscape(out);
+}
+
+// "20261124T035720.389Z" -> "2026-11-24 03:57:20 UTC"; other names as they are.
+std::string StampText(const std::string& stamp) {
+  if (stamp.size() >= 15 && stamp[8] == 'T') {
+    return stamp.substr(0, 4) + "-" + stamp.substr(4, 2) + "-" + stamp.substr(6, 2) + " " +
+           stamp.substr(9, 2) + ":" + stamp.substr(11, 2) + ":" + stamp.substr(13, 2) + " UTC";
+  }
+  return stamp;
+}
+
+const char* kStyle = R"(<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
+table{border-collapse:collapse;margin:8px 0 24px}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}
+.valid{background:#e6f4e6}.invalid{background:#fbe3e3}.unknown{background:#fff4d6}
+.failed,.no-verdict{background:#eee;color:#900}
+small{color:#666}
+</style>)";
+
+}  // namespace
+
+std::vector<StoreEntry> ScanStore(const std::string& root) {
+  std::vector<StoreEntry> entries;
+  const fs::path base(root);
+  for (const fs::path& name_dir : SubDirs(base)) {
+    const std::string name = name_dir.filename().string();
+    if (name == "suites") {
+      for (const fs::path& suite_dir : SubDirs(name_dir)) {
+        for (const fs::path& stamp_dir : SubDirs(suite_dir)) {
+          entries.push_back(SuiteEntry(stamp_dir, suite_dir.filename().string(),
+                                       stamp_dir.filename().string()));
+        }
+      }
+      continue;
+    }
+    for (const fs::path& stamp_dir : SubDirs(name_dir)) {
+      // A run directory has its config.json from its first moment on.
+      if (!Exists(stamp_dir / "config.json")) continue;
+      entries.push_back(RunEntry(stamp_dir, name, stamp_dir.filename().string()));
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const StoreEntry& a, const StoreEntry& b) {
+    if (a.stamp != b.stamp) return a.stamp > b.stamp;
+    return a.dir < b.dir;
+  });
+  return entries;
+}
+
+std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::string& root) {
+  int runs = 0, suites = 0;
+  std::map<std::string, int> verdicts;
+  for (const auto& e : entries) {
+    (e.kind == StoreEntry::Kind::kRun ? runs : suites)++;
+    ++verdicts[e.verdict];
+  }
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>locksmith store</title>"
+    << kStyle << "</head><body>\n<h1>locksmith store</h1>\n<p>" << HtmlEscape(root) << ": "
+    << runs << (runs == 1 ? " run" : " runs") << " and " << suites
+    << (suites == 1 ? " suite" : " suites")
+    << ", newest first (a suite's own runs are listed in its index)";
+  for (const auto& [verdict, n] : verdicts) h << "; " << n << " " << HtmlEscape(verdict);
+  h << "</p>\n<table><tr><th>started</th><th>kind</th><th>name</th><th>verdict</th>"
+       "<th>anomalies</th><th>what</th><th>directory</th></tr>\n";
+  for (const auto& e : entries) {
+    const bool run = e.kind == StoreEntry::Kind::kRun;
+    std::string css = e.verdict;
+    std::replace(css.begin(), css.end(), ' ', '-');
+    h << "<tr class=\"" << HtmlEscape(css) << "\"><td>" << HtmlEscape(StampText(e.stamp))
+      << "</td><td>" << (run ? "run" : "suite") << "</td><td>";
+    if (!e.link.empty()) {
+      h << "<a href=\"" << Href(e.link) << "\">" << HtmlEscape(e.name) << "</a>";
+    } else {
+      h << HtmlEscape(e.name);
+    }
+    h << "</td><td>" << HtmlEscape(e.verdict)
+      << (e.interrupted ? " <small>(interrupted)</small>" : "") << "</td><td>";
+    if (e.verdict != "no verdict") {
+      h << e.anomalies << (run ? "" : " invalid run" + std::string(e.anomalies == 1 ? "" : "s"));
+    }
+    h << "</td><td>" << HtmlEscape(e.details) << "</td><td><small>" << HtmlEscape(e.dir)
+      << "</small></td></tr>\n";
+  }
+  h << "</table>\n</body></html>\n";
+  return h.str();
+}
+
+Status WriteStoreIndex(const std::string& root) {
+  return WriteFileAtomically(root + "/index.html", RenderStoreIndex(ScanStore(root), root));
+}
+
+}  // namespace locksmith
