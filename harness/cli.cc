@@ -12,6 +12,7 @@
 #include "checker/check_file.h"
 #include "checker/model.h"
 #include "harness/cleanup.h"
+#include "harness/ssh_cluster.h"
 #include "harness/exit_codes.h"
 #include "harness/net_plan.h"
 #include "harness/report_command.h"
@@ -147,11 +148,33 @@ std::string Truncated(const std::string& text) {
   return shown;
 }
 
-int RunCleanup(const CleanupOptions& options) {
+// `locksmith cleanup`'s flags: the local provider's options, or the nodes
+// of the ssh provider.
+struct CleanupFlags {
+  CleanupOptions local;
+  std::string provider = "local";
+  std::string nodes, nodes_file;
+  SshOptions ssh;
+};
+
+int RunCleanup(const CleanupFlags& flags) {
+  const CleanupOptions& options = flags.local;
   if (!options.only_tag.empty()) {
     if (Status s = ValidateTag(options.only_tag); !s) return BadInput("--tag: " + s.error());
   }
-  CleanupReport report = CleanupLeftovers(std::cout, options);
+  CleanupReport report;
+  if (flags.provider == "ssh") {
+    if (flags.nodes.empty() == flags.nodes_file.empty()) {
+      return BadInput("cleanup --provider ssh needs --nodes n1,n2,... or --nodes-file FILE");
+    }
+    auto nodes = flags.nodes.empty() ? ReadNodesFile(flags.nodes_file) : ParseNodeList(flags.nodes);
+    if (!nodes) return BadInput(nodes.error());
+    report = CleanupSshLeftovers(std::cout, {*nodes, flags.ssh, options.only_tag});
+  } else if (!flags.nodes.empty() || !flags.nodes_file.empty()) {
+    return BadInput("--nodes and --nodes-file need --provider ssh");
+  } else {
+    report = CleanupLeftovers(std::cout, options);
+  }
   if (!report.failed.empty()) {
     std::cerr << "locksmith: cleanup incomplete:";
     for (const auto& f : report.failed) std::cerr << "\n  " << f;
@@ -236,7 +259,8 @@ CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
   return check;
 }
 
-CLI::App* AddCleanupCommand(CLI::App& app, CleanupOptions& cleanup_options) {
+CLI::App* AddCleanupCommand(CLI::App& app, CleanupFlags& flags) {
+  CleanupOptions& cleanup_options = flags.local;
   CLI::App* cleanup = app.add_subcommand(
       "cleanup",
       "remove namespaces, bridges, veths and processes that killed runs left behind. Exit "
@@ -249,6 +273,16 @@ CLI::App* AddCleanupCommand(CLI::App& app, CleanupOptions& cleanup_options) {
                     "only when no run with another state directory is running");
   cleanup->add_option("--tag", cleanup_options.only_tag,
                       "only the run with this tag (6 characters, as in its locksmith.log)");
+  cleanup->add_option("--provider", flags.provider, "local (this machine) or ssh (--nodes)")
+      ->check(CLI::IsMember({"local", "ssh"}));
+  cleanup->add_option("--nodes", flags.nodes, "--provider ssh: the nodes, comma-separated");
+  cleanup->add_option("--nodes-file", flags.nodes_file, "--provider ssh: a file of nodes");
+  cleanup->add_option("--ssh-user", flags.ssh.user, "--provider ssh: login user [root]");
+  cleanup->add_option("--ssh-key", flags.ssh.key, "--provider ssh: identity file");
+  cleanup->add_option("--ssh-port", flags.ssh.port, "--provider ssh: port [22]")
+      ->check(CLI::Range(1, 65535));
+  cleanup->add_option("--ssh-known-hosts", flags.ssh.known_hosts,
+                      "--provider ssh: known-hosts file, new keys accepted");
   return cleanup;
 }
 
@@ -344,8 +378,8 @@ int CliMain(int argc, char** argv) {
   CheckFlags check_flags;
   CLI::App* check = AddCheckCommand(app, check_flags);
 
-  CleanupOptions cleanup_options;
-  CLI::App* cleanup = AddCleanupCommand(app, cleanup_options);
+  CleanupFlags cleanup_flags;
+  CLI::App* cleanup = AddCleanupCommand(app, cleanup_flags);
 
   SuiteFlags suite_flags;
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
@@ -386,7 +420,7 @@ int CliMain(int argc, char** argv) {
 
   if (run->parsed()) return RunRun(*run, run_flags);
   if (check->parsed()) return RunCheck(*check, check_flags);
-  if (cleanup->parsed()) return RunCleanup(cleanup_options);
+  if (cleanup->parsed()) return RunCleanup(cleanup_flags);
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
   if (report->parsed()) return RegenerateReports(report_dir, std::cout, std::cerr);
   if (scenarios->parsed()) {

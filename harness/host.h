@@ -92,6 +92,9 @@ class Host {
   virtual int ServicePort(int preferred) = 0;
   // True when the host has its own network stack (iptables faults possible).
   virtual bool HasOwnNetwork() const = 0;
+  // The TCP port of the provider's own control connection to the host (a
+  // remote provider's ssh), which firewall faults must never cut; 0: none.
+  virtual int ControlPort() const { return 0; }
 
   // The host's directory (absolute, on the host's filesystem; see above).
   virtual const std::string& Directory() const = 0;
@@ -109,6 +112,14 @@ class Host {
   virtual Result<std::string> ReadFile(const std::string& path, size_t max_bytes) = 0;
   // Makes the directory `path` (and its parents) in the host's directory.
   virtual Status MakeDirectory(const std::string& path) = 0;
+  // Makes the controller's file `local_path` available on the host under
+  // `name` and returns its absolute path there (the clock shim library). A
+  // host sharing the controller's filesystem returns `local_path` itself.
+  virtual Result<std::string> InstallFile(const std::string& local_path,
+                                          const std::string& name) {
+    (void)name;
+    return local_path;
+  }
 
   // Adds "NAME=value" to every later Spawn's environment, replacing an
   // earlier entry of the same NAME.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "backends/backend_registry.h"
+#include "harness/ssh_command.h"
 #include "nemesis/partition_nemesis.h"
 #include "workloads/workload_registry.h"
 
@@ -154,6 +155,26 @@ std::string FlagAndKey(const std::string& key) {
   return key;
 }
 
+Status ValidateProviderKeys(const RunConfig& c) {
+  if (c.provider != "ssh") {
+    if (!c.nodes.empty() || !c.nodes_file.empty()) {
+      return Error{"--nodes and --nodes-file need --provider ssh"};
+    }
+    return OkStatus();
+  }
+  if (c.loopback) return Error{"--loopback is for --provider local"};
+  if (c.nodes.empty() == c.nodes_file.empty()) {
+    return Error{"--provider ssh needs the nodes: --nodes n1,n2,... or --nodes-file FILE (one)"};
+  }
+  for (const auto& n : c.nodes) {
+    if (Status s = ValidateNodeAddress(n); !s) return Error{"--nodes: " + s.error()};
+  }
+  if (c.ssh_user.empty() || c.ssh_user.front() == '-') {
+    return Error{"--ssh-user " + QuoteInput(c.ssh_user) + " is not a user name"};
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 
@@ -202,6 +223,18 @@ void RunConfig::Declare(OptionSet& set) {
               "one it accepted")
       .Flag("loopback", "--loopback", &loopback,
             "use loopback hosts even as root (no network faults)")
+      .Choice("provider", "--provider", &provider, {"local", "ssh"},
+              "where the hosts are: local (this machine) or ssh (--nodes)")
+      .Names("nodes", "--nodes", &nodes, {},
+             "--provider ssh: the nodes (host names or addresses), comma-separated, in order")
+      .Text("nodes_file", "--nodes-file", &nodes_file, kMaxStoreBytes,
+            "--provider ssh: a file naming the nodes, one a line ('#' comments)")
+      .Text("ssh_user", "--ssh-user", &ssh_user, 64, "--provider ssh: the nodes' login user")
+      .Text("ssh_key", "--ssh-key", &ssh_key, kMaxStoreBytes,
+            "--provider ssh: identity file [default: ssh's own]")
+      .Integer("ssh_port", "--ssh-port", &ssh_port, 1, 65535, "--provider ssh: the nodes' port")
+      .Text("ssh_known_hosts", "--ssh-known-hosts", &ssh_known_hosts, kMaxStoreBytes,
+            "--provider ssh: known-hosts file, new keys accepted [default: ssh's own]")
       .Text("scenario", "", &scenario, kMaxScenarioBytes, "the debate row a scenario tests")
       .Choice("prediction", "", &prediction, {"", "Y", "N"},
               "Y: two holders at once possible, N: not")
@@ -221,6 +254,7 @@ void RunConfig::Declare(OptionSet& set) {
                        "with a letter or digit"};
         }
         if (store.empty()) return Error{"--store must not be empty"};
+        if (Status s = ValidateProviderKeys(*this); !s) return s;
         if (FindBackend(backend)) {
           if (auto resolved = ResolveClient(backend, client); !resolved) {
             return Error{resolved.error()};

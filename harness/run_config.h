@@ -60,6 +60,15 @@ struct RunConfig {
   int64_t client_timeout_ms = 500;   // deadline of every client call
   std::string fencing = "off";       // "on": acquires carry fences the resource enforces
   bool loopback = false;             // never use namespaces, even as root
+  // Where the hosts are: "local" (namespaces or loopback of this machine) or
+  // "ssh" (the nodes below, reached with the OpenSSH client).
+  std::string provider = "local";
+  std::vector<std::string> nodes;    // --provider ssh: node host names or addresses, in order
+  std::string nodes_file;            // or a file of them, one a line
+  std::string ssh_user = "root";
+  std::string ssh_key;               // identity file; empty: ssh's defaults
+  int ssh_port = 22;
+  std::string ssh_known_hosts;       // known-hosts file; empty: ssh's defaults
   std::string scenario;              // the DESIGN/debate row a scenario file tests
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
   std::string description;           // free text from a scenario file

@@ -304,7 +304,30 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("reentry");
   EXPECT_EQ(now["stuck_leases"], 3);  // added since: the stuck-lock checker's default
   now.erase("stuck_leases");
+  EXPECT_EQ(now["provider"], "local");  // added since: the local provider and its defaults
+  for (const char* key : {"provider", "nodes", "nodes_file", "ssh_user", "ssh_key", "ssh_port",
+                          "ssh_known_hosts"}) {
+    now.erase(key);
+  }
   EXPECT_EQ(now, old);
+}
+
+TEST(RunConfigTest, TheSshProvidersKeysAreCheckedTogether) {
+  RunConfig c;
+  c.provider = "ssh";
+  EXPECT_EQ(ValidateRunConfig(c).error(),
+            "--provider ssh needs the nodes: --nodes n1,n2,... or --nodes-file FILE (one)");
+  c.nodes = {"198.18.4.2", "-oProxyCommand=x"};
+  EXPECT_EQ(ValidateRunConfig(c).error(),
+            "--nodes: node \"-oProxyCommand=x\" is not a host name or IPv4 address (letters, "
+            "digits, '.' and '-')");
+  c.nodes = {"198.18.4.2"};
+  EXPECT_TRUE(ValidateRunConfig(c).ok());
+  c.loopback = true;
+  EXPECT_EQ(ValidateRunConfig(c).error(), "--loopback is for --provider local");
+  RunConfig local;
+  local.nodes_file = "nodes.txt";
+  EXPECT_EQ(ValidateRunConfig(local).error(), "--nodes and --nodes-file need --provider ssh");
 }
 
 TEST(RunConfigTest, ChangingAModuleKeepsTheOptionsOfOthersAndOfItsName) {

@@ -4,6 +4,7 @@
 #include "checker/seed.h"
 #include "harness/local_cluster.h"
 #include "harness/process_supervisor.h"
+#include "harness/ssh_cluster.h"
 #include "nemesis/nemesis_registry.h"
 #include "workloads/resource_store.h"
 #include "workloads/workload_registry.h"
@@ -11,8 +12,28 @@
 namespace locksmith {
 namespace {
 
-Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
-                                                  const std::string& nodes_dir) {
+Result<std::unique_ptr<Cluster>> MakeSshCluster(const RunConfig& config,
+                                                const std::vector<std::string>& host_names,
+                                                const std::string& nodes_dir) {
+  SshClusterOptions options;
+  options.host_names = host_names;
+  options.nodes_dir = nodes_dir;
+  options.packages = SshNodePackages(config.backend);
+  options.ssh = {config.ssh_user, config.ssh_key, config.ssh_port, config.ssh_known_hosts};
+  if (!config.nodes_file.empty()) {
+    auto nodes = ReadNodesFile(config.nodes_file);
+    if (!nodes) return Error{"cluster: " + nodes.error()};
+    options.nodes = *nodes;
+  } else {
+    options.nodes = config.nodes;
+  }
+  auto cluster = CreateSshCluster(options);
+  if (!cluster) return Error{"cluster: " + cluster.error()};
+  return cluster;
+}
+
+Result<std::unique_ptr<Cluster>> MakeCluster(const RunConfig& config,
+                                             const std::string& nodes_dir) {
   if (!config.backend_options) return Error{FindBackend(config.backend).error()};
   auto nodes = BackendNodeNames(config.backend, *config.backend_options);
   if (!nodes) return Error{nodes.error()};
@@ -21,6 +42,7 @@ Result<std::unique_ptr<Cluster>> MakeLocalCluster(const RunConfig& config,
   // A workload's protected resource lives on a host of its own, outside
   // the service's node table, so no fault target ever resolves to it.
   if (WorkloadUsesResourceStore(config.workload)) options.node_names.push_back(kResourceHost);
+  if (config.provider == "ssh") return MakeSshCluster(config, options.node_names, nodes_dir);
   options.nodes_dir = nodes_dir;
   options.force_loopback = config.loopback;
   auto cluster = CreateLocalCluster(options);
@@ -68,7 +90,7 @@ std::vector<ScheduledFault> MakeSchedule(const RunConfig& config, LockService&) 
 
 const RunModules& DefaultRunModules() {
   static const RunModules kModules{
-      MakeLocalCluster,
+      MakeCluster,
       MakeService,
       MakeConfiguredWorkload,
       MakeConfiguredNemesis,

@@ -1,6 +1,7 @@
 #include "nemesis/clock_window.h"
 
 #include <algorithm>
+#include <filesystem>
 
 namespace locksmith {
 
@@ -46,7 +47,10 @@ Status InstallClockShims(const ModuleOptions& options, Cluster& cluster) {
   auto shim = FindClockShimLibrary();
   if (!shim) return Error{shim.error()};
   for (Host* host : cluster.Hosts()) {
-    if (Status s = ClockController::Install(*host, *shim); !s) return s;
+    // A remote host gets a copy of the library of its own.
+    auto installed = host->InstallFile(*shim, std::filesystem::path(*shim).filename().string());
+    if (!installed) return Error{installed.error()};
+    if (Status s = ClockController::Install(*host, *installed); !s) return s;
   }
   return OkStatus();
 }

@@ -71,11 +71,17 @@ Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
   return cuts;
 }
 
-std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps) {
+std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps,
+                     int spare_port) {
   std::string text = "*filter\n:" + chain + " - [0:0]\n";
   if (add_jumps) {
     text += "-I INPUT 1 -j " + chain + "\n";
     text += "-I OUTPUT 1 -j " + chain + "\n";
+  }
+  if (spare_port > 0 && (!cut.drop_from.empty() || !cut.drop_to.empty())) {
+    const std::string port = std::to_string(spare_port);
+    text += "-A " + chain + " -p tcp --dport " + port + " -j RETURN\n";
+    text += "-A " + chain + " -p tcp --sport " + port + " -j RETURN\n";
   }
   for (const auto& a : cut.drop_from) text += "-A " + chain + " -s " + a + " -j DROP\n";
   for (const auto& a : cut.drop_to) text += "-A " + chain + " -d " + a + " -j DROP\n";
@@ -125,7 +131,8 @@ Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
     if (host == nullptr) return Error{"no host " + hosts[i]};
     auto it = cuts->find(hosts[i]);
     const HostCut cut = it == cuts->end() ? HostCut{} : it->second;
-    if (Status s = Restore(*host, CutRules(chain_, cut, !jumped[i])); !s) return s;
+    const std::string rules = CutRules(chain_, cut, !jumped[i], host->ControlPort());
+    if (Status s = Restore(*host, rules); !s) return s;
     jumped[i] = true;
     if (cut.peers.empty()) return OkStatus();
     // Abort this host's own connections to everyone it was cut from.

@@ -63,8 +63,11 @@ Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
 
 // The iptables-restore text for one host: `chain` flushed (created when
 // missing), the jumps from INPUT and OUTPUT when `add_jumps`, then the
-// cut's DROP rules.
-std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps);
+// cut's DROP rules. `spare_port` > 0 (Host::ControlPort): TCP to and from
+// that port returns from the chain before any DROP, so the provider's
+// control connection outlives a cut of the controller's address.
+std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps,
+                     int spare_port = 0);
 // The text that removes the jumps and the chain.
 std::string RemovalRules(const std::string& chain);
 

@@ -298,6 +298,17 @@ TEST(PlanCutsTest, RulesFlushTheChainAndJumpToItOnce) {
   EXPECT_EQ(CutRules("LSM-t-part", HostCut{}, false), "*filter\n:LSM-t-part - [0:0]\nCOMMIT\n");
 }
 
+TEST(PlanCutsTest, RulesSpareTheControlPortBeforeAnyDrop) {
+  const HostCut cut{{"198.18.0.1"}, {}, {}};
+  EXPECT_EQ(CutRules("LSM-t-part", cut, false, 22),
+            "*filter\n:LSM-t-part - [0:0]\n-A LSM-t-part -p tcp --dport 22 -j RETURN\n"
+            "-A LSM-t-part -p tcp --sport 22 -j RETURN\n-A LSM-t-part -s 198.18.0.1 -j DROP\n"
+            "COMMIT\n");
+  // Nothing to drop: nothing to spare either (a heal stays an empty chain).
+  EXPECT_EQ(CutRules("LSM-t-part", HostCut{}, false, 22),
+            "*filter\n:LSM-t-part - [0:0]\nCOMMIT\n");
+}
+
 TEST(PartitionOptionsTest, DefaultsValidateAndTheWindowCarriesTheShape) {
   OptionsOf<PartitionOptions> options;
   ASSERT_TRUE(options.set().Validate().ok());

@@ -26,6 +26,8 @@ packages=(
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps
+  # the ssh provider (client) and its tests' nodes (sshd in namespaces)
+  openssh-client openssh-server
   # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
   chromium libxml2-utils
 )
