@@ -90,9 +90,8 @@ for c in $counts; do
     --hold 0 --backoff 0 --client-timeout 10000 --time-limit "$secs" --seed 1 \
     --store "$store" > "$dir/run-$c.log" 2>&1 || { cat "$dir/run-$c.log" >&2; exit 255; }
   python3 - "$store" "$c" <<'PY'
-import glob, json, sys
-run = sorted(glob.glob(sys.argv[1] + "/zookeeper-mutex/*"))[-1]
-perf = json.load(open(run + "/results.json"))["stats"]["perf"]["stats"]
+import json, sys
+perf = json.load(open(sys.argv[1] + "/latest/results.json"))["stats"]["perf"]["stats"]
 ok = perf["by_f"]["acquire"]["ok"]
 p50 = perf["latency"]["acquire"]["ok"]["p50_ms"]
 print("%-8s %-9s %12.1f %15.2f" % (sys.argv[2], "zk-fair", ok / perf["duration_s"], p50))
