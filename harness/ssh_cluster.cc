@@ -8,13 +8,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <set>
 #include <sstream>
-#include <thread>
 
 #include "checker/option_set.h"
 #include "harness/net_plan.h"
+#include "harness/parallel.h"
 #include "harness/proc_info.h"
 #include "harness/process_supervisor.h"
 #include "harness/ssh_process.h"
@@ -102,18 +101,6 @@ std::string FirstLine(const std::string& text) {
   return line;
 }
 
-Status ForEachInParallel(size_t n, const std::function<Status(size_t)>& work) {
-  std::vector<Status> results(n, OkStatus());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < n; ++i) threads.emplace_back([&, i] { results[i] = work(i); });
-  for (auto& t : threads) t.join();
-  std::string errors;
-  for (const auto& r : results) {
-    if (!r) errors += (errors.empty() ? "" : "; ") + r.error();
-  }
-  if (!errors.empty()) return Error{errors};
-  return OkStatus();
-}
 
 Result<std::string> ResolveNode(const std::string& node) {
   addrinfo hints{};

@@ -1,8 +1,8 @@
 #include "nemesis/partition_applier.h"
 
 #include <chrono>
-#include <functional>
-#include <thread>
+
+#include "harness/parallel.h"
 
 namespace locksmith {
 namespace {
@@ -10,24 +10,6 @@ namespace {
 constexpr std::chrono::milliseconds kCommandTimeout{10000};
 constexpr const char* kRulesFile = "partition.rules";
 
-// Runs `work(i)` for every i in [0, n) on its own thread; the errors, in
-// order, joined. Hosts are independent: their namespaces have their own
-// tables.
-Status ForEachInParallel(size_t n, const std::function<Status(size_t)>& work) {
-  std::vector<Status> results(n, OkStatus());
-  std::vector<std::thread> threads;
-  threads.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    threads.emplace_back([&, i] { results[i] = work(i); });
-  }
-  for (auto& t : threads) t.join();
-  std::string errors;
-  for (const auto& r : results) {
-    if (!r) errors += (errors.empty() ? "" : "; ") + r.error();
-  }
-  if (!errors.empty()) return Error{errors};
-  return OkStatus();
-}
 
 }  // namespace
 

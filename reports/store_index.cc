@@ -11,6 +11,7 @@
 #include "reports/escape.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
+#include "reports/suite_report.h"
 
 namespace locksmith {
 namespace {
@@ -189,15 +190,6 @@ std::string StampText(const std::string& stamp) {
   return stamp;
 }
 
-const char* kStyle = R"(<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
-table{border-collapse:collapse;margin:8px 0 24px}
-th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f3f3f3}
-.valid{background:#e6f4e6}.invalid{background:#fbe3e3}.unknown{background:#fff4d6}
-.failed,.no-verdict{background:#eee;color:#900}
-small{color:#666}
-</style>)";
 
 }  // namespace
 
@@ -237,7 +229,7 @@ std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::
   }
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>locksmith store</title>"
-    << kStyle << "</head><body>\n<h1>locksmith store</h1>\n<p>" << HtmlEscape(root) << ": "
+    << IndexPageStyle() << "</head><body>\n<h1>locksmith store</h1>\n<p>" << HtmlEscape(root) << ": "
     << runs << (runs == 1 ? " run" : " runs") << " and " << suites
     << (suites == 1 ? " suite" : " suites")
     << ", newest first (a suite's own runs are listed in its index)";

@@ -152,17 +152,19 @@ std::vector<std::string> Distinct(const std::vector<SuiteRun>& runs,
   return out;
 }
 
-const char* kStyle = R"(<style>
+}  // namespace
+
+const char* IndexPageStyle() {
+  return R"(<style>
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin:8px 0 24px}
 th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}
 .valid{background:#e6f4e6}.invalid{background:#fbe3e3}.unknown{background:#fff4d6}
-.failed{background:#eee;color:#900}
+.failed,.no-verdict{background:#eee;color:#900}
 small{color:#666}
 </style>)";
-
-}  // namespace
+}
 
 SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& config) {
   SuiteRun run;
@@ -407,7 +409,7 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
   std::vector<int> codes;
   for (const auto& r : suite.runs) codes.push_back(r.exit_code);
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>suite "
-    << HtmlEscape(suite.name) << "</title>" << kStyle << "</head><body>\n"
+    << HtmlEscape(suite.name) << "</title>" << IndexPageStyle() << "</head><body>\n"
     << "<h1>suite " << HtmlEscape(suite.name) << "</h1>\n";
   if (!suite.description.empty()) h << "<p>" << HtmlEscape(suite.description) << "</p>\n";
   h << "<p>" << suite.runs.size() << " of " << suite.planned_runs << " runs, seed "

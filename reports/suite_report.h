@@ -67,6 +67,9 @@ struct RunGroup {
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs);
 // "3 of 10 invalid [11–60%]", or "no run judged".
 std::string RateText(const RunGroup& g);
+// The <style> element the index pages share (a suite's, the store's), with
+// the verdict classes valid, invalid, unknown, failed and no-verdict.
+const char* IndexPageStyle();
 
 struct SuiteRecord {
   std::string name;
