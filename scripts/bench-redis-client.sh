@@ -28,14 +28,14 @@
 # usage: scripts/bench-redis-client.sh [build-dir]
 #   (build-dir defaults to build/, which scripts/setup.sh makes)
 #   env: SECONDS_PER_RUN (default 5), CLIENT_COUNTS (default "10 50"),
-#        REQUESTS (redis-benchmark -n, default 400000), ROUNDS (default 3)
+#        REQUESTS (redis-benchmark -n, default 100000), ROUNDS (default 3)
 set -euo pipefail
 
 build=${1:-"$(cd "$(dirname "$0")/.." && pwd)/build"}
 bench="$build/backends/redis_lock_bench"
 secs=${SECONDS_PER_RUN:-5}
 counts=${CLIENT_COUNTS:-"10 50"}
-requests=${REQUESTS:-400000}
+requests=${REQUESTS:-100000}
 rounds=${ROUNDS:-3}
 [[ -x "$bench" ]] || { echo "missing $bench: make -C $build redis_lock_bench" >&2; exit 254; }
 for tool in redis-server redis-benchmark redis-cli taskset ss /usr/bin/time; do
