@@ -8,21 +8,13 @@
 namespace locksmith {
 
 void CounterOptions::Declare(OptionSet& set) {
-  set.Integer("counters", "--counters", &counters, 1, 100'000, "counters: counter-0 ..")
-      .Range("work", "--work", &work, 0, 3'600'000,
-             "ms a worker works between reading the counter and writing it, MIN-MAX or N")
-      .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
-             "ms a worker waits after a failed acquire, MIN-MAX or N")
-      .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
-               "lock lease (TTL) asked for on every acquire, ms")
-      .Choice("pause_at", "--pause-at", &pause_at, PausePoints(),
+  set.Integer("counters", "--counters", &counters, 1, 100'000, "counters: counter-0 ..");
+  DeclareHold(set, "ms a worker works between reading the counter and writing it, MIN-MAX or N",
               "where a holder takes a client-pause stall: before its write or its release");
-  DeclareStuckLeases(set, &stuck_leases);
 }
 
 CounterWorkload::CounterWorkload(CounterOptions o)
-    : ResourceWorkload(ResourcePlan{"counter", o.counters, 0, /*sells=*/false, o.work, o.backoff,
-                                    o.lease_ms, o.pause_at, o.stuck_leases}) {}
+    : ResourceWorkload(o.Plan("counter", o.counters, 0, /*sells=*/false)) {}
 
 std::vector<std::unique_ptr<Checker>> CounterWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;

@@ -13,13 +13,8 @@ namespace locksmith {
 
 // Config keys "counters", "work", "backoff", "lease_ms", "pause_at",
 // "stuck_leases".
-struct CounterOptions {
+struct CounterOptions : ResourceHoldOptions {
   int counters = 1;
-  MsRange work{20, 20};
-  MsRange backoff{5, 50};
-  int64_t lease_ms = 1000;
-  std::string pause_at = "write";
-  int stuck_leases = StuckLockChecker::kDefaultLeases;
 
   void Declare(OptionSet& set);
 };

@@ -10,21 +10,13 @@ namespace locksmith {
 void InventoryOptions::Declare(OptionSet& set) {
   set.Integer("items", "--items", &items, 1, 100'000, "items on sale: item-0 ..")
       .Integer("stock", "--stock", &stock, int64_t{0}, int64_t{1'000'000'000},
-               "units of each item at the start")
-      .Range("work", "--work", &work, 0, 3'600'000,
-             "ms a buyer works between reading the stock and writing it, MIN-MAX or N")
-      .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
-             "ms a buyer waits after a failed acquire, MIN-MAX or N")
-      .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
-               "lock lease (TTL) asked for on every acquire, ms")
-      .Choice("pause_at", "--pause-at", &pause_at, PausePoints(),
+               "units of each item at the start");
+  DeclareHold(set, "ms a buyer works between reading the stock and writing it, MIN-MAX or N",
               "where a holder takes a client-pause stall: before its write or its release");
-  DeclareStuckLeases(set, &stuck_leases);
 }
 
 InventoryWorkload::InventoryWorkload(InventoryOptions o)
-    : ResourceWorkload(ResourcePlan{"item", o.items, o.stock, /*sells=*/true, o.work, o.backoff,
-                                    o.lease_ms, o.pause_at, o.stuck_leases}) {}
+    : ResourceWorkload(o.Plan("item", o.items, o.stock, /*sells=*/true)) {}
 
 std::vector<std::unique_ptr<Checker>> InventoryWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;

@@ -14,14 +14,9 @@ namespace locksmith {
 
 // Config keys "items", "stock", "work", "backoff", "lease_ms", "pause_at",
 // "stuck_leases".
-struct InventoryOptions {
+struct InventoryOptions : ResourceHoldOptions {
   int items = 1;
   int64_t stock = 100;
-  MsRange work{20, 20};
-  MsRange backoff{5, 50};
-  int64_t lease_ms = 1000;
-  std::string pause_at = "write";
-  int stuck_leases = StuckLockChecker::kDefaultLeases;
 
   void Declare(OptionSet& set);
 };

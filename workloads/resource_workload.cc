@@ -24,6 +24,23 @@ struct ResourceWorkload::WorkerState {
 
 std::vector<std::string> PausePoints() { return {"write", "release"}; }
 
+void ResourceHoldOptions::DeclareHold(OptionSet& set, const char* work_help,
+                                      const char* pause_help) {
+  set.Range("work", "--work", &work, 0, 3'600'000, work_help)
+      .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
+             "ms a worker waits after a failed acquire, MIN-MAX or N")
+      .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
+               "lock lease (TTL) asked for on every acquire, ms")
+      .Choice("pause_at", "--pause-at", &pause_at, PausePoints(), pause_help);
+  DeclareStuckLeases(set, &stuck_leases);
+}
+
+ResourcePlan ResourceHoldOptions::Plan(std::string prefix, int keys, int64_t initial,
+                                       bool sells) const {
+  return ResourcePlan{std::move(prefix), keys, initial, sells, work, backoff,
+                      lease_ms,          pause_at, stuck_leases};
+}
+
 std::chrono::milliseconds ResourceWorkload::Draw(std::mt19937_64& rng, MsRange range) {
   return std::chrono::milliseconds(
       std::uniform_int_distribution<int64_t>(range.min, range.max)(rng));
@@ -42,7 +59,9 @@ ResourceWorkload::HoldPlan ResourceWorkload::PlanHold(std::mt19937_64& rng,
 }
 
 asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
-  if (ctx.resource == nullptr) co_return Error{"the " + Name() + " workload needs its resource store"};
+  if (ctx.resource == nullptr) {
+    co_return Error{"the " + Name() + " workload needs its resource store"};
+  }
   const int n = ctx.options.concurrency;
   std::vector<std::unique_ptr<WorkerState>> states;
   std::vector<std::unique_ptr<LockClient>> clients;
@@ -203,7 +222,9 @@ asio::awaitable<Status> ResourceWorkload::FinalReads(WorkloadContext& ctx) {
     log.Invoke("final", Key(k), nullptr);
     FinalRead r = co_await ReadFinal(reader, Key(k));
     log.Complete(r.outcome, std::move(r.value), r.error);
-    if (r.outcome != Outcome::kOk && status) status = Error{"final read of " + Key(k) + ": " + r.error};
+    if (r.outcome != Outcome::kOk && status) {
+      status = Error{"final read of " + Key(k) + ": " + r.error};
+    }
   }
   reader.Close();
   co_return status;

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checker/option_set.h"
+#include "checker/stuck_lock_checker.h"
 #include "workloads/resource_client.h"
 #include "workloads/workload.h"
 
@@ -52,6 +54,23 @@ struct ResourcePlan {
 
 // The pause points, for the workloads' --pause-at.
 std::vector<std::string> PausePoints();
+
+// The options of a hold that every resource workload takes (config keys
+// "work", "backoff", "lease_ms", "pause_at", "stuck_leases"); each
+// workload's options add their own keys to them.
+struct ResourceHoldOptions {
+  MsRange work{20, 20};
+  MsRange backoff{5, 50};
+  int64_t lease_ms = 1000;
+  std::string pause_at = "write";
+  int stuck_leases = StuckLockChecker::kDefaultLeases;
+
+  // `work_help` and `pause_help`: the help of --work and --pause-at, in the
+  // workload's words (string literals: the option set keeps the pointers).
+  void DeclareHold(OptionSet& set, const char* work_help, const char* pause_help);
+  // The plan of `keys` keys named prefix-N, each starting at `initial`.
+  ResourcePlan Plan(std::string prefix, int keys, int64_t initial, bool sells) const;
+};
 
 class ResourceWorkload : public Workload {
  public:

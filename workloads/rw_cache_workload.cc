@@ -24,22 +24,14 @@ nlohmann::json Fenced(nlohmann::json value, std::optional<int64_t> fence) {
 void RwCacheOptions::Declare(OptionSet& set) {
   set.Integer("caches", "--caches", &caches, 1, 100'000, "cached values: cache-0 ..")
       .Number("read_fraction", "--read-fraction", &read_fraction, 0, 1,
-              "share of holds that are readers (shared locks where the client has them)")
-      .Range("work", "--work", &work, 0, 3'600'000,
-             "ms a holder works before its write or cache fill, MIN-MAX or N")
-      .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
-             "ms a worker waits after a failed acquire, MIN-MAX or N")
-      .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
-               "lock lease (TTL) asked for on every acquire, ms")
-      .Choice("pause_at", "--pause-at", &pause_at, PausePoints(),
+              "share of holds that are readers (shared locks where the client has them)");
+  DeclareHold(set, "ms a holder works before its write or cache fill, MIN-MAX or N",
               "where a holder takes a client-pause stall: before its write (or cache fill) "
               "or its release");
-  DeclareStuckLeases(set, &stuck_leases);
 }
 
 RwCacheWorkload::RwCacheWorkload(RwCacheOptions o)
-    : ResourceWorkload(ResourcePlan{"cache", o.caches, 0, /*sells=*/false, o.work, o.backoff,
-                                    o.lease_ms, o.pause_at, o.stuck_leases}),
+    : ResourceWorkload(o.Plan("cache", o.caches, 0, /*sells=*/false)),
       read_fraction_(o.read_fraction) {}
 
 int64_t RwCacheWorkload::WriteValue(int worker, int64_t nth, int concurrency) {

@@ -42,14 +42,9 @@ namespace locksmith {
 
 // Config keys "caches", "read_fraction", "work", "backoff", "lease_ms",
 // "pause_at", "stuck_leases".
-struct RwCacheOptions {
+struct RwCacheOptions : ResourceHoldOptions {
   int caches = 1;
   double read_fraction = 0.8;
-  MsRange work{20, 20};
-  MsRange backoff{5, 50};
-  int64_t lease_ms = 1000;
-  std::string pause_at = "write";
-  int stuck_leases = StuckLockChecker::kDefaultLeases;
 
   void Declare(OptionSet& set);
 };
