@@ -84,7 +84,7 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     if (state_ == State::kIdle) {
       StartConnect();
     } else if (state_ == State::kConnected) {
-      Flush();
+      FlushSoon();
     }
   }
 
@@ -313,6 +313,19 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     }
   }
 
+  // Flushes once the handler that is running now returns, so every command
+  // it and the handlers queued before the flush enqueue leaves in one write
+  // (a read that completes many callers, each sending its next command, is
+  // answered by one write, and the server reads them with one read).
+  void FlushSoon() {
+    if (flush_posted_ || write_in_flight_) return;
+    flush_posted_ = true;
+    asio::post(executor_, [self = shared_from_this()] {
+      self->flush_posted_ = false;
+      self->Flush();
+    });
+  }
+
   // Writes everything queued: first a non-blocking write straight from the
   // calling handler (usually takes all of it: no extra completion to
   // dispatch), an async_write only for what the socket did not take.
@@ -394,6 +407,7 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
   std::string out_;      // encoded, not yet written
   std::string writing_;  // handed to an in-flight async_write
   bool write_in_flight_ = false;
+  bool flush_posted_ = false;  // FlushSoon's handler is queued
   uint64_t enqueued_ = 0;  // seq of the next command
   uint64_t written_ = 0;   // commands with seq < written_ were handed to the socket
   Ring<Pending> pending_;

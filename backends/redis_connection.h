@@ -1,7 +1,9 @@
 // RedisConnection: one pipelined, asynchronous connection to a Redis server on
 // a Boost.Asio executor. Commands are RESP-encoded into a reusable buffer and
-// written as soon as the socket is free; replies are matched to commands in
-// FIFO order, so any number of commands may be in flight (pipelining).
+// written once the running handler returns and the socket is free, so the
+// commands enqueued meanwhile (by many callers sharing the connection) leave
+// in one write; replies are matched to commands in FIFO order, so any number
+// of commands may be in flight (pipelining).
 //
 // Connecting is lazy: the first command (or Connect()) opens the TCP
 // connection and sends AUTH when a password is set; commands issued meanwhile

@@ -78,6 +78,30 @@ TEST(RedisConnectionTest, PipelinedRepliesAreMatchedInOrder) {
   EXPECT_EQ(server.connections(), 1);
 }
 
+TEST(RedisConnectionTest, CommandsEnqueuedInOneHandlerLeaveInOneWrite) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(),
+                         [](const FakeRedisServer::Command&) { return Reply("+PONG\r\n"); });
+  RedisConnection conn(ioc.get_executor(), Options(server.port()));
+  int answered = 0;
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
+    EXPECT_TRUE(co_await conn.Connect());
+    // Ten callers in one handler, as when one read resumes many clients.
+    for (int i = 0; i < 10; ++i) {
+      conn.AsyncCommand(kPing, In(milliseconds(5000)),
+                        [&](RedisResponse r) { answered += r.ok(); });
+    }
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    while (answered < 10) {
+      t.expires_after(milliseconds(1));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    server.Stop();
+  });
+  EXPECT_EQ(answered, 10);
+  EXPECT_EQ(server.largest_batch(), 10u) << "the server read them all at once";
+}
+
 TEST(RedisConnectionTest, SendsAuthFirstAndAnswersAfterIt) {
   asio::io_context ioc;
   FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command& c) {

@@ -99,18 +99,22 @@ Outcome ReleaseOutcome(const RedisResponse& response, std::string* why) {
 
 RedisLockClient::RedisLockClient(boost::asio::any_io_executor executor,
                                  RedisLockClientOptions options, uint64_t seed)
-    : options_(std::move(options)),
-      connection_(std::move(executor),
-                  RedisConnectionOptions{options_.endpoint, options_.connect_timeout}),
+    : executor_(std::move(executor)),
+      options_(std::move(options)),
+      connection_(options_.shared_connection
+                      ? options_.shared_connection
+                      : std::make_shared<RedisConnection>(
+                            executor_, RedisConnectionOptions{options_.endpoint,
+                                                              options_.connect_timeout})),
       tokens_(seed) {}
 
 boost::asio::awaitable<Status> RedisLockClient::Connect() {
-  Status connected = co_await connection_.Connect();
+  Status connected = co_await connection_->Connect();
   if (!connected) co_return connected;
   // The release script's SHA1 equals kReleaseScriptSha1 on any real Redis.
-  Status loaded = co_await release_.Load(connection_, Clock::now() + options_.timeout);
+  Status loaded = co_await release_.Load(*connection_, Clock::now() + options_.timeout);
   if (!loaded) co_return loaded;
-  co_return co_await extend_.Load(connection_, Clock::now() + options_.timeout);
+  co_return co_await extend_.Load(*connection_, Clock::now() + options_.timeout);
 }
 
 boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string& key,
@@ -141,8 +145,8 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
     const std::string replicas = std::to_string(options_.wait_replicas);
     const std::string wait_ms = std::to_string(options_.wait_timeout.count());
     const std::array<std::string_view, 3> wait{"WAIT", replicas, wait_ms};
-    RedisResponse w =
-        co_await connection_.Command(wait, Clock::now() + options_.wait_timeout + options_.timeout);
+    RedisResponse w = co_await connection_->Command(
+        wait, Clock::now() + options_.wait_timeout + options_.timeout);
     result.validity_ms = lease.count() - CeilMillis(Clock::now() - start);
     if (!w.ok() || w.reply.type != RedisReply::Type::kInteger ||
         w.reply.integer < options_.wait_replicas) {
@@ -168,7 +172,7 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         const std::string fence_key = key + ":fence";
         const std::array<std::string_view, 7> args{"EVAL", kFencedAcquireScript, "2", key,
                                                    fence_key, token, lease_ms};
-        RedisResponse r = co_await connection_.Command(args, deadline);
+        RedisResponse r = co_await connection_->Command(args, deadline);
         Outcome outcome;
         if (TransportOrErrorOutcome(r, &result.error, &outcome)) co_return outcome;
         if (r.reply.type == RedisReply::Type::kInteger) {
@@ -183,16 +187,16 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         co_return Outcome::kUnknown;
       } else {
         const std::array<std::string_view, 6> args{"SET", key, token, "NX", "PX", lease_ms};
-        co_return AcquireOutcome(co_await connection_.Command(args, deadline), &result.error);
+        co_return AcquireOutcome(co_await connection_->Command(args, deadline), &result.error);
       }
     case RedisLockRecipe::kDelUnlock: {
       const std::array<std::string_view, 6> args{"SET", key, token, "NX", "PX", lease_ms};
-      co_return AcquireOutcome(co_await connection_.Command(args, deadline), &result.error);
+      co_return AcquireOutcome(co_await connection_->Command(args, deadline), &result.error);
     }
     case RedisLockRecipe::kGetSet: {
       // Check, then set: another client may set the key in between.
       const std::array<std::string_view, 2> get{"GET", key};
-      RedisResponse g = co_await connection_.Command(get, deadline);
+      RedisResponse g = co_await connection_->Command(get, deadline);
       Outcome outcome;
       if (TransportOrErrorOutcome(g, &result.error, &outcome)) {
         // A GET that did or did not run wrote nothing.
@@ -203,11 +207,11 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         co_return Outcome::kFail;
       }
       const std::array<std::string_view, 5> set{"SET", key, token, "PX", lease_ms};
-      co_return AcquireOutcome(co_await connection_.Command(set, deadline), &result.error);
+      co_return AcquireOutcome(co_await connection_->Command(set, deadline), &result.error);
     }
     case RedisLockRecipe::kSetnxExpire: {
       const std::array<std::string_view, 3> setnx{"SETNX", key, token};
-      RedisResponse r = co_await connection_.Command(setnx, deadline);
+      RedisResponse r = co_await connection_->Command(setnx, deadline);
       Outcome outcome;
       if (TransportOrErrorOutcome(r, &result.error, &outcome)) co_return outcome;
       if (r.reply.type != RedisReply::Type::kInteger) {
@@ -221,13 +225,13 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
       // The key is ours and has no TTL until this second command lands: a
       // client that dies here leaves a key that never expires.
       if (crash_point_ && crash_point_(key)) {
-        connection_.Close();
+        connection_->Close();
         result.crashed = true;
         result.error = "crashed after SETNX won, before PEXPIRE";
         co_return Outcome::kUnknown;
       }
       const std::array<std::string_view, 3> expire{"PEXPIRE", key, lease_ms};
-      RedisResponse e = co_await connection_.Command(expire, deadline);
+      RedisResponse e = co_await connection_->Command(expire, deadline);
       if (!e.ok() || e.reply.type != RedisReply::Type::kInteger || e.reply.integer != 1) {
         ++expire_failures_;
         result.error = "SETNX won but PEXPIRE " +
@@ -248,12 +252,12 @@ boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string
     // No owner check: whoever holds the key now loses it.
     const std::array<std::string_view, 2> del{"DEL", key};
     ReleaseResult deleted;
-    deleted.outcome = ReleaseOutcome(co_await connection_.Command(del, deadline), &deleted.error);
+    deleted.outcome = ReleaseOutcome(co_await connection_->Command(del, deadline), &deleted.error);
     co_return deleted;
   }
   const std::array<std::string_view, 1> keys{key};
   const std::array<std::string_view, 1> args{token};
-  RedisResponse r = co_await release_.Run(connection_, keys, args, deadline);
+  RedisResponse r = co_await release_.Run(*connection_, keys, args, deadline);
   ReleaseResult result;
   result.outcome = ReleaseOutcome(r, &result.error);
   co_return result;
@@ -272,7 +276,7 @@ boost::asio::awaitable<ExtendResult> RedisLockClient::Extend(const std::string& 
   const std::array<std::string_view, 1> keys{key};
   const std::array<std::string_view, 2> args{token, lease_text};
   const Clock::time_point start = Clock::now();
-  RedisResponse r = co_await extend_.Run(connection_, keys, args, start + options_.timeout);
+  RedisResponse r = co_await extend_.Run(*connection_, keys, args, start + options_.timeout);
   if (std::optional<Outcome> failed = CallErrorOutcome(r, &result.error)) {
     result.outcome = *failed;
   } else if (r.reply.type == RedisReply::Type::kInteger && r.reply.integer == 1) {
@@ -289,7 +293,17 @@ boost::asio::awaitable<ExtendResult> RedisLockClient::Extend(const std::string& 
   co_return result;
 }
 
-void RedisLockClient::Close() { connection_.Close(); }
+void RedisLockClient::Close() {
+  if (!options_.shared_connection) {
+    connection_->Close();
+    return;
+  }
+  // The shared connection stays open for the other clients; this one's later
+  // calls meet a closed connection of its own (nothing sent: fail).
+  auto closed = std::make_shared<RedisConnection>(executor_, RedisConnectionOptions{});
+  closed->Close();
+  connection_ = std::move(closed);
+}
 
 bool RedisLockClient::SetCrashPoint(std::function<bool(const std::string& key)> crash) {
   if (options_.recipe != RedisLockRecipe::kSetnxExpire) return false;

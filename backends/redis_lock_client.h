@@ -74,6 +74,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -110,6 +111,13 @@ struct RedisLockClientOptions {
   // whether a replica promoted later has it cannot be known.
   int wait_replicas = 0;
   std::chrono::milliseconds wait_timeout{100};
+  // Optional: a connection shared with other clients on the same executor
+  // (one pipelined connection per server, as ioredis keeps; endpoint is then
+  // unused). A command that times out closes it and ends every client's
+  // pending command in doubt; Close() leaves it open (later calls fail,
+  // pending ones end when its owner closes it or at their deadline). The
+  // harness never shares: each client has its own source address.
+  std::shared_ptr<RedisConnection> shared_connection;
 };
 
 // Reply -> outcome mapping, as tabled above (pure; exposed for tests).
@@ -158,11 +166,12 @@ class RedisLockClient final : public LockClient {
     return release_.noscript_fallbacks() + extend_.noscript_fallbacks();
   }
   // TCP connections opened so far (reconnects show up here).
-  uint64_t connects() const { return connection_.connects(); }
+  uint64_t connects() const { return connection_->connects(); }
 
  private:
+  boost::asio::any_io_executor executor_;
   RedisLockClientOptions options_;
-  RedisConnection connection_;
+  std::shared_ptr<RedisConnection> connection_;  // ours, or options_.shared_connection
   LockTokenGenerator tokens_;
   uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
   std::function<bool(const std::string& key)> crash_point_;  // setnx-expire; may be empty

@@ -157,6 +157,33 @@ TEST_F(RedisLockClientFakeTest, AcquireSendsSetNxPxWithAFreshTokenAndMapsReplies
   EXPECT_EQ(first.token, replay.Next());
 }
 
+TEST_F(RedisLockClientFakeTest, ClientsSharingAConnectionUseOneSocketAndCloseAlone) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command&) {
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  RedisLockClientOptions o = Options(server.port());
+  o.shared_connection =
+      std::make_shared<RedisConnection>(ioc_.get_executor(), RedisConnectionOptions{o.endpoint});
+  RedisLockClient first(ioc_.get_executor(), o, 1);
+  RedisLockClient second(ioc_.get_executor(), o, 2);
+  AcquireResult a, b, after_close, still;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await first.Acquire("lock-a", milliseconds(30000));
+    b = co_await second.Acquire("lock-b", milliseconds(30000));
+    first.Close();
+    after_close = co_await first.Acquire("lock-a", milliseconds(30000));
+    still = co_await second.Acquire("lock-c", milliseconds(30000));
+    o.shared_connection->Close();
+    server.Stop();
+  });
+  EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+  EXPECT_EQ(b.outcome, Outcome::kOk) << b.error;
+  EXPECT_EQ(after_close.outcome, Outcome::kFail) << "nothing is sent after Close";
+  EXPECT_EQ(still.outcome, Outcome::kOk) << "a client's Close leaves the shared connection open";
+  EXPECT_EQ(server.connections(), 1);
+  EXPECT_EQ(server.commands().size(), 4u);  // AUTH, then one SET from each acquire that ran
+}
+
 TEST_F(RedisLockClientFakeTest, ReleaseFallsBackToEvalOnNoscript) {
   FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
     if (c[0] == "EVALSHA") return FakeRedisServer::Action{"-NOSCRIPT No matching script.\r\n"};

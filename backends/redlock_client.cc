@@ -120,8 +120,11 @@ RedlockClient::RedlockClient(asio::any_io_executor executor, RedlockClientOption
       tokens_(seed),
       release_(RedisLockClient::kReleaseScript, RedisLockClient::kReleaseScriptSha1) {
   for (const auto& m : options_.masters) {
-    connections_.push_back(std::make_unique<RedisConnection>(
-        executor_, RedisConnectionOptions{m.endpoint, options_.connect_timeout}));
+    connections_.push_back(m.shared_connection
+                               ? m.shared_connection
+                               : std::make_shared<RedisConnection>(
+                                     executor_, RedisConnectionOptions{m.endpoint,
+                                                                       options_.connect_timeout}));
   }
 }
 
@@ -292,7 +295,9 @@ asio::awaitable<ReleaseResult> RedlockClient::Release(const std::string& key,
 
 void RedlockClient::Close() {
   closed_ = true;
-  for (auto& c : connections_) c->Close();
+  for (size_t i = 0; i < connections_.size(); ++i) {
+    if (!options_.masters[i].shared_connection) connections_[i]->Close();
+  }
 }
 
 }  // namespace locksmith

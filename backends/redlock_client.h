@@ -61,6 +61,15 @@
 // during an acquire makes elapsed look shorter (validity too long: a double
 // holder), a forward one longer; the monotonic client ignores the steps.
 //
+// Shared connections (RedlockMaster::shared_connection; the harness never
+// shares: each client has its own connections and source address so a
+// partition can cut it off alone): many clients' commands pipeline on one
+// socket per master, so a server reads and answers them in batches. A
+// command that times out closes the shared connection and every client's
+// command pending on it ends in doubt. Close() leaves shared connections
+// open: later calls fail, calls already pending end when their owner closes
+// the connection or at their deadline.
+//
 // Connect opens every master; it fails only when fewer than a quorum
 // answer (a client may start while a minority is down). Calls after a lost
 // connection reconnect lazily, per master.
@@ -89,6 +98,11 @@ namespace locksmith {
 struct RedlockMaster {
   std::string name;  // the node's name ("n1"), as the history records it
   RedisEndpoint endpoint;
+  // Optional: a connection to this master shared with other clients on the
+  // same executor (a library's one pipelined connection per server, as
+  // ioredis keeps; endpoint is then unused). Null: the client's own. See
+  // "Shared connections" above.
+  std::shared_ptr<RedisConnection> shared_connection;
 };
 
 struct RedlockClientOptions {
@@ -153,7 +167,7 @@ class RedlockClient final : public LockClient {
 
   boost::asio::any_io_executor executor_;
   RedlockClientOptions options_;
-  std::vector<std::unique_ptr<RedisConnection>> connections_;
+  std::vector<std::shared_ptr<RedisConnection>> connections_;
   LockTokenGenerator tokens_;
   RedisScript release_;  // compare-and-delete, shared by every master
   InFlightPausePoint in_flight_;

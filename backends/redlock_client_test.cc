@@ -210,6 +210,38 @@ TEST_F(RedlockClientFakeTest, AQuorumHoldsWithOneTokenOnEveryMasterAndNamesTheGr
   EXPECT_EQ(released.outcome, Outcome::kOk) << released.error;
 }
 
+TEST_F(RedlockClientFakeTest, ClientsSharingConnectionsUseOneSocketPerMasterAndCloseAlone) {
+  StartMasters({true, true, true, true, true});
+  RedlockClientOptions o = Options();
+  std::vector<std::shared_ptr<RedisConnection>> shared;
+  for (auto& m : o.masters) {
+    shared.push_back(std::make_shared<RedisConnection>(ioc_.get_executor(),
+                                                       RedisConnectionOptions{m.endpoint}));
+    m.shared_connection = shared.back();
+  }
+  RedlockClient first(ioc_.get_executor(), o, 7);
+  RedlockClient second(ioc_.get_executor(), o, 8);
+  AcquireResult a, b, after_close, still;
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    a = co_await first.Acquire("lock-a", milliseconds(1000));
+    b = co_await second.Acquire("lock-b", milliseconds(1000));
+    first.Close();
+    after_close = co_await first.Acquire("lock-a", milliseconds(1000));
+    still = co_await second.Acquire("lock-c", milliseconds(1000));
+    for (auto& c : shared) c->Close();
+    StopMasters();
+  });
+  EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+  EXPECT_EQ(b.outcome, Outcome::kOk) << b.error;
+  EXPECT_EQ(after_close.outcome, Outcome::kFail);
+  EXPECT_EQ(after_close.error, "client closed");
+  EXPECT_EQ(still.outcome, Outcome::kOk) << "a client's Close leaves shared connections open";
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    EXPECT_EQ(servers_[i]->connections(), 1) << "master " << i;
+    EXPECT_EQ(CommandsOf(i, "SET").size(), 3u) << "master " << i;
+  }
+}
+
 TEST_F(RedlockClientFakeTest, AMinorityFailsAndIsUnlockedOnEveryMaster) {
   StartMasters({true, false, false, true, false});
   RedlockClient client(ioc_.get_executor(), Options(), 7);

@@ -3,6 +3,10 @@
 # and acquire latency p50 / p99 at 10 and 50 clients, for
 #   - locksmith's redlock client on 5 masters (backends/redlock_bench),
 #   - locksmith's single-node client on the first of them,
+# each with its own connections per client (as the harness runs them: every
+# client its own source address) and with one shared pipelined connection
+# per server (as node-redlock shares one ioredis per server; the servers,
+# all on one core here, then read and answer many commands per syscall),
 #   - node-redlock (npm redlock@4.2.0 over ioredis, installed by this script
 #     into a temp dir with npm; Debian's nodejs and npm packages),
 # side by side against the same five password-protected redis-servers on
@@ -76,7 +80,7 @@ const redlock = new Redlock(servers, {driftFactor: 0.01, retryCount: 0});
 let measuring = false, stop = false, cycles = 0, failed = 0;
 const lat = [];
 async function loop(i) {
-  const key = 'bench-lock-' + i;
+  const key = 'bench-lock-' + process.pid + '-' + i;  // own keys: see redlock_bench
   while (!stop) {
     const t0 = process.hrtime.bigint();
     let lock;
@@ -110,28 +114,55 @@ JS
 field() { sed -E "s/.*$1=([0-9.]+).*/\1/"; }
 # Best of the rounds: the highest rate, with that run's latencies.
 best() { sort -t' ' -k1,1nr | head -1; }
-one() {  # tool clients -> "cycles p50 p99"
-  local line
+tools=(redlock-own redlock-shared redis-own redis-shared node)
+declare -A label=(
+  [redlock-own]="redlock, own connections" [redlock-shared]="redlock, shared connections"
+  [redis-own]="single node, own connections" [redis-shared]="single node, shared connections"
+  [node]="node-redlock 4.2.0 (ioredis)")
+# The servers' CPU time so far (utime + stime), in clock ticks.
+server_ticks() {
+  local p total=0
+  for p in "${pids[@]}"; do
+    total=$((total + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+  done
+  echo "$total"
+}
+one() {  # tool clients -> "cycles p50 p99 server_us_per_cycle"
+  local line t0
+  t0=$(server_ticks)
   case "$1" in
-    redlock|redis) line=$(taskset -c 1 "$bench" --ports "$port_list" --password "$pass" \
-                            --client "$1" --clients "$2" --seconds "$secs") ;;
+    redlock-*|redis-*) line=$(taskset -c 1 "$bench" --ports "$port_list" --password "$pass" \
+                            --client "${1%-*}" --connections "${1#*-}" --clients "$2" \
+                            --seconds "$secs") ;;
     node) line=$(cd "$dir/node" && taskset -c 1 node bench.js "$port_list" "$pass" "$2" "$secs" 1) ;;
   esac
-  echo "$(field cycles_per_sec <<<"$line") $(field acquire_p50_ms <<<"$line") $(field acquire_p99_ms <<<"$line")"
+  local cycles ticks
+  cycles=$(field cycles_per_sec <<<"$line")
+  ticks=$(( $(server_ticks) - t0 ))
+  # Per cycle over the measured seconds plus the 1 s warm-up (at the same rate).
+  echo "$cycles $(field acquire_p50_ms <<<"$line") $(field acquire_p99_ms <<<"$line")" \
+    "$(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v c="$cycles" -v s="$secs" \
+         'BEGIN{printf "%.0f", t / hz * 1e6 / (c * (s + 1))}')"
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2fx", a/b}'; }
 
 echo "best of $rounds rounds, ${secs} s each; cycles/s = acquire + release; latency of the acquire in ms"
-printf '%-7s | %-28s | %-28s | %-28s | %s\n' clients "redlock (5 masters)" \
-  "single node (redis client)" "node-redlock 4.2.0 (5)" "redlock/node-redlock, p50 redlock/single"
+echo "own connections: each client its own connection per server (the harness's way);"
+echo "shared: all clients one pipelined connection per server (node-redlock's way over ioredis)"
+echo "server us/cycle: the five servers' CPU time per lock cycle (what bounds the rate: they share one core)"
+printf '%-7s | %-32s | %9s | %8s | %8s | %s\n' clients client cycles/s "p50 ms" "p99 ms" \
+  "server us/cycle"
 for n in $counts; do
-  for tool in redlock redis node; do : > "$dir/res-$tool"; done
+  for tool in "${tools[@]}"; do : > "$dir/res-$tool"; done
   for _ in $(seq "$rounds"); do
-    for tool in redlock redis node; do one "$tool" "$n" >> "$dir/res-$tool"; done
+    for tool in "${tools[@]}"; do one "$tool" "$n" >> "$dir/res-$tool"; done
   done
-  read -r rc rp50 rp99 < <(best < "$dir/res-redlock")
-  read -r sc sp50 sp99 < <(best < "$dir/res-redis")
-  read -r nc np50 np99 < <(best < "$dir/res-node")
-  printf '%-7s | %8s/s p50 %6s p99 %6s | %8s/s p50 %6s p99 %6s | %8s/s p50 %6s p99 %6s | %.2fx, %.2fx\n' \
-    "$n" "$rc" "$rp50" "$rp99" "$sc" "$sp50" "$sp99" "$nc" "$np50" "$np99" \
-    "$(awk -v a="$rc" -v b="$nc" 'BEGIN{print a/b}')" "$(awk -v a="$rp50" -v b="$sp50" 'BEGIN{print a/b}')"
+  declare -A cyc=() p50=()
+  for tool in "${tools[@]}"; do
+    read -r c p q u < <(best < "$dir/res-$tool")
+    cyc[$tool]=$c; p50[$tool]=$p
+    printf '%-7s | %-32s | %9s | %8s | %8s | %s\n' "$n" "${label[$tool]}" "$c" "$p" "$q" "$u"
+  done
+  echo "        cycles/s vs node-redlock: shared $(ratio "${cyc[redlock-shared]}" "${cyc[node]}"), own $(ratio "${cyc[redlock-own]}" "${cyc[node]}");" \
+       "acquire p50 redlock / single node: shared $(ratio "${p50[redlock-shared]}" "${p50[redis-shared]}"), own $(ratio "${p50[redlock-own]}" "${p50[redis-own]}")"
 done

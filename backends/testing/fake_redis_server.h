@@ -4,6 +4,7 @@
 // Runs on the test's io_context. Thread-safety: none (one io_context thread).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -39,6 +40,8 @@ class FakeRedisServer {
   uint16_t port() const { return acceptor_.local_endpoint().port(); }
   const std::vector<Command>& commands() const { return commands_; }
   int connections() const { return connections_; }
+  // The most commands one read of a socket carried (a client's batching).
+  size_t largest_batch() const { return largest_batch_; }
 
   // Closes the listener and every connection, so the io_context can drain.
   void Stop() {
@@ -99,12 +102,15 @@ class FakeRedisServer {
       std::string out;
       bool close = false;
       Command cmd;
+      size_t batch = 0;
       while (!close && ParseOne(buf, cmd)) {
         commands_.push_back(cmd);
+        ++batch;
         Action a = responder_(cmd);
         out += a.bytes;
         close = a.close_after;
       }
+      largest_batch_ = std::max(largest_batch_, batch);
       if (!out.empty()) {
         auto [wec, wn] = co_await boost::asio::async_write(
             *s, boost::asio::buffer(out), boost::asio::as_tuple(boost::asio::use_awaitable));
@@ -124,6 +130,7 @@ class FakeRedisServer {
   std::vector<Command> commands_;
   std::vector<std::shared_ptr<Socket>> sockets_;
   int connections_ = 0;
+  size_t largest_batch_ = 0;
 };
 
 }  // namespace locksmith::testing
