@@ -60,12 +60,14 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
   };
 
   int64_t inside = 0, inside_ok = 0, outside = 0, outside_ok = 0;
+  int64_t inside_refused = 0, outside_refused = 0;
   const auto completion_of = PairCompletions(history);
   for (size_t i = 0; i < history.size(); ++i) {
     const Op& op = history[i];
     if (!op.is_client() || op.type != OpType::kInvoke || op.f != "acquire") continue;
     if (completion_of[i] < 0) continue;
     const bool ok = history[completion_of[i]].type == OpType::kOk;
+    const bool refused = history[completion_of[i]].type == OpType::kFail;
     bool in_any = false;
     for (auto& [n, w] : windows) {
       if (!open_at(w, op.time)) continue;
@@ -78,6 +80,7 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
     }
     (in_any ? inside : outside) += 1;
     (in_any ? inside_ok : outside_ok) += ok;
+    (in_any ? inside_refused : outside_refused) += refused;
   }
 
   nlohmann::json per_window = nlohmann::json::array();
@@ -92,10 +95,18 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
                           {"recovery_ms", w.recovered ? nlohmann::json(Ms(*w.recovered - w.begin))
                                                       : nlohmann::json()}});
   }
-  result.stats = {{"inside_faults", {{"attempts", inside}, {"ok", inside_ok},
-                                     {"availability", Share(inside_ok, inside)}}},
-                  {"outside_faults", {{"attempts", outside}, {"ok", outside_ok},
-                                      {"availability", Share(outside_ok, outside)}}},
+  // A refusal is a definite answer (the lock was busy); an acquire in doubt
+  // is the service not answering: "answered" tells contention from outage.
+  auto part = [](int64_t attempts, int64_t ok, int64_t refused) {
+    return nlohmann::json{{"attempts", attempts},
+                          {"ok", ok},
+                          {"refused", refused},
+                          {"in_doubt", attempts - ok - refused},
+                          {"availability", Share(ok, attempts)},
+                          {"answered", Share(ok + refused, attempts)}};
+  };
+  result.stats = {{"inside_faults", part(inside, inside_ok, inside_refused)},
+                  {"outside_faults", part(outside, outside_ok, outside_refused)},
                   {"windows", per_window}};
   result.summary = "acquires ok " + Percent(inside_ok, inside) + " inside faults, " +
                    Percent(outside_ok, outside) + " outside";

@@ -57,7 +57,12 @@ TEST(AvailabilityCheckerTest, CountsInsideAndOutsideWindowsAndTheRecovery) {
   EXPECT_EQ(r.stats["inside_faults"]["attempts"], 4);
   EXPECT_EQ(r.stats["inside_faults"]["ok"], 2);
   EXPECT_DOUBLE_EQ(r.stats["inside_faults"]["availability"].get<double>(), 0.5);
+  EXPECT_EQ(r.stats["inside_faults"]["refused"], 1);
+  EXPECT_EQ(r.stats["inside_faults"]["in_doubt"], 1);
+  EXPECT_DOUBLE_EQ(r.stats["inside_faults"]["answered"].get<double>(), 0.75);
   EXPECT_EQ(r.stats["outside_faults"]["attempts"], 3);
+  EXPECT_EQ(r.stats["outside_faults"]["refused"], 1);
+  EXPECT_EQ(r.stats["outside_faults"]["in_doubt"], 0);
   EXPECT_EQ(r.stats["outside_faults"]["ok"], 2);
   ASSERT_EQ(r.stats["windows"].size(), 1u);
   const auto& w = r.stats["windows"][0];

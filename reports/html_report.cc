@@ -465,6 +465,17 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
 
 // --- Availability ------------------------------------------------------------
 
+// Why the others did not: refused (the lock was busy, a definite answer) or
+// in doubt (no answer in time: the service was out). Empty for results
+// written before the checker counted refusals.
+std::string AnsweredText(const nlohmann::json& part, int64_t ok, int64_t attempts) {
+  auto refused = part.is_object() ? part.find("refused") : part.end();
+  if (!part.is_object() || refused == part.end() || !refused->is_number_integer()) return "";
+  const int64_t busy = std::clamp<int64_t>(refused->get<int64_t>(), 0, attempts - ok);
+  return "; " + WithThousands(busy) + " refused (held by another), " +
+         WithThousands(attempts - ok - busy) + " in doubt (no answer)";
+}
+
 std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& model) {
   if (!stats.is_object() || !stats.contains("inside_faults")) return "";
   std::string out = "<div class=\"avail\">";
@@ -488,7 +499,7 @@ std::string AvailabilityHtml(const nlohmann::json& stats, const ReportModel& mod
            "</div><div class=\"avail-num\">" + (attempts > 0 ? Percent(share) : "\xE2\x80\x93") +
            "</div><div class=\"bar\"><span style=\"width:" + width + "%\"></span></div>"
            "<div class=\"muted\">" + WithThousands(ok) + " of " + WithThousands(attempts) +
-           " acquire attempts got the lock</div></div>";
+           " acquire attempts got the lock" + AnsweredText(s, ok, attempts) + "</div></div>";
   }
   out += "</div>";
   auto windows = stats.find("windows");

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <tuple>
 
 #include "reports/escape.h"
 #include "reports/run_results.h"
@@ -117,6 +118,8 @@ nlohmann::json GroupJson(const RunGroup& g) {
           {"median_first_violation_s", Optional(g.median_first_violation_s)},
           {"mean_availability_inside", Optional(g.mean_availability_inside)},
           {"mean_availability_outside", Optional(g.mean_availability_outside)},
+          {"mean_answered_inside", Optional(g.mean_answered_inside)},
+          {"mean_answered_outside", Optional(g.mean_answered_outside)},
           {"median_acquire_p50_ms", Optional(g.median_acquire_p50_ms)}};
 }
 
@@ -187,11 +190,14 @@ SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& confi
   if (first && run.verdict == "invalid") run.first_violation_s = static_cast<double>(*first) / 1e9;
   const nlohmann::json stats =
       results.is_object() ? results.value("stats", nlohmann::json()) : nlohmann::json();
-  for (auto [field, name] : {std::pair{&SuiteRun::availability_inside, "inside_faults"},
-                             std::pair{&SuiteRun::availability_outside, "outside_faults"}}) {
+  for (auto [share, answered, name] :
+       {std::tuple{&SuiteRun::availability_inside, &SuiteRun::answered_inside, "inside_faults"},
+        std::tuple{&SuiteRun::availability_outside, &SuiteRun::answered_outside,
+                   "outside_faults"}}) {
     auto attempts = NumberAt(stats, {"availability", "stats", name, "attempts"});
     if (attempts && *attempts > 0) {
-      run.*field = NumberAt(stats, {"availability", "stats", name, "availability"});
+      run.*share = NumberAt(stats, {"availability", "stats", name, "availability"});
+      run.*answered = NumberAt(stats, {"availability", "stats", name, "answered"});
     }
   }
   run.acquire_p50_ms = NumberAt(stats, {"perf", "stats", "latency", "acquire", "ok", "p50_ms"});
@@ -235,7 +241,7 @@ std::string RateText(const RunGroup& g) {
 
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
   RunGroup g;
-  std::vector<double> firsts, inside, outside, p50;
+  std::vector<double> firsts, inside, outside, answered_inside, answered_outside, p50;
   for (const SuiteRun* r : runs) {
     ++g.runs;
     if (r->verdict == "valid" || r->verdict == "invalid") ++g.judged;
@@ -243,12 +249,16 @@ RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
     if (r->first_violation_s) firsts.push_back(*r->first_violation_s);
     if (r->availability_inside) inside.push_back(*r->availability_inside);
     if (r->availability_outside) outside.push_back(*r->availability_outside);
+    if (r->answered_inside) answered_inside.push_back(*r->answered_inside);
+    if (r->answered_outside) answered_outside.push_back(*r->answered_outside);
     if (r->acquire_p50_ms) p50.push_back(*r->acquire_p50_ms);
   }
   g.rate = WilsonInterval(g.violations, g.judged);
   g.median_first_violation_s = Median(firsts);
   g.mean_availability_inside = Mean(inside);
   g.mean_availability_outside = Mean(outside);
+  g.mean_answered_inside = Mean(answered_inside);
+  g.mean_answered_outside = Mean(answered_outside);
   g.median_acquire_p50_ms = Median(p50);
   return g;
 }
@@ -269,6 +279,8 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
                     {"first_violation_s", Optional(r.first_violation_s)},
                     {"availability_inside", Optional(r.availability_inside)},
                     {"availability_outside", Optional(r.availability_outside)},
+                    {"answered_inside", Optional(r.answered_inside)},
+                    {"answered_outside", Optional(r.answered_outside)},
                     {"acquire_p50_ms", Optional(r.acquire_p50_ms)},
                     {"acquire_p99_ms", Optional(r.acquire_p99_ms)},
                     {"ops_per_s", Optional(r.ops_per_s)},
@@ -339,6 +351,8 @@ Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary) {
     r.first_violation_s = number(j, "first_violation_s");
     r.availability_inside = number(j, "availability_inside");
     r.availability_outside = number(j, "availability_outside");
+    r.answered_inside = number(j, "answered_inside");
+    r.answered_outside = number(j, "answered_outside");
     r.acquire_p50_ms = number(j, "acquire_p50_ms");
     r.acquire_p99_ms = number(j, "acquire_p99_ms");
     r.ops_per_s = number(j, "ops_per_s");
@@ -423,7 +437,9 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
   const std::vector<std::string> locks = Distinct(suite.runs, &SuiteRun::lock);
   h << "<h2>comparison</h2>\n<p><small>per fault schedule (rows) and lock (columns): invalid "
        "runs of those judged with the Wilson 95% interval, acquire availability inside / "
-       "outside fault windows, median p50 acquire latency</small></p>\n<table><tr><th>workload, "
+       "outside fault windows (acquires that got the lock), the acquires answered (got it or "
+       "were refused because another held it; the rest were in doubt: no answer in time), "
+       "median p50 acquire latency</small></p>\n<table><tr><th>workload, "
        "faults</th>";
   for (const auto& lock : locks) h << "<th>" << HtmlEscape(lock) << "</th>";
   h << "</tr>\n";
@@ -443,7 +459,9 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
       h << "<td class=\"" << GroupClass(g) << "\">" << HtmlEscape(RateText(g))
         << "<br><small>avail "
         << Percent(g.mean_availability_inside) << " / " << Percent(g.mean_availability_outside)
-        << ", p50 " << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</small></td>";
+        << ", answered " << Percent(g.mean_answered_inside) << " / "
+        << Percent(g.mean_answered_outside) << ", p50 "
+        << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</small></td>";
     }
     h << "</tr>\n";
   }

@@ -31,6 +31,9 @@ struct SuiteRun {
   std::optional<double> first_violation_s;   // when the first anomaly became certain
   std::optional<double> availability_inside;   // acquires ok / attempts in fault windows
   std::optional<double> availability_outside;  // and outside them
+  // Acquires answered (ok or refused: not in doubt) / attempts, in and out of
+  // fault windows: tells a busy lock from a service that did not answer.
+  std::optional<double> answered_inside, answered_outside;
   std::optional<double> acquire_p50_ms, acquire_p99_ms;  // of ok acquires
   std::optional<double> ops_per_s;
   double duration_s = 0;
@@ -62,6 +65,7 @@ struct RunGroup {
   Interval rate;       // of violations among judged runs
   std::optional<double> median_first_violation_s;
   std::optional<double> mean_availability_inside, mean_availability_outside;
+  std::optional<double> mean_answered_inside, mean_answered_outside;
   std::optional<double> median_acquire_p50_ms;
 };
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs);

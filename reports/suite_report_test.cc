@@ -45,7 +45,7 @@ TEST(SuiteReportTest, ARowTakesVerdictAnomaliesFirstViolationAndFigures) {
       {"stats",
        {{"availability",
          {{"stats",
-           {{"inside_faults", {{"attempts", 10}, {"availability", 0.25}}},
+           {{"inside_faults", {{"attempts", 10}, {"availability", 0.25}, {"answered", 0.9}}},
             {"outside_faults", {{"attempts", 0}, {"availability", 0}}}}}}},
         {"perf",
          {{"stats",
@@ -64,6 +64,8 @@ TEST(SuiteReportTest, ARowTakesVerdictAnomaliesFirstViolationAndFigures) {
   EXPECT_DOUBLE_EQ(*row.first_violation_s, 2.5);
   EXPECT_DOUBLE_EQ(*row.availability_inside, 0.25);
   EXPECT_FALSE(row.availability_outside.has_value());  // no attempt outside faults
+  EXPECT_DOUBLE_EQ(*row.answered_inside, 0.9);
+  EXPECT_FALSE(row.answered_outside.has_value());
   EXPECT_DOUBLE_EQ(*row.acquire_p50_ms, 0.4);
   EXPECT_DOUBLE_EQ(*row.acquire_p99_ms, 3.5);
   EXPECT_DOUBLE_EQ(*row.ops_per_s, 1200.5);
@@ -95,9 +97,13 @@ TEST(SuiteReportTest, AGroupCountsViolationsAmongJudgedRunsOnly) {
   std::vector<SuiteRun> runs = {Row("a", "invalid", 1, 3.0), Row("a", "valid", 0),
                                 Row("a", "invalid", 1, 1.0), Row("a", "unknown", 2),
                                 Row("a", "invalid", 1, 2.0)};
+  runs[0].answered_outside = 1.0;
+  runs[1].answered_outside = 0.9;
   std::vector<const SuiteRun*> of;
   for (const auto& r : runs) of.push_back(&r);
   const RunGroup g = Summarize(of);
+  EXPECT_DOUBLE_EQ(*g.mean_answered_outside, 0.95);
+  EXPECT_FALSE(g.mean_answered_inside.has_value());
   EXPECT_EQ(g.runs, 5);
   EXPECT_EQ(g.judged, 4);
   EXPECT_EQ(g.violations, 3);
@@ -133,8 +139,17 @@ TEST(SuiteReportTest, JunitHasOneCaseARunWithFailuresAndErrorsEscaped) {
 }
 
 TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
-  const SuiteRecord suite = TwoLocks();
+  SuiteRecord suite = TwoLocks();
+  suite.runs[2].answered_inside = 0.5;
   const nlohmann::json summary = SuiteSummaryJson(suite);
+  EXPECT_DOUBLE_EQ(summary["runs"][2]["answered_inside"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(summary["cells"]["zk.kill"]["mean_answered_inside"].get<double>(), 0.5);
+  // The store's index and `report` rebuild a suite from its summary.json.
+  Result<SuiteRecord> back = SuiteRecordFromJson(summary);
+  ASSERT_TRUE(back.ok()) << back.error();
+  ASSERT_EQ(back->runs.size(), 4u);
+  EXPECT_DOUBLE_EQ(*back->runs[2].answered_inside, 0.5);
+  EXPECT_EQ(back->runs[0].verdict, "invalid");
   EXPECT_EQ(summary["exit_code"], 255);
   EXPECT_EQ(summary["runs"].size(), 4u);
   EXPECT_EQ(summary["cells"]["redis.kill"]["violations"], 1);
@@ -149,6 +164,7 @@ TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
     EXPECT_NE(html.find("href=\"" + r.dir + "/report.html\""), std::string::npos) << r.dir;
   }
   EXPECT_NE(html.find("1 of 2 invalid"), std::string::npos) << html;
+  EXPECT_NE(html.find("answered 50.0% / –"), std::string::npos) << html;
   EXPECT_EQ(html.find("<refused>"), std::string::npos);
   EXPECT_EQ(html.find("nightly<&>"), std::string::npos);
 }

@@ -114,10 +114,11 @@ JS
 field() { sed -E "s/.*$1=([0-9.]+).*/\1/"; }
 # Best of the rounds: the highest rate, with that run's latencies.
 best() { sort -t' ' -k1,1nr | head -1; }
-tools=(redlock-own redlock-shared redis-own redis-shared node)
+tools=(redlock-own redlock-shared redis-own redis-shared redlock1-shared node)
 declare -A label=(
   [redlock-own]="redlock, own connections" [redlock-shared]="redlock, shared connections"
   [redis-own]="single node, own connections" [redis-shared]="single node, shared connections"
+  [redlock1-shared]="redlock on 1 master, shared"
   [node]="node-redlock 4.2.0 (ioredis)")
 # The servers' CPU time so far (utime + stime), in clock ticks.
 server_ticks() {
@@ -134,6 +135,9 @@ one() {  # tool clients -> "cycles p50 p99 server_us_per_cycle"
     redlock-*|redis-*) line=$(taskset -c 1 "$bench" --ports "$port_list" --password "$pass" \
                             --client "${1%-*}" --connections "${1#*-}" --clients "$2" \
                             --seconds "$secs") ;;
+    redlock1-*) line=$(taskset -c 1 "$bench" --ports "${ports[0]}" --password "$pass" \
+                       --client redlock --connections "${1#*-}" --clients "$2" \
+                       --seconds "$secs") ;;
     node) line=$(cd "$dir/node" && taskset -c 1 node bench.js "$port_list" "$pass" "$2" "$secs" 1) ;;
   esac
   local cycles ticks
@@ -150,6 +154,8 @@ echo "best of $rounds rounds, ${secs} s each; cycles/s = acquire + release; late
 echo "own connections: each client its own connection per server (the harness's way);"
 echo "shared: all clients one pipelined connection per server (node-redlock's way over ioredis)"
 echo "server us/cycle: the five servers' CPU time per lock cycle (what bounds the rate: they share one core)"
+echo "redlock on 1 master: the redlock client's own cost next to the single-node client's; with"
+echo "  five masters on one core each acquire waits for five servers in turn (on five hosts: in parallel)"
 printf '%-7s | %-32s | %9s | %8s | %8s | %s\n' clients client cycles/s "p50 ms" "p99 ms" \
   "server us/cycle"
 for n in $counts; do
@@ -164,5 +170,6 @@ for n in $counts; do
     printf '%-7s | %-32s | %9s | %8s | %8s | %s\n' "$n" "${label[$tool]}" "$c" "$p" "$q" "$u"
   done
   echo "        cycles/s vs node-redlock: shared $(ratio "${cyc[redlock-shared]}" "${cyc[node]}"), own $(ratio "${cyc[redlock-own]}" "${cyc[node]}");" \
-       "acquire p50 redlock / single node: shared $(ratio "${p50[redlock-shared]}" "${p50[redis-shared]}"), own $(ratio "${p50[redlock-own]}" "${p50[redis-own]}")"
+       "acquire p50 redlock / single node: shared $(ratio "${p50[redlock-shared]}" "${p50[redis-shared]}"), own $(ratio "${p50[redlock-own]}" "${p50[redis-own]}")," \
+       "on 1 master $(ratio "${p50[redlock1-shared]}" "${p50[redis-shared]}")"
 done
