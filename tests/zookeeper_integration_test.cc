@@ -10,8 +10,10 @@
 
 #include <map>
 #include <regex>
+#include <set>
 
 #include "checker/history_file.h"
+#include "reports/report_model.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {
@@ -152,6 +154,14 @@ TEST(ZookeeperIntegrationTest, AHolderStalledPastItsSessionMakesExpiredLeaseDoub
     }
     EXPECT_GE(paused_at, 0) << "a lock lost by a process that never stalled: " << l.error;
   }
+  // The report draws each loss on the lock-lost lane, at the process it hit.
+  const ReportModel model = ReportModel::Build(f.history, f.results);
+  std::multiset<int64_t> drawn, told;
+  for (const FaultView& v : model.faults()) {
+    if (v.family == "lock-lost" && v.point) drawn.insert(v.process);
+  }
+  for (const Op& l : lost) told.insert(l.process);
+  EXPECT_EQ(drawn, told);
 }
 
 // zk-rw: readers (70% of acquires) on one lock, holding long enough to meet.
