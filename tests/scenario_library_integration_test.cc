@@ -1,9 +1,12 @@
-// Every Redlock scenario of the library (scenarios/redlock-*.json), run by
-// the locksmith binary on three seeds: each run's verdict is the one the
-// file predicts (exit code, the debate line agreeing, and for a predicted
-// double holder its kind; for a client stalled in flight, what that
-// acquire became), and nothing of the run is left behind. One
-// test per scenario and seed, so ctest -j runs them side by side.
+// Every scenario of the library that predicts a verdict (scenarios/*.json
+// with "prediction": Redlock's, single Redis's, Sentinel's, ZooKeeper's),
+// run by the locksmith binary on three seeds: each run's verdict is the one
+// the file predicts (exit code, the debate line agreeing, and for a
+// predicted double holder its kind; for a client stalled in flight, what
+// that acquire became), and nothing of the run is left behind. One test per
+// scenario and seed, so ctest -j runs them side by side. (The one scenario
+// without a prediction, redis-setnx-expire-client-crash, predicts a stuck
+// lock, not a double holder: tests/client_crash_integration_test.cc.)
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,16 +33,22 @@ const std::map<std::string, std::string>& PredictedKinds() {
       {"redlock-clock-jump-kleppmann", "unsafe-grant"},
       {"redlock-client-pause-past-validity", "expired-lease-use"},
       {"redlock-in-flight-pause-wall-clock", "unsafe-grant"},
+      {"redis-client-pause-past-lease", "expired-lease-use"},
+      {"redis-kill-no-persistence", "unsafe-grant"},
+      {"redis-rw-cache-stale-fill", "expired-lease-use"},
+      {"redis-watchdog-holder-cut-off", "expired-lease-use"},
+      {"sentinel-partition-master-with-minority", "unsafe-grant"},
+      {"zookeeper-client-pause-past-session", "expired-lease-use"},
   };
   return kinds;
 }
 
-std::vector<std::string> RedlockScenarios() {
+std::vector<std::string> PredictingScenarios() {
   std::vector<std::string> names;
   for (const auto& entry : std::filesystem::directory_iterator(kScenarios)) {
-    const std::string name = entry.path().stem().string();
-    if (name.rfind("redlock-", 0) == 0 && entry.path().extension() == ".json") {
-      names.push_back(name);
+    if (entry.path().extension() != ".json") continue;
+    if (ReadJson(entry.path().string()).contains("prediction")) {
+      names.push_back(entry.path().stem().string());
     }
   }
   std::sort(names.begin(), names.end());
@@ -88,10 +97,10 @@ void ExpectTheStalledAcquire(const std::string& run, const std::string& predicte
   }
 }
 
-class RedlockScenarioTest
+class ScenarioLibraryTest
     : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
-TEST_P(RedlockScenarioTest, VerdictIsThePredictedOne) {
+TEST_P(ScenarioLibraryTest, VerdictIsThePredictedOne) {
   const auto& [name, seed] = GetParam();
   const std::string file = std::string(kScenarios) + "/" + name + ".json";
   const nlohmann::json scenario = ReadJson(file);
@@ -121,8 +130,8 @@ TEST_P(RedlockScenarioTest, VerdictIsThePredictedOne) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Library, RedlockScenarioTest,
-    ::testing::Combine(::testing::ValuesIn(RedlockScenarios()), ::testing::Values(1, 2, 3)),
+    Library, ScenarioLibraryTest,
+    ::testing::Combine(::testing::ValuesIn(PredictingScenarios()), ::testing::Values(1, 2, 3)),
     [](const auto& info) {
       std::string name = std::get<0>(info.param) + "_seed" + std::to_string(std::get<1>(info.param));
       std::replace(name.begin(), name.end(), '-', '_');
