@@ -615,7 +615,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   const std::string verdict = VerdictText(r.valid());
   const std::string vclass = VerdictClass(r.valid());
   std::string h;
-  h.reserve(model.row_count() * 48 + 65536);
+  h.reserve(model.row_count() * 20 + model.hold_count() * 28 + 65536);
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
        "<meta name=\"generator\" content=\"locksmith\">";
