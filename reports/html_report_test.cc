@@ -1,5 +1,6 @@
 #include "reports/html_report.h"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -275,6 +276,28 @@ TEST(HtmlReportTest, HostileStringsAreEscaped) {
   EXPECT_EQ(data["errors"][0], "<!-- & \"quoted\" 'x' \xEF\xBF\xBD bad utf8");
 }
 
+TEST(HtmlReportTest, AnomaliesPastTheFirstFewWaitAsEscapedText) {
+  const History h = SampleHistory();
+  HtmlReportOptions options;
+  options.inline_anomalies = 1;
+  const std::string html = Render(h, SampleResults(h), options);
+  const size_t text = html.find("<script type=\"text/html\" id=\"anomalies-more\">");
+  ASSERT_NE(text, std::string::npos);
+  // The first in the markup, the second (with the hostile key) in the text,
+  // still escaped: the element holds until its own end tag.
+  EXPECT_LT(html.find("id=\"anomaly-1\""), text);
+  const size_t second = html.find("id=\"anomaly-2\"");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_GT(second, text);
+  EXPECT_LT(second, html.find("</script>", text));
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(1)", text), std::string::npos);
+  EXPECT_EQ(Count(html, "<script"), 3u);
+  EXPECT_EQ(Count(html, "</script>"), 3u);
+  EXPECT_NE(html.find("1 more anomalies show with JavaScript."), std::string::npos);
+  // By default two anomalies are both in the markup.
+  EXPECT_EQ(Render(h, SampleResults(h)).find("id=\"anomalies-more\""), std::string::npos);
+}
+
 TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
   const History h = SampleHistory();
   const nlohmann::json data = Blob(Render(h, SampleResults(h)));
@@ -316,6 +339,26 @@ TEST(HtmlReportTest, ValuesBeyondTheBudgetAreDroppedExceptAnomalyOps) {
   const nlohmann::json everything = Blob(Render(h, SampleResults(h)));
   EXPECT_FALSE(everything["values"]["truncated"].get<bool>());
   EXPECT_EQ(everything["values"]["rows"].size(), 5u);  // 2 acquires, 2 nemesis, lock-1
+}
+
+TEST(HtmlReportTest, TheLatencyGridCountsEveryCompletedClientOp) {
+  const History h = SampleHistory();
+  HtmlReportOptions options;
+  options.model.max_raw_scatter_points = 2;  // 4 completed client ops: a grid
+  const nlohmann::json sc = Blob(Render(h, SampleResults(h), options))["plots"]["sc"];
+  ASSERT_EQ(sc["mode"], "grid");
+  const auto cells = Table(sc["cells"], {false, false});
+  ASSERT_EQ(cells[0].size(), sc["n"].get<size_t>());
+  const int64_t xb = sc["xb"], yb = sc["yb"];
+  std::array<int64_t, 3> by_outcome{};
+  int64_t cell = 0;
+  for (size_t i = 0; i < cells[0].size(); ++i) {
+    cell += cells[0][i];
+    EXPECT_LT(cell / 3 / yb, xb);
+    by_outcome[static_cast<size_t>(cell % 3)] += cells[1][i] + 1;
+  }
+  // Three acquires and releases ok, one acquire info; two never completed.
+  EXPECT_EQ(by_outcome, (std::array<int64_t, 3>{3, 0, 1}));
 }
 
 TEST(HtmlReportTest, EmptyHistoryStillRenders) {

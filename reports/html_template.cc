@@ -166,14 +166,28 @@ const laneRows = lazy(() => {
 const HN = D.holds.n, MAX_KEY_LANES = 400;
 const H = {k: new Int32Array(HN), p: new Int32Array(HN), s: new Float64Array(HN),
   e: new Float64Array(HN), x: new Float64Array(HN)};
+const keyLane = new Int32Array(D.keys.length).fill(-1), keyList = [];
+let keysDropped = 0;
+// Overlaps per key, in the same pass: holds come sorted by start, so a
+// sweep with the latest end seen per key finds every instant where two
+// processes held the key.
+const overlaps = [], sweepEnd = [], sweepLane = [];
 {
   const r = reader(D.holds.rows);
   for (let j = 0, s = D.holds.t0, lease = 0; j < HN; j++) {
-    H.k[j] = r.next(); H.p[j] = r.next();
+    const k = r.next(), l = r.next();
     s += r.next();
-    H.s[j] = s; H.e[j] = s + r.next();
+    const e = s + r.next();
     lease += r.signed();
-    H.x[j] = s + lease;
+    H.k[j] = k; H.p[j] = l; H.s[j] = s; H.e[j] = e; H.x[j] = s + lease;
+    let kl = keyLane[k];
+    if (kl === -1) {
+      if (keyList.length >= MAX_KEY_LANES) { keysDropped++; keyLane[k] = -2; continue; }
+      kl = keyLane[k] = keyList.length; keyList.push(k); sweepEnd.push(-Infinity); sweepLane.push(-1);
+    }
+    if (kl < 0) continue;
+    if (s < sweepEnd[kl] && l !== sweepLane[kl]) overlaps.push([kl, s, Math.min(e, sweepEnd[kl])]);
+    if (e > sweepEnd[kl]) { sweepEnd[kl] = e; sweepLane[kl] = l; }
   }
 }
 // Each hold's acquire index and whether it was never released.
@@ -182,22 +196,6 @@ const holdIds = lazy(() => {
   for (let j = 0, a = 0; j < HN; j++) { a += r.signed(); acquire[j] = a; open[j] = r.next(); }
   return { acquire, open };
 });
-const keyLane = new Int32Array(D.keys.length).fill(-1), keyList = [];
-let keysDropped = 0;
-// Overlaps per key: holds come sorted by start, so a sweep with the latest
-// end seen per key finds every instant where two processes held the key.
-const overlaps = [], sweepEnd = [], sweepLane = [];
-for (let j = 0; j < HN; j++) {
-  const k = H.k[j];
-  if (keyLane[k] === -1) {
-    if (keyList.length >= MAX_KEY_LANES) { keysDropped++; keyLane[k] = -2; continue; }
-    keyLane[k] = keyList.length; keyList.push(k); sweepEnd.push(-Infinity); sweepLane.push(-1);
-  }
-  const kl = keyLane[k];
-  if (kl < 0) continue;
-  if (H.s[j] < sweepEnd[kl] && H.p[j] !== sweepLane[kl]) overlaps.push([kl, H.s[j], Math.min(H.e[j], sweepEnd[kl])]);
-  if (H.e[j] > sweepEnd[kl]) { sweepEnd[kl] = H.e[j]; sweepLane[kl] = H.p[j]; }
-}
 const keyHolds = lazy(() => {
   const lists = keyList.map(() => []);
   for (let j = 0; j < HN; j++) if (keyLane[H.k[j]] >= 0) lists[keyLane[H.k[j]]].push(j);
@@ -320,9 +318,9 @@ function draw() {
   // The bars that touch merge into one rect per lane and colour (their
   // union, which filling them all would paint, in a few thousand rects).
   const PRI = [0, 3, 2, 1, 0];
-  // A set of rows of runs on one path: add(r, x0, x1) extends row r's run
-  // when [x0, x1] touches it, else draws the run and starts another.
-  function runSet(path, n, y, ht) {
+  // Rows of runs: add(r, x0, x1) extends row r's run when [x0, x1]
+  // touches it, else adds the run to the row's path and starts another.
+  function runSet(pathOf, n, y, ht) {
     const a = new Float64Array(n), b = new Float64Array(n).fill(-Infinity);
     const set = {};
     set.add = (r, x0, x1) => {
@@ -331,22 +329,24 @@ function draw() {
         if (x1 > b[r]) b[r] = x1;
         return;
       }
-      if (b[r] > -Infinity) path.rect(a[r], y[r], b[r] - a[r], ht[r]);
+      if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
       a[r] = x0; b[r] = x1;
     };
     set.flush = () => {
-      for (let r = 0; r < n; r++) if (b[r] > -Infinity) path.rect(a[r], y[r], b[r] - a[r], ht[r]);
+      for (let r = 0; r < n; r++) if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
     };
     return set;
   }
-  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1));
-  const top = new Float64Array(NL), barH = new Float64Array(NL), shown = new Uint8Array(NL);
+  // One row per colour and lane: c * NL + l.
+  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1)), NC = COLORS.length;
+  const top = new Float64Array(NC * NL), barH = new Float64Array(NC * NL), shown = new Uint8Array(NL);
   for (let l = 0; l < NL; l++) {
     const y = laneY(l);
-    top[l] = y + 1; barH[l] = l === nemLane ? NEMH - 2 : bh;
+    for (let c = 0; c < NC; c++) { top[c * NL + l] = y + 1; barH[c * NL + l] = l === nemLane ? NEMH - 2 : bh; }
     shown[l] = y + laneHt(l) >= AX && y <= h ? 1 : 0;
   }
-  const paths = COLORS.map(() => new Path2D()), opRuns = paths.map(p => runSet(p, NL, top, barH));
+  const paths = COLORS.map(() => new Path2D());
+  const opRuns = runSet(r => paths[Math.floor(r / NL)], NC * NL, top, barH);
   const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
   const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
   for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
@@ -358,9 +358,9 @@ function draw() {
     if (end <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
     if (end > lastPx[l]) lastPx[l] = end;
     lastPri[l] = PRI[c];
-    opRuns[c].add(l, x0, x0 + Math.max(1, x1 - x0));
+    opRuns.add(c * NL + l, x0, x0 + Math.max(1, x1 - x0));
   }
-  opRuns.forEach(set => set.flush());
+  opRuns.flush();
   paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
   if (showHolds && HN) {
     // A band under each holder's lane, a bar per hold in its key's lane
@@ -370,8 +370,8 @@ function draw() {
     for (let l = 0; l < NL; l++) bandY[l] = laneY(l) + laneH - 4;
     const keyTop = new Float64Array(KL), keyH = new Float64Array(KL).fill(laneH - 2);
     for (let kl = 0; kl < KL; kl++) keyTop[kl] = keyY(kl) + 1;
-    const bandRuns = runSet(band, NL, bandY, bandH), barRuns = runSet(bars, KL, keyTop, keyH);
-    const expiredRuns = runSet(expired, KL, keyTop, keyH);
+    const bandRuns = runSet(() => band, NL, bandY, bandH), barRuns = runSet(() => bars, KL, keyTop, keyH);
+    const expiredRuns = runSet(() => expired, KL, keyTop, keyH);
     const lastK = new Float64Array(KL).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
     const always = highlightHolds.size > 0;
     for (let j = 0; j < HN; j++) {
@@ -766,8 +766,17 @@ function drawPlots() {
     legend(g, [['ok', COLORS[0]], ['fail', COLORS[1]], ['info', COLORS[2]]]);
   } else {
     const g = chart('p-scatter', sc.lmin / 1.5, sc.lmax * 1.5, true, fmtNs);
-    const c = sc.c, ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
-    let maxN = 1; for (let i = 3; i < c.length; i += 4) maxN = Math.max(maxN, c[i]);
+    const ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
+    // The cells: a packed table of (cell minus the previous one, count - 1),
+    // a cell being (x * yb + y) * 3 + outcome; unpacked as (x, y, o, count).
+    const c = new Float64Array(sc.n * 4), cells = reader(sc.cells);
+    let maxN = 1;
+    for (let i = 0, cell = 0; i < sc.n; i++) {
+      cell += cells.next();
+      const o = cell % 3, xy = (cell - o) / 3, n = cells.next() + 1;
+      c[4 * i] = Math.floor(xy / sc.yb); c[4 * i + 1] = xy % sc.yb; c[4 * i + 2] = o; c[4 * i + 3] = n;
+      if (n > maxN) maxN = n;
+    }
     const cw = Math.max(2, (g.w - g.L - g.R) / sc.xb);
     // Tens of thousands of small translucent cells: blended here into a
     // pixel buffer (premultiplied, in order, as the canvas would) and
@@ -777,11 +786,13 @@ function drawPlots() {
     const pw = Math.max(1, Math.round((g.w - g.R) * dpr) - ox), ph = Math.max(1, Math.round((g.h - g.B) * dpr) - oy);
     const acc = new Float32Array(pw * ph * 4);
     const rgb = COLORS.map(hex => [1, 3, 5].map(k => parseInt(hex.slice(k, k + 2), 16)));
+    const xs = new Float64Array(sc.xb), ys = new Float64Array(sc.yb);
+    for (let x = 0; x < sc.xb; x++) xs[x] = g.X((x + 0.5) / sc.xb * T1);
+    for (let y = 0; y < sc.yb; y++) ys[y] = g.Y(Math.pow(10, ll0 + (y + 0.5) / sc.yb * (ll1 - ll0)));
     for (let i = 0; i < c.length; i += 4) {
-      const t = (c[i] + 0.5) / sc.xb * T1, lat = Math.pow(10, ll0 + (c[i + 1] + 0.5) / sc.yb * (ll1 - ll0));
       const a = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / Math.log(1 + maxN), k = 1 - a;
       const col = rgb[c[i + 2]], r = col[0] * a, gr = col[1] * a, b = col[2] * a;
-      const cx = g.X(t), cy = g.Y(lat);
+      const cx = xs[c[i]], cy = ys[c[i + 1]];
       const x0 = Math.max(0, Math.round((cx - cw / 2) * dpr) - ox), x1 = Math.min(pw, Math.round((cx + cw / 2) * dpr) - ox);
       const y0 = Math.max(0, Math.round((cy - 1.5) * dpr) - oy), y1 = Math.min(ph, Math.round((cy + 1.5) * dpr) - oy);
       for (let y = y0; y < y1; y++) {
@@ -884,8 +895,19 @@ resize();
 drawPlots();
 // #anomaly-N in the URL (links from the suite index or a CI comment) opens
 // the report focused on that anomaly.
+// Anomalies past the first few come as text (the page's first frame does
+// not wait for their markup): added after that frame, or at once when a
+// link asks for one of them.
+function moreAnomalies() {
+  const text = document.getElementById('anomalies-more');
+  if (!text) return;
+  text.remove();
+  document.getElementById('anomalies-later').insertAdjacentHTML('beforeend', text.textContent);
+}
 function focusHash() {
-  const m = /^#anomaly-(\d+)$/.exec(location.hash), a = m && document.getElementById('anomaly-' + m[1]);
+  const m = /^#anomaly-(\d+)$/.exec(location.hash);
+  if (m && !document.getElementById('anomaly-' + m[1])) moreAnomalies();
+  const a = m && document.getElementById('anomaly-' + m[1]);
   if (a) focusOps(a.dataset.ops.split(',').filter(Boolean).map(Number), a.dataset.span || null, a);
 }
 window.addEventListener('hashchange', focusHash);
@@ -897,6 +919,7 @@ tl.dataset.faultLanes = FL.join(',');
 tl.dataset.clockNodes = D.clocks.map(c => c.node).join(',');
 requestAnimationFrame(() => {
   document.documentElement.dataset.firstPaintMs = Math.round(performance.now());
+  setTimeout(moreAnomalies, 0);
   setTimeout(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
     if (fcp) document.documentElement.dataset.fcpMs = Math.round(fcp.startTime);

@@ -874,14 +874,18 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     }
     std::vector<std::pair<int64_t, int64_t>> sorted(cells.begin(), cells.end());
     std::sort(sorted.begin(), sorted.end());
-    std::vector<int64_t> flat;
-    flat.reserve(sorted.size() * 4);
+    // A packed table of (cell minus the previous cell, count minus 1);
+    // a cell is (x * yb + y) * 3 + outcome.
+    std::vector<int64_t> cell_delta, count_less_one;
+    int64_t previous = 0;
     for (auto [cell, count] : sorted) {
-      flat.push_back(cell / 3 / yb), flat.push_back(cell / 3 % yb), flat.push_back(cell % 3);
-      flat.push_back(count);
+      cell_delta.push_back(cell - previous), count_less_one.push_back(count - 1);
+      previous = cell;
     }
+    std::string packed;
+    AppendPackedTable(&packed, {{&cell_delta, false}, {&count_less_one, false}});
     scatter = {{"mode", "grid"}, {"xb", xb}, {"yb", yb}, {"lmin", std::pow(10.0, lo)},
-               {"lmax", std::pow(10.0, hi)}, {"c", flat}};
+               {"lmax", std::pow(10.0, hi)}, {"n", sorted.size()}, {"cells", packed}};
   }
   plots["sc"] = std::move(scatter);
   m.plots_ = std::move(plots);
