@@ -283,6 +283,95 @@ function keyColor(k) { return 'hsl(' + ((k * 137.5) % 360) + ',60%,48%)'; }
 
 function resize() { const s = setup(tl, viewH); ctx = s.ctx; W = s.w; schedule(); }
 function schedule() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
+// Rows of runs: add(r, x0, x1) extends row r's run when [x0, x1]
+// touches it, else adds the run to the row's path and starts another.
+function runSet(pathOf, n, y, ht) {
+  const a = new Float64Array(n), b = new Float64Array(n).fill(-Infinity);
+  const set = {};
+  set.add = (r, x0, x1) => {
+    if (x0 <= b[r] && x1 >= a[r]) {
+      if (x0 < a[r]) a[r] = x0;
+      if (x1 > b[r]) b[r] = x1;
+      return;
+    }
+    if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
+    a[r] = x0; b[r] = x1;
+  };
+  set.flush = () => {
+    for (let r = 0; r < n; r++) if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
+  };
+  return set;
+}
+// Ops: one bar per visible pixel and lane at most; a later op in a pixel
+// already drawn only paints when it is more alarming (fail > info > ok).
+// The bars that touch merge into one rect per lane and colour (their
+// union, which filling them all would paint, in a few thousand rects).
+// (draw's loops are functions of their own, each compiled on its own.)
+function drawOps(h) {
+  const PRI = [0, 3, 2, 1, 0];
+  // One row per colour and lane: c * NL + l.
+  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1)), NC = COLORS.length;
+  const top = new Float64Array(NC * NL), barH = new Float64Array(NC * NL), shown = new Uint8Array(NL);
+  for (let l = 0; l < NL; l++) {
+    const y = laneY(l);
+    for (let c = 0; c < NC; c++) { top[c * NL + l] = y + 1; barH[c * NL + l] = l === nemLane ? NEMH - 2 : bh; }
+    shown[l] = y + laneHt(l) >= AX && y <= h ? 1 : 0;
+  }
+  const paths = COLORS.map(() => new Path2D());
+  const opRuns = runSet(r => paths[Math.floor(r / NL)], NC * NL, top, barH);
+  const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
+  const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
+  for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
+    const l = LANE[i];
+    if (E[i] < v0 || !shown[l]) continue;
+    const c = l === nemLane ? 4 : KCOLOR[KIND[i]];
+    const x0 = Math.max(xMin, GUT + (S[i] - v0) * px), x1 = Math.min(xMax, GUT + (E[i] - v0) * px);
+    const end = Math.floor(x1);
+    if (end <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
+    if (end > lastPx[l]) lastPx[l] = end;
+    lastPri[l] = PRI[c];
+    opRuns.add(c * NL + l, x0, x0 + Math.max(1, x1 - x0));
+  }
+  opRuns.flush();
+  paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
+}
+// Holds: a band under each holder's lane, a bar per hold in its key's lane
+// (brown past the lease end); merged into runs the same way.
+function drawHolds(h) {
+  const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
+  const KL = keyList.length, band = new Path2D(), bars = new Path2D(), expired = new Path2D();
+  const bandY = new Float64Array(NL), bandH = new Float64Array(NL).fill(3);
+  for (let l = 0; l < NL; l++) bandY[l] = laneY(l) + laneH - 4;
+  const keyTop = new Float64Array(KL), keyH = new Float64Array(KL).fill(laneH - 2);
+  for (let kl = 0; kl < KL; kl++) keyTop[kl] = keyY(kl) + 1;
+  const bandRuns = runSet(() => band, NL, bandY, bandH), barRuns = runSet(() => bars, KL, keyTop, keyH);
+  const expiredRuns = runSet(() => expired, KL, keyTop, keyH);
+  const lastK = new Float64Array(KL).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
+  const always = highlightHolds.size > 0;
+  for (let j = 0; j < HN; j++) {
+    if (H.e[j] < v0 || H.s[j] > v1) continue;
+    const x0 = Math.max(xMin, GUT + (H.s[j] - v0) * px), x1 = Math.min(xMax, GUT + (H.e[j] - v0) * px);
+    const l = H.p[j];
+    if (laneH >= 8 && x1 > lastB[l]) {
+      lastB[l] = Math.floor(x1);
+      bandRuns.add(l, x0, x0 + Math.max(1, x1 - x0));
+    }
+    const kl = keyLane[H.k[j]];
+    if (kl < 0) continue;
+    const y = keyTop[kl] - 1;
+    if (y + laneH < AX || y > h) continue;
+    const xe = H.x[j] >= 0 && H.x[j] < H.e[j] ? Math.max(x0, GUT + (H.x[j] - v0) * px) : x1;
+    if (Math.floor(x1) > lastK[kl] || (always && highlightHolds.has(j))) {
+      lastK[kl] = Math.floor(x1);
+      barRuns.add(kl, x0, x0 + Math.max(1, xe - x0));
+      if (xe < x1) expiredRuns.add(kl, xe, x1);
+    }
+  }
+  [bandRuns, barRuns, expiredRuns].forEach(set => set.flush());
+  ctx.fillStyle = 'rgba(59,125,216,.55)'; ctx.fill(band);
+  ctx.fillStyle = 'rgba(59,125,216,.45)'; ctx.fill(bars);
+  ctx.fillStyle = 'rgba(138,90,0,.6)'; ctx.fill(expired);
+}
 function draw() {
   pending = false;
   const h = viewH;
@@ -315,90 +404,9 @@ function draw() {
     ctx.fillStyle = 'rgba(255,220,0,.35)';
     ctx.fillRect(X(spanH[0]), AX, Math.max(2, X(spanH[1]) - X(spanH[0])), h - AX);
   }
-  // Ops: one bar per visible pixel and lane at most; a later op in a pixel
-  // already drawn only paints when it is more alarming (fail > info > ok).
-  // The bars that touch merge into one rect per lane and colour (their
-  // union, which filling them all would paint, in a few thousand rects).
-  const PRI = [0, 3, 2, 1, 0];
-  // Rows of runs: add(r, x0, x1) extends row r's run when [x0, x1]
-  // touches it, else adds the run to the row's path and starts another.
-  function runSet(pathOf, n, y, ht) {
-    const a = new Float64Array(n), b = new Float64Array(n).fill(-Infinity);
-    const set = {};
-    set.add = (r, x0, x1) => {
-      if (x0 <= b[r] && x1 >= a[r]) {
-        if (x0 < a[r]) a[r] = x0;
-        if (x1 > b[r]) b[r] = x1;
-        return;
-      }
-      if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
-      a[r] = x0; b[r] = x1;
-    };
-    set.flush = () => {
-      for (let r = 0; r < n; r++) if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
-    };
-    return set;
-  }
-  // One row per colour and lane: c * NL + l.
-  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1)), NC = COLORS.length;
-  const top = new Float64Array(NC * NL), barH = new Float64Array(NC * NL), shown = new Uint8Array(NL);
-  for (let l = 0; l < NL; l++) {
-    const y = laneY(l);
-    for (let c = 0; c < NC; c++) { top[c * NL + l] = y + 1; barH[c * NL + l] = l === nemLane ? NEMH - 2 : bh; }
-    shown[l] = y + laneHt(l) >= AX && y <= h ? 1 : 0;
-  }
-  const paths = COLORS.map(() => new Path2D());
-  const opRuns = runSet(r => paths[Math.floor(r / NL)], NC * NL, top, barH);
-  const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
-  const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
-  for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
-    const l = LANE[i];
-    if (E[i] < v0 || !shown[l]) continue;
-    const c = l === nemLane ? 4 : KCOLOR[KIND[i]];
-    const x0 = Math.max(xMin, GUT + (S[i] - v0) * px), x1 = Math.min(xMax, GUT + (E[i] - v0) * px);
-    const end = Math.floor(x1);
-    if (end <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
-    if (end > lastPx[l]) lastPx[l] = end;
-    lastPri[l] = PRI[c];
-    opRuns.add(c * NL + l, x0, x0 + Math.max(1, x1 - x0));
-  }
-  opRuns.flush();
-  paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
+  drawOps(h);
   if (showHolds && HN) {
-    // A band under each holder's lane, a bar per hold in its key's lane
-    // (brown past the lease end); merged into runs the same way.
-    const KL = keyList.length, band = new Path2D(), bars = new Path2D(), expired = new Path2D();
-    const bandY = new Float64Array(NL), bandH = new Float64Array(NL).fill(3);
-    for (let l = 0; l < NL; l++) bandY[l] = laneY(l) + laneH - 4;
-    const keyTop = new Float64Array(KL), keyH = new Float64Array(KL).fill(laneH - 2);
-    for (let kl = 0; kl < KL; kl++) keyTop[kl] = keyY(kl) + 1;
-    const bandRuns = runSet(() => band, NL, bandY, bandH), barRuns = runSet(() => bars, KL, keyTop, keyH);
-    const expiredRuns = runSet(() => expired, KL, keyTop, keyH);
-    const lastK = new Float64Array(KL).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
-    const always = highlightHolds.size > 0;
-    for (let j = 0; j < HN; j++) {
-      if (H.e[j] < v0 || H.s[j] > v1) continue;
-      const x0 = Math.max(xMin, GUT + (H.s[j] - v0) * px), x1 = Math.min(xMax, GUT + (H.e[j] - v0) * px);
-      const l = H.p[j];
-      if (laneH >= 8 && x1 > lastB[l]) {
-        lastB[l] = Math.floor(x1);
-        bandRuns.add(l, x0, x0 + Math.max(1, x1 - x0));
-      }
-      const kl = keyLane[H.k[j]];
-      if (kl < 0) continue;
-      const y = keyTop[kl] - 1;
-      if (y + laneH < AX || y > h) continue;
-      const xe = H.x[j] >= 0 && H.x[j] < H.e[j] ? Math.max(x0, GUT + (H.x[j] - v0) * px) : x1;
-      if (Math.floor(x1) > lastK[kl] || (always && highlightHolds.has(j))) {
-        lastK[kl] = Math.floor(x1);
-        barRuns.add(kl, x0, x0 + Math.max(1, xe - x0));
-        if (xe < x1) expiredRuns.add(kl, xe, x1);
-      }
-    }
-    [bandRuns, barRuns, expiredRuns].forEach(set => set.flush());
-    ctx.fillStyle = 'rgba(59,125,216,.55)'; ctx.fill(band);
-    ctx.fillStyle = 'rgba(59,125,216,.45)'; ctx.fill(bars);
-    ctx.fillStyle = 'rgba(138,90,0,.6)'; ctx.fill(expired);
+    drawHolds(h);
     ctx.fillStyle = '#e0002a';
     for (const [kl, s, e] of overlaps) {
       if (e < v0 || s > v1) continue;
@@ -754,6 +762,44 @@ function legend(g, items) {
     ctx.fillStyle = '#333'; ctx.fillText(label, x + 18, g.TP + 10); x += 26 + ctx.measureText(label).width;
   }
 }
+// The latency grid's cells: a packed table of (cell minus the previous
+// one, count - 1), a cell being (x * yb + y) * 3 + outcome; unpacked as
+// (x, y, outcome, count).
+function unpackCells(sc) {
+  const c = new Float64Array(sc.n * 4), cells = reader(sc.cells);
+  for (let i = 0, cell = 0; i < sc.n; i++) {
+    cell += cells.next();
+    const o = cell % 3, xy = (cell - o) / 3;
+    c[4 * i] = Math.floor(xy / sc.yb); c[4 * i + 1] = xy % sc.yb; c[4 * i + 2] = o; c[4 * i + 3] = cells.next() + 1;
+  }
+  return c;
+}
+// Tens of thousands of small translucent cells: blended into a pixel
+// buffer (premultiplied, in order, as the canvas would), then one image;
+// far cheaper than rasterizing each. Cell columns x span pixels
+// [xl[x], xr[x]), rows y [yt[y], yb[y]).
+function blendCells(c, maxN, xl, xr, yt, yb, pw, ph) {
+  const acc = new Float32Array(pw * ph * 4), logMax = Math.log(1 + maxN);
+  const rgb = COLORS.map(hex => [1, 3, 5].map(k => parseInt(hex.slice(k, k + 2), 16)));
+  for (let i = 0; i < c.length; i += 4) {
+    const a = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / logMax, k = 1 - a;
+    const col = rgb[c[i + 2]], r = col[0] * a, gr = col[1] * a, b = col[2] * a;
+    const x0 = xl[c[i]], x1 = xr[c[i]], y1 = yb[c[i + 1]];
+    for (let y = yt[c[i + 1]]; y < y1; y++) {
+      for (let x = x0, o = (y * pw + x0) * 4; x < x1; x++, o += 4) {
+        acc[o] = r + acc[o] * k; acc[o + 1] = gr + acc[o + 1] * k;
+        acc[o + 2] = b + acc[o + 2] * k; acc[o + 3] = a + acc[o + 3] * k;
+      }
+    }
+  }
+  const img = new ImageData(pw, ph), px = img.data;
+  for (let o = 0; o < acc.length; o += 4) {
+    const a = acc[o + 3];
+    if (a <= 0) continue;
+    px[o] = acc[o] / a; px[o + 1] = acc[o + 1] / a; px[o + 2] = acc[o + 2] / a; px[o + 3] = a * 255;
+  }
+  return img;
+}
 function drawPlots() {
   const sc = P.sc;
   if (sc.mode === 'raw') {
@@ -769,47 +815,23 @@ function drawPlots() {
   } else {
     const g = chart('p-scatter', sc.lmin / 1.5, sc.lmax * 1.5, true, fmtNs);
     const ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
-    // The cells: a packed table of (cell minus the previous one, count - 1),
-    // a cell being (x * yb + y) * 3 + outcome; unpacked as (x, y, o, count).
-    const c = new Float64Array(sc.n * 4), cells = reader(sc.cells);
-    let maxN = 1;
-    for (let i = 0, cell = 0; i < sc.n; i++) {
-      cell += cells.next();
-      const o = cell % 3, xy = (cell - o) / 3, n = cells.next() + 1;
-      c[4 * i] = Math.floor(xy / sc.yb); c[4 * i + 1] = xy % sc.yb; c[4 * i + 2] = o; c[4 * i + 3] = n;
-      if (n > maxN) maxN = n;
-    }
+    const c = unpackCells(sc);
+    let maxN = 1; for (let i = 3; i < c.length; i += 4) if (c[i] > maxN) maxN = c[i];
     const cw = Math.max(2, (g.w - g.L - g.R) / sc.xb);
-    // Tens of thousands of small translucent cells: blended here into a
-    // pixel buffer (premultiplied, in order, as the canvas would) and
-    // drawn as one image, far cheaper than rasterizing each.
+    // Each column's and row's pixels in the plot area, then the cells.
     const dpr = window.devicePixelRatio || 1;
     const ox = Math.round(g.L * dpr), oy = Math.round(g.TP * dpr);
     const pw = Math.max(1, Math.round((g.w - g.R) * dpr) - ox), ph = Math.max(1, Math.round((g.h - g.B) * dpr) - oy);
-    const acc = new Float32Array(pw * ph * 4);
-    const rgb = COLORS.map(hex => [1, 3, 5].map(k => parseInt(hex.slice(k, k + 2), 16)));
-    const xs = new Float64Array(sc.xb), ys = new Float64Array(sc.yb);
-    for (let x = 0; x < sc.xb; x++) xs[x] = g.X((x + 0.5) / sc.xb * T1);
-    for (let y = 0; y < sc.yb; y++) ys[y] = g.Y(Math.pow(10, ll0 + (y + 0.5) / sc.yb * (ll1 - ll0)));
-    for (let i = 0; i < c.length; i += 4) {
-      const a = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / Math.log(1 + maxN), k = 1 - a;
-      const col = rgb[c[i + 2]], r = col[0] * a, gr = col[1] * a, b = col[2] * a;
-      const cx = xs[c[i]], cy = ys[c[i + 1]];
-      const x0 = Math.max(0, Math.round((cx - cw / 2) * dpr) - ox), x1 = Math.min(pw, Math.round((cx + cw / 2) * dpr) - ox);
-      const y0 = Math.max(0, Math.round((cy - 1.5) * dpr) - oy), y1 = Math.min(ph, Math.round((cy + 1.5) * dpr) - oy);
-      for (let y = y0; y < y1; y++) {
-        for (let x = x0, o = (y * pw + x0) * 4; x < x1; x++, o += 4) {
-          acc[o] = r + acc[o] * k; acc[o + 1] = gr + acc[o + 1] * k;
-          acc[o + 2] = b + acc[o + 2] * k; acc[o + 3] = a + acc[o + 3] * k;
-        }
-      }
+    const xl = new Int32Array(sc.xb), xr = new Int32Array(sc.xb), yt = new Int32Array(sc.yb), yb = new Int32Array(sc.yb);
+    for (let x = 0; x < sc.xb; x++) {
+      const cx = g.X((x + 0.5) / sc.xb * T1);
+      xl[x] = Math.max(0, Math.round((cx - cw / 2) * dpr) - ox); xr[x] = Math.min(pw, Math.round((cx + cw / 2) * dpr) - ox);
     }
-    const img = new ImageData(pw, ph), px = img.data;
-    for (let o = 0; o < acc.length; o += 4) {
-      const a = acc[o + 3];
-      if (a <= 0) continue;
-      px[o] = acc[o] / a; px[o + 1] = acc[o + 1] / a; px[o + 2] = acc[o + 2] / a; px[o + 3] = a * 255;
+    for (let y = 0; y < sc.yb; y++) {
+      const cy = g.Y(Math.pow(10, ll0 + (y + 0.5) / sc.yb * (ll1 - ll0)));
+      yt[y] = Math.max(0, Math.round((cy - 1.5) * dpr) - oy); yb[y] = Math.min(ph, Math.round((cy + 1.5) * dpr) - oy);
     }
+    const img = blendCells(c, maxN, xl, xr, yt, yb, pw, ph);
     const layer = document.createElement('canvas');
     layer.width = pw; layer.height = ph;
     layer.getContext('2d').putImageData(img, 0, 0);
