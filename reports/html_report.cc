@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -626,7 +627,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   const std::string verdict = VerdictText(r.valid());
   const std::string vclass = VerdictClass(r.valid());
   std::string h;
-  h.reserve(model.row_count() * 48 + 65536);
+  h.reserve(model.row_count() * 14 + model.hold_count() * 16 + 65536);
   h += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
        "<meta name=\"generator\" content=\"locksmith\">";
@@ -683,10 +684,30 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
       h += "<span class=\"atype\">" + HtmlEscape(t) + "</span> \xC3\x97" + Num(n) + " ";
     }
     h += "<span class=\"muted\">Click an op or “show on timeline” to highlight it below.</span></p>";
+    // The first few as markup; the rest as text the script turns into
+    // markup after the first frame, so hundreds of stories (SVG, tables)
+    // cost no parsing or layout before the timeline shows. Safe as the
+    // text of a script element: every value in it is escaped, so no '<'
+    // of a value can end the element; checked all the same.
     size_t number = 0;
+    std::string later;
     for (const auto& a : anomalies) {
       if (number == options.max_anomalies) break;
-      h += RenderAnomaly(a, ++number, model);
+      ++number;
+      (number <= options.inline_anomalies ? h : later) += RenderAnomaly(a, number, model);
+    }
+    if (!later.empty()) {
+      std::string lower = later;
+      std::transform(lower.begin(), lower.end(), lower.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos) {
+        h += later;
+      } else {
+        h += "<div id=\"anomalies-later\"></div><script type=\"text/html\" id=\"anomalies-more\">" +
+             later + "</script><noscript><p class=\"muted\">" +
+             Num(static_cast<int64_t>(number - options.inline_anomalies)) +
+             " more anomalies show with JavaScript.</p></noscript>";
+      }
     }
     if (anomalies.size() > options.max_anomalies) {
       h += "<p class=\"muted\">" + Num(static_cast<int64_t>(anomalies.size() - options.max_anomalies)) +

@@ -3,8 +3,8 @@
 // run facts, per-checker results, the anomalies with their ops, a zoomable
 // canvas timeline of every op (one lane per process, a nemesis lane, fault
 // intervals shaded, lock holds per key) and latency / throughput plots.
-// The ops are embedded as columnar JSON (see ReportModel) and drawn on
-// <canvas>, so a 100k-op history costs no DOM elements per op.
+// The ops are embedded as packed tables in a JSON blob (see ReportModel) and
+// drawn on <canvas>, so a million-op history costs no DOM elements per op.
 // Free functions; thread-safe (no shared state).
 #pragma once
 
@@ -23,6 +23,9 @@ struct HtmlReportOptions {
   ReportModel::Options model;
   // Anomalies rendered in full; the rest are counted and left to results.json.
   size_t max_anomalies = 500;
+  // Of those, the ones in the page's markup; the script adds the others
+  // after its first frame (their markup travels as text until then).
+  size_t inline_anomalies = 20;
 };
 
 // Reads run_dir/{history.jsonl, results.json, config.json} and writes

@@ -1,5 +1,6 @@
 #include "reports/html_report.h"
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/checker.h"
+#include "reports/packed_table.h"
 
 namespace locksmith {
 namespace {
@@ -93,6 +95,50 @@ nlohmann::json Blob(const std::string& html) {
   return nlohmann::json::parse(html.substr(start, end - start));
 }
 
+// The columns of a packed table of the blob (reports/packed_table.h).
+std::vector<std::vector<int64_t>> Table(const nlohmann::json& packed,
+                                        const std::vector<bool>& is_signed) {
+  auto columns = UnpackTable(packed.get<std::string>(), is_signed);
+  EXPECT_TRUE(columns.has_value()) << packed;
+  return columns ? *columns : std::vector<std::vector<int64_t>>(is_signed.size());
+}
+
+void SumDeltas(std::vector<int64_t>* v, int64_t first) {
+  for (size_t i = 0; i < v->size(); ++i) (*v)[i] += i == 0 ? first : (*v)[i - 1];
+}
+
+// The blob's ops and holds, decoded as the page does.
+struct Ops {
+  std::vector<int64_t> start, duration, lane, kind, index, completion;
+};
+Ops OpsOf(const nlohmann::json& data) {
+  const auto& ops = data["ops"];
+  auto rows = Table(ops["rows"], {false, false, false, false});
+  auto ids = Table(ops["ids"], {true, true});
+  Ops o{rows[0], rows[1], rows[2], rows[3], ids[0], ids[1]};
+  SumDeltas(&o.start, ops["t0"].get<int64_t>());
+  SumDeltas(&o.index, 0);
+  for (int64_t& d : o.duration) --d;
+  EXPECT_EQ(o.start.size(), ops["n"].get<size_t>());
+  EXPECT_EQ(o.index.size(), o.start.size());
+  return o;
+}
+struct Holds {
+  std::vector<int64_t> key, lane, start, end, lease, acquire, open;
+};
+Holds HoldsOf(const nlohmann::json& data) {
+  const auto& holds = data["holds"];
+  auto rows = Table(holds["rows"], {false, false, false, false, true});
+  auto ids = Table(holds["ids"], {true, false});
+  Holds h{rows[0], rows[1], rows[2], rows[3], rows[4], ids[0], ids[1]};
+  SumDeltas(&h.start, holds["t0"].get<int64_t>());
+  SumDeltas(&h.lease, 0);
+  SumDeltas(&h.acquire, 0);
+  for (size_t j = 0; j < h.start.size(); ++j) h.end[j] += h.start[j], h.lease[j] += h.start[j];
+  EXPECT_EQ(h.start.size(), holds["n"].get<size_t>());
+  return h;
+}
+
 size_t Count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
@@ -102,20 +148,20 @@ size_t Count(const std::string& s, const std::string& what) {
 TEST(HtmlReportTest, EmbeddedDataHoldsEveryOp) {
   const History h = SampleHistory();
   const nlohmann::json data = Blob(Render(h, SampleResults(h)));
-  const auto& ops = data["ops"];
+  const Ops ops = OpsOf(data);
   std::set<int64_t> seen;
-  int64_t index = 0, start = 0;
-  ASSERT_EQ(ops["i"].size(), ops["s"].size());
-  for (size_t r = 0; r < ops["i"].size(); ++r) {
-    index += ops["i"][r].get<int64_t>();
-    start += ops["s"][r].get<int64_t>();
-    seen.insert(index);
-    EXPECT_EQ(start, h[static_cast<size_t>(index)].time);
-    if (int64_t ci = ops["ci"][r]; ci >= 0) {
-      seen.insert(index + ci);
-      EXPECT_EQ(start + ops["d"][r].get<int64_t>(), h[static_cast<size_t>(index + ci)].time);
+  for (size_t r = 0; r < ops.index.size(); ++r) {
+    seen.insert(ops.index[r]);
+    const Op& invoke = h[static_cast<size_t>(ops.index[r])];
+    EXPECT_EQ(ops.start[r], invoke.time);
+    EXPECT_EQ(data["fs"][data["kinds"]["f"][static_cast<size_t>(ops.kind[r])].get<size_t>()],
+              invoke.f);
+    if (ops.completion[r] >= 0) {
+      seen.insert(ops.index[r] + ops.completion[r]);
+      EXPECT_EQ(ops.start[r] + ops.duration[r],
+                h[static_cast<size_t>(ops.index[r] + ops.completion[r])].time);
     } else {
-      EXPECT_EQ(ops["d"][r], -1);  // the pending release and acquire
+      EXPECT_EQ(ops.duration[r], -1);  // the pending release and acquire
     }
   }
   EXPECT_EQ(seen.size(), h.size());
@@ -131,7 +177,7 @@ TEST(HtmlReportTest, ProcessesWithDisjointLivesShareALane) {
   EXPECT_EQ(data["lanes"], nlohmann::json({"nemesis", "p0 +2", "p1"}));
   EXPECT_EQ(data["segments"]["process"], nlohmann::json({0, 2, 3, 1}));
   EXPECT_EQ(data["segments"]["lane"], nlohmann::json({1, 1, 1, 2}));
-  EXPECT_EQ(data["holds"]["proc"], nlohmann::json({0, 1}));
+  EXPECT_EQ(HoldsOf(data).lane, std::vector<int64_t>({1, 2}));  // p0's hold, then p1's
 }
 
 TEST(HtmlReportTest, VerdictAndRunFactsInHeader) {
@@ -232,6 +278,28 @@ TEST(HtmlReportTest, HostileStringsAreEscaped) {
   EXPECT_EQ(data["errors"][0], "<!-- & \"quoted\" 'x' \xEF\xBF\xBD bad utf8");
 }
 
+TEST(HtmlReportTest, AnomaliesPastTheFirstFewWaitAsEscapedText) {
+  const History h = SampleHistory();
+  HtmlReportOptions options;
+  options.inline_anomalies = 1;
+  const std::string html = Render(h, SampleResults(h), options);
+  const size_t text = html.find("<script type=\"text/html\" id=\"anomalies-more\">");
+  ASSERT_NE(text, std::string::npos);
+  // The first in the markup, the second (with the hostile key) in the text,
+  // still escaped: the element holds until its own end tag.
+  EXPECT_LT(html.find("id=\"anomaly-1\""), text);
+  const size_t second = html.find("id=\"anomaly-2\"");
+  ASSERT_NE(second, std::string::npos);
+  EXPECT_GT(second, text);
+  EXPECT_LT(second, html.find("</script>", text));
+  EXPECT_NE(html.find("&lt;/script&gt;&lt;script&gt;alert(1)", text), std::string::npos);
+  EXPECT_EQ(Count(html, "<script"), 3u);
+  EXPECT_EQ(Count(html, "</script>"), 3u);
+  EXPECT_NE(html.find("1 more anomalies show with JavaScript."), std::string::npos);
+  // By default two anomalies are both in the markup.
+  EXPECT_EQ(Render(h, SampleResults(h)).find("id=\"anomalies-more\""), std::string::npos);
+}
+
 TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
   const History h = SampleHistory();
   const nlohmann::json data = Blob(Render(h, SampleResults(h)));
@@ -243,13 +311,17 @@ TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
   EXPECT_EQ(data["faults"][0]["open"], false);
   // Process 0 held lock-0 [20000, 40000] (lease 1 ms); process 1 from 30000
   // to its release invoke at 90000.
-  const auto& holds = data["holds"];
-  ASSERT_EQ(holds["s"].size(), 2u);
-  EXPECT_EQ(holds["s"][0], 20'000);
-  EXPECT_EQ(holds["e"][0], 40'000);
-  EXPECT_EQ(holds["x"][0], 20'000 + 1'000'000);
-  EXPECT_EQ(holds["s"][1], 30'000);
-  EXPECT_EQ(holds["e"][1], 90'000);
+  const Holds holds = HoldsOf(data);
+  ASSERT_EQ(holds.start.size(), 2u);
+  EXPECT_EQ(holds.start[0], 20'000);
+  EXPECT_EQ(holds.end[0], 40'000);
+  EXPECT_EQ(holds.lease[0], 20'000 + 1'000'000);
+  EXPECT_EQ(holds.acquire[0], 3);
+  EXPECT_EQ(holds.start[1], 30'000);
+  EXPECT_EQ(holds.end[1], 90'000);
+  EXPECT_EQ(holds.lease[1], -1);  // no validity_ms: unknown
+  EXPECT_EQ(holds.acquire[1], 5);
+  EXPECT_EQ(holds.open, std::vector<int64_t>({0, 0}));
 }
 
 TEST(HtmlReportTest, ValuesBeyondTheBudgetAreDroppedExceptAnomalyOps) {
@@ -271,10 +343,32 @@ TEST(HtmlReportTest, ValuesBeyondTheBudgetAreDroppedExceptAnomalyOps) {
   EXPECT_EQ(everything["values"]["rows"].size(), 5u);  // 2 acquires, 2 nemesis, lock-1
 }
 
+TEST(HtmlReportTest, TheLatencyGridCountsEveryCompletedClientOp) {
+  const History h = SampleHistory();
+  HtmlReportOptions options;
+  options.model.max_raw_scatter_points = 2;  // 4 completed client ops: a grid
+  const nlohmann::json sc = Blob(Render(h, SampleResults(h), options))["plots"]["sc"];
+  ASSERT_EQ(sc["mode"], "grid");
+  const auto cells = Table(sc["cells"], {false, false});
+  ASSERT_EQ(cells[0].size(), sc["n"].get<size_t>());
+  const int64_t xb = sc["xb"], yb = sc["yb"];
+  std::array<int64_t, 3> by_outcome{};
+  int64_t cell = 0;
+  for (size_t i = 0; i < cells[0].size(); ++i) {
+    cell += cells[0][i];
+    EXPECT_LT(cell / 3 / yb, xb);
+    by_outcome[static_cast<size_t>(cell % 3)] += cells[1][i] + 1;
+  }
+  // Three acquires and releases ok, one acquire info; two never completed.
+  EXPECT_EQ(by_outcome, (std::array<int64_t, 3>{3, 0, 1}));
+}
+
 TEST(HtmlReportTest, EmptyHistoryStillRenders) {
   auto html = RenderHtmlReport({}, {{"valid", true}}, nullptr);
   ASSERT_TRUE(html.ok()) << html.error();
-  EXPECT_EQ(Blob(*html)["ops"]["i"].size(), 0u);
+  EXPECT_EQ(Blob(*html)["ops"]["n"], 0);
+  EXPECT_EQ(OpsOf(Blob(*html)).start.size(), 0u);
+  EXPECT_EQ(HoldsOf(Blob(*html)).start.size(), 0u);
 }
 
 class RunDirTest : public ::testing::Test {

@@ -86,66 +86,124 @@ constexpr std::string_view kJs = R"JS(
 (function () {
 'use strict';
 const D = JSON.parse(document.getElementById('report-data').textContent);
-const O = D.ops, N = O.s.length, T1 = Math.max(D.t1, 1);
 const COLORS = ['#2e9e4f', '#d6455d', '#e8a317', '#9aa0a6', '#7b4fc9'];
 const OUTCOME = ['ok', 'fail', 'info', 'never completed'];
-// Decode the columns once: start/invoke index are delta-encoded.
-const S = new Float64Array(N), E = new Float64Array(N), IDX = new Float64Array(N);
-const LANE = Int32Array.from(O.p), OUT = Uint8Array.from(O.o);
-let maxDur = 0;
-for (let i = 0, s = 0, ix = 0; i < N; i++) {
-  s += O.s[i]; ix += O.i[i]; S[i] = s; IDX[i] = ix;
-  const d = O.d[i];
-  E[i] = d < 0 ? T1 : s + d;
-  if (E[i] - s > maxDur) maxDur = E[i] - s;
+// Ops and holds come as packed tables (reports/packed_table.h; fields in
+// report_model.h): numbers of base-59 digits, least significant first, then
+// one base-32 digit; signed fields zigzag-coded. One loop per table reads
+// its rows.
+const DIGIT = new Int8Array(128).fill(-1);
+for (let c = 33, n = 0; c < 127; c++) if (c !== 34 && c !== 60 && c !== 92) DIGIT[c] = n++;
+function reader(str) {
+  let p = 0;
+  function next() {
+    let d = DIGIT[str.charCodeAt(p++)];
+    if (d < 32) return d;
+    let u = d - 32, m = 59;
+    while ((d = DIGIT[str.charCodeAt(p++)]) >= 32) { u += (d - 32) * m; m *= 59; }
+    return u + d * m;
+  }
+  function signed() { const u = next(), h = Math.floor(u / 2); return u === 2 * h ? h : -h - 1; }
+  return { next, signed };
 }
+// What only hovering or a click needs is decoded on first use.
+function lazy(make) { let v = null; return () => v || (v = make()); }
+const O = D.ops, N = O.n, T1 = Math.max(D.t1, 1);
+// Ops by start: f, key, outcome and error through their kind.
+const KF = Int32Array.from(D.kinds.f), KK = Int32Array.from(D.kinds.k);
+const KO = Uint8Array.from(D.kinds.o), KE = Int32Array.from(D.kinds.e);
+const S = new Float64Array(N), E = new Float64Array(N), DUR = new Float64Array(N);
+const LANE = new Int32Array(N), KIND = new Int32Array(N);
+let maxDur = 0;
+// The decode loops run in small functions of their own: the JIT compiles
+// one of those far sooner than this whole script's function.
+(function decodeOps() {
+  const r = reader(O.rows);
+  for (let i = 0, s = O.t0; i < N; i++) {
+    s += r.next();
+    const d = r.next() - 1, e = d < 0 ? T1 : s + d;
+    S[i] = s; DUR[i] = d; E[i] = e;
+    if (e - s > maxDur) maxDur = e - s;
+    LANE[i] = r.next(); KIND[i] = r.next();
+  }
+})();
+// Invoke index and completion index minus it (-1: none).
+const opIds = lazy(() => {
+  const idx = new Float64Array(N), ci = new Float64Array(N), r = reader(O.ids);
+  for (let i = 0, ix = 0; i < N; i++) { ix += r.signed(); idx[i] = ix; ci[i] = r.signed(); }
+  return { idx, ci };
+});
+const pauseF = D.fs.indexOf('pause');
+// Each kind's colour on the timeline: its outcome's, a pause's purple.
+const KCOLOR = KF.map((f, k) => f === pauseF ? 4 : KO[k]);
 const VAL = new Map();
 D.values.rows.forEach((r, j) => VAL.set(r, D.values.text[j]));
 const NL = D.lanes.length;
 const nemLane = D.lane_process.indexOf(-1);
-// Processes sharing a lane, by start time, to name the process of an op.
-const segStart = D.lanes.map(() => []), segProc = D.lanes.map(() => []);
-D.segments.lane.forEach((l, k) => { segStart[l].push(D.segments.s[k]); segProc[l].push(D.segments.process[k]); });
-function processOf(i) {
-  const l = LANE[i];
-  if (l === nemLane) return 'nemesis';
-  const st = segStart[l];
+// Processes sharing a lane, by start time, to name the process of an op
+// or a hold.
+const segments = lazy(() => {
+  const start = D.lanes.map(() => []), proc = D.lanes.map(() => []);
+  D.segments.lane.forEach((l, k) => { start[l].push(D.segments.s[k]); proc[l].push(D.segments.process[k]); });
+  return { start, proc };
+});
+function processAt(l, t) {
+  const st = segments().start[l];
   let lo = 0, hi = st.length;
-  while (lo < hi) { const m = (lo + hi) >> 1; if (st[m] <= S[i]) lo = m + 1; else hi = m; }
-  return 'process ' + segProc[l][Math.max(0, lo - 1)];
+  while (lo < hi) { const m = (lo + hi) >> 1; if (st[m] <= t) lo = m + 1; else hi = m; }
+  return segments().proc[l][Math.max(0, lo - 1)];
 }
-const laneRows = [];
-{
-  const cnt = new Int32Array(NL);
+function processOf(i) {
+  return LANE[i] === nemLane ? 'nemesis' : 'process ' + processAt(LANE[i], S[i]);
+}
+const laneRows = lazy(() => {
+  const rows = [], cnt = new Int32Array(NL);
   for (let i = 0; i < N; i++) cnt[LANE[i]]++;
-  for (let l = 0; l < NL; l++) laneRows.push(new Int32Array(cnt[l]));
+  for (let l = 0; l < NL; l++) rows.push(new Int32Array(cnt[l]));
   cnt.fill(0);
-  for (let i = 0; i < N; i++) laneRows[LANE[i]][cnt[LANE[i]]++] = i;
-}
-// Holds and key lanes (only keys that were ever held).
-const H = D.holds, HN = H.s.length, MAX_KEY_LANES = 400;
+  for (let i = 0; i < N; i++) rows[LANE[i]][cnt[LANE[i]]++] = i;
+  return rows;
+});
+// Holds (sorted by start) and key lanes (only keys that were ever held).
+const HN = D.holds.n, MAX_KEY_LANES = 400;
+const H = {k: new Int32Array(HN), p: new Int32Array(HN), s: new Float64Array(HN),
+  e: new Float64Array(HN), x: new Float64Array(HN)};
 const keyLane = new Int32Array(D.keys.length).fill(-1), keyList = [];
 let keysDropped = 0;
-for (let j = 0; j < HN; j++) {
-  const k = H.k[j];
-  if (keyLane[k] >= 0) continue;
-  if (keyList.length >= MAX_KEY_LANES) { keysDropped++; keyLane[k] = -2; continue; }
-  keyLane[k] = keyList.length; keyList.push(k);
-}
-const keyHolds = keyList.map(() => []);
-for (let j = 0; j < HN; j++) if (keyLane[H.k[j]] >= 0) keyHolds[keyLane[H.k[j]]].push(j);
-// Overlaps per key: holds come sorted by start, so a sweep with the latest
-// end seen finds every instant where two processes held the key.
-const overlaps = [];
-keyHolds.forEach((list, kl) => {
-  let maxEnd = -Infinity, maxLane = -1;
-  for (const j of list) {
-    if (H.s[j] < maxEnd && H.p[j] !== maxLane) overlaps.push([kl, H.s[j], Math.min(H.e[j], maxEnd)]);
-    if (H.e[j] > maxEnd) { maxEnd = H.e[j]; maxLane = H.p[j]; }
+// Overlaps per key, in the same pass: holds come sorted by start, so a
+// sweep with the latest end seen per key finds every instant where two
+// processes held the key.
+const overlaps = [], sweepEnd = [], sweepLane = [];
+(function decodeHolds() {
+  const r = reader(D.holds.rows);
+  for (let j = 0, s = D.holds.t0, lease = 0; j < HN; j++) {
+    const k = r.next(), l = r.next();
+    s += r.next();
+    const e = s + r.next();
+    lease += r.signed();
+    H.k[j] = k; H.p[j] = l; H.s[j] = s; H.e[j] = e; H.x[j] = s + lease;
+    let kl = keyLane[k];
+    if (kl === -1) {
+      if (keyList.length >= MAX_KEY_LANES) { keysDropped++; keyLane[k] = -2; continue; }
+      kl = keyLane[k] = keyList.length; keyList.push(k); sweepEnd.push(-Infinity); sweepLane.push(-1);
+    }
+    if (kl < 0) continue;
+    if (s < sweepEnd[kl] && l !== sweepLane[kl]) overlaps.push([kl, s, Math.min(e, sweepEnd[kl])]);
+    if (e > sweepEnd[kl]) { sweepEnd[kl] = e; sweepLane[kl] = l; }
   }
+})();
+// Each hold's acquire index and whether it was never released.
+const holdIds = lazy(() => {
+  const acquire = new Float64Array(HN), open = new Uint8Array(HN), r = reader(D.holds.ids);
+  for (let j = 0, a = 0; j < HN; j++) { a += r.signed(); acquire[j] = a; open[j] = r.next(); }
+  return { acquire, open };
+});
+const keyHolds = lazy(() => {
+  const lists = keyList.map(() => []);
+  for (let j = 0; j < HN; j++) if (keyLane[H.k[j]] >= 0) lists[keyLane[H.k[j]]].push(j);
+  return lists;
 });
 
-const pauseF = D.fs.indexOf('pause');
 function lowerBound(arr, x, lo, hi) {
   lo = lo || 0; hi = hi === undefined ? arr.length : hi;
   while (lo < hi) { const m = (lo + hi) >> 1; if (arr[m] < x) lo = m + 1; else hi = m; }
@@ -225,6 +283,95 @@ function keyColor(k) { return 'hsl(' + ((k * 137.5) % 360) + ',60%,48%)'; }
 
 function resize() { const s = setup(tl, viewH); ctx = s.ctx; W = s.w; schedule(); }
 function schedule() { if (!pending) { pending = true; requestAnimationFrame(draw); } }
+// Rows of runs: add(r, x0, x1) extends row r's run when [x0, x1]
+// touches it, else adds the run to the row's path and starts another.
+function runSet(pathOf, n, y, ht) {
+  const a = new Float64Array(n), b = new Float64Array(n).fill(-Infinity);
+  const set = {};
+  set.add = (r, x0, x1) => {
+    if (x0 <= b[r] && x1 >= a[r]) {
+      if (x0 < a[r]) a[r] = x0;
+      if (x1 > b[r]) b[r] = x1;
+      return;
+    }
+    if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
+    a[r] = x0; b[r] = x1;
+  };
+  set.flush = () => {
+    for (let r = 0; r < n; r++) if (b[r] > -Infinity) pathOf(r).rect(a[r], y[r], b[r] - a[r], ht[r]);
+  };
+  return set;
+}
+// Ops: one bar per visible pixel and lane at most; a later op in a pixel
+// already drawn only paints when it is more alarming (fail > info > ok).
+// The bars that touch merge into one rect per lane and colour (their
+// union, which filling them all would paint, in a few thousand rects).
+// (draw's loops are functions of their own, each compiled on its own.)
+function drawOps(h) {
+  const PRI = [0, 3, 2, 1, 0];
+  // One row per colour and lane: c * NL + l.
+  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1)), NC = COLORS.length;
+  const top = new Float64Array(NC * NL), barH = new Float64Array(NC * NL), shown = new Uint8Array(NL);
+  for (let l = 0; l < NL; l++) {
+    const y = laneY(l);
+    for (let c = 0; c < NC; c++) { top[c * NL + l] = y + 1; barH[c * NL + l] = l === nemLane ? NEMH - 2 : bh; }
+    shown[l] = y + laneHt(l) >= AX && y <= h ? 1 : 0;
+  }
+  const paths = COLORS.map(() => new Path2D());
+  const opRuns = runSet(r => paths[Math.floor(r / NL)], NC * NL, top, barH);
+  const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
+  const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
+  for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
+    const l = LANE[i];
+    if (E[i] < v0 || !shown[l]) continue;
+    const c = l === nemLane ? 4 : KCOLOR[KIND[i]];
+    const x0 = Math.max(xMin, GUT + (S[i] - v0) * px), x1 = Math.min(xMax, GUT + (E[i] - v0) * px);
+    const end = Math.floor(x1);
+    if (end <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
+    if (end > lastPx[l]) lastPx[l] = end;
+    lastPri[l] = PRI[c];
+    opRuns.add(c * NL + l, x0, x0 + Math.max(1, x1 - x0));
+  }
+  opRuns.flush();
+  paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
+}
+// Holds: a band under each holder's lane, a bar per hold in its key's lane
+// (brown past the lease end); merged into runs the same way.
+function drawHolds(h) {
+  const px = (W - GUT) / (v1 - v0), xMin = GUT - 2, xMax = W + 2;
+  const KL = keyList.length, band = new Path2D(), bars = new Path2D(), expired = new Path2D();
+  const bandY = new Float64Array(NL), bandH = new Float64Array(NL).fill(3);
+  for (let l = 0; l < NL; l++) bandY[l] = laneY(l) + laneH - 4;
+  const keyTop = new Float64Array(KL), keyH = new Float64Array(KL).fill(laneH - 2);
+  for (let kl = 0; kl < KL; kl++) keyTop[kl] = keyY(kl) + 1;
+  const bandRuns = runSet(() => band, NL, bandY, bandH), barRuns = runSet(() => bars, KL, keyTop, keyH);
+  const expiredRuns = runSet(() => expired, KL, keyTop, keyH);
+  const lastK = new Float64Array(KL).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
+  const always = highlightHolds.size > 0;
+  for (let j = 0; j < HN; j++) {
+    if (H.e[j] < v0 || H.s[j] > v1) continue;
+    const x0 = Math.max(xMin, GUT + (H.s[j] - v0) * px), x1 = Math.min(xMax, GUT + (H.e[j] - v0) * px);
+    const l = H.p[j];
+    if (laneH >= 8 && x1 > lastB[l]) {
+      lastB[l] = Math.floor(x1);
+      bandRuns.add(l, x0, x0 + Math.max(1, x1 - x0));
+    }
+    const kl = keyLane[H.k[j]];
+    if (kl < 0) continue;
+    const y = keyTop[kl] - 1;
+    if (y + laneH < AX || y > h) continue;
+    const xe = H.x[j] >= 0 && H.x[j] < H.e[j] ? Math.max(x0, GUT + (H.x[j] - v0) * px) : x1;
+    if (Math.floor(x1) > lastK[kl] || (always && highlightHolds.has(j))) {
+      lastK[kl] = Math.floor(x1);
+      barRuns.add(kl, x0, x0 + Math.max(1, xe - x0));
+      if (xe < x1) expiredRuns.add(kl, xe, x1);
+    }
+  }
+  [bandRuns, barRuns, expiredRuns].forEach(set => set.flush());
+  ctx.fillStyle = 'rgba(59,125,216,.55)'; ctx.fill(band);
+  ctx.fillStyle = 'rgba(59,125,216,.45)'; ctx.fill(bars);
+  ctx.fillStyle = 'rgba(138,90,0,.6)'; ctx.fill(expired);
+}
 function draw() {
   pending = false;
   const h = viewH;
@@ -257,49 +404,9 @@ function draw() {
     ctx.fillStyle = 'rgba(255,220,0,.35)';
     ctx.fillRect(X(spanH[0]), AX, Math.max(2, X(spanH[1]) - X(spanH[0])), h - AX);
   }
-  // Ops: one rect per visible pixel and lane at most; a later op in a pixel
-  // already drawn only paints when it is more alarming (fail > info > ok).
-  const PRI = [0, 3, 2, 1, 0];
-  const paths = COLORS.map(() => new Path2D());
-  const lastPx = new Float64Array(NL).fill(-1e9), lastPri = new Int8Array(NL);
-  const bh = Math.max(1, laneH - (laneH >= 8 ? 5 : 1));
-  for (let i = lowerBound(S, v0 - maxDur); i < N && S[i] <= v1; i++) {
-    if (E[i] < v0) continue;
-    const l = LANE[i], y = laneY(l);
-    if (y + laneHt(l) < AX || y > h) continue;
-    const c = l === nemLane || O.f[i] === pauseF ? 4 : OUT[i];
-    const x0 = Math.max(GUT - 2, X(S[i])), x1 = Math.min(W + 2, X(E[i]));
-    const px = Math.floor(x1);
-    if (px <= lastPx[l] && PRI[c] <= lastPri[l]) continue;
-    if (px > lastPx[l]) { lastPx[l] = px; lastPri[l] = PRI[c]; } else lastPri[l] = PRI[c];
-    paths[c].rect(x0, y + 1, Math.max(1, x1 - x0), l === nemLane ? NEMH - 2 : bh);
-  }
-  paths.forEach((p, c) => { ctx.fillStyle = COLORS[c]; ctx.fill(p); });
+  drawOps(h);
   if (showHolds && HN) {
-    const band = new Path2D(), bars = new Path2D(), expired = new Path2D();
-    const lastK = new Float64Array(keyList.length).fill(-1e9), lastB = new Float64Array(NL).fill(-1e9);
-    for (let j = 0; j < HN; j++) {
-      if (H.e[j] < v0 || H.s[j] > v1) continue;
-      const x0 = Math.max(GUT - 2, X(H.s[j])), x1 = Math.min(W + 2, X(H.e[j]));
-      const l = H.p[j];
-      if (laneH >= 8 && x1 > lastB[l]) {
-        lastB[l] = Math.floor(x1);
-        band.rect(x0, laneY(l) + laneH - 4, Math.max(1, x1 - x0), 3);
-      }
-      const kl = keyLane[H.k[j]];
-      if (kl < 0) continue;
-      const y = keyY(kl);
-      if (y + laneH < AX || y > h) continue;
-      const xe = H.x[j] >= 0 && H.x[j] < H.e[j] ? Math.max(x0, X(H.x[j])) : x1;
-      if (Math.floor(x1) > lastK[kl] || highlightHolds.has(j)) {
-        lastK[kl] = Math.floor(x1);
-        bars.rect(x0, y + 1, Math.max(1, xe - x0), laneH - 2);
-        if (xe < x1) expired.rect(xe, y + 1, x1 - xe, laneH - 2);
-      }
-    }
-    ctx.fillStyle = 'rgba(59,125,216,.55)'; ctx.fill(band);
-    ctx.fillStyle = 'rgba(59,125,216,.45)'; ctx.fill(bars);
-    ctx.fillStyle = 'rgba(138,90,0,.6)'; ctx.fill(expired);
+    drawHolds(h);
     ctx.fillStyle = '#e0002a';
     for (const [kl, s, e] of overlaps) {
       if (e < v0 || s > v1) continue;
@@ -470,7 +577,7 @@ function setYOff(y) { yOff = Math.max(0, Math.min(contentH - viewH, y)); schedul
 
 // Hit testing for the tooltip.
 function opAt(l, t, tol) {
-  const rows = laneRows[l];
+  const rows = laneRows()[l];
   let lo = 0, hi = rows.length;
   while (lo < hi) { const m = (lo + hi) >> 1; if (S[rows[m]] <= t + tol) lo = m + 1; else hi = m; }
   let best = -1, bestD = Infinity;
@@ -481,20 +588,20 @@ function opAt(l, t, tol) {
   return best;
 }
 function describeOp(i) {
-  const ci = O.ci[i], lines = [];
+  const ci = opIds().ci[i], idx = opIds().idx[i], kind = KIND[i], lines = [];
   const who = processOf(i);
-  lines.push('#' + IDX[i] + '  ' + who + '  ' + D.fs[O.f[i]] + (O.k[i] >= 0 ? '  ' + D.keys[O.k[i]] : ''));
-  lines.push(OUTCOME[OUT[i]] + (O.d[i] >= 0 ? ' after ' + fmtNs(O.d[i]) : ''));
-  lines.push('invoke @ ' + fmtNs(S[i]) + (ci >= 0 ? '   completion #' + (IDX[i] + ci) + ' @ ' + fmtNs(E[i]) : ''));
-  if (O.e[i] >= 0) lines.push('error: ' + D.errors[O.e[i]]);
+  lines.push('#' + idx + '  ' + who + '  ' + D.fs[KF[kind]] + (KK[kind] >= 0 ? '  ' + D.keys[KK[kind]] : ''));
+  lines.push(OUTCOME[KO[kind]] + (DUR[i] >= 0 ? ' after ' + fmtNs(DUR[i]) : ''));
+  lines.push('invoke @ ' + fmtNs(S[i]) + (ci >= 0 ? '   completion #' + (idx + ci) + ' @ ' + fmtNs(E[i]) : ''));
+  if (KE[kind] >= 0) lines.push('error: ' + D.errors[KE[kind]]);
   if (VAL.has(i)) lines.push('value: ' + VAL.get(i));
   else if (D.values.truncated) lines.push('value: see history.jsonl');
   return lines;
 }
 function describeHold(j) {
-  const lines = ['lock ' + D.keys[H.k[j]] + ' held by process ' + H.proc[j],
-    fmtNs(H.s[j]) + ' – ' + fmtNs(H.e[j]) + (H.open[j] ? ' (never released)' : '') +
-    ' acquired by #' + H.a[j]];
+  const lines = ['lock ' + D.keys[H.k[j]] + ' held by process ' + processAt(H.p[j], H.s[j]),
+    fmtNs(H.s[j]) + ' – ' + fmtNs(H.e[j]) + (holdIds().open[j] ? ' (never released)' : '') +
+    ' acquired by #' + holdIds().acquire[j]];
   if (H.x[j] >= 0) lines.push('lease valid until ' + fmtNs(H.x[j]) + (H.x[j] < H.e[j] ? ' — held ' + fmtNs(H.e[j] - H.x[j]) + ' past it' : ''));
   return lines;
 }
@@ -516,7 +623,7 @@ function hover(ev) {
   } else {
     const kl = Math.floor((y + yOff - AX - FB - procH - KEYHDR) / laneH);
     if (kl >= 0 && kl < keyList.length) {
-      const list = keyHolds[kl];
+      const list = keyHolds()[kl];
       let lo = 0, hi = list.length;
       while (lo < hi) { const m = (lo + hi) >> 1; if (H.s[list[m]] <= t + tol) lo = m + 1; else hi = m; }
       for (let k = lo - 1, seen = 0; k >= 0 && seen < 4000; k--, seen++) {
@@ -574,19 +681,20 @@ document.getElementById('tl-holds').addEventListener('change', e => { showHolds 
 function focusOps(indices, span, el) {
   const want = new Set(indices);
   highlight = [];
-  const completions = new Set();
+  const completions = new Set(), CIS = opIds().ci, IDXS = opIds().idx;
   for (let i = 0; i < N; i++) {
-    const ci = O.ci[i];
-    if (want.has(IDX[i]) || (ci >= 0 && want.has(IDX[i] + ci))) {
+    const ci = CIS[i], idx = IDXS[i];
+    if (want.has(idx) || (ci >= 0 && want.has(idx + ci))) {
       highlight.push(i);
-      if (ci >= 0) completions.add(IDX[i] + ci);
+      if (ci >= 0) completions.add(idx + ci);
     }
   }
   highlightHolds = new Set();
-  for (let j = 0; j < HN; j++) if (want.has(H.a[j]) || completions.has(H.a[j])) highlightHolds.add(j);
+  const acq = holdIds().acquire;
+  for (let j = 0; j < HN; j++) if (want.has(acq[j]) || completions.has(acq[j])) highlightHolds.add(j);
   spanH = span ? span.split(',').map(v => v === 'end' ? T1 : Number(v)) : null;
   let a = Infinity, b = -Infinity;
-  for (const i of highlight) { a = Math.min(a, S[i]); b = Math.max(b, O.d[i] >= 0 ? E[i] : S[i]); }
+  for (const i of highlight) { a = Math.min(a, S[i]); b = Math.max(b, DUR[i] >= 0 ? E[i] : S[i]); }
   for (const j of highlightHolds) { a = Math.min(a, H.s[j]); b = Math.max(b, H.e[j]); }
   if (spanH) { a = Math.min(a, spanH[0]); b = Math.max(b, spanH[1]); }
   document.querySelectorAll('.anomaly.selected').forEach(n => n.classList.remove('selected'));
@@ -654,6 +762,44 @@ function legend(g, items) {
     ctx.fillStyle = '#333'; ctx.fillText(label, x + 18, g.TP + 10); x += 26 + ctx.measureText(label).width;
   }
 }
+// The latency grid's cells: a packed table of (cell minus the previous
+// one, count - 1), a cell being (x * yb + y) * 3 + outcome; unpacked as
+// (x, y, outcome, count).
+function unpackCells(sc) {
+  const c = new Float64Array(sc.n * 4), cells = reader(sc.cells);
+  for (let i = 0, cell = 0; i < sc.n; i++) {
+    cell += cells.next();
+    const o = cell % 3, xy = (cell - o) / 3;
+    c[4 * i] = Math.floor(xy / sc.yb); c[4 * i + 1] = xy % sc.yb; c[4 * i + 2] = o; c[4 * i + 3] = cells.next() + 1;
+  }
+  return c;
+}
+// Tens of thousands of small translucent cells: blended into a pixel
+// buffer (premultiplied, in order, as the canvas would), then one image;
+// far cheaper than rasterizing each. Cell columns x span pixels
+// [xl[x], xr[x]), rows y [yt[y], yb[y]).
+function blendCells(c, maxN, xl, xr, yt, yb, pw, ph) {
+  const acc = new Float32Array(pw * ph * 4), logMax = Math.log(1 + maxN);
+  const rgb = COLORS.map(hex => [1, 3, 5].map(k => parseInt(hex.slice(k, k + 2), 16)));
+  for (let i = 0; i < c.length; i += 4) {
+    const a = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / logMax, k = 1 - a;
+    const col = rgb[c[i + 2]], r = col[0] * a, gr = col[1] * a, b = col[2] * a;
+    const x0 = xl[c[i]], x1 = xr[c[i]], y1 = yb[c[i + 1]];
+    for (let y = yt[c[i + 1]]; y < y1; y++) {
+      for (let x = x0, o = (y * pw + x0) * 4; x < x1; x++, o += 4) {
+        acc[o] = r + acc[o] * k; acc[o + 1] = gr + acc[o + 1] * k;
+        acc[o + 2] = b + acc[o + 2] * k; acc[o + 3] = a + acc[o + 3] * k;
+      }
+    }
+  }
+  const img = new ImageData(pw, ph), px = img.data;
+  for (let o = 0; o < acc.length; o += 4) {
+    const a = acc[o + 3];
+    if (a <= 0) continue;
+    px[o] = acc[o] / a; px[o + 1] = acc[o + 1] / a; px[o + 2] = acc[o + 2] / a; px[o + 3] = a * 255;
+  }
+  return img;
+}
 function drawPlots() {
   const sc = P.sc;
   if (sc.mode === 'raw') {
@@ -668,15 +814,28 @@ function drawPlots() {
     legend(g, [['ok', COLORS[0]], ['fail', COLORS[1]], ['info', COLORS[2]]]);
   } else {
     const g = chart('p-scatter', sc.lmin / 1.5, sc.lmax * 1.5, true, fmtNs);
-    const c = sc.c, ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
-    let maxN = 1; for (let i = 3; i < c.length; i += 4) maxN = Math.max(maxN, c[i]);
+    const ll0 = Math.log10(sc.lmin), ll1 = Math.log10(sc.lmax);
+    const c = unpackCells(sc);
+    let maxN = 1; for (let i = 3; i < c.length; i += 4) if (c[i] > maxN) maxN = c[i];
     const cw = Math.max(2, (g.w - g.L - g.R) / sc.xb);
-    for (let i = 0; i < c.length; i += 4) {
-      const t = (c[i] + 0.5) / sc.xb * T1, lat = Math.pow(10, ll0 + (c[i + 1] + 0.5) / sc.yb * (ll1 - ll0));
-      g.ctx.globalAlpha = 0.25 + 0.75 * Math.log(1 + c[i + 3]) / Math.log(1 + maxN);
-      g.ctx.fillStyle = COLORS[c[i + 2]];
-      g.ctx.fillRect(g.X(t) - cw / 2, g.Y(lat) - 1.5, cw, 3);
+    // Each column's and row's pixels in the plot area, then the cells.
+    const dpr = window.devicePixelRatio || 1;
+    const ox = Math.round(g.L * dpr), oy = Math.round(g.TP * dpr);
+    const pw = Math.max(1, Math.round((g.w - g.R) * dpr) - ox), ph = Math.max(1, Math.round((g.h - g.B) * dpr) - oy);
+    const xl = new Int32Array(sc.xb), xr = new Int32Array(sc.xb), yt = new Int32Array(sc.yb), yb = new Int32Array(sc.yb);
+    for (let x = 0; x < sc.xb; x++) {
+      const cx = g.X((x + 0.5) / sc.xb * T1);
+      xl[x] = Math.max(0, Math.round((cx - cw / 2) * dpr) - ox); xr[x] = Math.min(pw, Math.round((cx + cw / 2) * dpr) - ox);
     }
+    for (let y = 0; y < sc.yb; y++) {
+      const cy = g.Y(Math.pow(10, ll0 + (y + 0.5) / sc.yb * (ll1 - ll0)));
+      yt[y] = Math.max(0, Math.round((cy - 1.5) * dpr) - oy); yb[y] = Math.min(ph, Math.round((cy + 1.5) * dpr) - oy);
+    }
+    const img = blendCells(c, maxN, xl, xr, yt, yb, pw, ph);
+    const layer = document.createElement('canvas');
+    layer.width = pw; layer.height = ph;
+    layer.getContext('2d').putImageData(img, 0, 0);
+    g.ctx.save(); g.ctx.setTransform(1, 0, 0, 1, 0, 0); g.ctx.drawImage(layer, ox, oy); g.ctx.restore();
     g.ctx.globalAlpha = 1;
     legend(g, [['ok', COLORS[0]], ['fail', COLORS[1]], ['info', COLORS[2]], ['(density)', '#fff']]);
   }
@@ -760,8 +919,19 @@ resize();
 drawPlots();
 // #anomaly-N in the URL (links from the suite index or a CI comment) opens
 // the report focused on that anomaly.
+// Anomalies past the first few come as text (the page's first frame does
+// not wait for their markup): added after that frame, or at once when a
+// link asks for one of them.
+function moreAnomalies() {
+  const text = document.getElementById('anomalies-more');
+  if (!text) return;
+  text.remove();
+  document.getElementById('anomalies-later').insertAdjacentHTML('beforeend', text.textContent);
+}
 function focusHash() {
-  const m = /^#anomaly-(\d+)$/.exec(location.hash), a = m && document.getElementById('anomaly-' + m[1]);
+  const m = /^#anomaly-(\d+)$/.exec(location.hash);
+  if (m && !document.getElementById('anomaly-' + m[1])) moreAnomalies();
+  const a = m && document.getElementById('anomaly-' + m[1]);
   if (a) focusOps(a.dataset.ops.split(',').filter(Boolean).map(Number), a.dataset.span || null, a);
 }
 window.addEventListener('hashchange', focusHash);
@@ -773,6 +943,7 @@ tl.dataset.faultLanes = FL.join(',');
 tl.dataset.clockNodes = D.clocks.map(c => c.node).join(',');
 requestAnimationFrame(() => {
   document.documentElement.dataset.firstPaintMs = Math.round(performance.now());
+  setTimeout(moreAnomalies, 0);
   setTimeout(() => {
     const fcp = performance.getEntriesByName('first-contentful-paint')[0];
     if (fcp) document.documentElement.dataset.fcpMs = Math.round(fcp.startTime);

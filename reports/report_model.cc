@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "reports/escape.h"
+#include "reports/packed_table.h"
 #include "reports/run_summary.h"
 
 namespace locksmith {
@@ -41,6 +42,27 @@ void AppendIntArray(std::string* out, std::string_view name, const std::vector<T
     out->append(buf, r.ptr);
   }
   out->push_back(']');
+}
+
+template <typename T>
+std::vector<int64_t> Int64s(const std::vector<T>& v) {
+  return std::vector<int64_t>(v.begin(), v.end());
+}
+
+// Each value minus the previous one; the first minus `first`.
+std::vector<int64_t> Deltas(std::vector<int64_t> v, int64_t first = 0) {
+  for (size_t i = v.size(); i-- > 1;) v[i] -= v[i - 1];
+  if (!v.empty()) v[0] -= first;
+  return v;
+}
+
+// "name":"<the packed table>"
+void AppendTable(std::string* out, std::string_view name, const std::vector<PackedField>& fields) {
+  out->push_back('"');
+  out->append(name);
+  out->append("\":\"");
+  AppendPackedTable(out, fields);
+  out->push_back('"');
 }
 
 void AppendStringArray(std::string* out, std::string_view name, const std::vector<std::string>& v) {
@@ -852,14 +874,18 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     }
     std::vector<std::pair<int64_t, int64_t>> sorted(cells.begin(), cells.end());
     std::sort(sorted.begin(), sorted.end());
-    std::vector<int64_t> flat;
-    flat.reserve(sorted.size() * 4);
+    // A packed table of (cell minus the previous cell, count minus 1);
+    // a cell is (x * yb + y) * 3 + outcome.
+    std::vector<int64_t> cell_delta, count_less_one;
+    int64_t previous = 0;
     for (auto [cell, count] : sorted) {
-      flat.push_back(cell / 3 / yb), flat.push_back(cell / 3 % yb), flat.push_back(cell % 3);
-      flat.push_back(count);
+      cell_delta.push_back(cell - previous), count_less_one.push_back(count - 1);
+      previous = cell;
     }
+    std::string packed;
+    AppendPackedTable(&packed, {{&cell_delta, false}, {&count_less_one, false}});
     scatter = {{"mode", "grid"}, {"xb", xb}, {"yb", yb}, {"lmin", std::pow(10.0, lo)},
-               {"lmax", std::pow(10.0, hi)}, {"c", flat}};
+               {"lmax", std::pow(10.0, hi)}, {"n", sorted.size()}, {"cells", packed}};
   }
   plots["sc"] = std::move(scatter);
   m.plots_ = std::move(plots);
@@ -971,8 +997,8 @@ AnomalyStory ReportModel::StoryOf(const nlohmann::json& anomaly) const {
 }
 
 void ReportModel::AppendJson(std::string* out) const {
-  out->reserve(out->size() + start_.size() * 48 + 4096);
-  *out += "{\"version\":1,\"t1\":" + std::to_string(end_time_) + ",";
+  out->reserve(out->size() + start_.size() * 16 + hold_start_.size() * 24 + 65536);
+  *out += "{\"version\":2,\"t1\":" + std::to_string(end_time_) + ",";
   AppendStringArray(out, "lanes", lane_labels_);
   *out += ',';
   AppendIntArray(out, "lane_process", lane_process_);
@@ -988,45 +1014,63 @@ void ReportModel::AppendJson(std::string* out) const {
   AppendStringArray(out, "keys", keys_);
   *out += ',';
   AppendStringArray(out, "errors", errors_);
-  *out += ",\"ops\":{";
-  AppendIntArray(out, "i", index_, /*delta=*/true);
+  // Each row's f, key, outcome and error as one "kind" (few distinct).
+  std::map<std::array<int32_t, 4>, int32_t> kind_of;
+  std::vector<int64_t> kinds;
+  std::array<std::vector<int32_t>, 4> kind_columns;
+  kinds.reserve(start_.size());
+  for (size_t r = 0; r < start_.size(); ++r) {
+    const std::array<int32_t, 4> k = {f_[r], key_[r], outcome_[r], error_[r]};
+    auto [it, added] = kind_of.try_emplace(k, static_cast<int32_t>(kind_of.size()));
+    if (added) {
+      for (size_t c = 0; c < 4; ++c) kind_columns[c].push_back(k[c]);
+    }
+    kinds.push_back(it->second);
+  }
+  *out += ",\"kinds\":{";
+  AppendIntArray(out, "f", kind_columns[0]);
   *out += ',';
-  AppendIntArray(out, "ci", completion_index_);
+  AppendIntArray(out, "k", kind_columns[1]);
   *out += ',';
-  AppendIntArray(out, "s", start_, /*delta=*/true);
+  AppendIntArray(out, "o", kind_columns[2]);
   *out += ',';
-  AppendIntArray(out, "d", duration_);
-  *out += ',';
-  AppendIntArray(out, "p", lane_);
-  *out += ',';
-  AppendIntArray(out, "f", f_);
-  *out += ',';
-  AppendIntArray(out, "k", key_);
-  *out += ',';
-  AppendIntArray(out, "o", outcome_);
-  *out += ',';
-  AppendIntArray(out, "e", error_);
+  AppendIntArray(out, "e", kind_columns[3]);
+  // Starts from the first one on, which needs no sign then (sorted).
+  const int64_t t0 = start_.empty() ? 0 : start_.front();
+  *out += "},\"ops\":{\"n\":" + std::to_string(start_.size()) + ",\"t0\":" + std::to_string(t0) + ',';
+  {
+    // What the first frame draws, then what hovering and clicks need.
+    const std::vector<int64_t> start = Deltas(start_, t0), lane = Int64s(lane_);
+    std::vector<int64_t> duration = duration_;
+    for (int64_t& d : duration) ++d;  // -1 (never completed) as 0
+    AppendTable(out, "rows",
+                {{&start, false}, {&duration, false}, {&lane, false}, {&kinds, false}});
+    *out += ',';
+    const std::vector<int64_t> index = Deltas(index_);
+    AppendTable(out, "ids", {{&index, true}, {&completion_index_, true}});
+  }
   *out += "},\"values\":{";
   AppendIntArray(out, "rows", value_rows_);
   *out += ',';
   AppendStringArray(out, "text", values_);
   *out += std::string(",\"truncated\":") + (values_truncated_ ? "true" : "false");
-  *out += "},\"holds\":{";
-  AppendIntArray(out, "k", hold_key_);
-  *out += ',';
-  AppendIntArray(out, "p", hold_lane_);
-  *out += ',';
-  AppendIntArray(out, "proc", hold_process_);
-  *out += ',';
-  AppendIntArray(out, "s", hold_start_);
-  *out += ',';
-  AppendIntArray(out, "e", hold_end_);
-  *out += ',';
-  AppendIntArray(out, "x", hold_expiry_);
-  *out += ',';
-  AppendIntArray(out, "a", hold_acquire_index_);
-  *out += ',';
-  AppendIntArray(out, "open", hold_open_);
+  const int64_t h0 = hold_start_.empty() ? 0 : hold_start_.front();
+  *out += "},\"holds\":{\"n\":" + std::to_string(hold_start_.size()) + ",\"t0\":" + std::to_string(h0) + ',';
+  {
+    const std::vector<int64_t> key = Int64s(hold_key_), lane = Int64s(hold_lane_);
+    const std::vector<int64_t> start = Deltas(hold_start_, h0);
+    std::vector<int64_t> length(hold_start_.size()), lease(hold_start_.size());
+    for (size_t j = 0; j < hold_start_.size(); ++j) {
+      length[j] = hold_end_[j] - hold_start_[j];
+      lease[j] = hold_expiry_[j] - hold_start_[j];
+    }
+    lease = Deltas(std::move(lease));
+    AppendTable(out, "rows",
+                {{&key, false}, {&lane, false}, {&start, false}, {&length, false}, {&lease, true}});
+    *out += ',';
+    const std::vector<int64_t> acquire = Deltas(hold_acquire_index_), open = Int64s(hold_open_);
+    AppendTable(out, "ids", {{&acquire, true}, {&open, false}});
+  }
   *out += "},\"faults\":";
   nlohmann::json faults = nlohmann::json::array();
   for (size_t i = 0; i < faults_.size(); ++i) {

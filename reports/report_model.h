@@ -134,10 +134,22 @@ class ReportModel {
   }
 
   // Appends the model as JSON. Not yet safe inside <script>: pass the result
-  // through EscapeJsonForScript. Columns of "ops" are parallel arrays; "s"
-  // (start time) and "i" (invoke index) are delta-encoded, "d" is the
-  // duration (-1 when the op never completed), "ci" is completion index
-  // minus invoke index (-1: none).
+  // through EscapeJsonForScript. The ops (n rows, by start) and the holds (n,
+  // by start) are packed tables (reports/packed_table.h), so a million-op
+  // page has under half the bytes to load and its script no numbers to
+  // parse. Each has "rows", what the timeline draws at first paint, and
+  // "ids", what hovering and clicks need; starts are deltas from the
+  // previous row's, the first from "t0".
+  //   ops.rows:  start (delta), duration + 1 (0: never completed), lane,
+  //              kind (an index into "kinds": parallel arrays f, k (key,
+  //              -1: none), o (outcome), e (error, -1: none))
+  //   ops.ids:   invoke index (delta, signed), completion index minus
+  //              invoke index (signed, -1: none)
+  //   holds.rows: key, lane, start (delta), end minus start, lease end
+  //              (-1: unknown) minus start, as a delta from the previous
+  //              hold's (signed; a run's leases mostly last alike)
+  //   holds.ids: acquire index (delta, signed), 1 when never released
+  // A hold's process is the one its lane ran at its start ("segments").
   void AppendJson(std::string* out) const;
 
   // Op counts by f: [invoke, ok, fail, info] (client and nemesis ops).
