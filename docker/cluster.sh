@@ -59,6 +59,10 @@ stop_dockerd() {
     for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   rm -f "$state/started.pid"
+  # dockerd leaves its bind mount of the host's network namespace
+  # (exec/netns/default) behind; nothing of ours stays mounted.
+  awk -v s="$state/" 'index($2, s) == 1 {print $2}' /proc/mounts | sort -r |
+    while read -r m; do umount "$m" 2>/dev/null || umount -l "$m"; done
   say "stopped dockerd $pid"
 }
 
@@ -77,6 +81,7 @@ build_images() {
   cp docker/Dockerfile.node docker/Dockerfile.control docker/sshd_config \
      docker/node-entrypoint.sh docker/control-entrypoint.sh "$build/locksmith" \
      "$build/liblocksmith_clock_shim.so" "$ctx/"
+  cp -r scenarios "$ctx/scenarios"
   if ! "$docker" image inspect locksmith-node:bookworm >/dev/null 2>&1; then
     say "building locksmith-node"
     "$docker" build -q --network host -t locksmith-node:bookworm -f "$ctx/Dockerfile.node" "$ctx" >/dev/null

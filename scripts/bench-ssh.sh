@@ -11,9 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-20}
-cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-release -j2 --target locksmith locksmith_clock_shim ssh_fault_bench >/dev/null
-export LOCKSMITH_BUILD=$PWD/build-release
+source scripts/bench-build.sh
+bench_build ssh_fault_bench
+cmake --build "$build" --target locksmith locksmith_clock_shim -j "$(nproc)" >/dev/null
+export LOCKSMITH_BUILD=$build
 work=$(mktemp -d /tmp/locksmith-bench-ssh-XXXXXX)
 trap 'bash docker/cluster.sh down; rm -rf "$work"' EXIT
 bash docker/cluster.sh up
@@ -42,5 +43,5 @@ for provider in local ssh; do
 done
 echo
 echo "per fault op, $rounds rounds:"
-"$LOCKSMITH_BUILD/ssh_fault_bench" --nodes "$nodes" --ssh-key "$work/key" \
+"$build/nemesis/ssh_fault_bench" --nodes "$nodes" --ssh-key "$work/key" \
   --ssh-known-hosts "$work/kh" --repeat "$rounds"

@@ -30,6 +30,8 @@ packages=(
   openssh-client openssh-server
   # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
   chromium libxml2-utils
+  # the docker/ compose cluster and its test (docker/cluster.sh starts its own engine)
+  docker.io docker-compose debootstrap
 )
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
@@ -49,11 +51,31 @@ done
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
+  # No service starts on install (policy-rc.d, which invoke-rc.d and
+  # deb-systemd-invoke obey): the harness runs its own servers, and
+  # docker.io's would be a system dockerd that rewrites the firewall (DOCKER
+  # chains, FORWARD policy DROP) under the local cluster's bridges.
+  # docker/cluster.sh starts an engine of its own, without iptables, only for
+  # the tests that need it.
+  policy=/usr/sbin/policy-rc.d made_policy=0
+  if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\n# setup.sh: no service starts while it installs\nexit 101\n' >"$policy"
+    chmod 755 "$policy"
+    made_policy=1
+    trap 'rm -f "$policy"' EXIT
+  fi
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  if ((made_policy)); then rm -f "$policy"; trap - EXIT; fi
+  # Under systemd, nor at boot: the engine this script installed stays off.
+  if [[ " ${missing[*]} " == *" docker.io "* && -d /run/systemd/system ]]; then
+    systemctl disable --now docker.service docker.socket >/dev/null 2>&1 || true
+  fi
+fi
+if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
+  echo "setup: warning: a Docker engine manages this machine's firewall (DOCKER chains);" \
+       "its FORWARD policy can drop the local cluster's bridged traffic" >&2
 fi
 
-# Debian starts a system redis-server on install where systemd runs; the
-# harness never uses it (its servers run on their own hosts and ports).
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
