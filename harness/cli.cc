@@ -6,6 +6,8 @@
 #include <charconv>
 #include <iostream>
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -51,6 +53,30 @@ std::string FlagOwners(const std::string& flag) {
   return owners;
 }
 
+// A module flag's help: the first declarer's, with the owners. When the
+// owners' defaults differ (--read-fraction: 0 for mutex, 0.8 for rw-cache),
+// each one's default, not only the first's.
+std::string ModuleFlagHelp(const ModuleKey& first) {
+  constexpr std::string_view kDefault = " [default: ";
+  auto split = [&](const std::string& help) {
+    const size_t at = help.rfind(kDefault);
+    if (at == std::string::npos || help.back() != ']') return std::pair{help, std::string()};
+    return std::pair{help.substr(0, at),
+                     help.substr(at + kDefault.size(), help.size() - at - kDefault.size() - 1)};
+  };
+  const std::string owners = FlagOwners(first.spec.flag);
+  std::string defaults;
+  bool differ = false;
+  for (const auto& m : ModuleKeys()) {
+    if (m.spec.flag != first.spec.flag) continue;
+    const std::string value = split(m.help).second;
+    differ |= value != split(first.help).second;
+    defaults += (defaults.empty() ? "" : ", ") + value + " for " + m.kind + " " + m.name;
+  }
+  if (!differ) return first.help + " (" + owners + ")";
+  return split(first.help).first + kDefault.data() + defaults + "] (" + owners + ")";
+}
+
 void AddGeneratedFlag(CLI::App& run, RunFlags& f, const OptionSpec& spec, std::string help,
                       const std::string& group) {
   f.specs.push_back(spec);
@@ -92,9 +118,7 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
     if (m.spec.flag.empty() || f.text.count(m.spec.flag) > 0 || f.on.count(m.spec.flag) > 0) {
       continue;
     }
-    const std::string owners = FlagOwners(m.spec.flag);
-    AddGeneratedFlag(run, f, m.spec, m.help + " (" + owners + ")",
-                     "Options of " + m.kind + " modules");
+    AddGeneratedFlag(run, f, m.spec, ModuleFlagHelp(m), "Options of " + m.kind + " modules");
   }
 }
 

@@ -27,7 +27,10 @@ TEST(RunCliTest, HelpListsEveryModulesFlagsWithTheirModuleAndDefault) {
   for (const char* line : {"--redis-persistence",
                            "[default: none] (backend redis, backend redlock, backend redis-sentinel)",
                            "--restart-delay", "[default: 100] (nemesis kill)", "--hold",
-                           "[default: 10-100] (workload mutex)", "--lease", "--keys", "--backoff",
+                           "[default: 10-100] (workload mutex)",
+                           "[default: 0 for workload mutex, 0.8 for workload rw-cache] (workload "
+                           "mutex, workload rw-cache)",
+                           "--lease", "--keys", "--backoff",
                            "--concurrency", "--seed", "--config", "--loopback"}) {
     EXPECT_NE(out.find(line), std::string::npos) << line << "\n" << out;
   }
