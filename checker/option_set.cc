@@ -326,7 +326,13 @@ std::string OptionSet::Help(const OptionSpec& spec) const {
   if (spec.kind == OptionKind::kChoice || (spec.kind == OptionKind::kNames && !spec.choices.empty())) {
     help += " (" + JoinNames(spec.choices) + ")";
   }
-  if (spec.kind == OptionKind::kFlag) return help;
+  const std::string shown = DefaultText(spec);
+  if (!shown.empty()) help += " [default: " + shown + "]";
+  return help;
+}
+
+std::string OptionSet::DefaultText(const OptionSpec& spec) const {
+  if (spec.kind == OptionKind::kFlag) return "";
   for (size_t i = 0; i < specs_.size(); ++i) {
     if (&specs_[i] != &spec) continue;
     const nlohmann::json value = bindings_[i].write();
@@ -340,9 +346,9 @@ std::string OptionSet::Help(const OptionSpec& spec) const {
     } else {
       shown = value.dump();
     }
-    if (!shown.empty()) help += " [default: " + shown + "]";
+    return shown;
   }
-  return help;
+  return "";
 }
 
 Result<nlohmann::json> FlagValue(const OptionSpec& spec, const std::string& text) {

@@ -121,6 +121,9 @@ class OptionSet {
   Status Validate() const;
   // Help line for `spec`, with the current value as the default.
   std::string Help(const OptionSpec& spec) const;
+  // The current value of `spec` as help shows it ("" for a switch or an
+  // empty value).
+  std::string DefaultText(const OptionSpec& spec) const;
 
  private:
   struct Binding {

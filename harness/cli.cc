@@ -57,24 +57,18 @@ std::string FlagOwners(const std::string& flag) {
 // owners' defaults differ (--read-fraction: 0 for mutex, 0.8 for rw-cache),
 // each one's default, not only the first's.
 std::string ModuleFlagHelp(const ModuleKey& first) {
-  constexpr std::string_view kDefault = " [default: ";
-  auto split = [&](const std::string& help) {
-    const size_t at = help.rfind(kDefault);
-    if (at == std::string::npos || help.back() != ']') return std::pair{help, std::string()};
-    return std::pair{help.substr(0, at),
-                     help.substr(at + kDefault.size(), help.size() - at - kDefault.size() - 1)};
-  };
-  const std::string owners = FlagOwners(first.spec.flag);
+  const std::string owners = " (" + FlagOwners(first.spec.flag) + ")";
   std::string defaults;
   bool differ = false;
   for (const auto& m : ModuleKeys()) {
     if (m.spec.flag != first.spec.flag) continue;
-    const std::string value = split(m.help).second;
-    differ |= value != split(first.help).second;
-    defaults += (defaults.empty() ? "" : ", ") + value + " for " + m.kind + " " + m.name;
+    differ |= m.default_text != first.default_text;
+    defaults += (defaults.empty() ? "" : ", ") + m.default_text + " for " + m.kind + " " + m.name;
   }
-  if (!differ) return first.help + " (" + owners + ")";
-  return split(first.help).first + kDefault.data() + defaults + "] (" + owners + ")";
+  if (!differ || first.default_text.empty()) return first.help + owners;
+  // first.help ends in " [default: <first.default_text>]" (OptionSet::Help).
+  const size_t shown = first.default_text.size() + std::string_view(" [default: ]").size();
+  return first.help.substr(0, first.help.size() - shown) + " [default: " + defaults + "]" + owners;
 }
 
 void AddGeneratedFlag(CLI::App& run, RunFlags& f, const OptionSpec& spec, std::string help,

@@ -184,7 +184,8 @@ const std::vector<ModuleKey>& ModuleKeys() {
     auto add = [&](const char* kind, const char* name, OptionsFactory factory) {
       const auto options = factory();
       for (const auto& spec : options->set().Specs()) {
-        out.push_back({kind, name, spec, options->set().Help(spec)});
+        out.push_back(
+            {kind, name, spec, options->set().Help(spec), options->set().DefaultText(spec)});
       }
     };
     for (const auto& e : Backends()) add("backend", e.name, e.options);

@@ -31,6 +31,7 @@ struct ModuleKey {
   std::string name;  // "redis"
   OptionSpec spec;   // one of its options
   std::string help;  // spec's help with the module's default
+  std::string default_text;  // that default alone ("" when help shows none)
 };
 // Every option of every registered backend, workload and nemesis family, in
 // registry order. Two modules may declare the same key (with the same

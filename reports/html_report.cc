@@ -464,6 +464,13 @@ std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
   return out;
 }
 
+// True when `text` holds `lower_needle` in any letter case.
+bool ContainsIgnoringCase(std::string_view text, std::string_view lower_needle) {
+  auto same = [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; };
+  return std::search(text.begin(), text.end(), lower_needle.begin(), lower_needle.end(), same) !=
+         text.end();
+}
+
 // --- Availability ------------------------------------------------------------
 
 // Why the others did not: refused (the lock was busy, a definite answer) or
@@ -697,10 +704,7 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
       (number <= options.inline_anomalies ? h : later) += RenderAnomaly(a, number, model);
     }
     if (!later.empty()) {
-      std::string lower = later;
-      std::transform(lower.begin(), lower.end(), lower.begin(),
-                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      if (lower.find("</script") != std::string::npos || lower.find("<!--") != std::string::npos) {
+      if (ContainsIgnoringCase(later, "</script") || later.find("<!--") != std::string::npos) {
         h += later;
       } else {
         h += "<div id=\"anomalies-later\"></div><script type=\"text/html\" id=\"anomalies-more\">" +
