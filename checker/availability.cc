@@ -95,8 +95,9 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
                           {"recovery_ms", w.recovered ? nlohmann::json(Ms(*w.recovered - w.begin))
                                                       : nlohmann::json()}});
   }
-  // A refusal is a definite answer (the lock was busy); an acquire in doubt
-  // is the service not answering: "answered" tells contention from outage.
+  // A fail is a definite no (held by another, or never sent); an acquire in
+  // doubt got no answer in time: "answered" tells a busy lock or a refused
+  // connection from a service that went silent.
   auto part = [](int64_t attempts, int64_t ok, int64_t refused) {
     return nlohmann::json{{"attempts", attempts},
                           {"ok", ok},

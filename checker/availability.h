@@ -1,7 +1,8 @@
 // AvailabilityChecker: how often clients got the lock while faults were in
 // force and while none was. An acquire attempt is a client "acquire" invoke
 // that completed; it is available when it completed ok, answered when it
-// completed ok or fail (a refusal: the lock was busy), in doubt when info
+// completed ok or fail (a definite no: the lock was held by another, or the
+// request was never sent, e.g. connection refused), in doubt when info
 // (the service did not answer in time: an outage, not contention). Attempts are
 // counted inside fault windows (invoked while some window was open: from its
 // begin op's invoke to its end op's completion, or to the history's end when

@@ -473,14 +473,14 @@ bool ContainsIgnoringCase(std::string_view text, std::string_view lower_needle) 
 
 // --- Availability ------------------------------------------------------------
 
-// Why the others did not: refused (the lock was busy, a definite answer) or
-// in doubt (no answer in time: the service was out). Empty for results
+// Why the others did not: refused (a definite no: held by another, or the
+// request was never sent) or in doubt (no answer in time). Empty for results
 // written before the checker counted refusals.
 std::string AnsweredText(const nlohmann::json& part, int64_t ok, int64_t attempts) {
   auto refused = part.is_object() ? part.find("refused") : part.end();
   if (!part.is_object() || refused == part.end() || !refused->is_number_integer()) return "";
   const int64_t busy = std::clamp<int64_t>(refused->get<int64_t>(), 0, attempts - ok);
-  return "; " + WithThousands(busy) + " refused (held by another), " +
+  return "; " + WithThousands(busy) + " refused (held by another or not sent), " +
          WithThousands(attempts - ok - busy) + " in doubt (no answer)";
 }
 

@@ -438,7 +438,8 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
   h << "<h2>comparison</h2>\n<p><small>per fault schedule (rows) and lock (columns): invalid "
        "runs of those judged with the Wilson 95% interval, acquire availability inside / "
        "outside fault windows (acquires that got the lock), the acquires answered (got it or "
-       "were refused because another held it; the rest were in doubt: no answer in time), "
+       "a definite no: held by another, or never sent; the rest were in doubt: no answer in "
+       "time), "
        "median p50 acquire latency</small></p>\n<table><tr><th>workload, "
        "faults</th>";
   for (const auto& lock : locks) h << "<th>" << HtmlEscape(lock) << "</th>";

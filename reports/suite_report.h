@@ -31,8 +31,8 @@ struct SuiteRun {
   std::optional<double> first_violation_s;   // when the first anomaly became certain
   std::optional<double> availability_inside;   // acquires ok / attempts in fault windows
   std::optional<double> availability_outside;  // and outside them
-  // Acquires answered (ok or refused: not in doubt) / attempts, in and out of
-  // fault windows: tells a busy lock from a service that did not answer.
+  // Acquires answered (ok or a definite no: not in doubt) / attempts, in and
+  // out of fault windows: tells a busy lock from a service that went silent.
   std::optional<double> answered_inside, answered_outside;
   std::optional<double> acquire_p50_ms, acquire_p99_ms;  // of ok acquires
   std::optional<double> ops_per_s;
