@@ -4,11 +4,11 @@
 
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
-#include "backends/zk_lock_client.h"
-#include "backends/zookeeper_service.h"
 #include "backends/redlock_service.h"
 #include "backends/sentinel_service.h"
-#include "checker/module_registry.h"
+#include "backends/zk_lock_client.h"
+#include "backends/zookeeper_service.h"
+#include "base/module_registry.h"
 
 namespace locksmith {
 

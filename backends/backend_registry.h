@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backends/lock_service.h"
-#include "checker/option_set.h"
-#include "harness/host.h"
+#include "base/option_set.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

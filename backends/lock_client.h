@@ -15,7 +15,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -20,8 +20,8 @@
 
 #include "backends/lock_client.h"
 #include "backends/node_table.h"
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

@@ -14,7 +14,7 @@
 
 #include "backends/redis_connection.h"
 #include "backends/redis_protocol.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -42,7 +42,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "backends/redis_protocol.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -22,8 +22,8 @@
 #include "backends/redis_service.h"
 #include "backends/testing/run_coroutine.h"
 #include "backends/watchdog_lock_client.h"
-#include "harness/local_cluster.h"
-#include "harness/testing/temp_dir.h"
+#include "base/testing/temp_dir.h"
+#include "cluster/local_cluster.h"
 
 namespace locksmith {
 namespace {

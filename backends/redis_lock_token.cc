@@ -1,6 +1,6 @@
 #include "backends/redis_lock_token.h"
 
-#include "checker/seed.h"
+#include "base/seed.h"
 
 namespace locksmith {
 

@@ -1,7 +1,7 @@
 // LockTokenGenerator: the random value a client writes into a lock key so that
 // only it can release the lock. 128 bits from a PRNG seeded by the run's seed
 // (so a run replays), as 32 lowercase hex characters. The seed is mixed with
-// SubSeed (checker/seed.h, splitmix64) before seeding, so nearby seeds
+// SubSeed (base/seed.h, splitmix64) before seeding, so nearby seeds
 // (client 1, 2, 3, ...) give unrelated streams; clients of one run must still
 // get distinct seeds.
 // Thread-safety: none (one generator per client).

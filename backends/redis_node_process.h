@@ -17,8 +17,8 @@
 
 #include "backends/node_table.h"
 #include "backends/redis_connection.h"
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

@@ -15,7 +15,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "backends/redis_connection.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

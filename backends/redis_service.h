@@ -25,7 +25,7 @@
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
 #include "backends/redis_connection.h"
-#include "harness/host.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

@@ -1,4 +1,4 @@
-// RedisService without servers: its hosts are FakeHosts (harness/testing)
+// RedisService without servers: its hosts are FakeHosts (cluster/testing)
 // and a PongServer answers its readiness probe, so these tests check what
 // the service asks of its hosts (files, spawns, signals), its node table and
 // its locking, with no redis-server and no root.
@@ -15,7 +15,7 @@
 
 #include "backends/redis_admin.h"
 #include "backends/testing/pong_server.h"
-#include "harness/testing/fake_cluster.h"
+#include "cluster/testing/fake_cluster.h"
 
 namespace locksmith {
 namespace {

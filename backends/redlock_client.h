@@ -91,7 +91,7 @@
 #include "backends/redis_connection.h"
 #include "backends/redis_lock_token.h"
 #include "backends/redis_script.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -18,8 +18,8 @@
 #include "backends/redlock_client.h"
 #include "backends/redlock_service.h"
 #include "backends/testing/run_coroutine.h"
-#include "harness/local_cluster.h"
-#include "harness/testing/temp_dir.h"
+#include "base/testing/temp_dir.h"
+#include "cluster/local_cluster.h"
 
 namespace locksmith {
 namespace {

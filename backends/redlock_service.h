@@ -14,7 +14,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
-#include "checker/option_set.h"
+#include "base/option_set.h"
 
 namespace locksmith {
 

@@ -3,7 +3,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "checker/seed.h"
+#include "base/seed.h"
 
 namespace locksmith {
 namespace asio = boost::asio;

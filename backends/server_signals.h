@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/testing/fake_host.h"
+#include "cluster/testing/fake_host.h"
 
 namespace locksmith {
 namespace {

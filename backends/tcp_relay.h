@@ -22,7 +22,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -94,7 +94,7 @@
 #include "backends/redis_lock_token.h"
 #include "backends/tcp_relay.h"
 #include "backends/zk_session.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

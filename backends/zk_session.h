@@ -35,7 +35,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 typedef struct _zhandle zhandle_t;
 

@@ -34,7 +34,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
-#include "harness/host.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

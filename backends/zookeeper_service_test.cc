@@ -12,7 +12,7 @@
 
 #include "backends/zk_admin.h"
 #include "backends/zk_lock_client.h"
-#include "harness/testing/fake_cluster.h"
+#include "cluster/testing/fake_cluster.h"
 
 namespace locksmith {
 namespace {

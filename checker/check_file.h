@@ -22,10 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/result.h"
 #include "checker/checker.h"
 #include "checker/history.h"
 #include "checker/leased_lock_checker.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

@@ -17,8 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
-#include "checker/utf8.h"
+#include "base/result.h"
+#include "base/utf8.h"
 
 namespace locksmith {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "checker/history.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "checker/history.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

@@ -45,8 +45,8 @@
 #include <optional>
 #include <string_view>
 
+#include "base/result.h"
 #include "checker/history.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

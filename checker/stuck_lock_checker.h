@@ -32,8 +32,8 @@
 
 #include <cstdint>
 
+#include "base/option_set.h"
 #include "checker/checker.h"
-#include "checker/option_set.h"
 
 namespace locksmith {
 

@@ -11,12 +11,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/exit_codes.h"
 #include "checker/check_file.h"
 #include "checker/model.h"
-#include "harness/cleanup.h"
-#include "harness/ssh_cluster.h"
-#include "harness/exit_codes.h"
-#include "harness/net_plan.h"
+#include "cluster/cleanup.h"
+#include "cluster/net_plan.h"
+#include "cluster/ssh_cluster.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/scenario_library.h"

@@ -4,7 +4,7 @@
 
 #include <thread>
 
-#include "harness/testing/temp_dir.h"
+#include "base/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

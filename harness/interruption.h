@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

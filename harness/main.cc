@@ -10,9 +10,9 @@
 #include <exception>
 #include <iostream>
 
+#include "base/exit_codes.h"
+#include "cluster/process_supervisor.h"
 #include "harness/cli.h"
-#include "harness/exit_codes.h"
-#include "harness/process_supervisor.h"
 
 namespace {
 

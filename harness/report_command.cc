@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "harness/exit_codes.h"
-#include "harness/run_registry.h"
+#include "base/exit_codes.h"
+#include "cluster/run_registry.h"
 #include "reports/html_report.h"
 #include "reports/run_results.h"
 #include "reports/store_index.h"

@@ -11,10 +11,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/testing/temp_dir.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
-#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

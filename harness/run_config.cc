@@ -11,7 +11,8 @@
 #include <stdexcept>
 
 #include "backends/backend_registry.h"
-#include "harness/ssh_command.h"
+#include "base/limits.h"
+#include "cluster/ssh_command.h"
 #include "nemesis/partition_nemesis.h"
 #include "workloads/workload_registry.h"
 

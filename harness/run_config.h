@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/option_set.h"
-#include "checker/result.h"
+#include "base/option_set.h"
+#include "base/result.h"
 #include "nemesis/nemesis_registry.h"
 
 namespace locksmith {

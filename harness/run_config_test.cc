@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "harness/testing/temp_dir.h"
+#include "base/testing/temp_dir.h"
 #include "nemesis/kill_nemesis.h"
 #include "workloads/mutex_workload.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "backends/lock_service.h"
-#include "harness/host.h"
+#include "cluster/host.h"
 #include "harness/run_config.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -10,13 +10,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "backends/testing/fake_lock_service.h"
+#include "base/exit_codes.h"
+#include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
-#include "harness/exit_codes.h"
+#include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
-#include "harness/testing/fake_cluster.h"
-#include "harness/testing/temp_dir.h"
 #include "workloads/mutex_workload.h"
-#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {

@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 
 namespace locksmith {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <set>
 
-#include "checker/seed.h"
+#include "base/seed.h"
 #include "harness/scenario_library.h"
 
 namespace locksmith {

@@ -25,7 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 #include "harness/run_config.h"
 
 namespace locksmith {

@@ -5,12 +5,12 @@
 #include <iostream>
 #include <random>
 
-#include "checker/seed.h"
-#include "harness/exit_codes.h"
+#include "base/exit_codes.h"
+#include "base/scope_exit.h"
+#include "base/seed.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
-#include "harness/scope_exit.h"
 #include "harness/signal_watcher.h"
 
 namespace locksmith {

@@ -10,9 +10,9 @@
 #include <set>
 #include <sstream>
 
+#include "base/testing/temp_dir.h"
 #include "harness/signal_watcher.h"
 #include "harness/testing/fake_run_modules.h"
-#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

@@ -1,6 +1,7 @@
 #include "nemesis/client_crash_nemesis.h"
 
-#include "checker/result.h"
+#include "base/limits.h"
+#include "base/result.h"
 #include "nemesis/partition_nemesis.h"
 
 namespace locksmith {

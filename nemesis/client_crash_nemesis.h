@@ -15,11 +15,11 @@
 
 #include <string>
 
-#include "checker/option_set.h"
+#include "backends/client_crashes.h"
+#include "base/option_set.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
-#include "workloads/client_crashes.h"
 
 namespace locksmith {
 

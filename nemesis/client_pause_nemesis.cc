@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 namespace {

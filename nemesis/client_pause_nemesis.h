@@ -6,7 +6,7 @@
 // take the stall ("key" and "process" in its value narrow who may) and
 // returns who did ({"process", "key", "ms"}); with no
 // holder in that time the op fails and nothing stalls. The workload records
-// the stall itself as a "pause" op of the holder (workloads/client_pauses.h).
+// the stall itself as a "pause" op of the holder (backends/client_pauses.h).
 // With "at": "in-flight" (--client-pause-at) the stall hits instead a client
 // inside an acquire whose replies granted the lock, before it judges them
 // (LockClient::SetInFlightPausePoint: the redlock client), optionally with
@@ -17,11 +17,11 @@
 
 #include <string>
 
-#include "checker/option_set.h"
+#include "backends/client_pauses.h"
+#include "base/option_set.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
-#include "workloads/client_pauses.h"
 
 namespace locksmith {
 

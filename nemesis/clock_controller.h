@@ -14,8 +14,8 @@
 #include <cstdint>
 #include <string>
 
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 #include "nemesis/shim_time.h"
 
 namespace locksmith {

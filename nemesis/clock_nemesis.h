@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "backends/lock_service.h"
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/clock_controller.h"
 #include "nemesis/nemesis.h"
 

@@ -13,10 +13,10 @@
 
 #include "backends/redis_admin.h"
 #include "backends/redis_service.h"
-#include "harness/local_cluster.h"
+#include "base/testing/temp_dir.h"
+#include "cluster/local_cluster.h"
 #include "nemesis/clock_controller.h"
 #include "nemesis/clock_nemesis.h"
-#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

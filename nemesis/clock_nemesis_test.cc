@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "harness/testing/fake_host.h"
+#include "cluster/testing/fake_host.h"
 #include "nemesis/clock_window.h"
 #include "nemesis/shim_time.h"
 

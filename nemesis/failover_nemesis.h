@@ -21,7 +21,7 @@
 #include <string>
 
 #include "backends/lock_service.h"
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
 

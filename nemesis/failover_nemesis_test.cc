@@ -11,10 +11,10 @@
 #include <mutex>
 #include <vector>
 
-#include "harness/testing/fake_cluster.h"
-#include "harness/testing/fake_net.h"
+#include "backends/testing/fake_lock_service.h"
+#include "cluster/testing/fake_cluster.h"
+#include "cluster/testing/fake_net.h"
 #include "nemesis/partition_nemesis.h"
-#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "backends/lock_service.h"
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/node_fault_nemesis.h"
 #include "nemesis/schedule.h"

@@ -7,7 +7,7 @@
 #include "backends/redis_service.h"
 #include "backends/testing/pong_server.h"
 #include "checker/testing/memory_recorder.h"
-#include "harness/testing/fake_cluster.h"
+#include "cluster/testing/fake_cluster.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 

@@ -1,7 +1,7 @@
 #include "nemesis/nemesis_registry.h"
 
-#include "checker/module_registry.h"
-#include "checker/seed.h"
+#include "base/module_registry.h"
+#include "base/seed.h"
 #include "nemesis/client_crash_nemesis.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "backends/client_crashes.h"
+#include "backends/client_pauses.h"
 #include "backends/lock_service.h"
-#include "harness/host.h"
-#include "checker/option_set.h"
+#include "base/option_set.h"
+#include "cluster/host.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/scenario_steps.h"
 #include "nemesis/schedule.h"
-#include "workloads/client_crashes.h"
-#include "workloads/client_pauses.h"
 
 namespace locksmith {
 

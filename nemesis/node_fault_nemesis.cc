@@ -1,6 +1,6 @@
 #include "nemesis/node_fault_nemesis.h"
 
-#include "checker/seed.h"
+#include "base/seed.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "base/result.h"
 #include "checker/history.h"
 #include "checker/op_recorder.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

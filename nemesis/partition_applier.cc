@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "harness/parallel.h"
+#include "base/parallel.h"
 
 namespace locksmith {
 namespace {

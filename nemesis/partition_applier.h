@@ -32,8 +32,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 #include "nemesis/grudge.h"
 
 namespace locksmith {

@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/local_cluster.h"
-#include "harness/net_plan.h"
+#include "cluster/local_cluster.h"
+#include "cluster/net_plan.h"
 #include "nemesis/partition_applier.h"
 
 namespace locksmith {

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <random>
 
-#include "checker/seed.h"
-#include "harness/net_plan.h"
+#include "base/limits.h"
+#include "base/seed.h"
+#include "cluster/net_plan.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {

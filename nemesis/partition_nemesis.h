@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/grudge.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/partition_applier.h"
@@ -71,9 +71,6 @@ WindowOps PartitionWindowOf(const ModuleOptions& options);
 // own). The hosts must have networks of their own (PartitionUnfit).
 Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
                                                      const std::string& purpose);
-
-// The most clients a run can have (--concurrency's bound).
-inline constexpr int kMaxRunClients = 5000;
 
 // Checks a clients option (`flag`'s `text`: one, half, all, worker indices,
 // or "none" where `none_allowed`) before the run's client count is known.

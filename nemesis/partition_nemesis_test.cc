@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "harness/testing/fake_cluster.h"
-#include "harness/testing/fake_net.h"
-#include "workloads/testing/fake_lock_service.h"
+#include "backends/testing/fake_lock_service.h"
+#include "cluster/testing/fake_cluster.h"
+#include "cluster/testing/fake_net.h"
 
 namespace locksmith {
 namespace {

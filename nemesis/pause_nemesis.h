@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/node_fault_nemesis.h"
 #include "nemesis/schedule.h"

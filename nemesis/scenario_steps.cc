@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/result.h"
+#include "base/result.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "checker/seed.h"
+#include "base/seed.h"
 
 namespace locksmith {
 

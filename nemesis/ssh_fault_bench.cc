@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/local_cluster.h"
-#include "harness/net_plan.h"
-#include "harness/ssh_cluster.h"
+#include "cluster/local_cluster.h"
+#include "cluster/net_plan.h"
+#include "cluster/ssh_cluster.h"
 #include "nemesis/partition_applier.h"
 
 namespace locksmith {

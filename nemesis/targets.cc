@@ -4,7 +4,7 @@
 #include <random>
 #include <set>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 
 namespace locksmith {
 namespace {

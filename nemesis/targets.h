@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backends/node_table.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/utf8.h"
+#include "base/utf8.h"
 
 namespace locksmith {
 

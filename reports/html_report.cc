@@ -10,6 +10,7 @@
 #include <set>
 #include <string_view>
 
+#include "base/atomic_file.h"
 #include "checker/availability.h"
 #include "checker/checker.h"
 #include "reports/escape.h"

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/result.h"
 #include "checker/history.h"
-#include "checker/result.h"
 #include "reports/report_model.h"
 
 namespace locksmith {

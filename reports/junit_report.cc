@@ -5,8 +5,9 @@
 #include <map>
 #include <set>
 
+#include "base/atomic_file.h"
+#include "base/utf8.h"
 #include "checker/history.h"
-#include "checker/utf8.h"
 #include "reports/escape.h"
 #include "reports/report_model.h"
 #include "reports/run_results.h"

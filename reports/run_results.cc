@@ -32,25 +32,6 @@ Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& 
   }
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return Error{"cannot write " + tmp};
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return Error{"cannot write " + tmp + " (disk full?)"};
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Error{"cannot rename " + tmp + " to " + path};
-  }
-  return OkStatus();
-}
-
 Result<RunResults> RunResults::Parse(const nlohmann::json& results) {
   if (!results.is_object()) return Error{"results must be a JSON object with \"valid\""};
   auto valid_it = results.find("valid");

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/result.h"
 #include "checker/checker.h"
-#include "checker/result.h"
 
 namespace locksmith {
 
@@ -57,8 +57,5 @@ Result<RunDocuments> ReadRunDocuments(const std::string& run_dir);
 
 // Reads a whole JSON file. `what` names it in errors ("results.json").
 Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& what);
-// Writes via a temporary file and rename, so a crash never leaves a half
-// report for CI to publish.
-Status WriteFileAtomically(const std::string& path, const std::string& content);
 
 }  // namespace locksmith

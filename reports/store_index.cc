@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/atomic_file.h"
 #include "reports/escape.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

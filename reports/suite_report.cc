@@ -6,6 +6,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "base/atomic_file.h"
 #include "reports/escape.h"
 #include "reports/run_results.h"
 

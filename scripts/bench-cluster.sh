@@ -7,4 +7,4 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
 bench_build local_cluster_bench
-exec "$build/harness/local_cluster_bench" "$@"
+exec "$build/cluster/local_cluster_bench" "$@"

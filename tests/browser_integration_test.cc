@@ -17,12 +17,12 @@
 #include <sstream>
 #include <string>
 
+#include "base/testing/temp_dir.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
-#include "harness/testing/temp_dir.h"
 #include "reports/html_report.h"
 
 namespace locksmith {

@@ -12,7 +12,7 @@
 #include <fstream>
 
 #include "checker/history.h"
-#include "harness/run_registry.h"
+#include "cluster/run_registry.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

@@ -15,13 +15,13 @@
 
 #include <gtest/gtest.h>
 
+#include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/clock_controller.h"
 #include "nemesis/clock_nemesis.h"
 #include "nemesis/clock_window.h"
-#include "harness/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/testing/temp_dir.h"
 #include "checker/history.h"
-#include "harness/testing/temp_dir.h"
 
 namespace locksmith::testing {
 

@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "checker/history.h"
-#include "harness/net_plan.h"
-#include "harness/net_setup.h"
-#include "harness/run_registry.h"
+#include "cluster/net_plan.h"
+#include "cluster/net_setup.h"
+#include "cluster/run_registry.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

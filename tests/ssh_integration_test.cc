@@ -14,8 +14,8 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/ssh_cluster.h"
-#include "harness/testing/temp_dir.h"
+#include "base/testing/temp_dir.h"
+#include "cluster/ssh_cluster.h"
 #include "tests/locksmith_process.h"
 #include "tests/sshd_nodes.h"
 

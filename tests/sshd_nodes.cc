@@ -7,11 +7,11 @@
 #include <sstream>
 #include <thread>
 
-#include "harness/local_cluster.h"
-#include "harness/local_host.h"
-#include "harness/process_supervisor.h"
-#include "harness/ssh_command.h"
-#include "harness/ssh_process.h"
+#include "cluster/local_cluster.h"
+#include "cluster/local_host.h"
+#include "cluster/process_supervisor.h"
+#include "cluster/ssh_command.h"
+#include "cluster/ssh_process.h"
 
 namespace locksmith::testing {
 namespace fs = std::filesystem;

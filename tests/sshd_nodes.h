@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 
 namespace locksmith::testing {
 

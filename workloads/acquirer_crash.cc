@@ -1,6 +1,6 @@
 #include "workloads/acquirer_crash.h"
 
-#include "workloads/client_crashes.h"
+#include "backends/client_crashes.h"
 #include "workloads/op_log.h"
 
 namespace locksmith {

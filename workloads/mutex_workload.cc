@@ -4,12 +4,12 @@
 #include <random>
 #include <sstream>
 
+#include "base/seed.h"
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
-#include "checker/seed.h"
 #include "workloads/acquirer_crash.h"
 #include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"

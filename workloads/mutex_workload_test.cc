@@ -9,9 +9,9 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "backends/testing/fake_lock_service.h"
 #include "checker/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
-#include "workloads/testing/fake_lock_service.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {

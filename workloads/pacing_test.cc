@@ -10,9 +10,9 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "backends/testing/fake_lock_service.h"
 #include "checker/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
-#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith {
 namespace {

@@ -41,7 +41,7 @@
 
 #include "backends/lock_client.h"
 #include "backends/redis_connection.h"
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

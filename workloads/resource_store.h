@@ -15,8 +15,8 @@
 
 #include "backends/redis_connection.h"
 #include "backends/redis_node_process.h"
-#include "checker/result.h"
-#include "harness/host.h"
+#include "base/result.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 

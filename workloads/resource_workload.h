@@ -27,7 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "checker/stuck_lock_checker.h"
 #include "workloads/resource_client.h"
 #include "workloads/workload.h"

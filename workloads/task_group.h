@@ -18,7 +18,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

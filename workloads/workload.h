@@ -19,12 +19,12 @@
 #include <boost/asio/io_context.hpp>
 #include <nlohmann/json.hpp>
 
+#include "backends/client_pauses.h"
 #include "backends/lock_service.h"
-#include "checker/seed.h"
+#include "base/option_set.h"
+#include "base/seed.h"
 #include "checker/checker.h"
 #include "checker/op_recorder.h"
-#include "checker/option_set.h"
-#include "workloads/client_pauses.h"
 #include "workloads/workload_clock.h"
 
 namespace locksmith {

@@ -1,6 +1,6 @@
 #include "workloads/workload_registry.h"
 
-#include "checker/module_registry.h"
+#include "base/module_registry.h"
 #include "workloads/counter_workload.h"
 #include "workloads/inventory_workload.h"
 #include "workloads/mutex_workload.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/option_set.h"
+#include "base/option_set.h"
 #include "workloads/workload.h"
 
 namespace locksmith {

@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 
+#include "base/result.h"
 #include "checker/history.h"
-#include "checker/result.h"
 
 namespace locksmith {
 

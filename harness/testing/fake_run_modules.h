@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
+#include "backends/testing/fake_lock_service.h"
+#include "cluster/testing/fake_cluster.h"
 #include "harness/run_modules.h"
 #include "harness/signal_watcher.h"
-#include "harness/testing/fake_cluster.h"
 #include "workloads/mutex_workload.h"
-#include "workloads/testing/fake_lock_service.h"
 
 namespace locksmith::testing {
 

@@ -1,0 +1,151 @@
+#include "cluster/net_plan.h"
+
+#include <random>
+
+namespace locksmith {
+namespace {
+
+constexpr std::string_view kNetnsPrefix = "lsm-";
+constexpr std::string_view kLinkPrefix = "lsm-";
+constexpr std::string_view kChainPrefix = "LSM-";
+constexpr int kChainNameMax = 28;
+
+bool IsTagChar(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z'); }
+bool IsAlnum(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool IsDigits(std::string_view s) {
+  if (s.empty() || s.size() > 2) return false;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+  }
+  return true;
+}
+
+// Splits "lsm-<tag>-<rest>"; nullopt unless the prefix and a valid tag are there.
+std::optional<std::pair<std::string, std::string_view>> SplitTagged(std::string_view name,
+                                                                     std::string_view prefix) {
+  if (name.substr(0, prefix.size()) != prefix) return std::nullopt;
+  name.remove_prefix(prefix.size());
+  if (name.size() < kTagLength + 2 || name[kTagLength] != '-') return std::nullopt;
+  std::string tag(name.substr(0, kTagLength));
+  if (!ValidateTag(tag).ok()) return std::nullopt;
+  return std::make_pair(tag, name.substr(kTagLength + 1));
+}
+
+Status CheckSlice(int slice) {
+  if (slice < 0 || slice >= kSliceCount) {
+    return Error{"address slice " + std::to_string(slice) + " is outside 0.." +
+                 std::to_string(kSliceCount - 1)};
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ValidateTag(std::string_view tag) {
+  bool good = tag.size() == static_cast<size_t>(kTagLength);
+  for (char c : tag) good = good && IsTagChar(c);
+  if (!good) {
+    return Error{"run tag '" + std::string(tag) + "' must be exactly " +
+                 std::to_string(kTagLength) + " characters of [0-9a-z]"};
+  }
+  return OkStatus();
+}
+
+Status ValidateNodeName(std::string_view name) {
+  bool good = !name.empty() && name.size() <= static_cast<size_t>(kMaxNodeNameLength) &&
+              IsAlnum(name[0]);
+  for (char c : name) good = good && (IsAlnum(c) || c == '_' || c == '-');
+  if (!good) {
+    return Error{"node name '" + std::string(name) +
+                 "' must start with a letter or digit and contain only [A-Za-z0-9_-], at most " +
+                 std::to_string(kMaxNodeNameLength) + " characters"};
+  }
+  return OkStatus();
+}
+
+std::string NetnsName(std::string_view tag, std::string_view node) {
+  return std::string(kNetnsPrefix) + std::string(tag) + "-" + std::string(node);
+}
+
+std::string BridgeName(std::string_view tag) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-br";
+}
+
+std::string HostVethName(std::string_view tag, int node_index) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-h" + std::to_string(node_index);
+}
+
+std::string NodeVethName(std::string_view tag, int node_index) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-n" + std::to_string(node_index);
+}
+
+Result<std::string> ChainName(std::string_view tag, std::string_view purpose) {
+  bool good = !purpose.empty();
+  for (char c : purpose) good = good && (IsAlnum(c) || c == '_' || c == '-');
+  std::string name = std::string(kChainPrefix) + std::string(tag) + "-" + std::string(purpose);
+  if (!good || name.size() > static_cast<size_t>(kChainNameMax)) {
+    return Error{"iptables chain purpose '" + std::string(purpose) +
+                 "' must be [A-Za-z0-9_-] and keep the chain name within " +
+                 std::to_string(kChainNameMax) + " characters"};
+  }
+  return name;
+}
+
+std::optional<std::string> TagFromNetnsName(std::string_view name) {
+  auto split = SplitTagged(name, kNetnsPrefix);
+  if (!split || !ValidateNodeName(split->second).ok()) return std::nullopt;
+  return split->first;
+}
+
+std::optional<std::string> TagFromLinkName(std::string_view name) {
+  auto split = SplitTagged(name, kLinkPrefix);
+  if (!split) return std::nullopt;
+  std::string_view rest = split->second;
+  if (rest == "br") return split->first;
+  if ((rest[0] == 'h' || rest[0] == 'n') && IsDigits(rest.substr(1))) return split->first;
+  return std::nullopt;
+}
+
+Result<std::string> BridgeAddress(int slice) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  return "198.18.0." + std::to_string(slice * 16 + 1);
+}
+
+Result<std::string> ClientNetwork(int slice) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  return "198.19." + std::to_string(slice) + ".0/24";
+}
+
+Result<std::string> ClientAddress(int slice, int index) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  if (index < 0) return Error{"client index " + std::to_string(index) + " is negative"};
+  if (index >= kMaxClientAddresses) return std::string();
+  return "198.19." + std::to_string(slice) + "." + std::to_string(index + 1);
+}
+
+Result<std::string> NodeAddress(int slice, int node_index) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  if (node_index < 0 || node_index >= kMaxNodesPerSlice) {
+    return Error{"a local cluster holds at most " + std::to_string(kMaxNodesPerSlice) +
+                 " nodes (node index " + std::to_string(node_index) + ")"};
+  }
+  return "198.18.0." + std::to_string(slice * 16 + 2 + node_index);
+}
+
+std::string WithPrefix(const std::string& address) {
+  return address + "/" + std::to_string(kSlicePrefixLength);
+}
+
+std::string RandomTag() {
+  // Tags must differ between runs, so they come from the OS, not the run's
+  // replay seed.
+  std::random_device rd;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string tag;
+  for (int i = 0; i < kTagLength; ++i) tag += kHex[rd() % 16];
+  return tag;
+}
+
+}  // namespace locksmith

@@ -1,0 +1,78 @@
+// NetPlan: pure functions that name everything a local cluster creates in the
+// kernel (network namespaces, the bridge, veth pairs, firewall chains) from
+// the run's tag, and lay out addresses inside 198.18.0.0/24. The same
+// functions parse names back to a tag, which is how `locksmith cleanup`
+// recognises leftovers. No system calls; thread-safe (no state).
+//
+// Address plan: 198.18.0.0/24 is carved into 16 slices of /28. A run owns
+// one slice (allocated under a file lock, see RunRegistry): .16k+1 is the
+// bridge (the controller's address as the nodes see it), .16k+2 ... .16k+14
+// are the nodes, so one run has at most 13 nodes. Slices never overlap, so two
+// runs never share an address or a route.
+//
+// Clients: slice k also owns 198.19.k.0/24 for its lock clients, client i
+// (0-based) at 198.19.k.(i+1), so a partition can cut one client off. The
+// range is local to the controller's namespace (a `local` route on the
+// run's bridge: any address in it can be bound without adding 254
+// addresses), and each node routes it back through the bridge's address.
+// Clients past the 254th share the kernel's choice of address.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+
+namespace locksmith {
+
+inline constexpr int kTagLength = 6;
+inline constexpr int kSliceCount = 16;
+inline constexpr int kSlicePrefixLength = 28;
+inline constexpr int kMaxNodesPerSlice = 13;
+inline constexpr int kMaxNodeNameLength = 32;
+inline constexpr int kIfNameMax = 15;  // IFNAMSIZ - 1
+inline constexpr int kMaxClientAddresses = 254;
+
+// A tag is exactly 6 characters of [0-9a-z]: fixed length keeps every name
+// short enough for IFNAMSIZ and makes names parse back unambiguously.
+Status ValidateTag(std::string_view tag);
+// Node names become directory and namespace names: [A-Za-z0-9][A-Za-z0-9_-]*,
+// at most 32 characters.
+Status ValidateNodeName(std::string_view name);
+
+// "lsm-<tag>-<node>" (a file under /var/run/netns, no IFNAMSIZ limit).
+std::string NetnsName(std::string_view tag, std::string_view node);
+// "lsm-<tag>-br".
+std::string BridgeName(std::string_view tag);
+// "lsm-<tag>-h<index>": the veth end that stays in the root namespace and
+// joins the bridge.
+std::string HostVethName(std::string_view tag, int node_index);
+// "lsm-<tag>-n<index>": the veth end inside the node's namespace.
+std::string NodeVethName(std::string_view tag, int node_index);
+// "LSM-<tag>-<purpose>" for iptables chains inside a node's namespace; an
+// error if it would exceed iptables' 28-character chain name limit or the
+// purpose has characters other than [A-Za-z0-9_-].
+Result<std::string> ChainName(std::string_view tag, std::string_view purpose);
+
+// The tag inside a name made by NetnsName (for netns names) or by
+// BridgeName / HostVethName / NodeVethName (for link names); nullopt when the
+// name is not one of ours.
+std::optional<std::string> TagFromNetnsName(std::string_view name);
+std::optional<std::string> TagFromLinkName(std::string_view name);
+
+// Dotted address of the bridge in `slice` ("198.18.0.17" for slice 1).
+Result<std::string> BridgeAddress(int slice);
+// Dotted address of node `node_index` (0-based) in `slice`.
+Result<std::string> NodeAddress(int slice, int node_index);
+// "198.19.<slice>.0/24": the clients' range of `slice`.
+Result<std::string> ClientNetwork(int slice);
+// Client `index`'s address in `slice`; empty for index >= kMaxClientAddresses.
+Result<std::string> ClientAddress(int slice, int index);
+// "<address>/28".
+std::string WithPrefix(const std::string& address);
+
+// Six random characters of [0-9a-f] from the OS random source.
+std::string RandomTag();
+
+}  // namespace locksmith

@@ -1,0 +1,237 @@
+#include "cluster/run_registry.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "base/atomic_file.h"
+#include "cluster/net_plan.h"
+#include "cluster/proc_info.h"
+
+namespace locksmith {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string SerializeRunRecord(const RunRecord& r) {
+  json procs = json::array();
+  for (const auto& p : r.processes) {
+    procs.push_back({{"pid", p.pid}, {"start_time", p.start_time}, {"host", p.host}});
+  }
+  json j = {{"tag", r.tag},
+            {"controller_pid", r.controller_pid},
+            {"controller_start_time", r.controller_start_time},
+            {"slice", r.slice},
+            {"netns", r.netns},
+            {"links", r.links},
+            {"processes", procs}};
+  return j.dump(2) + "\n";
+}
+
+Result<RunRecord> ParseRunRecord(std::string_view text) {
+  try {
+    json j = json::parse(text);
+    RunRecord r;
+    r.tag = j.at("tag").get<std::string>();
+    r.controller_pid = j.at("controller_pid").get<int>();
+    r.controller_start_time = j.at("controller_start_time").get<uint64_t>();
+    r.slice = j.at("slice").get<int>();
+    r.netns = j.at("netns").get<std::vector<std::string>>();
+    r.links = j.at("links").get<std::vector<std::string>>();
+    for (const auto& p : j.at("processes")) {
+      r.processes.push_back({p.at("pid").get<int>(), p.at("start_time").get<uint64_t>(),
+                             p.at("host").get<std::string>()});
+    }
+    // Names come back from disk and are handed to `ip`: accept only ours.
+    if (auto s = ValidateTag(r.tag); !s.ok()) return Error{s.error()};
+    for (const auto& n : r.netns) {
+      if (TagFromNetnsName(n) != r.tag) return Error{"namespace '" + n + "' is not of run " + r.tag};
+    }
+    for (const auto& l : r.links) {
+      if (TagFromLinkName(l) != r.tag) return Error{"link '" + l + "' is not of run " + r.tag};
+    }
+    if (r.slice < -1 || r.slice >= kSliceCount) {
+      return Error{"slice " + std::to_string(r.slice) + " out of range"};
+    }
+    return r;
+  } catch (const json::exception& e) {
+    return Error{std::string("malformed run record: ") + e.what()};
+  }
+}
+
+bool ControllerAlive(const RunRecord& record) {
+  return IsSameProcessAlive(record.controller_pid, record.controller_start_time);
+}
+
+Result<RunRecord> NewRecordForThisProcess(const std::string& tag) {
+  auto st = ReadProcStat(getpid());
+  if (!st) return Error{"cannot read /proc/self/stat to record the controller's start time"};
+  RunRecord r;
+  r.tag = tag;
+  r.controller_pid = getpid();
+  r.controller_start_time = st->start_time;
+  return r;
+}
+
+namespace {
+
+// This boot's id: after a reboot, pids and start times (ticks since boot)
+// repeat, so a pid and start time identify a process only within one boot.
+std::string BootId() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+}  // namespace
+
+Status WriteRunController(const std::string& run_dir) {
+  auto self = NewRecordForThisProcess("");
+  if (!self) return Error{self.error()};
+  const json j = {{"pid", self->controller_pid},
+                  {"start_time", self->controller_start_time},
+                  {"boot_id", BootId()}};
+  return WriteFileAtomically(run_dir + "/" + kRunControllerFile, j.dump(2) + "\n");
+}
+
+Result<std::optional<int>> LiveRunController(const std::string& run_dir) {
+  const std::string path = run_dir + "/" + kRunControllerFile;
+  std::ifstream in(path);
+  if (!in) {
+    if (!fs::exists(path)) return std::optional<int>();
+    return Error{"cannot read " + path};
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const bool well_formed = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
+                           j.contains("start_time") && j["start_time"].is_number_unsigned() &&
+                           j.contains("boot_id") && j["boot_id"].is_string();
+  if (!well_formed) {
+    return Error{path + " is malformed (want \"pid\", \"start_time\" and \"boot_id\"); remove it "
+                 "if no locksmith run is writing " + run_dir};
+  }
+  const int64_t pid = j["pid"].get<int64_t>();
+  if (pid <= 0 || pid > std::numeric_limits<int>::max()) {
+    return Error{path + " is malformed (pid " + std::to_string(pid) + ")"};
+  }
+  // Another boot (the machine rebooted since, or the run was on another
+  // machine sharing the store): that pid and start time name nothing here.
+  if (j["boot_id"].get<std::string>() != BootId()) return std::optional<int>();
+  if (!IsSameProcessAlive(static_cast<int>(pid), j["start_time"].get<uint64_t>())) {
+    return std::optional<int>();
+  }
+  return std::optional<int>(static_cast<int>(pid));
+}
+
+RunRegistry::Lock::~Lock() {
+  if (fd_ >= 0) close(fd_);  // closing the descriptor drops the flock
+}
+
+std::string RunRegistry::DefaultDir() {
+  if (geteuid() == 0) return "/run/locksmith";
+  if (const char* xdg = getenv("XDG_RUNTIME_DIR"); xdg != nullptr && *xdg != '\0') {
+    return std::string(xdg) + "/locksmith";
+  }
+  return "/tmp/locksmith-" + std::to_string(geteuid());
+}
+
+RunRegistry::RunRegistry(std::string dir) : dir_(std::move(dir)) {}
+
+std::string RunRegistry::RecordPath(const std::string& tag) const {
+  return dir_ + "/runs/" + tag + ".json";
+}
+
+Result<RunRegistry::Lock> RunRegistry::Acquire() const {
+  std::error_code ec;
+  fs::create_directories(dir_ + "/runs", ec);
+  if (ec) return Error{"cannot create the run registry " + dir_ + "/runs: " + ec.message()};
+  std::string path = dir_ + "/lock";
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      int err = errno;
+      close(fd);
+      return Error{"cannot lock " + path + ": " + std::strerror(err)};
+    }
+  }
+  return Lock(fd);
+}
+
+Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice,
+                                   const std::set<int>& busy) const {
+  if (fs::exists(RecordPath(record.tag))) {
+    return Error{"run tag " + record.tag + " is already registered in " + dir_ +
+                 "; pick another tag"};
+  }
+  if (want_slice) {
+    Listing listing = List();
+    if (!listing.unreadable.empty()) {
+      // A record we cannot read may hold any slice: refuse rather than collide.
+      return Error{"cannot allocate addresses: unreadable run record " + listing.unreadable[0] +
+                   " (inspect it, then remove it or run `locksmith cleanup`)"};
+    }
+    std::set<int> used = busy;
+    for (const auto& r : listing.records) used.insert(r.slice);
+    record.slice = -1;
+    for (int s = 0; s < kSliceCount; ++s) {
+      if (!used.contains(s)) {
+        record.slice = s;
+        break;
+      }
+    }
+    if (record.slice < 0) {
+      return Error{"all " + std::to_string(kSliceCount) +
+                   " address slices of 198.18.0.0/24 are held by other runs; "
+                   "run `locksmith cleanup` (with --remove-unregistered for runs with no "
+                   "record) to free those of dead runs"};
+    }
+  }
+  return Save(record);
+}
+
+Status RunRegistry::Save(const RunRecord& record) const {
+  std::error_code ec;
+  fs::create_directories(dir_ + "/runs", ec);
+  return WriteFileAtomically(RecordPath(record.tag), SerializeRunRecord(record));
+}
+
+Status RunRegistry::Remove(const std::string& tag) const {
+  std::error_code ec;
+  fs::remove(RecordPath(tag), ec);
+  if (ec) return Error{"cannot remove run record " + RecordPath(tag) + ": " + ec.message()};
+  return OkStatus();
+}
+
+RunRegistry::Listing RunRegistry::List() const {
+  Listing listing;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir_ + "/runs", ec)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    if (!in.is_open()) continue;  // removed meanwhile by a finishing run
+    std::stringstream buf;
+    buf << in.rdbuf();
+    auto record = ParseRunRecord(buf.str());
+    if (!record.ok()) {
+      listing.unreadable.push_back(entry.path().string() + ": " + record.error());
+    } else if (entry.path().stem() != record->tag) {
+      listing.unreadable.push_back(entry.path().string() + ": holds tag " + record->tag);
+    } else {
+      listing.records.push_back(std::move(*record));
+    }
+  }
+  return listing;
+}
+
+}  // namespace locksmith

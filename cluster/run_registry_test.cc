@@ -1,0 +1,204 @@
+#include "base/testing/temp_dir.h"
+#include "cluster/run_registry.h"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+namespace locksmith {
+namespace {
+namespace fs = std::filesystem;
+
+using testing::TempDir;
+
+RunRecord SampleRecord() {
+  RunRecord r;
+  r.tag = "a1b2c3";
+  r.controller_pid = 1234;
+  r.controller_start_time = 99887766;
+  r.slice = 3;
+  r.netns = {"lsm-a1b2c3-n1", "lsm-a1b2c3-n2"};
+  r.links = {"lsm-a1b2c3-h0", "lsm-a1b2c3-h1", "lsm-a1b2c3-br"};
+  r.processes = {{4321, 555, "n1"}, {4322, 556, "n2"}};
+  return r;
+}
+
+TEST(RunRegistryTest, RecordRoundTrips) {
+  RunRecord r = SampleRecord();
+  auto parsed = ParseRunRecord(SerializeRunRecord(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(*parsed, r);
+}
+
+TEST(RunRegistryTest, RejectsRecordsNamingForeignObjects) {
+  RunRecord r = SampleRecord();
+  r.links.push_back("eth0");  // never hand a foreign name to `ip link del`
+  EXPECT_FALSE(ParseRunRecord(SerializeRunRecord(r)).ok());
+  r = SampleRecord();
+  r.netns.push_back("lsm-ffffff-n1");  // another run's
+  EXPECT_FALSE(ParseRunRecord(SerializeRunRecord(r)).ok());
+  EXPECT_FALSE(ParseRunRecord("{not json").ok());
+  EXPECT_FALSE(ParseRunRecord("{}").ok());
+}
+
+TEST(RunRegistryTest, SaveListRemove) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  RunRecord r = SampleRecord();
+  {
+    auto lock = registry.Acquire();
+    ASSERT_TRUE(lock.ok()) << lock.error();
+    ASSERT_TRUE(registry.RegisterLocked(r, false).ok());
+    EXPECT_FALSE(registry.RegisterLocked(r, false).ok());  // same tag twice
+  }
+  auto listing = registry.List();
+  ASSERT_EQ(listing.records.size(), 1u);
+  EXPECT_EQ(listing.records[0], r);
+  ASSERT_TRUE(registry.Remove(r.tag).ok());
+  EXPECT_TRUE(registry.List().records.empty());
+  EXPECT_TRUE(registry.Remove(r.tag).ok());  // absent is fine
+}
+
+TEST(RunRegistryTest, AllocatesDistinctSlicesUntilExhausted) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  auto lock = registry.Acquire();
+  ASSERT_TRUE(lock.ok());
+  std::set<int> slices;
+  for (int i = 0; i < 16; ++i) {
+    RunRecord r;
+    r.tag = "tag" + std::string(i < 10 ? "00" : "0") + std::to_string(i);
+    ASSERT_TRUE(registry.RegisterLocked(r, true).ok());
+    EXPECT_TRUE(slices.insert(r.slice).second);
+  }
+  RunRecord extra;
+  extra.tag = "tagxxx";
+  auto s = registry.RegisterLocked(extra, true);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("locksmith cleanup"), std::string::npos);
+  // Freeing one slice makes it available again.
+  ASSERT_TRUE(registry.Remove("tag005").ok());
+  ASSERT_TRUE(registry.RegisterLocked(extra, true).ok());
+  EXPECT_EQ(extra.slice, 5);
+}
+
+// An unregistered run's bridge still holds its addresses: a slice the kernel
+// reports busy is skipped even though no record names it.
+TEST(RunRegistryTest, SkipsSlicesBusyWithoutARecord) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  auto lock = registry.Acquire();
+  ASSERT_TRUE(lock.ok());
+  RunRecord first;
+  first.tag = "tagaaa";
+  ASSERT_TRUE(registry.RegisterLocked(first, true, {0, 1, 3}).ok());
+  EXPECT_EQ(first.slice, 2);
+  RunRecord second;
+  second.tag = "tagbbb";
+  ASSERT_TRUE(registry.RegisterLocked(second, true, {0, 1, 3}).ok());
+  EXPECT_EQ(second.slice, 4);
+  std::set<int> all;
+  for (int s = 0; s < 16; ++s) all.insert(s);
+  RunRecord none;
+  none.tag = "tagccc";
+  EXPECT_FALSE(registry.RegisterLocked(none, true, all).ok());
+}
+
+TEST(RunRegistryTest, UnreadableRecordBlocksAllocationAndIsListed) {
+  TempDir dir;
+  RunRegistry registry(dir.path());
+  auto lock = registry.Acquire();
+  ASSERT_TRUE(lock.ok());
+  std::ofstream(dir.path() + "/runs/zzzzzz.json") << "garbage";
+  EXPECT_EQ(registry.List().unreadable.size(), 1u);
+  RunRecord r;
+  r.tag = "a1b2c3";
+  EXPECT_FALSE(registry.RegisterLocked(r, true).ok());
+}
+
+TEST(RunRegistryTest, ControllerLivenessUsesStartTime) {
+  auto me = NewRecordForThisProcess("a1b2c3");
+  ASSERT_TRUE(me.ok());
+  EXPECT_TRUE(ControllerAlive(*me));
+  RunRecord reused = *me;
+  reused.controller_start_time += 1;  // same pid, another process
+  EXPECT_FALSE(ControllerAlive(reused));
+}
+
+nlohmann::json ReadController(const std::string& run_dir) {
+  std::ifstream in(run_dir + "/" + kRunControllerFile);
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+void WriteController(const std::string& run_dir, const nlohmann::json& j) {
+  std::ofstream(run_dir + "/" + kRunControllerFile) << j.dump();
+}
+
+TEST(RunControllerTest, ARunWhoseControllerRunsIsLive) {
+  TempDir dir;
+  ASSERT_TRUE(WriteRunController(dir.path()).ok());
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  ASSERT_TRUE(live->has_value());
+  EXPECT_EQ(**live, getpid());
+  EXPECT_FALSE(fs::exists(dir.path() + "/" + kRunControllerFile + ".tmp"));
+}
+
+TEST(RunControllerTest, ARunWhoseControllerEndedIsNotLive) {
+  TempDir dir;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(WriteRunController(dir.path()).ok() ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_EQ(ReadController(dir.path())["pid"], child);
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+}
+
+TEST(RunControllerTest, PidReuseAndAnotherBootAreNotLive) {
+  TempDir dir;
+  ASSERT_TRUE(WriteRunController(dir.path()).ok());
+  const nlohmann::json mine = ReadController(dir.path());
+
+  nlohmann::json reused = mine;  // this pid, but another process's start time
+  reused["start_time"] = mine["start_time"].get<uint64_t>() + 1;
+  WriteController(dir.path(), reused);
+  auto live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+
+  nlohmann::json rebooted = mine;  // this very process, as seen in another boot
+  rebooted["boot_id"] = "00000000-0000-0000-0000-000000000000";
+  WriteController(dir.path(), rebooted);
+  live = LiveRunController(dir.path());
+  ASSERT_TRUE(live.ok()) << live.error();
+  EXPECT_FALSE(live->has_value());
+}
+
+TEST(RunControllerTest, NoFileIsNotLiveAndAMalformedOneIsAnError) {
+  TempDir dir;
+  auto none = LiveRunController(dir.path());
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_FALSE(none->has_value());
+  for (const char* text : {"{not json", "[]", R"({"pid":"1","start_time":1,"boot_id":""})",
+                           R"({"pid":-5,"start_time":1,"boot_id":""})",
+                           R"({"pid":1,"start_time":1})"}) {
+    std::ofstream(dir.path() + "/" + kRunControllerFile) << text;
+    auto bad = LiveRunController(dir.path());
+    ASSERT_FALSE(bad.ok()) << text;
+    EXPECT_NE(bad.error().find(kRunControllerFile), std::string::npos) << bad.error();
+    EXPECT_EQ(bad.error().find('\n'), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace locksmith

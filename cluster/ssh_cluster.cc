@@ -1,0 +1,476 @@
+#include "cluster/ssh_cluster.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "base/option_set.h"
+#include "base/parallel.h"
+#include "cluster/net_plan.h"
+#include "cluster/proc_info.h"
+#include "cluster/process_supervisor.h"
+#include "cluster/ssh_process.h"
+
+namespace locksmith {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr std::chrono::milliseconds kSetupTimeout{60000};
+constexpr std::chrono::milliseconds kInstallTimeout{600000};
+constexpr std::chrono::milliseconds kTeardownTimeout{60000};
+constexpr char kControllerFile[] = ".controller";
+
+// $1 run directory, $2 the controller's "machine pid start-time", then the
+// host names: makes the directories and records the controller.
+constexpr char kPrepareScript[] =
+    "run=$1; owner=$2; shift 2\n"
+    "for h in \"$@\"; do mkdir -p -- \"$run/$h\" || exit 1; done\n"
+    "echo \"$owner\" > \"$run/.controller\"\n";
+
+// The packages among "$@" that are missing, installed with apt-get.
+constexpr char kPackagesScript[] =
+    "ok=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\\n' \"$@\" 2>/dev/null | "
+    "awk '$1 == \"ii\" {print $2}' | tr '\\n' ' ')\n"
+    "missing=\n"
+    "for p in \"$@\"; do case \" $ok \" in *\" $p \"*) ;; *) missing=\"$missing $p\";; esac; done\n"
+    "[ -z \"$missing\" ] && exit 0\n"
+    "export DEBIAN_FRONTEND=noninteractive\n"
+    "out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1) || "
+    "{ apt-get update -qq >/dev/null 2>&1; "
+    "out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1); } || "
+    "{ echo \"cannot install$missing with apt-get: $(echo \"$out\" | grep -v '^$' | tail -n 1)\""
+    " >&2; exit 3; }\n"
+    "echo \"installed$missing\"\n";
+
+// $1 base, $2 tag, $3 "all" to remove the run's directory too. Kills the
+// run's processes (pid files: "pid start-time"; a pid whose start time
+// changed is another process), removes its chains; one line per removal.
+constexpr char kCleanupScript[] =
+    "base=$1; tag=$2; mode=$3; run=$base/$tag\n"
+    "if [ -d \"$run\" ]; then\n"
+    "  for f in \"$run\"/.pids-*; do\n"
+    "    [ -f \"$f\" ] || continue\n"
+    "    while read -r pid st; do\n"
+    "      case $pid in ''|*[!0-9]*) continue;; esac\n"
+    "      [ -e /proc/$pid ] || continue\n"
+    "      grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null && continue\n"
+    "      now=$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f20)\n"
+    "      [ \"$now\" = \"$st\" ] || continue\n"
+    "      kill -9 \"$pid\" 2>/dev/null && echo \"killed pid $pid\"\n"
+    "      i=0\n"
+    "      while [ $i -lt 500 ] && [ -e /proc/$pid ] && "
+    "! grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null; do sleep 0.01; i=$((i+1)); done\n"
+    "    done < \"$f\"\n"
+    "  done\n"
+    "fi\n"
+    "if command -v iptables >/dev/null 2>&1; then\n"
+    "  iptables -w -S 2>/dev/null | "
+    "sed -n \"s/^-A \\([A-Z]*\\) -j \\(LSM-$tag-[A-Za-z0-9_-]*\\)\\$/\\1 \\2/p\" | "
+    "while read -r c ch; do iptables -w -D \"$c\" -j \"$ch\" && echo \"removed jump $c -> $ch\";"
+    " done\n"
+    "  iptables -w -S 2>/dev/null | sed -n \"s/^-N \\(LSM-$tag-[A-Za-z0-9_-]*\\)\\$/\\1/p\" | "
+    "while read -r ch; do iptables -w -F \"$ch\"; iptables -w -X \"$ch\" && "
+    "echo \"removed chain $ch\"; done\n"
+    "fi\n"
+    "if [ \"$mode\" = all ] && [ -d \"$run\" ]; then rm -rf -- \"$run\" && echo \"removed $run\"; "
+    "fi\n"
+    "exit 0\n";
+
+// $1 host directory: its top-level files (configs, logs; no data
+// directories) as a tar stream.
+constexpr char kFetchScript[] =
+    "cd \"$1\" 2>/dev/null || exit 0\n"
+    "find . -maxdepth 1 -type f -size -65536k -print0 | tar --null -T - -cf -\n";
+
+// $1 base: the run tags there with their controllers, "tag owner" a line.
+constexpr char kListScript[] =
+    "[ -d \"$1\" ] || exit 0\n"
+    "for d in \"$1\"/*/; do [ -d \"$d\" ] || continue; t=$(basename \"$d\");"
+    " echo \"$t $(cat \"$d/.controller\" 2>/dev/null)\"; done\n";
+
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+
+Result<std::string> ResolveNode(const std::string& node) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const int rc = getaddrinfo(node.c_str(), nullptr, &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    return Error{"cannot resolve node " + QuoteInput(node) + ": " + gai_strerror(rc)};
+  }
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, text,
+            sizeof(text));
+  freeaddrinfo(found);
+  return std::string(text);
+}
+
+// The controller's source address towards `address` (no packet is sent).
+Result<std::string> SourceAddressTowards(const std::string& address, int port) {
+  const int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return Error{"socket: cannot find the controller's address"};
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, address.c_str(), &to.sin_addr);
+  sockaddr_in self{};
+  socklen_t len = sizeof(self);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) == 0 &&
+                  getsockname(fd, reinterpret_cast<sockaddr*>(&self), &len) == 0;
+  close(fd);
+  if (!ok) return Error{"no route from the controller to " + address};
+  char text[INET_ADDRSTRLEN] = {};
+  inet_ntop(AF_INET, &self.sin_addr, text, sizeof(text));
+  return std::string(text);
+}
+
+std::string MachineId() {
+  std::ifstream in("/etc/machine-id");
+  std::string id;
+  if (in >> id && !id.empty()) return id;
+  char name[256] = {};
+  gethostname(name, sizeof(name) - 1);
+  return std::string("host-") + name;
+}
+
+// "machine pid start-time" of this process.
+std::string ControllerOwner() {
+  auto st = ReadProcStat(getpid());
+  return MachineId() + " " + std::to_string(getpid()) + " " +
+         std::to_string(st ? st->start_time : 0);
+}
+
+// Starts the control master for `node`; one clear line when ssh cannot
+// (unknown host, refused key, host key mismatch, nothing listening).
+Status Connect(const SshOptions& ssh, const std::string& control_path, const std::string& node) {
+  auto r = RunSshProcess(MasterArgv(ssh, control_path, node), "",
+                         std::chrono::seconds(ssh.connect_timeout_s + 5));
+  if (!r) return Error{"node " + node + ": " + r.error()};
+  if (r->exit_code != 0) {
+    std::string why = FirstLine(r->err.empty() ? r->out : r->err);
+    if (why.empty()) why = "ssh exited " + std::to_string(r->exit_code);
+    return Error{"cannot connect to node " + node + " as " + ssh.user + " on port " +
+                 std::to_string(ssh.port) + ": " + why};
+  }
+  return OkStatus();
+}
+
+void Disconnect(const std::string& control_path, const std::string& node) {
+  (void)RunSshProcess(ControlArgv(control_path, node, "exit"), "", std::chrono::seconds(10));
+}
+
+// A private directory for control sockets (their paths must stay short).
+Result<std::string> MakeControlDir(const std::string& tag) {
+  const std::string dir = "/tmp/lsm-ssh-" + tag + "-" + std::to_string(getpid());
+  std::error_code ec;
+  fs::create_directory(dir, ec);
+  if (ec) return Error{"cannot create " + dir + ": " + ec.message()};
+  fs::permissions(dir, fs::perms::owner_all, ec);
+  return dir;
+}
+
+}  // namespace
+
+std::vector<std::string> SshNodePackages(const std::string& backend) {
+  std::vector<std::string> packages = {"iptables", "iproute2", "procps", "tar"};
+  if (backend == "redis" || backend == "redlock") packages.push_back("redis-server");
+  if (backend == "redis-sentinel") packages.insert(packages.end(), {"redis-server",
+                                                                    "redis-sentinel"});
+  if (backend == "zookeeper") packages.push_back("zookeeper");
+  return packages;
+}
+
+Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& options) {
+  const std::string tag = options.tag.empty() ? RandomTag() : options.tag;
+  if (Status s = ValidateTag(tag); !s) return Error{s.error()};
+  if (options.host_names.empty()) return Error{"an ssh cluster needs at least one host"};
+  if (options.nodes.size() < options.host_names.size()) {
+    std::string names;
+    for (const auto& h : options.host_names) names += (names.empty() ? "" : ",") + h;
+    return Error{"--nodes gives " + std::to_string(options.nodes.size()) +
+                 " node(s) but this run needs " + std::to_string(options.host_names.size()) +
+                 " (" + names + ")"};
+  }
+  std::set<std::string> seen;
+  for (const auto& n : options.host_names) {
+    if (Status s = ValidateNodeName(n); !s) return Error{s.error()};
+    if (!seen.insert(n).second) return Error{"host name '" + n + "' appears twice"};
+  }
+  const size_t count = options.host_names.size();
+  std::vector<std::string> addresses(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (Status s = ValidateNodeAddress(options.nodes[i]); !s) return Error{s.error()};
+    auto a = ResolveNode(options.nodes[i]);
+    if (!a) return Error{a.error()};
+    addresses[i] = *a;
+  }
+  auto control_dir = MakeControlDir(tag);
+  if (!control_dir) return Error{control_dir.error()};
+  std::unique_ptr<SshCluster> cluster(
+      new SshCluster(tag, *control_dir, options.nodes_dir, options.ssh));
+  const std::string run_dir = std::string(kSshBaseDir) + "/" + tag;
+  for (size_t i = 0; i < count; ++i) {
+    cluster->hosts_.push_back(std::make_unique<SshHost>(
+        options.host_names[i], options.nodes[i], addresses[i], run_dir, tag, options.ssh,
+        *control_dir + "/" + std::to_string(i)));
+  }
+  auto fail = [&](const std::string& why) -> Result<std::unique_ptr<Cluster>> {
+    std::string msg = why;
+    if (Status t = cluster->Teardown(); !t) msg += "; removing what was made failed: " + t.error();
+    return Error{msg};
+  };
+  Status connected = ForEachInParallel(count, [&](size_t i) {
+    return Connect(options.ssh, *control_dir + "/" + std::to_string(i), options.nodes[i]);
+  });
+  if (!connected) return fail(connected.error());
+  const std::string owner = ControllerOwner();
+  Status prepared = ForEachInParallel(count, [&](size_t i) -> Status {
+    SshHost& host = *cluster->hosts_[i];
+    auto made = host.RunScript(kPrepareScript, {run_dir, owner, host.Name()}, "", kSetupTimeout);
+    if (!made) return Error{made.error()};
+    if (made->exit_code != 0) {
+      return Error{"node " + host.Node() + ": cannot create " + run_dir + "/" + host.Name() +
+                   ": " + FirstLine(made->err)};
+    }
+    if (options.packages.empty()) return OkStatus();
+    auto installed = host.RunScript(kPackagesScript, options.packages, "", kInstallTimeout);
+    if (!installed) return Error{installed.error()};
+    if (installed->exit_code != 0) {
+      return Error{"node " + host.Node() + ": " + FirstLine(installed->err)};
+    }
+    return OkStatus();
+  });
+  if (!prepared) return fail(prepared.error());
+  auto self = SourceAddressTowards(addresses[0], options.ssh.port);
+  if (!self) return fail(self.error());
+  cluster->controller_address_ = *self;
+  return std::unique_ptr<Cluster>(std::move(cluster));
+}
+
+SshCluster::SshCluster(std::string tag, std::string control_dir, std::string nodes_dir,
+                       SshOptions ssh)
+    : tag_(std::move(tag)),
+      control_dir_(std::move(control_dir)),
+      nodes_dir_(std::move(nodes_dir)),
+      ssh_(std::move(ssh)) {}
+
+SshCluster::~SshCluster() { (void)Teardown(); }
+
+std::vector<Host*> SshCluster::Hosts() {
+  std::vector<Host*> hosts;
+  for (auto& h : hosts_) hosts.push_back(h.get());
+  return hosts;
+}
+
+Host* SshCluster::FindHost(const std::string& name) {
+  for (auto& h : hosts_) {
+    if (h->Name() == name) return h.get();
+  }
+  return nullptr;
+}
+
+std::string SshCluster::ClientAddress(int index) {
+  if (index < 0) return "";
+  return controller_address_;
+}
+
+Status SshCluster::FetchLogs(SshHost& host) {
+  if (nodes_dir_.empty()) return OkStatus();
+  auto r = host.RunScript(kFetchScript, {host.Directory()}, "", kTeardownTimeout);
+  if (!r) return Error{r.error()};
+  if (r->exit_code != 0) {
+    return Error{"host " + host.Name() + ": cannot fetch its files: " + FirstLine(r->err)};
+  }
+  if (r->out.empty()) return OkStatus();
+  const fs::path dir = fs::path(nodes_dir_) / host.Name();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{"cannot create " + dir.string() + ": " + ec.message()};
+  const fs::path archive = fs::path(control_dir_) / (host.Name() + ".tar");
+  {
+    std::ofstream out(archive, std::ios::binary | std::ios::trunc);
+    out.write(r->out.data(), static_cast<std::streamsize>(r->out.size()));
+    if (!out) return Error{"cannot write " + archive.string()};
+  }
+  auto untar = RunCommand({"tar", "-xf", archive.string(), "-C", dir.string(),
+                           "--no-same-owner"},
+                          "", kTeardownTimeout);
+  fs::remove(archive, ec);
+  if (!untar) return Error{untar.error()};
+  if (untar->exit_code != 0) {
+    return Error{"host " + host.Name() + ": cannot unpack its files: " + untar->output};
+  }
+  return OkStatus();
+}
+
+Status SshCluster::Teardown() {
+  std::lock_guard<std::mutex> lock(teardown_mu_);
+  if (torn_down_) return OkStatus();
+  const size_t n = hosts_.size();
+  // Servers and rules first, then the files (logs complete), then the
+  // directories: hosts may share a filesystem (namespaces of one machine).
+  std::vector<std::string> failures(n);
+  Status stopped = ForEachInParallel(n, [&](size_t i) -> Status {
+    auto r = hosts_[i]->RunScript(kCleanupScript, {kSshBaseDir, tag_, "keep"}, "",
+                                  kTeardownTimeout);
+    if (!r) return Error{r.error()};
+    if (r->exit_code != 0) return Error{"host " + hosts_[i]->Name() + ": " + FirstLine(r->err)};
+    return OkStatus();
+  });
+  Status fetched = ForEachInParallel(n, [&](size_t i) { return FetchLogs(*hosts_[i]); });
+  Status removed = ForEachInParallel(n, [&](size_t i) -> Status {
+    auto r = hosts_[i]->RunScript(kCleanupScript, {kSshBaseDir, tag_, "all"}, "",
+                                  kTeardownTimeout);
+    if (!r) return Error{r.error()};
+    if (r->exit_code != 0) return Error{"host " + hosts_[i]->Name() + ": " + FirstLine(r->err)};
+    return OkStatus();
+  });
+  for (size_t i = 0; i < n; ++i) {
+    Disconnect(control_dir_ + "/" + std::to_string(i), hosts_[i]->Node());
+  }
+  std::error_code ec;
+  fs::remove_all(control_dir_, ec);
+  std::string errors;
+  for (const Status* s : {&stopped, &removed}) {
+    if (!*s) errors += "\n  " + s->error();
+  }
+  if (!errors.empty()) {
+    torn_down_ = true;  // the control connections are gone: cleanup finishes the rest
+    return Error{"teardown of ssh cluster " + tag_ + " incomplete (run `locksmith cleanup "
+                 "--provider ssh --nodes ... --tag " + tag_ + "`):" + errors};
+  }
+  torn_down_ = true;
+  if (!fetched) return Error{"teardown of ssh cluster " + tag_ + ": " + fetched.error()};
+  return OkStatus();
+}
+
+// Closes the control connections that a dead controller left on this
+// machine (/tmp/lsm-ssh-<tag>-<pid>/, `only_tag`'s or every tag's).
+void CloseStaleControlConnections(std::ostream& out, const std::string& only_tag) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/tmp", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("lsm-ssh-", 0) != 0) continue;
+    const std::string rest = name.substr(8);  // <tag>-<pid>
+    const size_t dash = rest.find('-');
+    if (dash == std::string::npos) continue;
+    const std::string tag = rest.substr(0, dash);
+    if (!ValidateTag(tag).ok() || (!only_tag.empty() && tag != only_tag)) continue;
+    int pid = 0;
+    try {
+      pid = std::stoi(rest.substr(dash + 1));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (pid == getpid() || (pid > 0 && kill(pid, 0) == 0)) continue;  // a live controller's
+    std::error_code inner;
+    for (const auto& socket : fs::directory_iterator(entry.path(), inner)) {
+      Disconnect(socket.path().string(), "node");
+      out << "run " << tag << ": closed control connection " << socket.path().string() << "\n";
+    }
+    fs::remove_all(entry.path(), inner);
+  }
+}
+
+CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& options) {
+  CleanupReport report;
+  if (!options.only_tag.empty()) {
+    if (Status s = ValidateTag(options.only_tag); !s) {
+      report.failed.push_back(s.error());
+      return report;
+    }
+  }
+  CloseStaleControlConnections(out, options.only_tag);
+  auto control_dir = MakeControlDir("clean0");
+  if (!control_dir) {
+    report.failed.push_back(control_dir.error());
+    return report;
+  }
+  const std::string machine = MachineId();
+  std::mutex mu;
+  std::vector<std::string> lines;
+  (void)ForEachInParallel(options.nodes.size(), [&](size_t i) -> Status {
+    const std::string& node = options.nodes[i];
+    const std::string control = *control_dir + "/" + std::to_string(i);
+    auto say = [&](const std::string& line, std::vector<std::string>* list) {
+      std::lock_guard<std::mutex> lock(mu);
+      lines.push_back("node " + node + ": " + line);
+      if (list != nullptr) list->push_back("node " + node + ": " + line);
+    };
+    if (Status s = Connect(options.ssh, control, node); !s) {
+      say(s.error(), &report.failed);
+      return OkStatus();
+    }
+    SshHost host("cleanup", node, node, kSshBaseDir, "", options.ssh, control);
+    auto listed = host.RunScript(kListScript, {kSshBaseDir}, "", kTeardownTimeout);
+    if (!listed || listed->exit_code != 0) {
+      say("cannot list " + std::string(kSshBaseDir) + ": " +
+              (listed ? FirstLine(listed->err) : listed.error()),
+          &report.failed);
+      Disconnect(control, node);
+      return OkStatus();
+    }
+    std::istringstream in(listed->out);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream words(line);
+      std::string tag, owner_machine;
+      int pid = 0;
+      uint64_t start = 0;
+      words >> tag >> owner_machine >> pid >> start;
+      if (!ValidateTag(tag).ok()) continue;
+      if (!options.only_tag.empty() && tag != options.only_tag) continue;
+      if (owner_machine == machine && IsSameProcessAlive(pid, start)) {
+        say("run " + tag + ": controller pid " + std::to_string(pid) + " still runs; skipped",
+            nullptr);
+        continue;
+      }
+      if (options.only_tag.empty() && owner_machine != machine) {
+        say("run " + tag + " belongs to another controller (" + owner_machine +
+                "); left (name it with --tag to remove it)",
+            &report.left);
+        continue;
+      }
+      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, tag, "all"}, "", kTeardownTimeout);
+      if (!r || r->exit_code != 0) {
+        say("run " + tag + ": " + (r ? FirstLine(r->err) : r.error()), &report.failed);
+        continue;
+      }
+      std::istringstream done(r->out);
+      std::string removal;
+      while (std::getline(done, removal)) say("run " + tag + ": " + removal, nullptr);
+    }
+    // A tag named explicitly may have left chains without a directory.
+    if (!options.only_tag.empty() && listed->out.find(options.only_tag) == std::string::npos) {
+      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, options.only_tag, "all"}, "",
+                              kTeardownTimeout);
+      if (r && r->exit_code == 0) {
+        std::istringstream done(r->out);
+        std::string removal;
+        while (std::getline(done, removal)) say("run " + options.only_tag + ": " + removal,
+                                                nullptr);
+      }
+    }
+    Disconnect(control, node);
+    return OkStatus();
+  });
+  std::error_code ec;
+  fs::remove_all(*control_dir, ec);
+  for (const auto& l : lines) out << l << "\n";
+  return report;
+}
+
+}  // namespace locksmith
