@@ -16,13 +16,22 @@ const std::vector<BackendEntry>& Backends() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<BackendEntry> kBackends = {
-      {"redis", FixedHosts<1>, MakeOptions<RedisServiceOptions>, MakeRedisService,
-       RedisClientNames()},
-      {"zookeeper", ZookeeperHosts, MakeOptions<ZookeeperServiceOptions>, MakeZookeeperService,
-       ZkRecipeNames(), ZkSharedRecipeNames()},
-      {"redlock", RedlockHosts, MakeOptions<RedlockOptions>, MakeRedlockService, {"redlock"}},
-      {"redis-sentinel", SentinelHosts, MakeOptions<SentinelServiceOptions>, MakeSentinelService,
-       RedisClientNames()},
+      {.name = "redis", .hosts = FixedHosts<1>, .options = MakeOptions<RedisServiceOptions>,
+       .make = MakeRedisService, .clients = RedisClientNames(),
+       .fencing_clients = RedisFencingClientNames(), .packages = {"redis-server"}},
+      {.name = "zookeeper", .hosts = ZookeeperHosts,
+       .options = MakeOptions<ZookeeperServiceOptions>, .make = MakeZookeeperService,
+       .clients = ZkRecipeNames(), .shared_clients = ZkSharedRecipeNames(),
+       .fencing_clients = ZkRecipeNames(), .packages = {"zookeeper"}},
+      {.name = "redlock", .hosts = RedlockHosts, .options = MakeOptions<RedlockOptions>,
+       .make = MakeRedlockService, .clients = {"redlock"},
+       .no_fencing_because = "has no single counter that could give every acquire a token "
+                             "that only grows",
+       .packages = {"redis-server"}},
+      {.name = "redis-sentinel", .hosts = SentinelHosts,
+       .options = MakeOptions<SentinelServiceOptions>, .make = MakeSentinelService,
+       .clients = RedisClientNames(), .fencing_clients = RedisFencingClientNames(),
+       .packages = {"redis-server", "redis-sentinel"}},
   };
   return kBackends;
 }
@@ -72,6 +81,32 @@ Status CheckSharedClient(const std::string& backend, const std::string& client,
   if (shared.empty() && !any.empty()) offer += "; clients that have them: " + any;
   return Error{why + " takes shared (read) locks, which client " + *resolved + " does not have (" +
                offer + ")"};
+}
+
+Status CheckFencingClient(const std::string& backend, const std::string& client) {
+  auto resolved = ResolveClient(backend, client);
+  if (!resolved) return Error{resolved.error()};
+  const BackendEntry& entry = **FindBackend(backend);
+  const auto& fencing = entry.fencing_clients;
+  if (fencing.empty()) {
+    std::vector<std::string> with_fencing;
+    for (const auto& e : Backends()) {
+      if (!e.fencing_clients.empty()) with_fencing.emplace_back(e.name);
+    }
+    return Error{"--fencing on: " + backend + " " + entry.no_fencing_because + " (use " +
+                 JoinNames(with_fencing) + ")"};
+  }
+  if (std::find(fencing.begin(), fencing.end(), *resolved) != fencing.end()) return OkStatus();
+  std::string use;
+  for (const auto& c : fencing) use += (use.empty() ? "--client " : " or ") + c;
+  return Error{"--fencing on: the " + *resolved + " client gives no fencing token (use " + use +
+               ")"};
+}
+
+Result<std::vector<std::string>> BackendPackages(const std::string& backend) {
+  auto entry = FindBackend(backend);
+  if (!entry) return Error{entry.error()};
+  return (*entry)->packages;
 }
 
 std::vector<std::string> AllClientNames() {

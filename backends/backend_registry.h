@@ -1,7 +1,10 @@
 // The backends locksmith knows, by name: how many hosts each needs, its
-// options (declared by the backend next to its service, see OptionSet) and
-// how to build its LockService on a cluster from them. Adding a backend is
-// its own files plus one line in kBackends. Thread-safe (immutable table).
+// options (declared by the backend next to its service, see OptionSet), how
+// to build its LockService on a cluster from them, its clients, which of
+// them give fencing tokens, and the Debian packages its servers need (the
+// ssh provider installs them on nodes; setup.sh and the docker node image
+// list the same, which a test checks). Adding a backend is its own files
+// plus one line in kBackends. Thread-safe (immutable table).
 #pragma once
 
 #include <chrono>
@@ -40,6 +43,12 @@ struct BackendEntry {
   std::vector<std::string> clients;
   // Those of `clients` that take shared (read) locks (LockClient::AcquireShared).
   std::vector<std::string> shared_clients = {};
+  // Those of `clients` whose acquires carry a fencing token (--fencing on).
+  std::vector<std::string> fencing_clients = {};
+  // Why no client of this backend can give one, when fencing_clients is empty.
+  const char* no_fencing_because = "";
+  // The Debian packages its servers need on a node.
+  std::vector<std::string> packages = {};
 };
 
 const std::vector<BackendEntry>& Backends();
@@ -58,6 +67,12 @@ Result<std::string> ResolveClient(const std::string& backend, const std::string&
 // workload's setting that asks for them) needs one, and which clients do.
 Status CheckSharedClient(const std::string& backend, const std::string& client,
                          const std::string& why);
+// OkStatus when the backend's client `client` (resolved as ResolveClient
+// does) gives fencing tokens; otherwise an error for --fencing on saying why
+// and what would.
+Status CheckFencingClient(const std::string& backend, const std::string& client);
+// The Debian packages the backend's servers need on a node.
+Result<std::vector<std::string>> BackendPackages(const std::string& backend);
 // Every client of every backend, each once, in registry order.
 std::vector<std::string> AllClientNames();
 // A backend with a fixed number of hosts, for BackendEntry::hosts.

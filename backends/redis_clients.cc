@@ -13,6 +13,8 @@ std::vector<std::string> RedisClientNames() {
   return names;
 }
 
+std::vector<std::string> RedisFencingClientNames() { return {"redis", "redis-watchdog"}; }
+
 std::unique_ptr<LockClient> MakeRedisMasterClient(const std::string& client,
                                                   boost::asio::any_io_executor executor,
                                                   RedisLockClientOptions options, uint64_t seed) {

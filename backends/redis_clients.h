@@ -24,6 +24,8 @@ namespace locksmith {
 
 // Every name above; the first ("redis") is the default.
 std::vector<std::string> RedisClientNames();
+// Those whose acquires carry a fencing token (an INCR in the acquire script).
+std::vector<std::string> RedisFencingClientNames();
 
 // The client that talks to one master for `client` (the watchdog's inner
 // client for redis-watchdog).

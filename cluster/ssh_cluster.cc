@@ -184,14 +184,7 @@ Result<std::string> MakeControlDir(const std::string& tag) {
 
 }  // namespace
 
-std::vector<std::string> SshNodePackages(const std::string& backend) {
-  std::vector<std::string> packages = {"iptables", "iproute2", "procps", "tar"};
-  if (backend == "redis" || backend == "redlock") packages.push_back("redis-server");
-  if (backend == "redis-sentinel") packages.insert(packages.end(), {"redis-server",
-                                                                    "redis-sentinel"});
-  if (backend == "zookeeper") packages.push_back("zookeeper");
-  return packages;
-}
+std::vector<std::string> SshProviderPackages() { return {"iptables", "iproute2", "procps", "tar"}; }
 
 Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& options) {
   const std::string tag = options.tag.empty() ? RandomTag() : options.tag;

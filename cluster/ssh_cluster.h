@@ -43,9 +43,9 @@ struct SshClusterOptions {
 
 Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& options);
 
-// The Debian packages a backend's servers need on a node, plus the tools
-// the provider itself runs there (iptables, ss, ps, tar).
-std::vector<std::string> SshNodePackages(const std::string& backend);
+// The Debian packages of the tools the provider itself runs on a node
+// (iptables, ss, ps, tar); a run adds its backend's server packages.
+std::vector<std::string> SshProviderPackages();
 
 class SshCluster : public Cluster {
  public:

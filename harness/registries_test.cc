@@ -4,10 +4,14 @@
 // meanings (the CLI makes one flag of them).
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "backends/backend_registry.h"
+#include "cluster/ssh_cluster.h"
 #include "harness/run_config.h"
 #include "nemesis/nemesis_registry.h"
 #include "workloads/workload_registry.h"
@@ -109,6 +113,42 @@ TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
   EXPECT_EQ(FindNemesis("meteor").error(),
             "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, partition, "
             "failover, client-crash)");
+}
+
+// The backend registry names the packages each backend's servers need; the
+// ssh provider installs them from there, and the two places that install
+// them ahead of time (setup.sh on this machine, the docker node image) must
+// list every one, or a new backend would run nowhere but on ssh nodes.
+TEST(RegistriesTest, SetupAndTheNodeImageInstallEveryBackendsPackages) {
+  for (const char* file : {"scripts/setup.sh", "docker/Dockerfile.node"}) {
+    std::ifstream in(std::string(LOCKSMITH_SOURCE_DIR) + "/" + file);
+    ASSERT_TRUE(in) << file;
+    std::ostringstream text;
+    text << in.rdbuf();
+    std::vector<std::string> wanted = SshProviderPackages();
+    for (const auto& e : Backends()) {
+      ASSERT_FALSE(e.packages.empty()) << e.name << " names no package";
+      wanted.insert(wanted.end(), e.packages.begin(), e.packages.end());
+    }
+    for (const auto& package : wanted) {
+      const std::regex word("(^|[\\s(])" + package + "($|[\\s)\\\\])");
+      EXPECT_TRUE(std::regex_search(text.str(), word)) << file << " does not install " << package;
+    }
+  }
+}
+
+TEST(RegistriesTest, FencingNeedsAClientThatGivesTokens) {
+  EXPECT_TRUE(CheckFencingClient("redis", ""));
+  EXPECT_TRUE(CheckFencingClient("zookeeper", "zk-naive"));
+  Status redlock = CheckFencingClient("redlock", "");
+  ASSERT_FALSE(redlock);
+  EXPECT_NE(redlock.error().find("redlock has no single counter"), std::string::npos);
+  EXPECT_NE(redlock.error().find("use redis, zookeeper, redis-sentinel"), std::string::npos)
+      << redlock.error();
+  Status get_set = CheckFencingClient("redis-sentinel", "redis-get-set");
+  ASSERT_FALSE(get_set);
+  EXPECT_EQ(get_set.error(), "--fencing on: the redis-get-set client gives no fencing token "
+                             "(use --client redis or redis-watchdog)");
 }
 
 }  // namespace

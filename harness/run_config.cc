@@ -262,15 +262,8 @@ void RunConfig::Declare(OptionSet& set) {
             return Error{resolved.error()};
           }
         }
-        if (fencing == "on" && backend == "redlock") {
-          return Error{"--fencing on: redlock has no single counter that could give every "
-                       "acquire a token that only grows (use redis, redis-sentinel or zookeeper)"};
-        }
-        const std::string used = ResolvedClient();
-        if (fencing == "on" && (backend == "redis" || backend == "redis-sentinel") &&
-            used != "redis" && used != "redis-watchdog") {
-          return Error{"--fencing on: the " + used + " client gives no fencing token (use " +
-                       "--client redis or redis-watchdog)"};
+        if (fencing == "on" && FindBackend(backend)) {
+          if (Status s = CheckFencingClient(backend, client); !s) return s;
         }
         if (std::any_of(scenario.begin(), scenario.end(),
                         [](unsigned char ch) { return ch < 0x20 || ch == 0x7f; })) {

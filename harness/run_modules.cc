@@ -18,7 +18,11 @@ Result<std::unique_ptr<Cluster>> MakeSshCluster(const RunConfig& config,
   SshClusterOptions options;
   options.host_names = host_names;
   options.nodes_dir = nodes_dir;
-  options.packages = SshNodePackages(config.backend);
+  options.packages = SshProviderPackages();
+  auto backend_packages = BackendPackages(config.backend);
+  if (!backend_packages) return Error{backend_packages.error()};
+  options.packages.insert(options.packages.end(), backend_packages->begin(),
+                          backend_packages->end());
   options.ssh = {config.ssh_user, config.ssh_key, config.ssh_port, config.ssh_known_hosts};
   if (!config.nodes_file.empty()) {
     auto nodes = ReadNodesFile(config.nodes_file);

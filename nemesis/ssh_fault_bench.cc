@@ -148,7 +148,8 @@ int Main(int argc, char** argv) {
     o.ssh.key = key;
     o.ssh.known_hosts = known_hosts;
     o.nodes_dir = dir + "/ssh";
-    o.packages = SshNodePackages("redis");
+    o.packages = SshProviderPackages();
+    o.packages.push_back("redis-server");
     auto t0 = std::chrono::steady_clock::now();
     auto cluster = CreateSshCluster(o);
     ssh_up = {Millis(std::chrono::steady_clock::now() - t0).count(), 0};

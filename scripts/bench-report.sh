@@ -19,7 +19,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
 command -v chromium >/dev/null ||
-  { echo "missing chromium (scripts/setup.sh installs it)" >&2; exit 254; }
+  { echo "missing chromium (scripts/setup.sh --tests installs it)" >&2; exit 254; }
 runs=${RUNS:-3}
 bench_build report_bench
 

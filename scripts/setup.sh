@@ -4,35 +4,51 @@
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 # Run as root (apt-get, and the local cluster's namespaces need it).
 #
-#   scripts/setup.sh           what the main job and the tests need
+#   scripts/setup.sh           what the main job needs: the servers, and the
+#                              locksmith binary with its clock shim
+#   scripts/setup.sh --tests   also what the tests need (ssh, Chromium, xmllint,
+#                              Docker, Node.js, Python), and every test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bench=0
+bench=0 tests=0
 case "${1:-}" in
   "") ;;
-  --bench) bench=1 ;;
-  *) echo "setup: unknown argument '$1' (expected nothing or --bench)" >&2; exit 254 ;;
+  --tests) tests=1 ;;
+  --bench) bench=1 tests=1 ;;
+  *) echo "setup: unknown argument '$1' (expected nothing, --tests or --bench)" >&2; exit 254 ;;
 esac
 
 packages=(
   # build
-  g++ cmake make pkg-config git
+  g++ cmake make pkg-config
   libboost1.81-dev libhiredis-dev libzookeeper-mt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev
   # servers the harness starts
   redis-server redis-sentinel redis-tools zookeeper
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
-  iproute2 iptables procps
-  # the ssh provider (client) and its tests' nodes (sshd in namespaces)
-  openssh-client openssh-server
-  # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
-  chromium libxml2-utils
-  # the docker/ compose cluster and its test (docker/cluster.sh starts its own engine)
-  docker.io docker-compose debootstrap
+  iproute2 iptables procps tar
+  # the ssh provider (client)
+  openssh-client
 )
+if ((tests)); then
+  packages+=(
+    git
+    # the ssh provider's tests' nodes (sshd in namespaces)
+    openssh-server
+    # the reports' browser test (headless); xmllint validates junit.xml against the JUnit schema
+    chromium libxml2-utils
+    # the docker/ compose cluster and its test (docker/cluster.sh starts its own engine)
+    docker.io docker-compose debootstrap
+    # the source-size lint
+    python3
+  )
+  # The report scripts' syntax test runs node --check: Node.js as a command,
+  # from wherever the machine has it (see below).
+  command -v node >/dev/null || packages+=(nodejs)
+fi
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
   packages+=(time util-linux libcurator-recipes-java)
@@ -78,4 +94,9 @@ if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
 fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)"
+if ((tests || bench)); then
+  cmake --build build -j"$(nproc)"
+else
+  # The main job needs only the binary and the clock shim it preloads into servers.
+  cmake --build build -j"$(nproc)" --target locksmith locksmith_clock_shim
+fi

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test: unit tests first (no root, no servers), then the
-# integration tests that start real servers in network namespaces.
-# Expects a build in build/ (scripts/setup.sh makes it).
+# integration tests that start real servers in network namespaces. First
+# installs what only the tests need and builds every test target
+# (scripts/setup.sh --tests; the plain setup.sh builds only the main job).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+scripts/setup.sh --tests
 ctest --test-dir build -L unit --output-on-failure -j"$(nproc)"
 # Runs are isolated from each other (own namespaces, bridge and address
 # slice), so integration tests run in parallel too.

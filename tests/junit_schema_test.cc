@@ -39,7 +39,7 @@ std::string SchemaErrors(const std::string& file) {
   said << in.rdbuf();
   if (WIFEXITED(raw) && WEXITSTATUS(raw) == 0) return "";
   if (WIFEXITED(raw) && WEXITSTATUS(raw) == 127) {
-    return "xmllint is missing: scripts/setup.sh installs it (libxml2-utils)";
+    return "xmllint is missing: scripts/setup.sh --tests installs it (libxml2-utils)";
   }
   return said.str().empty() ? "xmllint failed" : said.str();
 }
