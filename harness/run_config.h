@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend_registry.h"
 #include "base/option_set.h"
 #include "base/result.h"
 #include "nemesis/nemesis_registry.h"
@@ -45,7 +46,7 @@ const std::vector<ModuleKey>& ModuleKeys();
 struct RunConfig {
   std::string test_name;  // empty: derived from backend, workload, nemesis
   std::string store = "store";
-  std::string backend = "redis";
+  std::string backend = DefaultBackendName();
   std::string workload = "mutex";
   std::string client;                // the backend's lock client; empty: its default
   int concurrency = 10;              // clients, each with its own connection (every workload)
