@@ -71,7 +71,7 @@ struct RunConfig {
   std::string ssh_key;               // identity file; empty: ssh's defaults
   int ssh_port = 22;
   std::string ssh_known_hosts;       // known-hosts file; empty: ssh's defaults
-  std::string scenario;              // the DESIGN/debate row a scenario file tests
+  std::string scenario;              // the debate row a scenario file tests (docs/debate.md)
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
   std::string description;           // free text from a scenario file
   // Scripted fault steps (nemesis/scenario_steps.h) replacing the seeded
