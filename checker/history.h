@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 
 namespace locksmith {
 

@@ -53,7 +53,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/result.h"
+#include "base/result.h"
 #include "checker/value_table.h"
 
 namespace locksmith {
