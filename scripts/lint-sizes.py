@@ -216,16 +216,23 @@ def _match_backward(tokens, close_index, opener, closer):
     return -1
 
 
-def _opens_lambda(tokens, bracket_close):
-    """True if the "]" at bracket_close ends a lambda's capture list."""
+def _lambda_introducer(tokens, bracket_close):
+    """If the "]" at bracket_close ends a lambda's capture list, the index of
+    its "["; else -1."""
     bracket_open = _match_backward(tokens, bracket_close, "[", "]")
     if bracket_open <= 0:
-        return bracket_open == 0
+        return bracket_open
     before = tokens[bracket_open - 1].text
     if before in EXPRESSION_KEYWORDS:
-        return True
+        return bracket_open
     # After a name, ")", "]" or ">" a "[" is a subscript (or new T[n]).
-    return not (_is_identifier(before) or before in (")", "]", ">"))
+    subscript = _is_identifier(before) or before in (")", "]", ">")
+    return -1 if subscript else bracket_open
+
+
+def _lambda(tokens, bracket_close):
+    introducer = _lambda_introducer(tokens, bracket_close)
+    return ("lambda", introducer) if introducer >= 0 else (None, None)
 
 
 def _skip_trailing_return(tokens, j):
@@ -278,8 +285,8 @@ def _skip_member_initializers(tokens, j):
 
 
 def classify_brace(tokens, brace):
-    """What the "{" at index `brace` opens: ("function", paren_index) with the
-    index of the "(" of its parameters, ("lambda", None) or (None, None) for
+    """What the "{" at index `brace` opens: ("function", index of the "(" of
+    its parameters), ("lambda", index of its "[") or (None, None) for
     anything else."""
     j = _skip_member_initializers(tokens, brace - 1)
     j = _skip_trailing_return(tokens, j)
@@ -288,7 +295,7 @@ def classify_brace(tokens, brace):
         if text in TRAILING_QUALIFIERS:
             j -= 1
         elif text == "]":
-            return ("lambda", None) if _opens_lambda(tokens, j) else (None, None)
+            return _lambda(tokens, j)
         elif text == ")":
             paren = _match_backward(tokens, j, "(", ")")
             if paren <= 0:
@@ -299,10 +306,9 @@ def classify_brace(tokens, brace):
             elif before in CONTROL_KEYWORDS:
                 return None, None
             elif before == "]":
-                return ("lambda", None) if _opens_lambda(tokens, paren - 1) \
-                    else (None, None)
-            elif before == ">" and _template_lambda(tokens, paren - 1):
-                return "lambda", None
+                return _lambda(tokens, paren - 1)
+            elif before == ">" and _template_lambda(tokens, paren - 1) >= 0:
+                return "lambda", _template_lambda(tokens, paren - 1)
             elif _is_identifier(before) or before in (")", ">") or \
                     _operator_before(tokens, paren):
                 return "function", paren
@@ -314,9 +320,11 @@ def classify_brace(tokens, brace):
 
 
 def _template_lambda(tokens, angle_close):
-    """True for the "<...>" of "[]<typename T>(...)"."""
+    """For the "<...>" of "[]<typename T>(...)", the index of the "["; else -1."""
     angle_open = _match_backward(tokens, angle_close, "<", ">")
-    return angle_open > 0 and tokens[angle_open - 1].text == "]"
+    if angle_open <= 0 or tokens[angle_open - 1].text != "]":
+        return -1
+    return _lambda_introducer(tokens, angle_open - 1)
 
 
 def _operator_before(tokens, paren):
@@ -356,16 +364,11 @@ def _qualify(tokens, k, name):
     return name
 
 
-def lambda_name(tokens, brace):
-    """A namespace-scope lambda is named after what it initializes."""
-    k = brace - 1
-    while k >= 0 and tokens[k].text != "[":
-        k -= 1
-    while k > 0 and tokens[k].text == "[":
-        if tokens[k - 1].text == "=" and k >= 2 and \
-                _is_identifier(tokens[k - 2].text):
-            return tokens[k - 2].text + " (lambda)"
-        break
+def lambda_name(tokens, introducer):
+    """A lambda outside functions is named after what it initializes."""
+    k = introducer
+    if k >= 2 and tokens[k - 1].text == "=" and _is_identifier(tokens[k - 2].text):
+        return tokens[k - 2].text + " (lambda)"
     return "(lambda)"
 
 
@@ -396,10 +399,11 @@ class Finding:
 def lint_source(path, src):
     """The findings in one file's text (path is only used in messages)."""
     findings = []
-    line_count = len(src.splitlines())
+    # Lines as the tokenizer counts them: only "\n" ends one.
+    raw_lines = src.split("\n")
+    line_count = len(raw_lines) - (1 if src.endswith("\n") or not src else 0)
     if line_count > FILE_LIMIT:
         findings.append(Finding(path, 1, f"file is {line_count} lines (limit {FILE_LIMIT})"))
-    raw_lines = src.splitlines()
     tokens = tokenize(strip_source(src))
     # Each open brace: None, or (name, report line, exempt) for a measured body.
     stack = []
@@ -408,13 +412,11 @@ def lint_source(path, src):
         if token.text == "{":
             unit = None
             if inside_function == 0:
-                kind, paren = classify_brace(tokens, index)
+                kind, at = classify_brace(tokens, index)
                 if kind == "function":
-                    unit = _unit(tokens, raw_lines, paren, tokens[paren].line,
-                                 function_name(tokens, paren))
+                    unit = _unit(tokens, raw_lines, at, function_name(tokens, at))
                 elif kind == "lambda":
-                    unit = _unit(tokens, raw_lines, index, token.line,
-                                 lambda_name(tokens, index))
+                    unit = _unit(tokens, raw_lines, at, lambda_name(tokens, at))
             if unit is not None:
                 inside_function += 1
                 unit = unit + (token.line,)
@@ -432,11 +434,12 @@ def lint_source(path, src):
     return findings
 
 
-def _unit(tokens, raw_lines, anchor, report_line, name):
-    """(name, report line, exempt) for the body whose head holds `anchor`."""
+def _unit(tokens, raw_lines, anchor, name):
+    """(name, report line, exempt) for the body whose head holds `anchor`
+    (the "(" of a function's parameters, the "[" of a lambda)."""
     start_line = tokens[declaration_start(tokens, anchor)].line
     previous = raw_lines[start_line - 2].strip() if start_line >= 2 else ""
-    return name, report_line, previous == EXEMPT_COMMENT
+    return name, tokens[anchor].line, previous == EXEMPT_COMMENT
 
 
 def is_production(relative_path):
