@@ -8,7 +8,7 @@
 #include "checker/history.h"
 #include "checker/utf8.h"
 #include "reports/escape.h"
-#include "reports/report_model.h"
+#include "reports/op_refs.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
 
