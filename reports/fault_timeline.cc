@@ -79,19 +79,19 @@ FaultTimeline FaultTimeline::Build(const History& history, const std::vector<OpR
 }
 
 void FaultTimeline::SortLanes(const DescribedFaults& described) {
-  // (group, order, family): described families, the others, event lanes.
+  // (group, order, family): described families, event lanes, the others.
   std::set<std::tuple<int, int64_t, std::string>> keys;
   for (const FaultView& f : faults_) {
     if (const LaneLook* look = EventLaneLook(f.family)) {
-      keys.insert({2, look->order, f.family});
+      keys.insert({1, look->order, f.family});
     } else if (const LaneLook* look = described.Family(f.family)) {
       keys.insert({0, look->order, f.family});
     } else {
-      keys.insert({1, 0, f.family});
+      keys.insert({2, 0, f.family});
     }
   }
   for (const auto& [group, order, family] : keys) {
-    const LaneLook* look = group == 2   ? EventLaneLook(family)
+    const LaneLook* look = group == 1   ? EventLaneLook(family)
                            : group == 0 ? described.Family(family)
                                         : nullptr;
     FaultLane lane{family, look != nullptr ? *look : LaneLook{}};

@@ -3,9 +3,8 @@
 // window, the end with the same number closes it; one never closed shades
 // to the end of the run), told by results.json's fault descriptions, then
 // the history's point events (reports/fault_events.h); and their lanes,
-// top-down: the described families by their order, then families
-// results.json does not describe (a neutral lane each, by name), then the
-// event lanes.
+// top-down: the described families by their order, the event lanes, then
+// families results.json does not describe (a neutral lane each, by name).
 // Knows no family by name: what a family looks like comes from the data.
 // Built once, then read-only.
 #pragma once

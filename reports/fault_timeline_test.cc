@@ -54,14 +54,14 @@ TEST(FaultTimelineTest, AFamilyIsDrawnFromItsDescriptionAlone) {
   EXPECT_EQ(trip.start, 100);
   EXPECT_EQ(trip.end, 450);  // its end op's completion
   EXPECT_FALSE(trip.open);
-  // Described families by order, then the undescribed, then the events.
+  // Described families by order, then the events, then the undescribed.
   ASSERT_EQ(t.lanes().size(), 3u);
   EXPECT_EQ(t.lanes()[0].look.label, "test lane");
   EXPECT_EQ(t.lanes()[0].look.color, "#123456");
   EXPECT_EQ(t.lanes()[0].look.client_mark, "span");
-  EXPECT_EQ(t.lanes()[1].family, "wobble");
-  EXPECT_EQ(t.lanes()[2].family, "lock-lost");
-  EXPECT_EQ(t.fault_lane(), std::vector<int32_t>({0, 1, 2}));
+  EXPECT_EQ(t.lanes()[1].family, "lock-lost");
+  EXPECT_EQ(t.lanes()[2].family, "wobble");
+  EXPECT_EQ(t.fault_lane(), std::vector<int32_t>({0, 2, 1}));
   EXPECT_EQ(t.LaneOf("test-family"), 0);
   EXPECT_EQ(t.LaneOf("none"), -1);
   std::string json;
@@ -76,9 +76,12 @@ TEST(FaultTimelineTest, AFamilyIsDrawnFromItsDescriptionAlone) {
 TEST(FaultTimelineTest, WithoutADescriptionANeutralLaneAndTheOpsName) {
   const FaultTimeline t = Build(FakeFamilyHistory(), nlohmann::json::object());
   ASSERT_EQ(t.lanes().size(), 3u);
-  EXPECT_EQ(t.lanes()[0].look.label, "test-family");
-  EXPECT_EQ(t.lanes()[0].look.color, "#555");
-  EXPECT_EQ(t.lanes()[0].look.client_mark, "");
+  EXPECT_EQ(t.LaneOf("lock-lost"), 0);
+  const LaneLook& look = t.lanes()[static_cast<size_t>(t.LaneOf("test-family"))].look;
+  EXPECT_EQ(t.LaneOf("test-family"), 1);  // the undescribed by name, after the events
+  EXPECT_EQ(look.label, "test-family");
+  EXPECT_EQ(look.color, "#555");
+  EXPECT_EQ(look.client_mark, "");
   EXPECT_EQ(t.faults()[0].label, "trip");
   EXPECT_EQ(t.faults()[0].process, -1);
   // A failed op that lists no node did nothing, described or not.

@@ -124,10 +124,10 @@ TEST(ReportModelTest, FaultsGetFamilyLanesLabelsAndEvents) {
 TEST(ReportModelTest, WithoutDescriptionsFaultsGetNeutralLanesAndTheirOpsNames) {
   const History h = PausedHolderHistory();
   const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
-  // The families by name, then the event lanes (the report's own).
-  EXPECT_EQ(LaneLabels(m), std::vector<std::string>({"client-pause", "clock", "kill",
-                                                     "promotion", "lock-lost"}));
-  EXPECT_EQ(m.fault_lanes()[2].look.color, "#555");
+  // The event lanes (the report's own), then the families by name.
+  EXPECT_EQ(LaneLabels(m), std::vector<std::string>({"promotion", "lock-lost", "client-pause",
+                                                     "clock", "kill"}));
+  EXPECT_EQ(m.fault_lanes()[4].look.color, "#555");
   EXPECT_EQ(m.faults()[0].label, "kill");
   EXPECT_EQ(m.faults()[1].label, "client-pause");
   EXPECT_EQ(m.faults()[1].process, -1);  // who it hit is the description's to say
@@ -144,7 +144,7 @@ TEST(ReportModelTest, TheDataNamesTheClockLaneAndTheFaultsClientOps) {
             nlohmann::json({{"label", "client-pause"}, {"color", "#7b4fc9"}, {"mark", "span"}}));
   json.clear();
   ReportModel::Build(h, nlohmann::json::object()).AppendJson(&json);
-  EXPECT_EQ(nlohmann::json::parse(json)["clock_lane"], 1);  // found by its ops, undescribed
+  EXPECT_EQ(nlohmann::json::parse(json)["clock_lane"], 3);  // found by its ops, undescribed
 }
 
 TEST(ReportModelTest, ADoubleHolderStoryFromTheModelsHolds) {
