@@ -22,6 +22,7 @@
 #include "harness/run_log.h"
 #include "harness/run_store.h"
 #include "harness/signal_watcher.h"
+#include "nemesis/fault_descriptions.h"
 #include "nemesis/nemesis_runner.h"
 #include "nemesis/op_events.h"
 #include "nemesis/scenario_steps.h"
@@ -71,6 +72,9 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   for (auto& line : DescribeSkippedLines(history_file, skipped)) result.warnings.push_back(line);
   nlohmann::json results = result.ToJson();
   results["history"] = {{"skipped_lines", skipped.size()}};
+  // How each fault family looks and what each fault did, in words: the
+  // reports draw the faults from this alone.
+  results["fault_descriptions"] = DescribeFaults(*history);
   for (const auto& [k, v] : extra.items()) results[k] = v;
   if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
   if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {

@@ -16,6 +16,7 @@
 #include "checker/history_file.h"
 #include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
+#include "nemesis/nemesis_registry.h"
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {
@@ -177,6 +178,18 @@ TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
   EXPECT_EQ(cluster_teardowns_, 1);
   EXPECT_FALSE(StoredHistory(outcome).empty());
   EXPECT_EQ(StoredResults(outcome)["valid"], true);
+}
+
+// The reports know no fault family: results.json tells them how each looks.
+TEST_F(RunLifecycleTest, ResultsJsonDescribesEveryFaultFamily) {
+  const nlohmann::json described = StoredResults(Run())["fault_descriptions"];
+  ASSERT_TRUE(described.is_object()) << described;
+  for (const std::string& family : NemesisNames()) {
+    const nlohmann::json& look = described["families"][family];
+    EXPECT_EQ(look["lane"], family);
+    EXPECT_TRUE(look["color"].is_string()) << family;
+  }
+  EXPECT_EQ(described["windows"], nlohmann::json::array());  // this run had no faults
 }
 
 TEST_F(RunLifecycleTest, AWorkloadThatThrowsFailsTheRunAfterTeardownAndKeepsItsHistory) {
