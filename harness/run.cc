@@ -5,8 +5,9 @@
 #include <random>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
-#include "backends/redis_lock_token.h"
+#include "backends/redis_service.h"
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
@@ -21,6 +22,7 @@
 #include "harness/report_command.h"
 #include "harness/run_log.h"
 #include "harness/run_store.h"
+#include "harness/secret_redaction.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/nemesis_runner.h"
 #include "nemesis/op_events.h"
@@ -185,6 +187,9 @@ class ServerPhases {
                                                         : "run complete";
       log_.Info(std::string("teardown (") + why + ")");
       if (Status s = (*cluster)->Teardown(); !s) log_.Error("teardown: " + s.error());
+      // The servers are gone; the copies of their files the run keeps must
+      // not hand a reader their passwords.
+      if (Status s = RedactSecrets(store_.NodesDir(), secrets_); !s) log_.Error(s.error());
     });
     log_.Info("cluster " + (*cluster)->Tag() + ": " +
               std::to_string((*cluster)->Hosts().size()) + " hosts");
@@ -196,6 +201,7 @@ class ServerPhases {
     ScopeExit forget_cluster([&] { cluster_ = nullptr; });
     auto service = modules_.make_service(config_, cluster);
     if (!service) return Fail(kExitRunFailed, service.error());
+    secrets_ = (*service)->Secrets();
     ScopeExit stop_servers([&] { (*service)->Stop(); });
     interruption_.SetPhase(Interruption::Phase::kServers);
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
@@ -227,8 +233,10 @@ class ServerPhases {
         return Fail(kExitRunFailed, std::string("the cluster has no host ") + kResourceHost +
                                         " for the resource store");
       }
-      resource = std::make_unique<ResourceStore>(
-          *host, "ls-" + LockTokenGenerator(SubSeed(*config_.seed, kResourceSeed)).Next());
+      auto password = NewServerPassword();
+      if (!password) return Fail(kExitRunFailed, password.error());
+      secrets_.push_back(*password);
+      resource = std::make_unique<ResourceStore>(*host, *password);
       if (Status s = resource->Start(); !s) return Fail(kExitRunFailed, s.error());
       resource_ = resource.get();
       log_.Info("resource store up on " + host->Name() + " " + host->Address());
@@ -373,6 +381,7 @@ class ServerPhases {
   const ProgressCounter* progress_ = nullptr;  // the run's counts, while the recorder is open
   Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
   ResourceStore* resource_ = nullptr;  // the protected resource's server, when the workload has one
+  std::vector<std::string> secrets_;   // the servers' passwords, redacted from the node files
 };
 
 }  // namespace
