@@ -86,6 +86,29 @@ bool Redact(std::string& text, const std::vector<std::string>& secrets) {
   return changed;
 }
 
+// Overwrites each secret in `original`'s copy on disk with as many '*':
+// no new block is needed, so this works where a rewrite cannot (a full
+// disk).
+Status MaskInPlace(const std::string& path, const std::string& original,
+                   const std::vector<std::string>& secrets) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Error{"cannot mask the secrets in " + path + ": " + std::strerror(errno)};
+  bool ok = true;
+  for (const auto& secret : secrets) {
+    if (secret.empty()) continue;
+    const std::string mask(secret.size(), '*');
+    for (size_t at = original.find(secret); ok && at != std::string::npos;
+         at = original.find(secret, at + secret.size())) {
+      ok = ::pwrite(fd, mask.data(), mask.size(), static_cast<off_t>(at)) ==
+           static_cast<ssize_t>(mask.size());
+    }
+  }
+  const std::string error = std::strerror(errno);
+  if (::close(fd) != 0) ok = false;
+  if (!ok) return Error{"cannot mask the secrets in " + path + ": " + error};
+  return OkStatus();
+}
+
 }  // namespace
 
 Status RedactSecrets(const std::string& dir, const std::vector<std::string>& secrets) {
@@ -105,9 +128,14 @@ Status RedactSecrets(const std::string& dir, const std::vector<std::string>& sec
       errors += (errors.empty() ? "" : "; ") + file.error();
       continue;
     }
-    if (!file->has_value() || !Redact((*file)->content, secrets)) continue;
+    if (!file->has_value()) continue;
+    const std::string original = (*file)->content;
+    if (!Redact((*file)->content, secrets)) continue;
     if (Status s = WriteFileAtomically(path, (*file)->content, (*file)->private_file); !s) {
-      errors += (errors.empty() ? "" : "; ") + s.error();
+      // A full disk takes no new file: mask the secrets where they are.
+      if (Status m = MaskInPlace(path, original, secrets); !m) {
+        errors += (errors.empty() ? "" : "; ") + s.error() + "; " + m.error();
+      }
     }
   }
   if (ec) errors += (errors.empty() ? "" : "; ") + ("cannot list " + dir + ": " + ec.message());

@@ -2,8 +2,10 @@
 // node files the run keeps in its directory (configs, logs, what a server
 // rewrote): every occurrence in a regular file under the directory becomes
 // "<redacted>". Only files that hold a secret are rewritten, each replaced
-// atomically (base/atomic_file.h); links are never followed. Called after
-// teardown, once no server reads those files. Stateless; thread-safe.
+// atomically (base/atomic_file.h); where no new file fits (a full disk),
+// each secret is overwritten in place with as many '*'. Links are never
+// followed. Called after teardown, once no server reads those files.
+// Stateless; thread-safe.
 #pragma once
 
 #include <string>

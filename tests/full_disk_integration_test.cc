@@ -1,7 +1,8 @@
 // A run whose store fills up: once a history write fails, the workload
 // ends, the servers go, and the verdict is unknown (exit 2) with one line
 // naming the history file and the error, instead of a verdict on a history
-// cut short. The store is a small tmpfs mounted in a mount namespace of the
+// cut short, and the server's password does not stay in the node files it
+// keeps. The store is a small tmpfs mounted in a mount namespace of the
 // test's own, which ends with the test. Root only.
 #include <sched.h>
 #include <sys/mount.h>
@@ -50,6 +51,14 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   // The failed write ended the workload, long before its time limit.
   EXPECT_LT(took, seconds(25)) << out;
   ExpectNothingLeft(run);
+  // No redacted copy of the server's config fits on the full disk: its
+  // password is masked where it stands.
+  const std::string config = ReadText(run + "/nodes/n1/redis.conf");
+  const size_t at = config.find("requirepass \"");
+  ASSERT_NE(at, std::string::npos) << config;
+  const std::string password = config.substr(at + 13, config.find('"', at + 13) - at - 13);
+  EXPECT_EQ(password, std::string(password.size(), '*')) << config;
+  EXPECT_GE(password.size(), 32u);
 }
 
 }  // namespace
