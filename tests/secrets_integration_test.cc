@@ -1,9 +1,10 @@
 // The servers' passwords of a real run (Redis with the inventory workload:
 // the lock service's and the protected resource's) are in no file the run
-// keeps once it ended: not in config.json, results.json, report.html,
-// locksmith.log, nor the copies of the node configs, which say
-// `requirepass "<redacted>"`. While the servers run their configs are
-// readable by root only. A replay of the run gets new passwords. Root only.
+// keeps once it ended (nor in what it printed): not in config.json,
+// results.json, report.html, locksmith.log, nor the copies of the node
+// configs, which say `requirepass "<redacted>"`. While the servers run their
+// configs are readable by root only. A replay of the run gets new
+// passwords. Root only.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +44,7 @@ std::set<std::string> LivePasswords(const std::string& nodes) {
 struct WatchedRun {
   std::string dir;
   std::set<std::string> passwords;
+  std::string output;  // stdout and stderr
 };
 
 // Runs `locksmith run` and reads the servers' passwords while they run.
@@ -60,6 +62,7 @@ WatchedRun RunAndReadPasswords(const std::string& dir, const std::vector<std::st
       << process.Stdout() << process.Stderr();
   run.passwords = LivePasswords(run.dir + "/nodes");
   EXPECT_EQ(process.Wait(seconds(120)), 0) << process.Stdout() << process.Stderr();
+  run.output = process.Stdout() + process.Stderr();
   return run;
 }
 
@@ -80,6 +83,9 @@ TEST(SecretsTest, NoFileARunKeepsHoldsItsServersPasswordsAndAReplayGetsNewOnes) 
     }
   }
   EXPECT_GE(files, 8) << "config, history, results, log, reports, node configs and logs";
+  for (const auto& password : first.passwords) {
+    EXPECT_EQ(first.output.find(password), std::string::npos) << "the output holds a password";
+  }
   EXPECT_NE(ReadText(first.dir + "/nodes/n1/redis.conf").find("requirepass \"<redacted>\""),
             std::string::npos);
   // The replay: the same config, seed included.
