@@ -2,7 +2,7 @@
 // release by process A of key K that completed ok while process B held K
 // under a later grant is a foreign-release when A's own lease had ended by
 // the time B was granted (or A's hold records no lease): A's lock was gone,
-// B's was the one there, and A's release took it -- the seed article's
+// B's was the one there, and A's release took it -- the blog post's
 // `redis-del-unlock`, whose plain DEL has no owner check. B "held" K: its
 // acquire completed ok before A's release was invoked, and B had neither
 // invoked its release nor been told its lock was lost (lock-lost) when A's

@@ -5,8 +5,8 @@
 // named by the buyers that prove it; with --fencing on, the same schedule
 // leaves the stock exact and the stale writes rejected; on redis-sentinel
 // under failover, the same fences are handed to two acquisitions (found as
-// fence-reused) and the store takes each from one only; the seed article's
-// broken clients each show their own damage (redis-get-set oversells,
+// fence-reused) and the store takes each from one only; the broken
+// blog-post clients each show their own damage (redis-get-set oversells,
 // redis-del-unlock releases another buyer's lock) where the correct client,
 // under the same seed and schedule, stays valid. Each run: 12 s of
 // workload or less (the failover run: 6 s).
