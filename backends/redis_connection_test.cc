@@ -284,7 +284,8 @@ TEST(RedisConnectionTest, AThrowInTheReadLoopReachesTheBackgroundTasks) {
     return Reply("*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"
                  "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n");
   });
-  RedisConnectionOptions o = Options(server.port());
+  const uint16_t port = server.port();
+  RedisConnectionOptions o = Options(port);
   o.on_message = [](const RedisReply&) { throw std::runtime_error("handler broke"); };
   RedisConnection conn(ioc.get_executor(), o);
   TaskGroup& background = BackgroundTasks(ioc.get_executor());
@@ -303,7 +304,7 @@ TEST(RedisConnectionTest, AThrowInTheReadLoopReachesTheBackgroundTasks) {
   EXPECT_TRUE(subscribed.ok()) << subscribed.message;
   ASSERT_TRUE(background.failed());
   EXPECT_EQ(*background.failure(),
-            "redis connection to 127.0.0.1:" + std::to_string(server.port()) + ": handler broke");
+            "redis connection to 127.0.0.1:" + std::to_string(port) + ": handler broke");
 }
 
 }  // namespace
