@@ -155,28 +155,28 @@ class FencingScan {
   }
 
   // The first grant of each reused fence listed: a second pass over the
-  // acquires, only when there is one.
+  // acquires, only when there is one. First by completion, as the reuse was
+  // found (an acquire invoked earlier may have been granted later).
   void NameFirstGrants() {
     if (reuses_.empty()) return;
     using KeyFence = std::pair<std::string, int64_t>;
     auto key_fence = [](const nlohmann::json& r) {
       return KeyFence{r["key"].get<std::string>(), r["fence"].get<int64_t>()};
     };
-    std::map<KeyFence, nlohmann::json> first;
-    for (const auto& r : reuses_) first[key_fence(r)];
-    size_t named = 0;
-    for (size_t i = 0; i < history_.size() && named < first.size(); ++i) {
+    std::map<KeyFence, int64_t> first;  // -> the earliest grant's completion
+    for (const auto& r : reuses_) first[key_fence(r)] = -1;
+    for (size_t i = 0; i < history_.size(); ++i) {
       const Op& op = history_[i];
       if (!op.is_client() || op.type != OpType::kInvoke) continue;
-      const Op* done = Completion(i);
-      const std::optional<int64_t> fence = GrantedFence(op, done);
+      const std::optional<int64_t> fence = GrantedFence(op, Completion(i));
       if (!fence) continue;
       auto it = first.find({op.key, *fence});
-      if (it == first.end() || !it->second.is_null()) continue;
-      it->second = OpRef(*done);
-      ++named;
+      if (it == first.end()) continue;
+      if (it->second < 0 || completion_[i] < it->second) it->second = completion_[i];
     }
-    for (auto& r : reuses_) r["ops"][0] = first[key_fence(r)];
+    for (auto& r : reuses_) {
+      r["ops"][0] = OpRef(history_[static_cast<size_t>(first[key_fence(r)])]);
+    }
   }
 
   CheckResult Result() {

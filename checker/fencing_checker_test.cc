@@ -150,5 +150,19 @@ TEST(FencingCheckerTest, RangesMergeInAnyOrderAndStillFindAReuse) {
   EXPECT_EQ(r.anomalies[1]["ops"][0]["process"], 6);
 }
 
+
+TEST(FencingCheckerTest, TheFirstGrantIsTheFirstToComplete) {
+  // p0 invoked first but was granted second: the reuse is p0's grant.
+  HistoryBuilder h;
+  h.Invoke(0, "acquire", {{"lease_ms", 1000}}, kKey);
+  h.Invoke(1, "acquire", {{"lease_ms", 1000}}, kKey);
+  h.Ok(1, {{"token", "t1"}, {"fence", 4}});
+  h.Ok(0, {{"token", "t0"}, {"fence", 4}});
+  CheckResult r = FencingChecker().Check(h.Build());
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["ops"][0]["index"], 2);
+  EXPECT_EQ(r.anomalies[0]["ops"][1]["index"], 3);
+}
+
 }  // namespace
 }  // namespace locksmith
