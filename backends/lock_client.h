@@ -26,6 +26,11 @@ struct AcquireResult {
   std::string token;             // set when ok (and when unknown: the token tried)
   std::optional<int64_t> fence;  // fencing token, where the backend has one
   int64_t validity_ms = 0;       // lease left by the client's own reckoning
+  // The lock lasts as long as the client's session, not a lease (ZooKeeper:
+  // the lock node goes when the session expires): valid until the client
+  // reports it lost, and validity_ms is only what the session was sure to
+  // last at the grant.
+  bool session_lease = false;
   std::string error;             // why fail / unknown
   // What the backend can say about the acquire beyond the fields above
   // (Redlock: the masters that granted it): an object whose entries join the
@@ -66,6 +71,9 @@ struct LockEvent {
   Outcome outcome = Outcome::kOk;
   int64_t validity_ms = 0;  // kRenewed ok: lease left from now
   std::string error;        // why fail / unknown / lost
+  // kLost: how long before this report the client was cut off from the
+  // service (from then on its lock was in doubt); -1 when it cannot tell.
+  int64_t cut_off_ms = -1;
 };
 // Called on the client's executor, never after Release of that key began or
 // after Close.

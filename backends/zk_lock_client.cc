@@ -201,6 +201,9 @@ void ZkLockClient::OnSessionEvent() {
 void ZkLockClient::ReportLostLocks() {
   if (closed_ || paused_ || !sink_) return;
   const std::string lost = LockLostReason();
+  // Since when the session has been cut off: the locks of this session were
+  // in doubt from then on (the cut that ended in their loss).
+  const auto since = session_.suspended_since();
   std::vector<LockEvent> events;
   for (auto it = held_.begin(); it != held_.end();) {
     const bool old_session = it->second.generation != session_.generation();
@@ -214,6 +217,7 @@ void ZkLockClient::ReportLostLocks() {
     if (!old_session) Abandon(it->second, it->first);
     events.push_back(LockEvent{LockEvent::Kind::kLost, it->second.key, it->first, Outcome::kOk, 0,
                                old_session ? "lock lost: the session expired" : lost});
+    if (!old_session && since) events.back().cut_off_ms = MsSince(*since);
     it = held_.erase(it);
   }
   for (LockEvent& e : events) {
@@ -451,6 +455,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AwaitTurn(const std::string& parent
       ok.token = guid;
       ok.fence = node.czxid;
       ok.validity_ms = ValidityMs(lease, proof_sent);
+      ok.session_lease = true;
       held_[guid] = {node.path, session_.generation(), key};
       co_return ok;
     }
@@ -522,6 +527,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
     ok.token = token;
     ok.fence = ours->czxid;
     ok.validity_ms = ValidityMs(lease, proof_sent);
+    ok.session_lease = true;
     held_[token] = {node, session_.generation(), key};
     co_return ok;
   }

@@ -4,10 +4,13 @@
 #include <random>
 #include <sstream>
 
+#include "backends/task_group.h"
 #include "base/seed.h"
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
+#include "checker/fencing_checker.h"
+#include "checker/foreign_release_checker.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
 #include "workloads/acquirer_crash.h"
@@ -15,7 +18,6 @@
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
-#include "workloads/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -201,6 +203,9 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.model = read_write ? "rw-lock" : "owner-mutex";
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
+  // Fences granted twice (with --fencing on; nothing to check otherwise).
+  checkers.push_back(std::make_unique<FencingChecker>());
+  checkers.push_back(std::make_unique<ForeignReleaseChecker>());
   checkers.push_back(std::make_unique<StuckLockChecker>(options_.stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());
