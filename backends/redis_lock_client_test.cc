@@ -17,8 +17,8 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "backends/testing/fake_redis_server.h"
 #include "backends/task_group.h"
+#include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
 #include "backends/watchdog_lock_client.h"
 
