@@ -32,6 +32,13 @@ std::string Percent(int64_t ok, int64_t attempts) {
   return text;
 }
 
+// A failed acquire whose wait ended with no answer on the lock.
+bool GaveUpUnanswered(const Op& completion) {
+  if (!completion.value.is_object()) return false;
+  auto it = completion.value.find("gave_up");
+  return it != completion.value.end() && *it == "unanswered";
+}
+
 }  // namespace
 
 CheckResult AvailabilityChecker::Check(const History& history) const {
@@ -61,6 +68,7 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
 
   int64_t inside = 0, inside_ok = 0, outside = 0, outside_ok = 0;
   int64_t inside_refused = 0, outside_refused = 0;
+  int64_t inside_unanswered = 0, outside_unanswered = 0;
   const auto completion_of = PairCompletions(history);
   for (size_t i = 0; i < history.size(); ++i) {
     const Op& op = history[i];
@@ -68,6 +76,7 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
     if (completion_of[i] < 0) continue;
     const bool ok = history[completion_of[i]].type == OpType::kOk;
     const bool refused = history[completion_of[i]].type == OpType::kFail;
+    const bool unanswered = refused && GaveUpUnanswered(history[completion_of[i]]);
     bool in_any = false;
     for (auto& [n, w] : windows) {
       if (!open_at(w, op.time)) continue;
@@ -81,6 +90,7 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
     (in_any ? inside : outside) += 1;
     (in_any ? inside_ok : outside_ok) += ok;
     (in_any ? inside_refused : outside_refused) += refused;
+    (in_any ? inside_unanswered : outside_unanswered) += unanswered;
   }
 
   nlohmann::json per_window = nlohmann::json::array();
@@ -98,16 +108,23 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
   // A fail is a definite no (held by another, or never sent); an acquire in
   // doubt got no answer in time: "answered" tells a busy lock or a refused
   // connection from a service that went silent.
-  auto part = [](int64_t attempts, int64_t ok, int64_t refused) {
+  // Of the fails, those whose wait ended with no answer on the lock (the
+  // workload says so: "gave_up": "unanswered") tell an outage from a lock
+  // that stayed busy for the whole wait.
+  auto part = [](int64_t attempts, int64_t ok, int64_t refused, int64_t unanswered) {
     return nlohmann::json{{"attempts", attempts},
                           {"ok", ok},
                           {"refused", refused},
+                          {"unanswered", unanswered},
                           {"in_doubt", attempts - ok - refused},
                           {"availability", Share(ok, attempts)},
-                          {"answered", Share(ok + refused, attempts)}};
+                          {"answered", Share(ok + refused, attempts)},
+                          {"unanswered_share", Share(unanswered, attempts)},
+                          {"in_doubt_share", Share(attempts - ok - refused, attempts)}};
   };
-  result.stats = {{"inside_faults", part(inside, inside_ok, inside_refused)},
-                  {"outside_faults", part(outside, outside_ok, outside_refused)},
+  result.stats = {{"inside_faults", part(inside, inside_ok, inside_refused, inside_unanswered)},
+                  {"outside_faults",
+                   part(outside, outside_ok, outside_refused, outside_unanswered)},
                   {"windows", per_window}};
   result.summary = "acquires ok " + Percent(inside_ok, inside) + " inside faults, " +
                    Percent(outside_ok, outside) + " outside";
