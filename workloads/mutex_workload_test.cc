@@ -259,7 +259,9 @@ TEST(MutexWorkloadTest, AnAcquireRetriesWithinItsWaitAndSaysAttemptsAndWait) {
   int oks = 0;
   for (const Op& op : AcquireCompletions(out.history)) {
     oks += op.type == OpType::kOk;
-    if (op.type == OpType::kFail) EXPECT_GE(oks, 10) << op.value.dump();
+    if (op.type == OpType::kFail) {
+      EXPECT_GE(oks, 10) << op.value.dump();
+    }
   }
   int attempts = 0, waited = 0;
   for (const Op& op : AcquireCompletions(out.history)) {
@@ -339,9 +341,10 @@ TEST(MutexWorkloadTest, AWorkerThatThrowsEndsTheRunWithItsErrorAndTheOthersStop)
   EXPECT_NE(out.status.error().find("client bug"), std::string::npos) << out.status.error();
   EXPECT_EQ(out.status.error().rfind("worker ", 0), 0u) << out.status.error();
   EXPECT_EQ(service.state.open_clients, 0);
-  // The other workers stopped at their next attempt: no acquire call after
-  // the 20th.
-  EXPECT_EQ(service.state.acquires, 20);
+  // The other workers stopped at their next attempt: each finished at most
+  // the call it had in flight when the 20th threw.
+  EXPECT_GE(service.state.acquires, 20);
+  EXPECT_LE(service.state.acquires, 20 + Options().concurrency - 1);
 }
 
 TEST(MutexWorkloadTest, EveryClientIsClosedAfterARun) {
