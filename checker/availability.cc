@@ -39,12 +39,10 @@ bool GaveUpUnanswered(const Op& completion) {
   return it != completion.value.end() && *it == "unanswered";
 }
 
-}  // namespace
-
-CheckResult AvailabilityChecker::Check(const History& history) const {
-  CheckResult result;
+// The fault windows of `history` by number, from their marked ops; `last`
+// gets the history's latest op time.
+std::map<int64_t, Window> WindowsOf(const History& history, int64_t& last) {
   std::map<int64_t, Window> windows;
-  int64_t last = 0;
   for (const Op& op : history) {
     last = std::max(last, op.time);
     if (!op.is_nemesis() || !op.fault.is_object()) continue;
@@ -62,6 +60,15 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
       w.end = op.time;
     }
   }
+  return windows;
+}
+
+}  // namespace
+
+CheckResult AvailabilityChecker::Check(const History& history) const {
+  CheckResult result;
+  int64_t last = 0;
+  std::map<int64_t, Window> windows = WindowsOf(history, last);
   auto open_at = [&](const Window& w, int64_t t) {
     return t >= w.begin && t <= w.end.value_or(last);
   };
