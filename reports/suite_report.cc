@@ -455,7 +455,7 @@ const char* ComparisonLegend() {
 <dt>grants/s</dt><dd>locks granted per second of the run, over all clients and keys.</dd>
 <dt>time to acquire</dt><dd>p50 / p99 from asking for the lock to holding it, the wait for a lock another client holds included: every lock gets the same acquire, one that waits up to the run's acquire wait (try-lock clients retry with a jittered pause, queueing clients wait their turn).</dd>
 <dt>in doubt</dt><dd>the share of acquires with no definite answer (a timeout or a lost connection): the lock may or may not have been taken.</dd>
-<dt>failed, no answer</dt><dd>the share of acquires that gave up because the service did not answer on the lock (nothing could be sent, no master), inside fault windows / outside them; an acquire that gave up because the lock stayed held for its whole wait is not counted.</dd>
+<dt>failed, no answer</dt><dd>the share of acquires that gave up because the service did not answer on the lock (nothing could be sent, no master), of those begun inside fault windows / outside them; an acquire that gave up because the lock stayed held for its whole wait is not counted.</dd>
 <dt>violations</dt><dd>runs judged invalid (two holders at once, or a history no legal order explains) of the runs judged, with the Wilson 95% interval.</dd>
 </dl>
 )";
