@@ -21,6 +21,10 @@ namespace locksmith {
 
 enum class Outcome { kOk, kFail, kUnknown };
 
+// The error of an acquire the service refused because another client holds
+// the lock (AcquireResult::busy).
+inline constexpr char kHeldByAnother[] = "held by another client";
+
 struct AcquireResult {
   Outcome outcome = Outcome::kUnknown;
   std::string token;             // set when ok (and when unknown: the token tried)
@@ -39,6 +43,10 @@ struct AcquireResult {
   // The client died at its crash point (SetCrashPoint): it sent nothing
   // more and dropped its connections; the outcome is kUnknown.
   bool crashed = false;
+  // kFail because the service answered that the lock is taken (another
+  // holds it, or it stayed taken for the whole wait), as opposed to a fail
+  // for want of an answer (nothing sent, no master, not connected).
+  bool busy = false;
 };
 
 struct ReleaseResult {
@@ -146,6 +154,12 @@ class LockClient {
   // applies the wall-clock step it returns to its own wall clock. A client
   // without one ignores it. Set before the first Acquire.
   virtual void SetInFlightPausePoint(InFlightPausePoint point) { (void)point; }
+  // How long a blocking client (one that queues for a held lock, as the
+  // ZooKeeper recipes do) waits in its next Acquire for the lock to come
+  // its turn: the longer of `wait` and its own client timeout. A try-lock
+  // client (one request, a definite no when the lock is held) ignores it:
+  // the workload retries those itself within the same wait.
+  virtual void SetAcquireWait(std::chrono::milliseconds wait) { (void)wait; }
   // Extends the lease of the lock `token` holds on `key` to `lease` from
   // now, only while `token` still holds it (an owner-checked extend): what a
   // watchdog calls. May run while another call of the same client is in

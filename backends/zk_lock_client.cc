@@ -295,7 +295,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireMode(const std::string& key,
                                                          milliseconds lease, bool shared) {
   if (closed_) co_return Failed(Outcome::kFail, "", "the client is closed");
   if (Status s = session_.ReopenIfExpired(); !s) co_return Failed(Outcome::kFail, "", s.error());
-  const auto deadline = Clock::now() + options_.timeout;
+  const auto deadline = Clock::now() + std::max(options_.timeout, acquire_wait_);
   if (!co_await session_.WaitConnected(deadline)) {
     co_return Failed(Outcome::kFail, "", "not connected to the ensemble (nothing sent)");
   }
@@ -319,6 +319,7 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
   if (session_.expired()) {
     // The server removed every ephemeral node of the session.
     result.outcome = Outcome::kFail;
+    result.busy = false;  // no answer on the lock: the session ended
     result.error += "; the session expired: no node of ours is left";
     co_return result;
   }
@@ -470,7 +471,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AwaitTurn(const std::string& parent
     }
     co_await session_.WaitForEvent(deadline, seen);
     if (Clock::now() >= deadline) {
-      const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
+      AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
+      r.busy = true;  // told a fail when GiveUp removes our node
       co_return co_await GiveUp(r, parent, guid, node.path);
     }
   }
@@ -489,7 +491,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
   while (true) {
     if (Clock::now() >= deadline) {
       const Outcome o = maybe_made ? Outcome::kUnknown : Outcome::kFail;
-      const AcquireResult r = Failed(o, token, "the lock stayed taken");
+      AcquireResult r = Failed(o, token, "the lock stayed taken");
+      r.busy = true;
       const std::string leftover = maybe_made ? node : kNone;
       co_return co_await GiveUp(r, node, token, leftover);
     }

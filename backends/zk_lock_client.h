@@ -38,12 +38,12 @@
 // was sent), as the server cannot expire the session, and delete the node,
 // earlier than a session timeout after it last heard from the client.
 //
-// Acquire waits for the lock up to `timeout` (the run's client timeout);
-// then it gives up and removes its own node within a second `timeout`.
+// Acquire waits for the lock up to `timeout` (the run's client timeout), or
+// the acquire wait (SetAcquireWait) when that is longer; then it gives up and removes its own node within a second `timeout`.
 // Outcome table:
 //   our node is the lowest child / the naive node was created        ok
 //   not connected before the deadline (nothing sent)                  fail
-//   gave up waiting, our node deleted (or certainly never made)       fail
+//   gave up waiting, our node deleted (or certainly never made)       fail, busy
 //   gave up waiting, our node's create or delete has an unknown
 //     fate (no reply, connection loss)                                unknown
 //   the session expired while waiting (the server removed our node)   fail
@@ -162,6 +162,9 @@ class ZkLockClient final : public LockClient {
   // Going on reports the locks lost meanwhile.
   void SetPaused(bool paused) override;
   void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
+  // The wait of the next acquires for their turn: the longer of `wait` and
+  // the client timeout (the recipes block: they queue for the lock).
+  void SetAcquireWait(std::chrono::milliseconds wait) override { acquire_wait_ = wait; }
 
   // Node watch events this client received (each wake of a waiter).
   int64_t watch_events() const { return session_.watch_events(); }
@@ -232,6 +235,7 @@ class ZkLockClient final : public LockClient {
   void ReportLostLocks();
 
   ZkLockClientOptions options_;
+  std::chrono::milliseconds acquire_wait_{0};  // SetAcquireWait
   ZkRecipe recipe_;
   TcpRelay relay_;  // the session talks to the peers through it
   ZkSession session_;

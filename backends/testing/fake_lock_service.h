@@ -99,6 +99,8 @@ class FakeLockClient : public LockClient {
     }
     if (!state_.grant_everything && (held || state_.HasReaders(key))) {
       r.outcome = Outcome::kFail;
+      r.error = kHeldByAnother;
+      r.busy = true;
       co_return r;
     }
     state_.keys[key] = {r.token, now + lease};
