@@ -109,6 +109,12 @@ void RedisNodeProcess::Stop() {
   paused_ = false;
 }
 
+std::optional<int> RedisNodeProcess::Pid() {
+  std::lock_guard lock(mu_);
+  if (pid_ <= 0) return std::nullopt;
+  return pid_;
+}
+
 bool RedisNodeProcess::Running() {
   std::lock_guard lock(mu_);
   return pid_ > 0;

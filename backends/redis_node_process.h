@@ -54,6 +54,8 @@ class RedisNodeProcess {
   void Stop();
   // True when started and not killed (paused counts as running).
   bool Running();
+  // Its pid while it runs.
+  std::optional<int> Pid();
   bool Paused();
 
  private:

@@ -225,6 +225,14 @@ Status RedisService::StartNode(const std::string& name) {
   return Launch(**node);
 }
 
+std::optional<NodeProcess> RedisService::ProcessOf(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return std::nullopt;
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return std::nullopt;
+  return NodeProcess{(*node)->host, (*node)->pid};
+}
+
 bool RedisService::IsUp(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return false;

@@ -81,7 +81,8 @@ class RedisService : public LockService,
                      public Killable,
                      public Pausable,
                      public HasPrimary,
-                     public HasClocks {
+                     public HasClocks,
+                     public HasNodeProcesses {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
@@ -106,6 +107,7 @@ class RedisService : public LockService,
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.
   Result<int64_t> WallClockNs(const std::string& node) override;
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
  private:
   struct Node {

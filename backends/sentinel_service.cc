@@ -151,6 +151,14 @@ RedisNodeProcess* SentinelService::Find(const std::string& name) const {
   return nullptr;
 }
 
+std::optional<NodeProcess> SentinelService::ProcessOf(const std::string& name) {
+  RedisNodeProcess* node = Find(name);
+  if (node == nullptr) return std::nullopt;
+  const std::optional<int> pid = node->Pid();
+  if (!pid) return std::nullopt;
+  return NodeProcess{node->host(), *pid};
+}
+
 Result<RedisNodeProcess*> SentinelService::FindOrError(const std::string& name) const {
   RedisNodeProcess* node = Find(name);
   if (node == nullptr) {

@@ -320,6 +320,14 @@ Status ZookeeperService::StartNode(const std::string& name) {
   return Launch(**node);
 }
 
+std::optional<NodeProcess> ZookeeperService::ProcessOf(const std::string& name) {
+  auto node = FindNodeOrError(name);
+  if (!node) return std::nullopt;
+  std::lock_guard lock(mu_);
+  if ((*node)->pid <= 0) return std::nullopt;
+  return NodeProcess{(*node)->host, (*node)->pid};
+}
+
 bool ZookeeperService::IsUp(const std::string& name) {
   auto node = FindNodeOrError(name);
   if (!node) return false;
