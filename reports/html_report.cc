@@ -14,6 +14,7 @@
 #include "checker/availability.h"
 #include "checker/checker.h"
 #include "reports/escape.h"
+#include "reports/fault_ledger_html.h"
 #include "reports/html_template.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
@@ -731,7 +732,8 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
        "that got the lock, invoked while some fault window was open and while none was.</p>" +
        AvailabilityHtml(availability, model) + "</section>\n";
   h += "<section id=\"faults\"><h2>Faults (" + Num(static_cast<int64_t>(model.faults().size())) +
-       ")</h2>" + FaultsHtml(model) + "</section>\n";
+       ")</h2>" + FaultsHtml(model) + FaultLedgerHtml(results.value("faults", nlohmann::json())) +
+       "</section>\n";
 
   // Timeline and plots: drawn by the script from the data blob.
   h += R"(<section id="timeline"><h2>Timeline</h2>

@@ -25,6 +25,7 @@ nav a{color:#2456a6;text-decoration:none}
 main{padding:0 28px 40px}
 section{background:var(--bg);border:1px solid var(--line);border-radius:8px;margin:18px 0;padding:16px 18px}
 .muted{color:var(--muted)}
+.bad{color:var(--fail);font-weight:600}
 table.grid{border-collapse:collapse;margin-top:10px}
 table.grid th,table.grid td{border-bottom:1px solid var(--line);padding:4px 10px;text-align:left;vertical-align:top}
 table.grid td.n{text-align:right;font-variant-numeric:tabular-nums}
