@@ -38,6 +38,8 @@ const std::vector<BackendEntry>& Backends() {
 
 std::vector<std::string> BackendNames() { return EntryNames(Backends()); }
 
+std::string DefaultBackendName() { return Backends().front().name; }
+
 Result<const BackendEntry*> FindBackend(const std::string& name) {
   return FindEntry(Backends(), "backend", name);
 }

@@ -53,6 +53,8 @@ struct BackendEntry {
 
 const std::vector<BackendEntry>& Backends();
 std::vector<std::string> BackendNames();
+// The first entry's: what a run uses when it names no backend.
+std::string DefaultBackendName();
 // The entry named `name`, or an error listing the known ones.
 Result<const BackendEntry*> FindBackend(const std::string& name);
 // Host names the backend needs with `options` ("n1", ...), or an error for

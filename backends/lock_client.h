@@ -57,7 +57,7 @@ struct ExtendResult {
 // answer to a call: a lease renewal (kRenewed: outcome ok with validity_ms,
 // fail, or unknown) or the notice that the lock is lost (kLost; the holder
 // must stop acting as its holder). The workload records each as a lone op
-// of the holding worker's process (see README, history format).
+// of the holding worker's process (see docs/history-format.md).
 struct LockEvent {
   enum class Kind { kRenewed, kLost };
   Kind kind = Kind::kRenewed;

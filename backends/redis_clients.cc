@@ -6,7 +6,7 @@
 namespace locksmith {
 
 std::vector<std::string> RedisClientNames() {
-  // The correct recipe first, Redisson's next, then the seed's broken ones.
+  // The correct recipe first, Redisson's next, then the broken ones.
   std::vector<std::string> names = {"redis", "redis-watchdog", "redis-reentrant"};
   const auto& recipes = RedisRecipeNames();
   names.insert(names.end(), recipes.begin() + 1, recipes.end());

@@ -6,7 +6,7 @@
 //                    the SentinelLockClient, so renewals follow a failover)
 //   redis-reentrant  Redisson's reentrant hash lock (RedisReentrantLockClient)
 //   redis-get-set, redis-setnx-expire, redis-del-unlock
-//                    the seed article's broken recipes (RedisLockRecipe)
+//                    the broken blog-post recipes (RedisLockRecipe)
 // Free functions; thread-safe.
 #pragma once
 

@@ -44,7 +44,7 @@
 // text: unknown is never wrong, a wrong fail would hide a violation.
 //
 // Recipes (`--client` on backend redis; RedisLockRecipe): `redis` is the one
-// above. The others are the broken steps of the flash-sale article (seed 002)
+// above. The others are the broken steps that flash-sale blog posts show
 // that users meet in real code, kept to show their damage -- never use them:
 //   redis-get-set       Acquire: GET key; if nil, SET key token PX lease. The
 //                       check and the set are two commands: two clients that

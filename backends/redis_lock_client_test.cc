@@ -344,7 +344,7 @@ using testing::FakeRedisServer;
 namespace asio = boost::asio;
 using std::chrono::milliseconds;
 
-// The seed article's recipes and the fenced acquire, on the wire.
+// The broken blog-post recipes and the fenced acquire, on the wire.
 class RedisRecipeTest : public ::testing::Test {
  protected:
   RedisLockClientOptions Options(uint16_t port, RedisLockRecipe recipe, bool fencing = false) {

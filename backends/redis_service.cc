@@ -1,14 +1,11 @@
 #include "backends/redis_service.h"
 
 #include <sstream>
-#include <thread>
 
 #include "backends/redis_admin.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/redis_lock_token.h"
-#include "backends/redis_node_process.h"
-#include "backends/server_signals.h"
 
 namespace locksmith {
 namespace {
@@ -21,6 +18,15 @@ constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{20};
 
 }  // namespace
+
+std::string RedisConfQuoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
 
 std::string RedisConfigText(const std::string& address, int port, const std::string& password,
                             const std::string& persistence, const std::string& data_dir) {
@@ -56,6 +62,23 @@ NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes) {
   return table;
 }
 
+ServerProcessOptions RedisServerOptions(ServiceNode node, Host* host,
+                                        std::chrono::milliseconds ready_timeout) {
+  return {std::move(node), host, "redis-server", kLogFile, ready_timeout};
+}
+
+ServerLaunch RedisServerLaunch(const Host& host, std::string config) {
+  return {{kDataDir},
+          {{kConfigFile, std::move(config)}},
+          {"redis-server", host.PathOf(kConfigFile)}};
+}
+
+std::string RedisDataDir(const Host& host) { return host.PathOf(kDataDir); }
+
+ReadinessProbe RedisPingProbe(const RedisEndpoint& endpoint) {
+  return {[endpoint] { return RedisPing(endpoint, kProbeTimeout); }, kProbeInterval, "answer"};
+}
+
 std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }
 
 void RedisServiceOptions::Declare(OptionSet& set) {
@@ -75,14 +98,11 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
 }
 
 RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)
-    : options_(std::move(options)) {
+    : options_(std::move(options)), servers_("redis node", "nodes") {
   auto hosts = cluster.Hosts();
   table_ = RedisNodeTable(hosts, options_.nodes);
   for (const auto& info : table_) {
-    Node node;
-    node.info = info;
-    node.host = cluster.FindHost(info.host);
-    nodes_.push_back(std::move(node));
+    servers_.Add(RedisServerOptions(info, cluster.FindHost(info.host), options_.ready_timeout));
   }
 }
 
@@ -92,99 +112,28 @@ RedisEndpoint RedisService::EndpointOf(const ServiceNode& node) const {
   return {node.address, static_cast<uint16_t>(node.port), options_.password};
 }
 
-RedisService::Node* RedisService::FindNode(const std::string& name) {
-  for (auto& n : nodes_) {
-    if (n.info.name == name) return &n;
-  }
-  return nullptr;
-}
-
-Result<RedisService::Node*> RedisService::FindNodeOrError(const std::string& name) {
-  Node* node = FindNode(name);
-  if (node == nullptr) {
-    return Error{"no redis node " + name + " (nodes: " + JoinNames(NodeNames(table_)) + ")"};
-  }
-  return node;
-}
-
-Result<int> RedisService::SpawnLocked(Node& node) {
-  Host& host = *node.host;
-  if (Status s = host.MakeDirectory(kDataDir); !s) return Error{node.info.name + ": " + s.error()};
-  const std::string config = RedisConfigText(node.info.address, node.info.port, options_.password,
-                                             options_.persistence, host.PathOf(kDataDir));
-  if (Status s = host.WriteFile(kConfigFile, config); !s) {
-    return Error{node.info.name + ": " + s.error()};
-  }
-  auto pid = host.Spawn(ProcessSpec{
-      {"redis-server", host.PathOf(kConfigFile)}, {}, host.PathOf(kLogFile), host.Directory()});
-  if (!pid) return Error{node.info.name + ": cannot start redis-server: " + pid.error()};
-  return *pid;
-}
-
-Status RedisService::Launch(Node& node) {
-  int pid = -1;
-  {
-    std::lock_guard lock(mu_);
-    if (node.starting) return Error{node.info.name + " is already starting"};
-    if (node.pid > 0 && node.host->Alive(node.pid)) {
-      return Error{node.info.name + " is already running"};
-    }
-    auto spawned = SpawnLocked(node);
-    if (!spawned) return Error{spawned.error()};
-    pid = node.pid = *spawned;
-    node.paused = false;
-    node.starting = true;
-  }
-  Status ready = AwaitReady(node, pid);
-  std::lock_guard lock(mu_);
-  node.starting = false;
-  return ready;
-}
-
-Status RedisService::AwaitReady(Node& node, int pid) {
-  const RedisEndpoint endpoint = EndpointOf(node.info);
-  const auto give_up = std::chrono::steady_clock::now() + options_.ready_timeout;
-  Status last = Error{"not tried"};
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (!node.host->Alive(pid)) {
-      std::lock_guard lock(mu_);
-      if (node.pid != pid) {
-        return Error{node.info.name + ": redis-server was stopped while starting"};
-      }
-      node.pid = -1;
-      return Error{node.info.name + ": redis-server exited at start: " +
-                   LastLogLines(*node.host, kLogFile, 3)};
-    }
-    last = RedisPing(endpoint, kProbeTimeout);
-    if (last) return OkStatus();
-    std::this_thread::sleep_for(kProbeInterval);
-  }
-  return Error{node.info.name + ": redis-server did not answer within " +
-               std::to_string(options_.ready_timeout.count()) + " ms: " + last.error()};
+Status RedisService::Launch(ServerProcess& node) {
+  const ServiceNode& info = node.info();
+  const std::string config = RedisConfigText(info.address, info.port, options_.password,
+                                             options_.persistence, RedisDataDir(*node.host()));
+  return node.Launch(RedisServerLaunch(*node.host(), config), RedisPingProbe(EndpointOf(info)));
 }
 
 Status RedisService::Start() {
-  if (nodes_.size() < static_cast<size_t>(options_.nodes)) {
+  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
     return Error{"the " + options_.backend + " backend needs " + std::to_string(options_.nodes) +
-                 " hosts, the cluster has " + std::to_string(nodes_.size())};
+                 " hosts, the cluster has " + std::to_string(servers_.size())};
   }
-  for (const auto& node : nodes_) {
-    if (node.info.port == 0) return Error{node.info.name + ": its host has no free port left"};
+  for (const auto& node : table_) {
+    if (node.port == 0) return Error{node.name + ": its host has no free port left"};
   }
-  for (auto& node : nodes_) {
-    if (Status s = Launch(node); !s) return s;
+  for (const auto& node : servers_.all()) {
+    if (Status s = Launch(*node); !s) return s;
   }
   return OkStatus();
 }
 
-void RedisService::Stop() {
-  std::lock_guard lock(mu_);
-  for (auto& node : nodes_) {
-    if (node.pid > 0) (void)node.host->Kill(node.pid);
-    node.pid = -1;
-    node.paused = false;
-  }
-}
+void RedisService::Stop() { servers_.StopAll(); }
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
                                                     const ClientSlot& slot) {
@@ -211,48 +160,23 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
                          MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }
 
-Status RedisService::KillNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  std::lock_guard lock(mu_);
-  Status s = KillServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
-  return s;
-}
+Status RedisService::KillNode(const std::string& name) { return servers_.Kill(name); }
 
 Status RedisService::StartNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
+  auto node = servers_.FindOrError(name);
   if (!node) return Error{node.error()};
   return Launch(**node);
 }
 
 std::optional<NodeProcess> RedisService::ProcessOf(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return std::nullopt;
-  std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return std::nullopt;
-  return NodeProcess{(*node)->host, (*node)->pid};
+  return servers_.ProcessOf(name);
 }
 
-bool RedisService::IsUp(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return false;
-  std::lock_guard lock(mu_);
-  return (*node)->pid > 0 && (*node)->host->Alive((*node)->pid);
-}
+bool RedisService::IsUp(const std::string& name) { return servers_.IsUp(name); }
 
-Status RedisService::PauseNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  std::lock_guard lock(mu_);
-  return PauseServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
-}
+Status RedisService::PauseNode(const std::string& name) { return servers_.Pause(name); }
 
-Status RedisService::ResumeNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  std::lock_guard lock(mu_);
-  return ResumeServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
-}
+Status RedisService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
 
 Result<std::string> RedisService::Primary() {
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
@@ -263,15 +187,12 @@ Result<std::string> RedisService::Primary() {
   return primaries.front();
 }
 
-Host* RedisService::NodeHost(const std::string& name) {
-  Node* node = FindNode(name);
-  return node == nullptr ? nullptr : node->host;
-}
+Host* RedisService::NodeHost(const std::string& name) { return servers_.HostOf(name); }
 
 Result<int64_t> RedisService::WallClockNs(const std::string& name) {
-  auto node = FindNodeOrError(name);
+  auto node = servers_.FindOrError(name);
   if (!node) return Error{node.error()};
-  auto time = RedisTimeNs(EndpointOf((*node)->info), options_.client_timeout);
+  auto time = RedisTimeNs(EndpointOf((*node)->info()), options_.client_timeout);
   if (!time) return Error{name + ": " + time.error()};
   return *time;
 }

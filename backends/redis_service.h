@@ -8,23 +8,26 @@
 //
 // A node's files live in its host's directory (Host::Directory()):
 // redis.conf, redis.log and data/ (the AOF), all written through the Host.
+// The same redis-server (RedisServerLaunch, RedisPingProbe) runs the
+// redis-sentinel backend's data nodes and the resource store.
 //
 // Thread-safe: Start/Stop come from the run thread, the capability calls from
-// the nemesis thread, NewClient from the io thread. mu_ guards the nodes'
-// process state; it is never held while a node is polled for readiness
+// the nemesis thread, NewClient from the io thread. Each node guards its own
+// process state (ServerProcess), never while it is polled for readiness
 // (seconds), so a fault on one node never waits for another to come up.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
 #include "backends/redis_connection.h"
+#include "backends/server_process.h"
+#include "backends/server_set.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -68,6 +71,10 @@ std::vector<std::string> PersistenceModes();
 Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
                                                       const BackendContext& context);
 
+// Quotes a redis.conf / sentinel.conf argument (a password may hold any
+// printable text).
+std::string RedisConfQuoted(const std::string& s);
+
 // The redis.conf of one node (pure; exposed for tests).
 std::string RedisConfigText(const std::string& address, int port, const std::string& password,
                             const std::string& persistence, const std::string& data_dir);
@@ -76,6 +83,17 @@ std::string RedisConfigText(const std::string& address, int port, const std::str
 // `hosts` (pure; exposed for tests): n1 is the primary, every node is a
 // redis-server on its host's ServicePort(6379).
 NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes);
+
+// The redis-server of `node` on `host`: it logs to redis.log.
+ServerProcessOptions RedisServerOptions(ServiceNode node, Host* host,
+                                        std::chrono::milliseconds ready_timeout);
+// One start of a redis-server with `config` as its redis.conf (its data
+// directory, data/, made first): `redis-server <dir>/redis.conf`.
+ServerLaunch RedisServerLaunch(const Host& host, std::string config);
+// The data directory RedisConfigText gets for a redis-server on `host`.
+std::string RedisDataDir(const Host& host);
+// Ready once `endpoint` answers an authenticated PING.
+ReadinessProbe RedisPingProbe(const RedisEndpoint& endpoint);
 
 class RedisService : public LockService,
                      public Killable,
@@ -110,28 +128,14 @@ class RedisService : public LockService,
   std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
  private:
-  struct Node {
-    ServiceNode info;  // fixed at construction
-    Host* host = nullptr;
-    // Guarded by mu_.
-    int pid = -1;           // -1 while down
-    bool starting = false;  // a launch is waiting for it to answer
-    bool paused = false;    // SIGSTOPped
-  };
   RedisEndpoint EndpointOf(const ServiceNode& node) const;
-  Node* FindNode(const std::string& name);
-  Result<Node*> FindNodeOrError(const std::string& name);
-  // Writes the config and spawns redis-server; requires mu_.
-  Result<int> SpawnLocked(Node& node);
-  // Spawns redis-server for `node` and waits (without mu_) until it answers
-  // PING, it exits, or ready_timeout passes.
-  Status Launch(Node& node);
-  Status AwaitReady(Node& node, int pid);
+  // Writes the node's redis.conf, spawns redis-server and waits until it
+  // answers PING, it exits, or ready_timeout passes.
+  Status Launch(ServerProcess& node);
 
   const RedisServiceOptions options_;
-  NodeTable table_;  // fixed at construction
-  std::mutex mu_;
-  std::vector<Node> nodes_;  // the vector itself is fixed at construction
+  NodeTable table_;    // fixed at construction
+  ServerSet servers_;  // fixed at construction
 };
 
 }  // namespace locksmith

@@ -14,9 +14,8 @@
 namespace locksmith {
 namespace {
 
-constexpr RedisNodeFiles kDataFiles{"redis-server", "redis.conf", "redis.log"};
-constexpr RedisNodeFiles kSentinelFiles{"redis-sentinel", "sentinel.conf", "sentinel.log"};
-constexpr char kDataDir[] = "data";
+constexpr char kSentinelConfigFile[] = "sentinel.conf";
+constexpr char kSentinelLogFile[] = "sentinel.log";
 // One question to a sentinel or a data node during readiness or Primary():
 // short, so a paused sentinel costs little.
 constexpr std::chrono::milliseconds kAskTimeout{300};
@@ -123,13 +122,15 @@ std::string SentinelConfigText(const ServiceNode& sentinel, const ServiceNode& m
 }
 
 SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions options)
-    : options_(std::move(options)) {
+    : options_(std::move(options)), servers_("redis-sentinel node", "nodes") {
   initial_ = SentinelNodeTable(cluster.Hosts(), options_);
   for (const auto& info : initial_) {
-    const bool sentinel = info.role == NodeRole::kSentinel;
-    nodes_.push_back(std::make_unique<RedisNodeProcess>(
-        info, cluster.FindHost(info.host), sentinel ? kSentinelFiles : kDataFiles,
-        options_.redis.password, options_.redis.ready_timeout));
+    Host* host = cluster.FindHost(info.host);
+    if (info.role == NodeRole::kSentinel) {
+      servers_.Add({info, host, "redis-sentinel", kSentinelLogFile, options_.redis.ready_timeout});
+    } else {
+      servers_.Add(RedisServerOptions(info, host, options_.redis.ready_timeout));
+    }
   }
   master_ = "n1";
 }
@@ -144,43 +145,35 @@ nlohmann::json SentinelService::Settings() const {
           {"wait_replicas", options_.wait_replicas}};
 }
 
-RedisNodeProcess* SentinelService::Find(const std::string& name) const {
-  for (const auto& n : nodes_) {
-    if (n->info().name == name) return n.get();
-  }
-  return nullptr;
-}
-
 std::optional<NodeProcess> SentinelService::ProcessOf(const std::string& name) {
-  RedisNodeProcess* node = Find(name);
-  if (node == nullptr) return std::nullopt;
-  const std::optional<int> pid = node->Pid();
-  if (!pid) return std::nullopt;
-  return NodeProcess{node->host(), *pid};
+  return servers_.ProcessOf(name);
 }
 
-Result<RedisNodeProcess*> SentinelService::FindOrError(const std::string& name) const {
-  RedisNodeProcess* node = Find(name);
-  if (node == nullptr) {
-    return Error{"no redis-sentinel node " + name + " (nodes: " +
-                 JoinNames(NodeNames(initial_)) + ")"};
-  }
-  return node;
-}
-
-bool SentinelService::IsSentinel(const RedisNodeProcess& node) const {
+bool SentinelService::IsSentinel(const ServerProcess& node) const {
   return node.info().role == NodeRole::kSentinel;
 }
 
-std::string SentinelService::DataConfig(const RedisNodeProcess& node,
-                                        const ServiceNode* master) const {
-  Host& host = *node.host();
-  std::string text = RedisConfigText(node.info().address, node.info().port,
-                                     options_.redis.password, options_.redis.persistence,
-                                     host.PathOf(kDataDir));
-  const bool replica = master != nullptr && master->name != node.info().name;
-  return text + ReplicationConfigText(options_.redis.password, replica ? master->address : "",
-                                      replica ? master->port : 0);
+RedisEndpoint SentinelService::EndpointOf(const ServerProcess& node) const {
+  return {node.info().address, static_cast<uint16_t>(node.info().port), options_.redis.password};
+}
+
+Status SentinelService::LaunchData(ServerProcess& node, const ServiceNode* master) {
+  const ServiceNode& info = node.info();
+  std::string config = RedisConfigText(info.address, info.port, options_.redis.password,
+                                       options_.redis.persistence, RedisDataDir(*node.host()));
+  const bool replica = master != nullptr && master->name != info.name;
+  config += ReplicationConfigText(options_.redis.password, replica ? master->address : "",
+                                  replica ? master->port : 0);
+  return node.Launch(RedisServerLaunch(*node.host(), std::move(config)),
+                     RedisPingProbe(EndpointOf(node)));
+}
+
+Status SentinelService::LaunchSentinel(ServerProcess& node,
+                                       const std::optional<std::string>& config) {
+  ServerLaunch launch;
+  if (config) launch.files.emplace_back(kSentinelConfigFile, *config);
+  launch.argv = {"redis-sentinel", node.host()->PathOf(kSentinelConfigFile)};
+  return node.Launch(launch, RedisPingProbe(EndpointOf(node)));
 }
 
 NodeTable SentinelService::Table() const {
@@ -212,31 +205,17 @@ Status SentinelService::Start() {
     if (node.port == 0) return Error{node.name + ": its host has no free port left"};
   }
   const ServiceNode& master = initial_.front();
-  for (auto& node : nodes_) {
+  for (const auto& node : servers_.all()) {
     if (IsSentinel(*node)) continue;
-    if (Status s = node->host()->MakeDirectory(kDataDir); !s) {
-      return Error{node->info().name + ": " + s.error()};
-    }
-    if (Status s = node->Launch(DataConfig(*node, &master)); !s) return s;
+    if (Status s = LaunchData(*node, &master); !s) return s;
   }
   // Replicas first, so each sentinel finds them in the master's first INFO.
-  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
-  const RedisEndpoint master_endpoint = nodes_.front()->Endpoint();
-  for (;;) {
-    auto info = RedisCommandOnce(master_endpoint, {"INFO", "replication"}, kAskTimeout);
-    if (info && OnlineReplicas(info->str) >= options_.replicas) break;
-    if (std::chrono::steady_clock::now() >= give_up) {
-      return Error{"the master n1 did not see its " + std::to_string(options_.replicas) +
-                   " replicas online within " +
-                   std::to_string(options_.redis.ready_timeout.count()) + " ms"};
-    }
-    std::this_thread::sleep_for(kPollInterval);
-  }
-  for (auto& node : nodes_) {
+  if (Status s = AwaitReplicas(); !s) return s;
+  for (const auto& node : servers_.all()) {
     if (!IsSentinel(*node)) continue;
     const std::string config =
         SentinelConfigText(node->info(), master, options_, node->host()->Directory());
-    if (Status s = node->Launch(config); !s) return s;
+    if (Status s = LaunchSentinel(*node, config); !s) return s;
   }
   if (Status s = AwaitTopology(); !s) return s;
   std::lock_guard lock(mu_);
@@ -244,14 +223,29 @@ Status SentinelService::Start() {
   return OkStatus();
 }
 
+Status SentinelService::AwaitReplicas() {
+  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
+  const RedisEndpoint master_endpoint = EndpointOf(*servers_.all().front());
+  for (;;) {
+    auto info = RedisCommandOnce(master_endpoint, {"INFO", "replication"}, kAskTimeout);
+    if (info && OnlineReplicas(info->str) >= options_.replicas) return OkStatus();
+    if (std::chrono::steady_clock::now() >= give_up) {
+      return Error{"the master n1 did not see its " + std::to_string(options_.replicas) +
+                   " replicas online within " +
+                   std::to_string(options_.redis.ready_timeout.count()) + " ms"};
+    }
+    std::this_thread::sleep_for(kPollInterval);
+  }
+}
+
 Status SentinelService::AwaitTopology() {
   const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
   std::string missing;
   while (std::chrono::steady_clock::now() < give_up) {
     missing.clear();
-    for (auto& node : nodes_) {
+    for (const auto& node : servers_.all()) {
       if (!IsSentinel(*node)) continue;
-      auto r = RedisCommandOnce(node->Endpoint(), {"SENTINEL", "MASTER", kSentinelMasterName},
+      auto r = RedisCommandOnce(EndpointOf(*node), {"SENTINEL", "MASTER", kSentinelMasterName},
                                 kAskTimeout);
       if (!r || r->type != RedisReply::Type::kArray) {
         missing = node->info().name + " does not know the master yet";
@@ -275,16 +269,17 @@ Status SentinelService::AwaitTopology() {
 
 void SentinelService::Stop() {
   StopEvents();
-  // Sentinels first, so none starts a failover while the data nodes go.
-  for (auto it = nodes_.rbegin(); it != nodes_.rend(); ++it) (*it)->Stop();
+  // Sentinels first (started last), so none starts a failover while the
+  // data nodes go.
+  servers_.StopAll();
   std::lock_guard lock(mu_);
   started_ = false;
 }
 
 std::vector<RedisEndpoint> SentinelService::SentinelEndpoints() const {
   std::vector<RedisEndpoint> out;
-  for (const auto& node : nodes_) {
-    if (IsSentinel(*node)) out.push_back(node->Endpoint());
+  for (const auto& node : servers_.all()) {
+    if (IsSentinel(*node)) out.push_back(EndpointOf(*node));
   }
   return out;
 }
@@ -321,46 +316,31 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
                          std::make_unique<SentinelLockClient>(executor, std::move(o), slot.seed));
 }
 
-Status SentinelService::KillNode(const std::string& name) {
-  auto node = FindOrError(name);
-  if (!node) return Error{node.error()};
-  return (*node)->Kill();
-}
+Status SentinelService::KillNode(const std::string& name) { return servers_.Kill(name); }
 
 Status SentinelService::StartNode(const std::string& name) {
-  auto node = FindOrError(name);
+  auto node = servers_.FindOrError(name);
   if (!node) return Error{node.error()};
-  if (IsSentinel(**node)) return (*node)->Launch(std::nullopt);  // its rewritten config
+  if (IsSentinel(**node)) return LaunchSentinel(**node, std::nullopt);  // its rewritten config
   // A data node comes back as a replica of whoever leads now; when nobody
   // does (mid failover) it comes back as it was, and the sentinels convert it.
   auto master = AskSentinels();
   const ServiceNode* leader = master ? FindServiceNode(initial_, *master) : nullptr;
-  return (*node)->Launch(DataConfig(**node, leader));
+  return LaunchData(**node, leader);
 }
 
-bool SentinelService::IsUp(const std::string& name) {
-  auto node = FindOrError(name);
-  return node && (*node)->Running();
-}
+bool SentinelService::IsUp(const std::string& name) { return servers_.IsUp(name); }
 
-Status SentinelService::PauseNode(const std::string& name) {
-  auto node = FindOrError(name);
-  if (!node) return Error{node.error()};
-  return (*node)->Pause();
-}
+Status SentinelService::PauseNode(const std::string& name) { return servers_.Pause(name); }
 
-Status SentinelService::ResumeNode(const std::string& name) {
-  auto node = FindOrError(name);
-  if (!node) return Error{node.error()};
-  return (*node)->Resume();
-}
+Status SentinelService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
 
 Result<std::string> SentinelService::AskSentinels() const {
   std::map<std::string, int> votes;
   std::string last_error = "no sentinel";
-  for (const auto& node : nodes_) {
-    if (!IsSentinel(*node) || !node->Running() || node->Paused()) continue;
-    auto r = RedisCommandOnce(node->Endpoint(),
+  for (const auto& node : servers_.all()) {
+    if (!IsSentinel(*node) || !node->Responsive()) continue;
+    auto r = RedisCommandOnce(EndpointOf(*node),
                               {"SENTINEL", "GET-MASTER-ADDR-BY-NAME", kSentinelMasterName},
                               kAskTimeout);
     if (!r) {
@@ -416,8 +396,8 @@ nlohmann::json SentinelService::EventValue(const std::string& sentinel, const st
 Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
   StopEvents();
   std::vector<SentinelEventWatcher::Sentinel> sentinels;
-  for (const auto& node : nodes_) {
-    if (IsSentinel(*node)) sentinels.push_back({node->info().name, node->Endpoint()});
+  for (const auto& node : servers_.all()) {
+    if (IsSentinel(*node)) sentinels.push_back({node->name(), EndpointOf(*node)});
   }
   watcher_ = std::make_unique<SentinelEventWatcher>(
       std::move(sentinels), [this, sink = std::move(sink)](const std::string& sentinel,
@@ -436,16 +416,13 @@ void SentinelService::StopEvents() {
 
 Result<std::string> SentinelService::Primary() { return AskSentinels(); }
 
-Host* SentinelService::NodeHost(const std::string& name) {
-  RedisNodeProcess* node = Find(name);
-  return node == nullptr ? nullptr : node->host();
-}
+Host* SentinelService::NodeHost(const std::string& name) { return servers_.HostOf(name); }
 
 Result<int64_t> SentinelService::WallClockNs(const std::string& name) {
-  auto node = FindOrError(name);
+  auto node = servers_.FindOrError(name);
   if (!node) return Error{node.error()};
   if (IsSentinel(**node)) return Error{name + " is a sentinel: its clock is not faked"};
-  auto time = RedisTimeNs((*node)->Endpoint(), options_.redis.client_timeout);
+  auto time = RedisTimeNs(EndpointOf(**node), options_.redis.client_timeout);
   if (!time) return Error{name + ": " + time.error()};
   return *time;
 }

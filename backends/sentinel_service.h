@@ -19,21 +19,23 @@
 //
 // Thread-safety: Start/Stop from the run thread, capability calls from the
 // nemesis thread, NewClient from the io thread, Table() from any. Each node
-// guards its own process state (RedisNodeProcess); mu_ guards the last known
+// guards its own process state (ServerProcess); mu_ guards the last known
 // master.
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
-#include "backends/redis_node_process.h"
 #include "backends/redis_service.h"
 #include "backends/sentinel_event_watcher.h"
+#include "backends/server_process.h"
+#include "backends/server_set.h"
 
 namespace locksmith {
 
@@ -116,10 +118,16 @@ class SentinelService : public LockService,
   std::vector<RedisEndpoint> SentinelEndpoints() const;
 
  private:
-  RedisNodeProcess* Find(const std::string& name) const;
-  Result<RedisNodeProcess*> FindOrError(const std::string& name) const;
-  bool IsSentinel(const RedisNodeProcess& node) const;
-  std::string DataConfig(const RedisNodeProcess& node, const ServiceNode* master) const;
+  bool IsSentinel(const ServerProcess& node) const;
+  RedisEndpoint EndpointOf(const ServerProcess& node) const;
+  // Writes a data node's redis.conf (a replica of `master` unless it is
+  // `master` or that is null) and launches it.
+  Status LaunchData(ServerProcess& node, const ServiceNode* master);
+  // Launches a sentinel; with `config`, written as its sentinel.conf first,
+  // else with the one it rewrote.
+  Status LaunchSentinel(ServerProcess& node, const std::optional<std::string>& config);
+  // Polls until the master n1 reports its replicas online.
+  Status AwaitReplicas();
   // Polls until the master has its replicas and every sentinel knows all.
   Status AwaitTopology();
   // Asks the sentinels who the master is; the data node's name.
@@ -131,7 +139,7 @@ class SentinelService : public LockService,
   const SentinelServiceOptions options_;
   std::unique_ptr<SentinelEventWatcher> watcher_;  // run thread only
   NodeTable initial_;  // fixed at construction: n1 primary
-  std::vector<std::unique_ptr<RedisNodeProcess>> nodes_;  // fixed at construction
+  ServerSet servers_;  // fixed at construction
   mutable std::mutex mu_;
   mutable std::string master_;  // guarded by mu_: last known master
   bool started_ = false;        // guarded by mu_

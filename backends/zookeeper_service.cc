@@ -3,7 +3,6 @@
 #include <sstream>
 #include <thread>
 
-#include "backends/server_signals.h"
 #include "backends/zk_admin.h"
 #include "backends/zk_lock_client.h"
 
@@ -130,20 +129,19 @@ Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& o
 
 ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options,
                                    std::string client)
-    : options_(std::move(options)), client_(std::move(client)) {
+    : options_(std::move(options)),
+      client_(std::move(client)),
+      servers_("zookeeper peer", "peers") {
   auto hosts = cluster.Hosts();
   for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
     Host* host = hosts[static_cast<size_t>(i)];
     ZkPeerAddress peer{i + 1, host->Address(), host->ServicePort(2181), host->ServicePort(2888),
                        host->ServicePort(3888)};
-    Node node;
-    node.info = {host->Name(), NodeRole::kZkPeer, host->Name(), "java",
-                 host->Address(), peer.client_port};
-    node.peer = peer;
-    node.host = host;
-    table_.push_back(node.info);
+    ServiceNode info{host->Name(), NodeRole::kZkPeer, host->Name(), "java",
+                     host->Address(), peer.client_port};
+    table_.push_back(info);
     peers_.push_back(peer);
-    nodes_.push_back(std::move(node));
+    servers_.Add({info, host, "the zookeeper peer", kLogFile, options_.ready_timeout});
   }
 }
 
@@ -158,139 +156,74 @@ nlohmann::json ZookeeperService::Settings() const {
           {"ready_ms", ready_after_ms_.load()}};
 }
 
-ZookeeperService::Node* ZookeeperService::FindNode(const std::string& name) {
-  for (auto& n : nodes_) {
-    if (n.info.name == name) return &n;
-  }
-  return nullptr;
+ServerLaunch ZookeeperService::LaunchOf(size_t index) const {
+  const Host& host = *servers_.all().at(index)->host();
+  const ZkPeerAddress& peer = peers_.at(index);
+  return {{kDataDir},
+          {{std::string(kDataDir) + "/myid", std::to_string(peer.id) + "\n"},
+           {kConfigFile, ZookeeperConfigText(options_, peers_, peer.id, host.PathOf(kDataDir))}},
+          ZookeeperArgv(options_, host.PathOf(kConfigFile), host.Directory())};
 }
 
-Result<ZookeeperService::Node*> ZookeeperService::FindNodeOrError(const std::string& name) {
-  Node* node = FindNode(name);
-  if (node == nullptr) {
-    return Error{"no zookeeper peer " + name + " (peers: " + JoinNames(NodeNames(table_)) + ")"};
-  }
-  return node;
-}
-
-Result<int> ZookeeperService::SpawnLocked(Node& node) {
-  Host& host = *node.host;
-  const std::string& name = node.info.name;
-  if (Status s = host.MakeDirectory(kDataDir); !s) return Error{name + ": " + s.error()};
-  if (Status s = host.WriteFile(std::string(kDataDir) + "/myid",
-                                std::to_string(node.peer.id) + "\n");
-      !s) {
-    return Error{name + ": " + s.error()};
-  }
-  const std::string config =
-      ZookeeperConfigText(options_, peers_, node.peer.id, host.PathOf(kDataDir));
-  if (Status s = host.WriteFile(kConfigFile, config); !s) return Error{name + ": " + s.error()};
-  auto pid = host.Spawn(ProcessSpec{ZookeeperArgv(options_, host.PathOf(kConfigFile),
-                                                  host.Directory()),
-                                    {}, host.PathOf(kLogFile), host.Directory()});
-  if (!pid) return Error{name + ": cannot start the zookeeper peer: " + pid.error()};
-  return *pid;
-}
-
-Status ZookeeperService::AwaitServing(Node& node, int pid,
-                                      std::chrono::steady_clock::time_point give_up,
-                                      bool in_quorum) {
-  std::string last = "not asked";
-  while (std::chrono::steady_clock::now() < give_up) {
-    if (!node.host->Alive(pid)) {
-      std::lock_guard lock(mu_);
-      if (node.pid != pid) return Error{node.info.name + ": the peer was stopped while starting"};
-      node.pid = -1;
-      return Error{node.info.name + ": the zookeeper peer exited at start: " +
-                   LastLogLines(*node.host, kLogFile, 3)};
-    }
-    auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr", kProbeTimeout);
-    if (srvr) {
-      auto mode = ParseZkMode(*srvr);
-      if (mode || !in_quorum) return OkStatus();
-      last = mode.error();
-    } else {
-      last = srvr.error();
-    }
-    std::this_thread::sleep_for(kProbeInterval);
-  }
-  return Error{node.info.name + ": the zookeeper peer did not serve within " +
-               std::to_string(options_.ready_timeout.count()) + " ms: " + last};
-}
-
-Status ZookeeperService::Launch(Node& node) {
-  int pid = -1;
-  {
-    std::lock_guard lock(mu_);
-    if (node.starting) return Error{node.info.name + " is already starting"};
-    if (node.pid > 0 && node.host->Alive(node.pid)) {
-      return Error{node.info.name + " is already running"};
-    }
-    auto spawned = SpawnLocked(node);
-    if (!spawned) return Error{spawned.error()};
-    pid = node.pid = *spawned;
-    node.paused = false;
-    node.starting = true;
-  }
-  Status ready =
-      AwaitServing(node, pid, std::chrono::steady_clock::now() + options_.ready_timeout,
-                   /*in_quorum=*/false);
-  std::lock_guard lock(mu_);
-  node.starting = false;
-  return ready;
+ReadinessProbe ZookeeperService::ServingProbe(const ZkPeerAddress& peer, bool in_quorum) {
+  auto ask = [peer, in_quorum]() -> Status {
+    auto srvr = ZkFourLetterWord(peer.address, peer.client_port, "srvr", kProbeTimeout);
+    if (!srvr) return Error{srvr.error()};
+    auto mode = ParseZkMode(*srvr);
+    if (mode || !in_quorum) return OkStatus();
+    return Error{mode.error()};
+  };
+  return {ask, kProbeInterval, "serve"};
 }
 
 Status ZookeeperService::Start() {
-  if (nodes_.size() < static_cast<size_t>(options_.nodes)) {
+  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
     return Error{"the zookeeper backend needs " + std::to_string(options_.nodes) +
-                 " hosts, the cluster has " + std::to_string(nodes_.size())};
+                 " hosts, the cluster has " + std::to_string(servers_.size())};
   }
-  for (const auto& node : nodes_) {
-    if (node.peer.client_port == 0 || node.peer.quorum_port == 0 ||
-        node.peer.election_port == 0) {
-      return Error{node.info.name + ": its host has no free port left"};
+  for (size_t i = 0; i < peers_.size(); ++i) {
+    const ZkPeerAddress& peer = peers_[i];
+    if (peer.client_port == 0 || peer.quorum_port == 0 || peer.election_port == 0) {
+      return Error{table_[i].name + ": its host has no free port left"};
     }
   }
   const auto began = std::chrono::steady_clock::now();
   // Every peer is spawned before any is awaited: a peer serves only once a
   // quorum has formed.
   std::vector<int> pids;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& node : nodes_) {
-      auto spawned = SpawnLocked(node);
-      if (!spawned) return Error{spawned.error()};
-      node.pid = *spawned;
-      node.paused = false;
-      pids.push_back(*spawned);
-    }
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    auto spawned = servers_.all()[i]->Spawn(LaunchOf(i));
+    if (!spawned) return Error{spawned.error()};
+    pids.push_back(*spawned);
   }
   const auto give_up = began + options_.ready_timeout;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (Status s = AwaitServing(nodes_[i], pids[i], give_up, /*in_quorum=*/true); !s) return s;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Status s = servers_.all()[i]->AwaitReady(pids[i], give_up,
+                                             ServingProbe(peers_[i], /*in_quorum=*/true));
+    if (!s) return s;
   }
-  while (true) {
-    auto leader = Primary();
-    if (leader) break;
-    if (std::chrono::steady_clock::now() >= give_up) {
-      return Error{"the zookeeper ensemble elected no leader within " +
-                   std::to_string(options_.ready_timeout.count()) + " ms: " + leader.error()};
-    }
-    std::this_thread::sleep_for(kProbeInterval);
-  }
+  if (Status s = AwaitLeader(give_up); !s) return s;
   ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                        std::chrono::steady_clock::now() - began)
                        .count();
   return OkStatus();
 }
 
-void ZookeeperService::Stop() {
-  std::lock_guard lock(mu_);
-  for (auto& node : nodes_) {
-    if (node.pid > 0) (void)node.host->Kill(node.pid);
-    node.pid = -1;
-    node.paused = false;
+Status ZookeeperService::AwaitLeader(std::chrono::steady_clock::time_point give_up) {
+  while (true) {
+    auto leader = Primary();
+    if (leader) return OkStatus();
+    if (std::chrono::steady_clock::now() >= give_up) {
+      return Error{"the zookeeper ensemble elected no leader within " +
+                   std::to_string(options_.ready_timeout.count()) + " ms: " + leader.error()};
+    }
+    std::this_thread::sleep_for(kProbeInterval);
   }
+}
+
+void ZookeeperService::Stop() {
+  servers_.StopAll();
+  std::lock_guard lock(mu_);
   leader_.clear();
 }
 
@@ -306,60 +239,35 @@ std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_exec
 }
 
 Status ZookeeperService::KillNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
+  Status s = servers_.Kill(name);
   std::lock_guard lock(mu_);
-  Status s = KillServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
   if (leader_ == name) leader_.clear();
   return s;
 }
 
 Status ZookeeperService::StartNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  return Launch(**node);
+  auto index = servers_.IndexOf(name);
+  if (!index) return Error{index.error()};
+  return servers_.all()[*index]->Launch(LaunchOf(*index),
+                                        ServingProbe(peers_[*index], /*in_quorum=*/false));
 }
 
 std::optional<NodeProcess> ZookeeperService::ProcessOf(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return std::nullopt;
-  std::lock_guard lock(mu_);
-  if ((*node)->pid <= 0) return std::nullopt;
-  return NodeProcess{(*node)->host, (*node)->pid};
+  return servers_.ProcessOf(name);
 }
 
-bool ZookeeperService::IsUp(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return false;
-  std::lock_guard lock(mu_);
-  return (*node)->pid > 0 && (*node)->host->Alive((*node)->pid);
-}
+bool ZookeeperService::IsUp(const std::string& name) { return servers_.IsUp(name); }
 
-Status ZookeeperService::PauseNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  std::lock_guard lock(mu_);
-  return PauseServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
-}
+Status ZookeeperService::PauseNode(const std::string& name) { return servers_.Pause(name); }
 
-Status ZookeeperService::ResumeNode(const std::string& name) {
-  auto node = FindNodeOrError(name);
-  if (!node) return Error{node.error()};
-  std::lock_guard lock(mu_);
-  return ResumeServer(name, *(*node)->host, (*node)->pid, (*node)->paused);
-}
+Status ZookeeperService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
 
 std::vector<std::string> ZookeeperService::Modes() const {
   std::vector<std::string> modes;
-  for (const auto& node : nodes_) {
-    bool up = false;
-    {
-      std::lock_guard lock(mu_);
-      up = node.pid > 0 && !node.paused;
-    }
+  for (size_t i = 0; i < servers_.size(); ++i) {
     std::string mode;
-    if (up) {
-      auto srvr = ZkFourLetterWord(node.peer.address, node.peer.client_port, "srvr",
+    if (servers_.all()[i]->Responsive()) {
+      auto srvr = ZkFourLetterWord(peers_[i].address, peers_[i].client_port, "srvr",
                                    kProbeTimeout);
       if (srvr) {
         auto parsed = ParseZkMode(*srvr);
@@ -377,10 +285,10 @@ Result<std::string> ZookeeperService::LeaderNow() const {
   const auto modes = Modes();
   std::string leader;
   std::string seen;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    seen += (seen.empty() ? "" : ", ") + nodes_[i].info.name + ": " +
+  for (size_t i = 0; i < table_.size(); ++i) {
+    seen += (seen.empty() ? "" : ", ") + table_[i].name + ": " +
             (modes[i].empty() ? "no answer" : modes[i]);
-    if (leader.empty() && IsLeading(modes[i])) leader = nodes_[i].info.name;
+    if (leader.empty() && IsLeading(modes[i])) leader = table_[i].name;
   }
   std::lock_guard lock(mu_);
   leader_ = leader;
@@ -408,15 +316,12 @@ NodeTable ZookeeperService::Table() const {
   return table;
 }
 
-Host* ZookeeperService::NodeHost(const std::string& name) {
-  Node* node = FindNode(name);
-  return node == nullptr ? nullptr : node->host;
-}
+Host* ZookeeperService::NodeHost(const std::string& name) { return servers_.HostOf(name); }
 
 Result<int64_t> ZookeeperService::WallClockNs(const std::string& name) {
-  auto node = FindNodeOrError(name);
+  auto node = servers_.FindOrError(name);
   if (!node) return Error{node.error()};
-  auto clock = ZkWallClockNs((*node)->peer.address, (*node)->peer.client_port,
+  auto clock = ZkWallClockNs((*node)->info().address, (*node)->info().port,
                              std::max(options_.client_timeout, std::chrono::milliseconds(1000)));
   if (!clock) return Error{name + ": " + clock.error()};
   return *clock;

@@ -20,9 +20,9 @@
 // fault target hits the leader of the moment.
 //
 // Thread-safe: Start/Stop come from the run thread, the capability calls from
-// the nemesis thread, NewClient from the io thread, Table() from any. mu_
-// guards the peers' process state and the known leader; it is never held
-// while a peer is polled (seconds).
+// the nemesis thread, NewClient from the io thread, Table() from any. Each
+// peer guards its own process state (ServerProcess); mu_ guards the known
+// leader. Neither is held while a peer is polled (seconds).
 #pragma once
 
 #include <atomic>
@@ -34,6 +34,8 @@
 
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
+#include "backends/server_process.h"
+#include "backends/server_set.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -122,25 +124,14 @@ class ZookeeperService : public LockService,
   }
 
  private:
-  struct Node {
-    ServiceNode info;  // fixed at construction
-    ZkPeerAddress peer;
-    Host* host = nullptr;
-    // Guarded by mu_.
-    int pid = -1;
-    bool starting = false;
-    bool paused = false;
-  };
-  Node* FindNode(const std::string& name);
-  Result<Node*> FindNodeOrError(const std::string& name);
-  Result<int> SpawnLocked(Node& node);
-  // Spawns the peer and waits until it answers srvr with a mode.
-  Status Launch(Node& node);
-  // Waits (without mu_) until the peer answers srvr with a mode.
-  // Until the peer answers srvr; with `in_quorum`, with a mode (it has joined
-  // a quorum).
-  Status AwaitServing(Node& node, int pid, std::chrono::steady_clock::time_point give_up,
-                      bool in_quorum);
+  // What one start of peer `index` (0-based, table order) writes and runs:
+  // zk-data/myid, zoo.cfg, the JVM.
+  ServerLaunch LaunchOf(size_t index) const;
+  // Ready once the peer at `peer` answers srvr; with `in_quorum`, with a
+  // mode (it has joined a quorum).
+  static ReadinessProbe ServingProbe(const ZkPeerAddress& peer, bool in_quorum);
+  // Polls until some peer leads, up to `give_up`.
+  Status AwaitLeader(std::chrono::steady_clock::time_point give_up);
   // The peer that leads now, asked with srvr; remembers it for Table().
   Result<std::string> LeaderNow() const;
   // The srvr mode of every peer now ("" for a peer that does not answer).
@@ -149,9 +140,9 @@ class ZookeeperService : public LockService,
   const ZookeeperServiceOptions options_;
   const std::string client_;
   NodeTable table_;  // fixed at construction; roles as at start
-  std::vector<ZkPeerAddress> peers_;
+  std::vector<ZkPeerAddress> peers_;  // fixed at construction, in table order
+  ServerSet servers_;                 // fixed at construction, in table order
   mutable std::mutex mu_;
-  std::vector<Node> nodes_;  // the vector itself is fixed at construction
   mutable std::string leader_;  // guarded by mu_: the last leader seen
   mutable std::chrono::steady_clock::time_point leader_seen_{};
   std::atomic<int64_t> ready_after_ms_{0};

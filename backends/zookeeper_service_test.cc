@@ -185,6 +185,36 @@ TEST(ZookeeperServiceTest, TheTableListsOnePeerPerHostAndNoLeaderBeforeStart) {
   EXPECT_EQ(service.Settings()["client"], "zk-fair");
 }
 
+// A peer started again writes its myid and zoo.cfg and runs the JVM, with
+// its log in the host's directory; one that exits at start is down.
+TEST(ZookeeperServiceTest, StartingAPeerWritesItsFilesAndRunsTheJvmThroughItsHost) {
+  FakeCluster cluster({"n1", "n2", "n3"});
+  testing::FakeHost& n2 = *cluster.Fake("n2");
+  n2.PutFile("zookeeper.log", "Invalid config, exiting abnormally\n");
+  n2.OnSpawn([&n2](int pid) { n2.Exit(pid); });
+  const ZookeeperServiceOptions options;
+  ZookeeperService service(cluster, options, "zk-fair");
+
+  auto started = service.StartNode("n2");
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.error(),
+            "n2: the zookeeper peer exited at start: Invalid config, exiting abnormally");
+  EXPECT_TRUE(n2.directories().contains("zk-data"));
+  EXPECT_EQ(n2.file("zk-data/myid"), "2\n");
+  EXPECT_EQ(n2.file("zoo.cfg"),
+            ZookeeperConfigText(options, service.Peers(), 2, "/fake-hosts/n2/zk-data"));
+  const auto spawns = n2.spawns();
+  ASSERT_EQ(spawns.size(), 1u);
+  EXPECT_EQ(spawns[0].spec.argv,
+            ZookeeperArgv(options, "/fake-hosts/n2/zoo.cfg", "/fake-hosts/n2"));
+  EXPECT_EQ(spawns[0].spec.log_path, "/fake-hosts/n2/zookeeper.log");
+  EXPECT_FALSE(service.IsUp("n2"));
+  EXPECT_EQ(service.KillNode("n2").error(), "n2 is already down");
+  EXPECT_EQ(service.KillNode("n9").error(), "no zookeeper peer n9 (peers: n1, n2, n3)");
+  EXPECT_EQ(service.NodeHost("n2"), &n2);
+  EXPECT_TRUE(cluster.Fake("n1")->spawns().empty());
+}
+
 TEST(ZookeeperServiceTest, UnknownRecipeIsAnError) {
   EXPECT_EQ(ZkRecipeNames(), (std::vector<std::string>{"zk-fair", "zk-naive", "zk-rw"}));
   boost::asio::io_context io;

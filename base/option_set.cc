@@ -321,11 +321,16 @@ Status OptionSet::Validate() const {
   return OkStatus();
 }
 
-std::string OptionSet::Help(const OptionSpec& spec) const {
-  std::string help = spec.help;
+std::string OptionMeaning(const OptionSpec& spec) {
+  std::string meaning = spec.help;
   if (spec.kind == OptionKind::kChoice || (spec.kind == OptionKind::kNames && !spec.choices.empty())) {
-    help += " (" + JoinNames(spec.choices) + ")";
+    meaning += " (" + JoinNames(spec.choices) + ")";
   }
+  return meaning;
+}
+
+std::string OptionSet::Help(const OptionSpec& spec) const {
+  std::string help = OptionMeaning(spec);
   const std::string shown = DefaultText(spec);
   if (!shown.empty()) help += " [default: " + shown + "]";
   return help;

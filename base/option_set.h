@@ -146,6 +146,11 @@ class OptionSet {
   std::vector<std::function<Status()>> checks_;
 };
 
+// What `spec` means, for people: its help with the values it accepts
+// ("(none, everysec, always)"), without the default (OptionSet::Help adds
+// that). The flag tables of `run --help` and docs/running.md share it.
+std::string OptionMeaning(const OptionSpec& spec);
+
 // A flag's text as the JSON value its config key takes ("200" -> 200 for an
 // integer, "a,b" stays a string for names): flags and files then share one
 // reader. One line naming the flag on error.

@@ -1,6 +1,6 @@
 // The history of a run: every operation as an invoke plus its completion
-// (ok | fail | info), in the JSON Lines format of docs/history-format.md. This is the only
-// type the checkers depend on. Op and History are plain values (not
+// (ok | fail | info), in the JSON Lines format of docs/history-format.md: the
+// only type the checkers depend on. Op and History are plain values (not
 // thread-safe); the streaming writer lives in harness/history_recorder.h.
 #pragma once
 

@@ -5,7 +5,7 @@
 // 64-bit words; models whose state is a collection intern it, so equal
 // states always have equal words.
 //
-// Models and their op names (see docs/history-format.md for our own histories):
+// Models and their op names (see docs/history-format.md, "Models"):
 //   mutex         acquire (legal iff free), release (legal iff held): Knossos
 //   owner-mutex   acquire, release (legal only for the holder's process)
 //   fenced-mutex  owner-mutex where each ok acquire's fence (value.fence, or

@@ -6,7 +6,7 @@
 // name: two writes that came from reads of the same value are two buyers
 // whose updates overlapped -- one overwrote the other's. Pure; thread-safe.
 //
-// History shape (one worker's process; see README, "history format"):
+// History shape (one worker's process; see docs/history-format.md):
 //   acquire ok {fence?} . read {fence?} -> ok {value} . write {value, read,
 //   order?, fence?} -> ok | fail {rejected, highest} | info . release
 // and of the resource process: init {value}, final -> ok {value, orders}.

@@ -1,5 +1,5 @@
 // StuckLockChecker: a lock key that nobody could acquire for longer than
-// `leases` leases while no live client held it -- the lock seed 002's
+// `leases` leases while no live client held it -- the lock the flash sale's
 // SETNX-then-EXPIRE client leaves when it dies between the two commands (a
 // key without a TTL that no release will ever delete). Per key, in history
 // order:

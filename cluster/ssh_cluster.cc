@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -378,6 +379,98 @@ void CloseStaleControlConnections(std::ostream& out, const std::string& only_tag
   }
 }
 
+namespace {
+
+// What the nodes' cleanups say, gathered from their threads: every line in
+// order, failures and objects left also in the report.
+class NodeCleanupLog {
+ public:
+  explicit NodeCleanupLog(CleanupReport& report) : report_(report) {}
+
+  void Note(const std::string& node, const std::string& line) { Add(node, line, nullptr); }
+  void Fail(const std::string& node, const std::string& line) {
+    Add(node, line, &report_.failed);
+  }
+  void Leave(const std::string& node, const std::string& line) { Add(node, line, &report_.left); }
+  // Each line of a cleanup script's output, as done for run `tag`.
+  void NoteRemovals(const std::string& node, const std::string& tag, const std::string& output) {
+    std::istringstream done(output);
+    std::string removal;
+    while (std::getline(done, removal)) Note(node, "run " + tag + ": " + removal);
+  }
+  const std::vector<std::string>& lines() const { return lines_; }
+
+ private:
+  void Add(const std::string& node, const std::string& line, std::vector<std::string>* list) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.push_back("node " + node + ": " + line);
+    if (list != nullptr) list->push_back("node " + node + ": " + line);
+  }
+
+  CleanupReport& report_;
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// One line of kListScript's output ("tag machine pid start-time"): cleans up
+// that run unless it is not ours to clean.
+void CleanListedRun(SshHost& host, const std::string& node, const std::string& listed,
+                    const SshCleanupOptions& options, const std::string& machine,
+                    NodeCleanupLog& log) {
+  std::istringstream words(listed);
+  std::string tag, owner_machine;
+  int pid = 0;
+  uint64_t start = 0;
+  words >> tag >> owner_machine >> pid >> start;
+  if (!ValidateTag(tag).ok()) return;
+  if (!options.only_tag.empty() && tag != options.only_tag) return;
+  if (owner_machine == machine && IsSameProcessAlive(pid, start)) {
+    log.Note(node,
+             "run " + tag + ": controller pid " + std::to_string(pid) + " still runs; skipped");
+    return;
+  }
+  if (options.only_tag.empty() && owner_machine != machine) {
+    log.Leave(node, "run " + tag + " belongs to another controller (" + owner_machine +
+                        "); left (name it with --tag to remove it)");
+    return;
+  }
+  auto r = host.RunScript(kCleanupScript, {kSshBaseDir, tag, "all"}, "", kTeardownTimeout);
+  if (!r || r->exit_code != 0) {
+    log.Fail(node, "run " + tag + ": " + (r ? FirstLine(r->err) : r.error()));
+    return;
+  }
+  log.NoteRemovals(node, tag, r->out);
+}
+
+// Cleans up the dead runs on one node through its own control connection.
+void CleanSshNode(const SshCleanupOptions& options, const std::string& node,
+                  const std::string& control, const std::string& machine, NodeCleanupLog& log) {
+  if (Status s = Connect(options.ssh, control, node); !s) {
+    log.Fail(node, s.error());
+    return;
+  }
+  SshHost host("cleanup", node, node, kSshBaseDir, "", options.ssh, control);
+  auto listed = host.RunScript(kListScript, {kSshBaseDir}, "", kTeardownTimeout);
+  if (!listed || listed->exit_code != 0) {
+    log.Fail(node, "cannot list " + std::string(kSshBaseDir) + ": " +
+                       (listed ? FirstLine(listed->err) : listed.error()));
+    Disconnect(control, node);
+    return;
+  }
+  std::istringstream in(listed->out);
+  std::string line;
+  while (std::getline(in, line)) CleanListedRun(host, node, line, options, machine, log);
+  // A tag named explicitly may have left chains without a directory.
+  if (!options.only_tag.empty() && listed->out.find(options.only_tag) == std::string::npos) {
+    auto r = host.RunScript(kCleanupScript, {kSshBaseDir, options.only_tag, "all"}, "",
+                            kTeardownTimeout);
+    if (r && r->exit_code == 0) log.NoteRemovals(node, options.only_tag, r->out);
+  }
+  Disconnect(control, node);
+}
+
+}  // namespace
+
 CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& options) {
   CleanupReport report;
   if (!options.only_tag.empty()) {
@@ -393,76 +486,14 @@ CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& op
     return report;
   }
   const std::string machine = MachineId();
-  std::mutex mu;
-  std::vector<std::string> lines;
+  NodeCleanupLog log(report);
   (void)ForEachInParallel(options.nodes.size(), [&](size_t i) -> Status {
-    const std::string& node = options.nodes[i];
-    const std::string control = *control_dir + "/" + std::to_string(i);
-    auto say = [&](const std::string& line, std::vector<std::string>* list) {
-      std::lock_guard<std::mutex> lock(mu);
-      lines.push_back("node " + node + ": " + line);
-      if (list != nullptr) list->push_back("node " + node + ": " + line);
-    };
-    if (Status s = Connect(options.ssh, control, node); !s) {
-      say(s.error(), &report.failed);
-      return OkStatus();
-    }
-    SshHost host("cleanup", node, node, kSshBaseDir, "", options.ssh, control);
-    auto listed = host.RunScript(kListScript, {kSshBaseDir}, "", kTeardownTimeout);
-    if (!listed || listed->exit_code != 0) {
-      say("cannot list " + std::string(kSshBaseDir) + ": " +
-              (listed ? FirstLine(listed->err) : listed.error()),
-          &report.failed);
-      Disconnect(control, node);
-      return OkStatus();
-    }
-    std::istringstream in(listed->out);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream words(line);
-      std::string tag, owner_machine;
-      int pid = 0;
-      uint64_t start = 0;
-      words >> tag >> owner_machine >> pid >> start;
-      if (!ValidateTag(tag).ok()) continue;
-      if (!options.only_tag.empty() && tag != options.only_tag) continue;
-      if (owner_machine == machine && IsSameProcessAlive(pid, start)) {
-        say("run " + tag + ": controller pid " + std::to_string(pid) + " still runs; skipped",
-            nullptr);
-        continue;
-      }
-      if (options.only_tag.empty() && owner_machine != machine) {
-        say("run " + tag + " belongs to another controller (" + owner_machine +
-                "); left (name it with --tag to remove it)",
-            &report.left);
-        continue;
-      }
-      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, tag, "all"}, "", kTeardownTimeout);
-      if (!r || r->exit_code != 0) {
-        say("run " + tag + ": " + (r ? FirstLine(r->err) : r.error()), &report.failed);
-        continue;
-      }
-      std::istringstream done(r->out);
-      std::string removal;
-      while (std::getline(done, removal)) say("run " + tag + ": " + removal, nullptr);
-    }
-    // A tag named explicitly may have left chains without a directory.
-    if (!options.only_tag.empty() && listed->out.find(options.only_tag) == std::string::npos) {
-      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, options.only_tag, "all"}, "",
-                              kTeardownTimeout);
-      if (r && r->exit_code == 0) {
-        std::istringstream done(r->out);
-        std::string removal;
-        while (std::getline(done, removal)) say("run " + options.only_tag + ": " + removal,
-                                                nullptr);
-      }
-    }
-    Disconnect(control, node);
+    CleanSshNode(options, options.nodes[i], *control_dir + "/" + std::to_string(i), machine, log);
     return OkStatus();
   });
   std::error_code ec;
   fs::remove_all(*control_dir, ec);
-  for (const auto& l : lines) out << l << "\n";
+  for (const auto& l : log.lines()) out << l << "\n";
   return report;
 }
 

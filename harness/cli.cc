@@ -19,6 +19,7 @@
 #include "cluster/ssh_cluster.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
+#include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
@@ -42,6 +43,7 @@ struct RunFlags {
   std::vector<OptionSpec> specs;           // one per generated flag
   std::map<std::string, std::string> text;  // flag -> value given
   std::map<std::string, bool> on;           // switch flag -> given
+  bool help_markdown = false;  // print the flags as docs/running.md's table
 };
 
 // "backend redis" for every registered module declaring `flag`.
@@ -86,20 +88,16 @@ void AddGeneratedFlag(CLI::App& run, RunFlags& f, const OptionSpec& spec, std::s
 }
 
 void AddRunFlags(CLI::App& run, RunFlags& f) {
-  run.add_option("--scenario", f.scenario,
-                 "run scenario NAME of the library (locksmith scenarios lists them); other "
-                 "flags override its keys");
-  run.add_option("--config", f.config_file,
-                 "JSON scenario/config file (keys as the flags: \"concurrency\", \"hold\", ...); "
-                 "flags override it; a run's config.json replays that run. A regular file of at "
-                 "most 1 MiB; \"description\" at most 4096 bytes, \"scenario\" 64")
+  run.add_option("--scenario", f.scenario, HelpLine(RunOwnFlag("--scenario")));
+  run.add_option("--config", f.config_file, HelpLine(RunOwnFlag("--config")))
       ->check(CLI::ExistingFile);
-  run.add_option("--seed", f.seed, "seed for every random choice [default: random, logged]");
-  run.add_option("--test-count", f.test_count,
-                 "K runs, the first with --seed, the others with seeds derived from it; "
-                 "prints violations in k of K runs with a Wilson 95% interval and writes "
-                 "index.html, summary.json and junit.xml under STORE/suites/ [default: 1]")
+  run.add_option("--seed", f.seed, HelpLine(RunOwnFlag("--seed")));
+  run.add_option("--test-count", f.test_count, HelpLine(RunOwnFlag("--test-count")))
       ->check(CLI::Range(1, kMaxTestCount));
+  // Hidden (no group): what scripts/gen-flag-doc.sh reads.
+  run.add_flag("--help-markdown", f.help_markdown,
+               "print every run flag as a Markdown table (docs/running.md's reference)")
+      ->group("");
   RunConfig defaults;
   OptionSet common;
   defaults.Declare(common);
@@ -306,6 +304,10 @@ CLI::App* AddCleanupCommand(CLI::App& app, CleanupFlags& flags) {
 
 // `locksmith run`: the config from the scenario or file, then the flags.
 int RunRun(const CLI::App& run, RunFlags& run_flags) {
+  if (run_flags.help_markdown) {
+    std::cout << MarkdownFlagTable(RunFlagRows());
+    return 0;
+  }
   if (!run_flags.scenario.empty()) {
     if (!run_flags.config_file.empty()) return BadInput("give --scenario or --config, not both");
     auto path = ScenarioPath(run_flags.scenario);

@@ -4,6 +4,7 @@
 // meanings (the CLI makes one flag of them).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
@@ -149,6 +150,66 @@ TEST(RegistriesTest, FencingNeedsAClientThatGivesTokens) {
   ASSERT_FALSE(get_set);
   EXPECT_EQ(get_set.error(), "--fencing on: the redis-get-set client gives no fencing token "
                              "(use --client redis or redis-watchdog)");
+}
+
+// The string literals of a C++ source, comments skipped (plain and raw
+// strings; enough for the project's own code).
+std::vector<std::string> StringLiterals(const std::string& code) {
+  std::vector<std::string> literals;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code.compare(i, 2, "//") == 0) {
+      i = code.find('\n', i);
+      if (i == std::string::npos) break;
+    } else if (code.compare(i, 2, "/*") == 0) {
+      i = code.find("*/", i + 2) + 1;
+    } else if (code[i] == '\'') {
+      i = code.find('\'', i + (code[i + 1] == '\\' ? 3 : 2));
+    } else if (code.compare(i, 3, "R\"(") == 0) {
+      const size_t end = code.find(")\"", i + 3);
+      literals.push_back(code.substr(i + 3, end - i - 3));
+      i = end + 1;
+    } else if (code[i] == '"') {
+      std::string text;
+      for (++i; i < code.size() && code[i] != '"'; ++i) {
+        if (code[i] == '\\') ++i;
+        text += code[i];
+      }
+      literals.push_back(text);
+    }
+  }
+  return literals;
+}
+
+// A backend is its own files plus one registry line: the harness (the run
+// lifecycle, config, CLI, suites) and the cluster providers never key on a
+// backend's or a client's name, so adding one touches neither.
+TEST(RegistriesTest, TheHarnessAndTheClusterKnowNoBackendByName) {
+  std::set<std::string> names;
+  for (const auto& e : Backends()) names.insert(e.name);
+  for (const auto& c : AllClientNames()) names.insert(c);
+  int files = 0;
+  for (const char* dir : {"harness", "cluster"}) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(LOCKSMITH_SOURCE_DIR) + "/" + dir)) {
+      const std::string path = entry.path().string();
+      const std::string stem = entry.path().stem().string();
+      if (stem.ends_with("_test") || stem.ends_with("_bench")) continue;
+      if (entry.path().extension() != ".cc" && entry.path().extension() != ".h") continue;
+      std::ifstream in(path);
+      std::ostringstream code;
+      code << in.rdbuf();
+      ++files;
+      for (const auto& literal : StringLiterals(code.str())) {
+        EXPECT_EQ(names.count(literal), 0u) << path << " names \"" << literal << "\"";
+      }
+    }
+  }
+  EXPECT_GT(files, 30);
+}
+
+TEST(RegistriesTest, StringLiteralsSkipCommentsAndReadRawStrings) {
+  EXPECT_EQ(StringLiterals("// \"redis\"\nx = \"a\\\"b\"; /* \"c\" */ y = R\"(raw)\"; c = '\"';"),
+            (std::vector<std::string>{"a\"b", "raw"}));
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/backend_registry.h"
 #include "base/option_set.h"
 #include "base/result.h"
 #include "nemesis/nemesis_registry.h"
@@ -45,7 +46,7 @@ const std::vector<ModuleKey>& ModuleKeys();
 struct RunConfig {
   std::string test_name;  // empty: derived from backend, workload, nemesis
   std::string store = "store";
-  std::string backend = "redis";
+  std::string backend = DefaultBackendName();
   std::string workload = "mutex";
   std::string client;                // the backend's lock client; empty: its default
   int concurrency = 10;              // clients, each with its own connection (every workload)
@@ -70,7 +71,7 @@ struct RunConfig {
   std::string ssh_key;               // identity file; empty: ssh's defaults
   int ssh_port = 22;
   std::string ssh_known_hosts;       // known-hosts file; empty: ssh's defaults
-  std::string scenario;              // the DESIGN/debate row a scenario file tests
+  std::string scenario;              // the debate row a scenario file tests (docs/debate.md)
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
   // What a scenario predicts of the run, as data its test reads: the
   // verdict ("valid" or "invalid") and, for an invalid one, the kind of

@@ -1,5 +1,5 @@
 // ClientCrashNemesis: "client-crash" makes a worker vanish in the middle of
-// an acquire, as a client process killed there (seed 002's SETNX-then-EXPIRE
+// an acquire, as a client process killed there (a flash sale's SETNX-then-EXPIRE
 // client dies between the two commands and leaves a lock that never
 // expires). The begin op waits, up to its `wait_ms` (default 5000), for a
 // worker to reach a crash point of an acquire ("key" and "process" in its

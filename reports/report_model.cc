@@ -433,7 +433,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
 
   // Lanes: the nemesis first (fault ops read best above the clients), then
   // client lanes. A process whose op ended info never runs again and its
-  // worker continues as a new process (DESIGN.md), so one lane per process
+  // worker continues as a new process (as in Jepsen), so one lane per process
   // would leave hundreds of mostly empty lanes; instead processes whose lives
   // do not overlap share a lane, preferring the lane freed most recently
   // (that is usually the same worker).

@@ -1,6 +1,6 @@
 // The client-crash fault and the stuck-lock checker end to end (issue 12):
 // the flash sale on a real Redis, one buyer crashing in the middle of an
-// acquire (scenarios/redis-setnx-expire-client-crash.json). With seed 002's
+// acquire (scenarios/redis-setnx-expire-client-crash.json). With the flash sale's
 // SETNX-then-EXPIRE client the crash falls between the two commands: the
 // key never expires and the checker reports a stuck lock naming the crashed
 // process; the correct `redis` client, under the same seed and steps,

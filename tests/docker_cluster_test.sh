@@ -49,7 +49,7 @@ trap 'stop_local; "${cluster[@]}" down; rm -rf "$work"' EXIT
 # (4-5 s) and then one partition (6-7 s, 1.5 s long): a restart inside a
 # partition that cuts clients off the node would fail its readiness check on
 # the ssh provider, whose clients and checks share the controller's address
-# (README, Multi-host runs). Multi-host backends are cut node from node
+# (docs/multi-host.md). Multi-host backends are cut node from node
 # (isolate); single Redis has its clients cut off it.
 kp="--time-limit 8 --nemesis kill,partition --nemesis-interval 4 --partition-ms 1500"
 cases=(

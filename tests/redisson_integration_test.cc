@@ -2,7 +2,7 @@
 // redis-sentinel real replicas and sentinels; the locksmith binary):
 // `redis-watchdog` and `redis-reentrant` without faults are valid on both
 // backends, the watchdog's renewals and the re-entries are in the history as
-// the README's history format says, and the watchdog under client pauses is
+// docs/history-format.md says, and the watchdog under client pauses is
 // valid when the pauses are shorter than its lease and makes expired-lease
 // double holders (with the holder told it lost the lock) when a pause is
 // longer. Runs are short (<= 14 s of workload) with 1-2 s leases.

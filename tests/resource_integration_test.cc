@@ -5,7 +5,7 @@
 // named by the buyers that prove it; with --fencing on, the same schedule
 // leaves the stock exact and the stale writes rejected; on redis-sentinel
 // under failover, fencing refuses lower fences but repeated ones lose
-// updates; the seed article's broken clients show their damage where the
+// updates; the broken blog-post clients show their damage where the
 // correct client, under the same seed and schedule, stays valid. Each run:
 // 12 s of workload (the failover run: 20 s).
 #include <gtest/gtest.h>
@@ -176,7 +176,7 @@ int64_t FenceAt(const History& history, const nlohmann::json& ref) {
 // *lower* fences holds, at the price of the refused holders' availability),
 // but the two sides hand out the *same* fences, which pass the store's >=
 // check: two buyers holding equal fences both read and write, and the
-// inventory loses updates. Measured over seeds 1-3 and 7 (README, fencing).
+// inventory loses updates. Measured over seeds 1-3 and 7 (docs/benchmarks.md).
 TEST(ResourceIntegrationTest, FencedSentinelFailoverRefusesLowerFencesRepeatedOnesLoseUpdates) {
   const Shop shop{.buyers = 6, .seconds = 20};
   FinishedRun f = Sale({"--backend", "redis-sentinel", "--fencing", "on", "--nemesis", "failover",

@@ -36,14 +36,45 @@ TEST(RunCliTest, HelpListsEveryModulesFlagsWithTheirModuleAndDefault) {
   }
 }
 
-// The README's table of run flags keeps up with the registries: every flag
-// `run --help` lists has its row.
-TEST(RunCliTest, TheReadmeDocumentsEveryRunFlag) {
+// The flag reference of docs/running.md is the binary's own table, between
+// its two marker lines: a flag added, removed or reworded in a module's
+// declaration fails here until the doc is regenerated.
+TEST(RunCliTest, TheFlagReferenceInTheDocsIsTheBinarysOwnTable) {
   TempDir dir;
-  std::string help;
+  std::string table;
+  ASSERT_EQ(Locksmith(dir, {"run", "--help-markdown"}, &table), 0) << table;
+  const std::string doc = ReadText(LOCKSMITH_SOURCE_DIR "/docs/running.md");
+  const std::string begin = "<!-- flags:begin -->\n", end = "<!-- flags:end -->\n";
+  const size_t from = doc.find(begin);
+  ASSERT_NE(from, std::string::npos) << "docs/running.md has no line " << begin;
+  const size_t to = doc.find(end, from);
+  ASSERT_NE(to, std::string::npos) << "docs/running.md has no line " << end;
+  std::istringstream in_doc(doc.substr(from + begin.size(), to - from - begin.size()));
+  std::istringstream in_binary("\n" + table + "\n");
+  std::string doc_line, binary_line;
+  for (int line = 1;; ++line) {
+    const bool more_doc = static_cast<bool>(std::getline(in_doc, doc_line));
+    const bool more_binary = static_cast<bool>(std::getline(in_binary, binary_line));
+    if (!more_doc && !more_binary) break;
+    if (!more_doc) doc_line = "(the table ends)";
+    if (!more_binary) binary_line = "(the table ends)";
+    if (doc_line == binary_line) continue;
+    ADD_FAILURE() << "docs/running.md's flag reference differs from `locksmith run "
+                     "--help-markdown` at its line "
+                  << line << ":\n  doc:    " << doc_line << "\n  binary: " << binary_line
+                  << "\nregenerate it with scripts/gen-flag-doc.sh";
+    break;
+  }
+}
+
+// That table has a row for every flag `run --help` lists: both come from the
+// same declarations.
+TEST(RunCliTest, TheMarkdownTableHasARowForEveryFlagOfRunHelp) {
+  TempDir dir;
+  std::string help, table;
   ASSERT_EQ(Locksmith(dir, {"run", "--help"}, &help), 0) << help;
-  const std::string readme = ReadText(LOCKSMITH_SOURCE_DIR "/README.md");
-  ASSERT_FALSE(readme.empty());
+  ASSERT_EQ(Locksmith(dir, {"run", "--help-markdown"}, &table), 0) << table;
+  int flags = 0;
   std::istringstream lines(help);
   for (std::string line; std::getline(lines, line);) {
     // "  --flag TYPE   help": the flags this build generates.
@@ -51,8 +82,11 @@ TEST(RunCliTest, TheReadmeDocumentsEveryRunFlag) {
     if (start == std::string::npos || line.compare(start, 2, "--") != 0) continue;
     const std::string flag = line.substr(start, line.find_first_of(" ,", start) - start);
     if (flag == "--help" || flag == "--help-all") continue;
-    EXPECT_NE(readme.find("`" + flag + "`"), std::string::npos) << flag << " is not in README.md";
+    ++flags;
+    EXPECT_NE(table.find("\n| `" + flag + "` |"), std::string::npos) << flag << "\n" << table;
   }
+  EXPECT_GE(flags, 60) << help;
+  EXPECT_EQ(help.find("--help-markdown"), std::string::npos) << "a hidden flag\n" << help;
 }
 
 TEST(RunCliTest, AFlagForAModuleTheRunDoesNotUseIsOneLineAnd254) {

@@ -1,4 +1,4 @@
-// The `inventory` workload: a flash sale (seed 002's order code). `items`
+// The `inventory` workload: a flash sale (a lock-protected order). `items`
 // items with `stock` units each; `concurrency` buyers each loop: acquire the
 // item's lock, read its stock, work (`work` ms), and when stock > 0 write
 // stock - 1 and record an order id, release. At the end, with faults healed,

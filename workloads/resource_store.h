@@ -10,11 +10,10 @@
 #pragma once
 
 #include <chrono>
-#include <memory>
 #include <string>
 
 #include "backends/redis_connection.h"
-#include "backends/redis_node_process.h"
+#include "backends/server_process.h"
 #include "base/result.h"
 #include "cluster/host.h"
 
@@ -38,8 +37,8 @@ class ResourceStore {
   RedisEndpoint Endpoint() const;
 
  private:
-  Host& host_;
-  std::unique_ptr<RedisNodeProcess> process_;
+  const std::string password_;
+  ServerProcess process_;
 };
 
 }  // namespace locksmith

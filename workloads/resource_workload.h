@@ -8,7 +8,7 @@
 // is an op of the worker's process; the store's set-up (`init`) and the final
 // reads after the heal (`final`) are ops of kResourceProcess. A stall the
 // client-pause nemesis asks for is taken before the write (pause_at "write",
-// the GC pause of the seed article) or before the release ("release").
+// the GC pause of the lock debate) or before the release ("release").
 // Lock events the client reports while a worker holds a lock (renewals,
 // lock lost: HoldEvents) are recorded as lone ops of its process; like seed
 // 002's code, the holder does not look at them: it writes and releases
