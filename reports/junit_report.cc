@@ -114,6 +114,12 @@ std::string InterruptionText(const nlohmann::json& results) {
 
 const nlohmann::json kNoLedger;
 
+// results.json's "unfulfilled": what the run asked for and did not get.
+std::string UnfulfilledOf(const nlohmann::json& results) {
+  auto it = results.find("unfulfilled");
+  return it != results.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 // The "faults" case: what every fault family planned and how many of its
 // faults were observed; an error when the run did not do what it was asked.
 std::string FaultsCase(const std::string& classname, const nlohmann::json& faults,
@@ -150,9 +156,7 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
   // The fault ledger is a case of its own: a run whose faults did not all
   // happen is unknown though every checker passed.
   const nlohmann::json& faults = r.json().contains("faults") ? r.json()["faults"] : kNoLedger;
-  const std::string unfulfilled = r.json().value("unfulfilled", nlohmann::json()).is_string()
-                                      ? r.json()["unfulfilled"].get<std::string>()
-                                      : "";
+  const std::string unfulfilled = UnfulfilledOf(r.json());
   errors += !unfulfilled.empty();
   std::string classname = "locksmith";
   for (const std::string* part : {&summary.backend, &summary.workload}) {
