@@ -131,7 +131,9 @@ std::string FaultsCase(const std::string& classname, const nlohmann::json& fault
             " planned, " + std::to_string(f.value("observed", 0)) + " observed\n";
   }
   std::string x = "    <testcase" + Attr("classname", classname) + Attr("name", "faults") +
-                  Attr("time", "0") + ">\n";
+                  Attr("time", "0");
+  if (unfulfilled.empty() && system_out.empty()) return x + "/>\n";
+  x += ">\n";
   if (!unfulfilled.empty()) {
     x += "      <error" + Attr("message", "unknown: " + unfulfilled) + Attr("type", "unknown") +
          ">" + XmlEscape(body) + "</error>\n";
