@@ -96,4 +96,7 @@ std::optional<bool> KillNemesis::CameBack(const std::string& node, nlohmann::jso
   return alive && now->pid != seen["killed_pid"].get<int>();
 }
 
+
+const FaultLook kKillLook = {"kill", 10, "#c62828", DescribeNodeFault};
+
 }  // namespace locksmith

@@ -74,4 +74,6 @@ std::optional<bool> StoppedOnItsHost(HasNodeProcesses* processes, const std::str
   return *state == 'T';
 }
 
+const FaultLook kPauseLook = {"pause", 20, "#6a1b9a", DescribeNodeFault};
+
 }  // namespace locksmith
