@@ -6,6 +6,8 @@
 #include <set>
 #include <utility>
 
+#include "nemesis/fault_descriptions.h"
+
 namespace locksmith {
 namespace {
 
@@ -16,22 +18,13 @@ std::string Number(double x) {
   return buf;
 }
 
-// The text of a name field: a string as it is, a list of strings joined.
-std::string Names(const nlohmann::json& j) {
-  if (j.is_string()) return j.get<std::string>();
-  if (!j.is_array()) return j.is_null() ? "" : j.dump();
-  std::string out;
-  for (const auto& e : j) out += (out.empty() ? "" : ",") + Names(e);
-  return out;
-}
-
-// "n1×n2,n3 n2×n1": who drops whom, in a grudge.
-std::string GrudgeWords(const nlohmann::json& grudge) {
-  std::string out;
-  for (const auto& [from, dropped] : grudge.items()) {
-    out += (out.empty() ? "" : " ") + from + "\xC3\x97" + Names(dropped);
-  }
-  return out;
+// An op of `family` in words, as the family tells its faults (its
+// FaultLook); the op's name alone for a family the registry does not know.
+std::string FaultWords(const std::string& family, const FaultOp& op) {
+  static const FaultLooks looks = RegisteredFaultLooks();
+  auto it = looks.find(family);
+  if (it == looks.end() || it->second.describe == nullptr) return op.f;
+  return it->second.describe(op);
 }
 
 // How a step is planned: " after acquire of lock-0", " 200 ms after ...",
@@ -56,39 +49,6 @@ std::string Count(int n, const std::string& one) {
 
 }  // namespace
 
-std::string FaultWords(const FaultOp& op) {
-  std::string words = op.f;
-  const nlohmann::json& v = op.value;
-  if (!v.is_object()) return words;
-  auto add = [&](const std::string& part) {
-    if (!part.empty()) words += " " + part;
-  };
-  auto text = [&](const char* key) { return v.contains(key) ? Names(v[key]) : std::string(); };
-  // What it hit as the completion lists it, else as the op names it.
-  if (v.contains("nodes") && !Names(v["nodes"]).empty()) {
-    add(Names(v["nodes"]));
-  } else if (v.contains("node")) {
-    add(text("node"));
-  } else if (v.contains("target")) {
-    add(text("target"));
-  }
-  add(text("mode"));
-  if (v.contains("old")) add(text("old") + (v.contains("new") ? "->" + text("new") : ""));
-  add(text("shape"));
-  if (v.contains("grudge") && v["grudge"].is_object()) add(GrudgeWords(v["grudge"]));
-  if (v.contains("process") && v["process"].is_number_integer()) {
-    add("p" + std::to_string(v["process"].get<int64_t>()));
-  }
-  if (v.contains("key") && v["key"].is_string()) add("on " + v["key"].get<std::string>());
-  if (v.contains("ms") && v["ms"].is_number()) add(Number(v["ms"].get<double>()) + " ms");
-  if (v.contains("delta_ms") && v["delta_ms"].is_number()) {
-    const double delta = v["delta_ms"].get<double>();
-    add((delta >= 0 ? "+" : "") + Number(delta) + " ms");
-  }
-  if (v.contains("rate") && v["rate"].is_number()) add("rate " + Number(v["rate"].get<double>()));
-  return words;
-}
-
 FaultLedger FaultLedger::Plan(const std::vector<ScheduledFault>& schedule,
                               const LedgerRequest& request) {
   FaultLedger ledger;
@@ -103,7 +63,7 @@ FaultLedger FaultLedger::Plan(const std::vector<ScheduledFault>& schedule,
     row.window = fault.mark.window;
     row.begins = fault.mark.begins;
     row.f = fault.op.f;
-    row.what = FaultWords(fault.op) + (ledger.scripted_ ? WhenWords(fault) : "");
+    row.what = FaultWords(row.family, fault.op) + (ledger.scripted_ ? WhenWords(fault) : "");
     row.at_ms = fault.at_ms;
     ledger.rows_.push_back(std::move(row));
   }
@@ -157,7 +117,7 @@ void FaultLedger::Observe(const History& history, const FaultConfirmations& conf
     row->applied = op.error.empty();
     row->error = op.error;
     row->at_s = static_cast<double>(op.time) / 1e9;
-    row->done = FaultWords({op.f, op.value});
+    row->done = FaultWords(mark->family, {op.f, op.value});
   }
   for (LedgerRow& row : rows_) {
     Window& w = windows[row.window];

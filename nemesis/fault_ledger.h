@@ -51,14 +51,16 @@ struct LedgerRow {
   int64_t window = 0;
   bool begins = true;  // the step begins its window (a window row always does)
   std::string f;       // its op (a window row: the begin op)
-  std::string what;    // as planned: "kill n1 after acquire of no-such-key"
+  // As planned, in its family's words (FaultLook::describe) and when:
+  // "kill n1 after acquire of no-such-key".
+  std::string what;
   int64_t at_ms = 0;   // since the workload started, or after its event
 
   bool fired = false;
   bool applied = false;
   bool healed = false;
   bool observed = false;
-  std::string done;   // what it did, in words ("kill n3"); empty when it never ran
+  std::string done;   // what it did, in its family's words ("kill n3"); empty when it never ran
   double at_s = -1;   // when its op completed, in s of the workload; -1: never
   std::string error;  // why it was not applied
 
@@ -127,10 +129,5 @@ class FaultLedger {
   LedgerRequest request_;
   std::vector<LedgerRow> rows_;
 };
-
-// A fault op in a few words, for people: its name and what it names in its
-// value (nodes, clients, a key, a shape, a size): "kill n1", "client-pause
-// p3 on lock-0 2500 ms", "partition clients-from-nodes".
-std::string FaultWords(const FaultOp& op);
 
 }  // namespace locksmith
