@@ -71,9 +71,8 @@ std::string FaultLedgerHtml(const nlohmann::json& faults) {
   if (!families.is_array() || (families.empty() && steps.empty())) return "";
   std::string out =
       "<h3>Fault ledger</h3><p class=\"muted\">Every fault the run planned: whether its op "
-      "fired, applied without an error, was healed, and was observed by a check from outside "
-      "(a new pid, a stopped process, a failed probe across a cut, a clock read back, a pause "
-      "past a lease).</p>" +
+      "fired, applied without an error, was healed, and was observed: seen to take effect by "
+      "its family's own check from outside.</p>" +
       FamiliesTable(families);
   if (!steps.empty()) out += StepsTable(steps);
   if (const std::string line = faults.value("unfulfilled", std::string()); !line.empty()) {
