@@ -270,7 +270,8 @@ Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
   if (overrides.time_scale) {
     if (Status s = CheckTimeScale(*overrides.time_scale); !s) return Error{s.error()};
   }
-  if (overrides.test_count && (*overrides.test_count < 1 || *overrides.test_count > kMaxTestCount)) {
+  const std::optional<int>& count = overrides.test_count;
+  if (count && (*count < 1 || *count > kMaxTestCount)) {
     return Error{"--test-count must be a whole number from 1 to " + std::to_string(kMaxTestCount)};
   }
   Suite suite;

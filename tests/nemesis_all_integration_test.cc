@@ -8,8 +8,8 @@
 //    restarted Redis keeps its locks), a clock that drifts slower for 300 ms
 //    (keys expire later, never earlier; its reset jumps forward 150 ms, far
 //    inside a lease, and no Sentinel goes into tilt as a backward jump would
-//    make it), server pauses and partitions shorter than the Sentinels'
-//    down-after (no promotion but the failover family's): nothing the
+//    make it), server pauses and partitions far shorter than the Sentinels'
+//    down-after (2 s: no promotion but the failover family's): nothing the
 //    servers do can grant a lock twice.
 //  - A client pause of 1.5 s, past the 1 s lease (a stall shorter than the
 //    lease would not be a fault at all): on the Redis backends the stalled
@@ -62,6 +62,9 @@ std::vector<std::string> Flags(const AllCase& c) {
   } else {
     flags.insert(flags.end(), {"--redis-persistence", "always"});
   }
+  // Sentinels that wait 2 s (not 1) before they call a master down: a
+  // loaded machine's stall does not make them fail over on their own.
+  if (c.backend == "redis-sentinel") flags.insert(flags.end(), {"--sentinel-down-after", "2000"});
   if (c.promotes) flags.insert(flags.end(), {"--failover-ms", "1000"});
   return flags;
 }

