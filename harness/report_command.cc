@@ -6,6 +6,7 @@
 
 #include "base/exit_codes.h"
 #include "cluster/run_registry.h"
+#include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
 #include "reports/run_results.h"
 #include "reports/store_index.h"
@@ -43,7 +44,11 @@ std::string RunReport(const std::string& run_dir) {
     return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
   }
   if (std::string live = LiveRunError(run_dir); !live.empty()) return live;
-  if (Status s = WriteHtmlReport(run_dir); !s) {
+  // A run from before results.json described its faults gets them
+  // described now, for the page (results.json stays as it was).
+  HtmlReportOptions options;
+  options.describe_faults = [](const History& history) { return DescribeFaults(history); };
+  if (Status s = WriteHtmlReport(run_dir, options); !s) {
     return "cannot write " + run_dir + "/report.html: " + s.error();
   }
   return "";

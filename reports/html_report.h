@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,10 @@ struct HtmlReportOptions {
   // Of those, the ones in the page's markup; the script adds the others
   // after its first frame (their markup travels as text until then).
   size_t inline_anomalies = 20;
+  // For results.json written before it carried "fault_descriptions" (see
+  // reports/described_faults.h): what to describe the history's faults
+  // with instead; unset, such faults get neutral lanes and their ops' names.
+  std::function<nlohmann::json(const History&)> describe_faults;
 };
 
 // Reads run_dir/{history.jsonl, results.json, config.json} and writes
