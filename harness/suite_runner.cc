@@ -8,6 +8,7 @@
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
 #include "base/seed.h"
+#include "base/terminal_text.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
@@ -93,8 +94,9 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
       config.test_name = cell.name;
       config.seed = RepeatSeed(cell_seed, repeat);
       ++done;
-      out << "suite " << suite.name << ": run " << done << " of " << record.planned_runs << ": "
-          << cell.name << " #" << repeat << " seed " << *config.seed << "\n"
+      out << "suite " << TerminalSafe(suite.name) << ": run " << done << " of "
+          << record.planned_runs << ": " << TerminalSafe(cell.name) << " #" << repeat << " seed "
+          << *config.seed << "\n"
           << std::flush;
       const RunOutcome run =
           ExecuteRun(std::move(config), signals, modules,
@@ -102,8 +104,10 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
                          " " + cell.name);
       record.runs.push_back(RowOf(cell, repeat, *config.seed, run, outcome.dir));
       const SuiteRun& row = record.runs.back();
-      out << "suite " << suite.name << ": " << cell.name << " #" << repeat << ": " << row.verdict
-          << (row.error.empty() ? "" : " (" + row.error + ")") << "\n"
+      out << TerminalSafe("suite " + suite.name + ": " + cell.name + " #" +
+                          std::to_string(repeat) + ": " + row.verdict +
+                          (row.error.empty() ? "" : " (" + row.error + ")"))
+          << "\n"
           << std::flush;
       if (!run.interrupted.empty()) {
         record.interrupted = "by a signal during " + cell.name + " #" + std::to_string(repeat) +
@@ -130,12 +134,12 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
 int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
   SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
   if (!outcome.error.empty()) {
-    std::cerr << "locksmith: " << outcome.error << "\n";
+    std::cerr << "locksmith: " << TerminalSafe(outcome.error) << "\n";
     return outcome.exit_code;
   }
   const SuiteRecord& record = outcome.record;
-  out << "\nsuite " << record.name << " (seed " << record.seed << "): " << record.runs.size()
-      << " of " << record.planned_runs << " runs"
+  out << "\nsuite " << TerminalSafe(record.name) << " (seed " << record.seed
+      << "): " << record.runs.size() << " of " << record.planned_runs << " runs"
       << (record.interrupted.empty() ? "" : ", interrupted " + record.interrupted) << "\n";
   for (const auto& cell : record.cells) {
     std::vector<const SuiteRun*> of;
@@ -144,14 +148,14 @@ int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
     }
     if (of.empty()) continue;
     const RunGroup g = Summarize(of);
-    out << "  " << cell << ": " << RateText(g);
+    out << "  " << TerminalSafe(cell) << ": " << RateText(g);
     if (g.median_first_violation_s) {
       out << ", median time to the first violation " << *g.median_first_violation_s << " s";
     }
     if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
     out << "\n";
   }
-  out << "index: " << outcome.dir << "/index.html\n";
+  out << "index: " << TerminalSafe(outcome.dir) << "/index.html\n";
   return outcome.exit_code;
 }
 

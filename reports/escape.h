@@ -22,6 +22,12 @@ std::string HtmlEscape(std::string_view text);
 // a character reference to them makes the document ill-formed.
 std::string XmlEscape(std::string_view text);
 
+// An href for a relative path: bytes other than letters, digits, "-._~" and
+// '/' are percent-encoded (a test name may hold '#', '?', '%' or spaces, and
+// "javascript:x" becomes a path, "javascript%3Ax"), then the whole is
+// HTML-escaped for the attribute.
+std::string HrefOfPath(std::string_view path);
+
 // Compact JSON that never throws on invalid UTF-8 (replaced by U+FFFD).
 std::string DumpJson(const nlohmann::json& j, int indent = -1);
 

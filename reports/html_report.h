@@ -9,10 +9,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "base/limits.h"
 #include "base/result.h"
 #include "checker/history.h"
 #include "reports/report_model.h"
@@ -26,6 +28,9 @@ struct HtmlReportOptions {
   // Of those, the ones in the page's markup; the script adds the others
   // after its first frame (their markup travels as text until then).
   size_t inline_anomalies = 20;
+  // The largest history.jsonl WriteHtmlReport(run_dir) reads (it is held in
+  // memory whole).
+  uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
 };
 
 // Reads run_dir/{history.jsonl, results.json, config.json} and writes

@@ -1,5 +1,9 @@
 #include "reports/summary_printer.h"
 
+#include <sstream>
+
+#include "base/terminal_text.h"
+
 namespace locksmith {
 namespace {
 
@@ -23,7 +27,8 @@ void PrintFiller(std::ostream& out, const nlohmann::json& a) {
       << InvokeIndexOf(filler.value("fill", nlohmann::json())) << ")";
 }
 
-// "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ...".
+// "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ..."
+// (without its newline: the caller escapes the line).
 void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
       << a.value("key", "?") << ":";
@@ -66,7 +71,12 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
     out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
         << a["op"]["process"] << " cannot be linearized";
   }
-  out << "\n";
+}
+
+// One line of text that may hold keys, values and errors from the history:
+// printed with its control characters escaped, so no key can add a line.
+void PrintLine(std::ostream& out, const std::string& text) {
+  out << TerminalSafe(text) << "\n";
 }
 
 }  // namespace
@@ -86,15 +96,12 @@ nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
 void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
                      const nlohmann::json& config, const std::string& interrupted,
                      const std::string& error) {
-  out << "run:     " << run_dir << "\n";
+  PrintLine(out, "run:     " + run_dir);
   // A composite's stats hold each checker's result under its name.
   for (const auto& [name, checker] : r.stats.items()) {
     if (!checker.is_object() || !checker.contains("valid")) continue;
-    out << name << ": " << checker["valid"].dump();
-    if (const std::string s = checker.value("summary", std::string()); !s.empty()) {
-      out << " (" << s << ")";
-    }
-    out << "\n";
+    const std::string s = checker.value("summary", std::string());
+    PrintLine(out, name + ": " + checker["valid"].dump() + (s.empty() ? "" : " (" + s + ")"));
   }
   size_t shown = 0;
   for (const auto& a : r.anomalies) {
@@ -102,22 +109,25 @@ void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckR
       out << "  ... " << r.anomalies.size() - kAnomaliesShown << " more in results.json\n";
       break;
     }
-    PrintAnomaly(out, a);
+    std::ostringstream line;
+    PrintAnomaly(line, a);
+    PrintLine(out, line.str());
   }
-  if (!interrupted.empty()) out << "interrupted: " << interrupted << "\n";
-  if (!error.empty()) out << "error:   " << error << "\n";
+  if (!interrupted.empty()) PrintLine(out, "interrupted: " + interrupted);
+  if (!error.empty()) PrintLine(out, "error:   " + error);
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"
                         : r.valid == Validity::kFalse ? "INVALID"
                                                       : "UNKNOWN";
-  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
-  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
+  for (const auto& warning : r.warnings) PrintLine(out, "warning: " + warning);
+  PrintLine(out,
+            std::string("verdict: ") + verdict + (r.reason.empty() ? "" : " (" + r.reason + ")"));
   if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
-    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
-        << debate["predicted"].get<std::string>() << ", this run observed "
-        << debate["observed"].get<std::string>()
-        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
+    PrintLine(out, "debate:  scenario " + debate["scenario"].get<std::string>() + " predicts " +
+                       debate["predicted"].get<std::string>() + ", this run observed " +
+                       debate["observed"].get<std::string>() +
+                       (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)"));
   }
-  out << "report:  " << run_dir << "/report.html\n";
+  PrintLine(out, "report:  " + run_dir + "/report.html");
 }
 
 void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& outcome) {
@@ -127,12 +137,12 @@ void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& out
     return;
   }
   if (outcome.run_dir.empty()) {
-    if (!outcome.error.empty()) err << "locksmith: " << outcome.error << "\n";
+    if (!outcome.error.empty()) PrintLine(err, "locksmith: " + outcome.error);
     return;
   }
-  out << "run:     " << outcome.run_dir << "\n";
-  if (!outcome.interrupted.empty()) out << "interrupted: " << outcome.interrupted << "\n";
-  if (!outcome.error.empty()) out << "error:   " << outcome.error << "\n";
+  PrintLine(out, "run:     " + outcome.run_dir);
+  if (!outcome.interrupted.empty()) PrintLine(out, "interrupted: " + outcome.interrupted);
+  if (!outcome.error.empty()) PrintLine(out, "error:   " + outcome.error);
 }
 
 }  // namespace locksmith
