@@ -52,7 +52,8 @@ int64_t JsonFields::Integer(const char* key, int64_t min, int64_t max) {
 uint64_t JsonFields::Unsigned(const char* key) {
   const nlohmann::json* v = Member(key);
   if (v == nullptr) return 0;
-  if (!v->is_number_unsigned()) {
+  // A value built in memory from an int is signed even when it is not negative.
+  if (!v->is_number_integer() || (!v->is_number_unsigned() && v->get<int64_t>() < 0)) {
     Problem(key, "a whole number from 0 to 18446744073709551615");
     return 0;
   }

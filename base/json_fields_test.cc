@@ -15,6 +15,7 @@ TEST(JsonFieldsTest, ReadsMembersOfTheRightType) {
   EXPECT_EQ(f.Text("name"), "nightly");
   EXPECT_EQ(f.Integer("runs", 0, 10), 3);
   EXPECT_EQ(f.Unsigned("seed"), 18446744073709551615ull);
+  EXPECT_EQ(f.Unsigned("runs"), 3u);  // built from an int: signed, and not negative
   EXPECT_EQ(f.Number("rate"), 0.5);
   EXPECT_NE(f.Object("cells"), nullptr);
   EXPECT_NE(f.Array("list"), nullptr);

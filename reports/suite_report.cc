@@ -334,10 +334,10 @@ Result<SuiteRun> SuiteRunFromJson(const nlohmann::json& j, const std::string& pl
   r.error = f.Text("error");
   if (const nlohmann::json* anomalies = f.Object("anomalies")) {
     for (const auto& [type, n] : anomalies->items()) {
-      if (!n.is_number_unsigned() || n.get<uint64_t>() > INT32_MAX) {
+      if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > INT32_MAX) {
         return Error{place + ": \"anomalies\" must count each type with a whole number"};
       }
-      r.anomalies[type] = static_cast<int>(n.get<uint64_t>());
+      r.anomalies[type] = static_cast<int>(n.get<int64_t>());
     }
   }
   r.first_violation_s = f.Number("first_violation_s");
