@@ -22,7 +22,7 @@ namespace locksmith {
 // What a backend is built with besides its own options: run-wide facts.
 struct BackendContext {
   Cluster& cluster;
-  uint64_t seed = 0;  // the backend's own stream (passwords, ...)
+  uint64_t seed = 0;  // the backend's own stream of seeded choices (never a password)
   std::chrono::milliseconds client_timeout{500};  // deadline of every client call
   std::string client;  // the lock client NewClient builds: one of the entry's `clients`
   // --fencing on: acquires carry a token that only grows (redis, redis-sentinel:

@@ -44,6 +44,9 @@ class LockService {
   virtual NodeTable Table() const = 0;
   // Settings beyond the table worth recording (persistence, ...): an object.
   virtual nlohmann::json Settings() const { return nlohmann::json::object(); }
+  // What must never reach a file the run keeps (its servers' passwords):
+  // the run redacts each from the node files it copies into its directory.
+  virtual std::vector<std::string> Secrets() const { return {}; }
 
   // Starts every node and waits until each answers.
   virtual Status Start() = 0;

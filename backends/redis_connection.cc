@@ -227,7 +227,6 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
   // Connects, authenticates, then stays on as this socket's read loop.
   static asio::awaitable<void> ConnectAndRead(std::shared_ptr<Impl> self, uint64_t gen) {
     Impl& c = *self;
-    auto tuple = asio::as_tuple(asio::use_awaitable);
     boost::system::error_code ec = co_await OpenSocket(self, gen);
     if (gen != c.generation_) co_return;  // timed out or closed meanwhile
     if (ec) {
@@ -237,45 +236,60 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     ++c.connects_;
     c.socket_.set_option(tcp::no_delay(true), ec);
     c.socket_.non_blocking(true, ec);
-
     if (!c.options_.endpoint.password.empty()) {
-      std::string auth;
-      const std::array<std::string_view, 2> args{"AUTH", c.options_.endpoint.password};
-      AppendRedisCommand(auth, args);
-      std::tie(ec, std::ignore) = co_await asio::async_write(c.socket_, asio::buffer(auth), tuple);
-      if (gen != c.generation_) co_return;
-      if (ec) {
-        c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + ec.message());
-        co_return;
-      }
-      RedisReply reply;
-      for (;;) {
-        auto state = c.parser_.Next(reply);
-        if (state == RedisReplyParser::State::kReply) break;
-        if (state == RedisReplyParser::State::kError) {
-          c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + c.parser_.error());
-          co_return;
-        }
-        auto [rec, n] = co_await c.socket_.async_read_some(asio::buffer(c.read_buf_), tuple);
-        if (gen != c.generation_) co_return;
-        if (rec) {
-          c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + rec.message());
-          co_return;
-        }
-        c.parser_.Feed(c.read_buf_.data(), n);
-      }
-      if (!reply.IsStatus("OK")) {
-        // Nothing of ours was written yet: every queued command is kNotSent.
-        c.Fail(FailKind::kError, "AUTH rejected by " + c.Where() + ": " + reply.Describe());
-        co_return;
-      }
+      const bool authenticated = co_await Authenticate(self, gen);
+      if (!authenticated) co_return;
     }
-
     c.state_ = State::kConnected;
     c.connect_deadline_ = Clock::time_point::max();
     c.Flush();
     if (gen != c.generation_) co_return;
+    co_await ReadReplies(self, gen);
+  }
 
+  // Sends AUTH and reads its reply. False when the connection failed (or was
+  // closed) meanwhile: nothing of ours was written yet, so every queued
+  // command is kNotSent.
+  static asio::awaitable<bool> Authenticate(std::shared_ptr<Impl> self, uint64_t gen) {
+    Impl& c = *self;
+    auto tuple = asio::as_tuple(asio::use_awaitable);
+    boost::system::error_code ec;
+    std::string auth;
+    const std::array<std::string_view, 2> args{"AUTH", c.options_.endpoint.password};
+    AppendRedisCommand(auth, args);
+    std::tie(ec, std::ignore) = co_await asio::async_write(c.socket_, asio::buffer(auth), tuple);
+    if (gen != c.generation_) co_return false;
+    if (ec) {
+      c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + ec.message());
+      co_return false;
+    }
+    RedisReply reply;
+    for (;;) {
+      auto state = c.parser_.Next(reply);
+      if (state == RedisReplyParser::State::kReply) break;
+      if (state == RedisReplyParser::State::kError) {
+        c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + c.parser_.error());
+        co_return false;
+      }
+      auto [rec, n] = co_await c.socket_.async_read_some(asio::buffer(c.read_buf_), tuple);
+      if (gen != c.generation_) co_return false;
+      if (rec) {
+        c.Fail(FailKind::kError, "AUTH to " + c.Where() + ": " + rec.message());
+        co_return false;
+      }
+      c.parser_.Feed(c.read_buf_.data(), n);
+    }
+    if (!reply.IsStatus("OK")) {
+      c.Fail(FailKind::kError, "AUTH rejected by " + c.Where() + ": " + reply.Describe());
+      co_return false;
+    }
+    co_return true;
+  }
+
+  // The connected socket's read loop, until it fails or is replaced.
+  static asio::awaitable<void> ReadReplies(std::shared_ptr<Impl> self, uint64_t gen) {
+    Impl& c = *self;
+    auto tuple = asio::as_tuple(asio::use_awaitable);
     RedisReply reply;
     for (;;) {
       auto [rec, n] = co_await c.socket_.async_read_some(asio::buffer(c.read_buf_), tuple);
@@ -290,26 +304,33 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
         c.Fail(FailKind::kError, "protocol error from " + c.Where() + ": " + c.parser_.error());
         co_return;
       }
-      for (;;) {
-        auto state = c.parser_.Next(reply);
-        if (state == RedisReplyParser::State::kNeedMore) break;
-        if (state == RedisReplyParser::State::kError) {
-          c.Fail(FailKind::kError, "protocol error from " + c.Where() + ": " + c.parser_.error());
-          co_return;
-        }
-        if (c.options_.on_message && IsPublished(reply)) {
-          c.options_.on_message(reply);
-          continue;
-        }
-        if (c.pending_.empty() || c.pending_.front().seq >= c.written_) {
-          c.Fail(FailKind::kError, "unsolicited reply from " + c.Where() + ": " + reply.Describe());
-          co_return;
-        }
-        Pending p = c.pending_.pop_front();
-        c.Deliver(std::move(p.handler), std::move(reply));
-        // The caller ran inline and may have failed or closed this socket.
-        if (gen != c.generation_) co_return;
+      if (!c.DeliverReplies(gen, reply)) co_return;
+    }
+  }
+
+  // Hands every complete reply parsed so far to the caller it answers (or to
+  // on_message). False when the connection failed, or a caller running
+  // inline failed or closed it.
+  bool DeliverReplies(uint64_t gen, RedisReply& reply) {
+    for (;;) {
+      auto state = parser_.Next(reply);
+      if (state == RedisReplyParser::State::kNeedMore) return true;
+      if (state == RedisReplyParser::State::kError) {
+        Fail(FailKind::kError, "protocol error from " + Where() + ": " + parser_.error());
+        return false;
       }
+      if (options_.on_message && IsPublished(reply)) {
+        options_.on_message(reply);
+        continue;
+      }
+      if (pending_.empty() || pending_.front().seq >= written_) {
+        Fail(FailKind::kError, "unsolicited reply from " + Where() + ": " + reply.Describe());
+        return false;
+      }
+      Pending p = pending_.pop_front();
+      Deliver(std::move(p.handler), std::move(reply));
+      // The caller ran inline and may have failed or closed this socket.
+      if (gen != generation_) return false;
     }
   }
 

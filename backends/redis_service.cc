@@ -5,7 +5,7 @@
 #include "backends/redis_admin.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
-#include "backends/redis_lock_token.h"
+#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {
@@ -18,6 +18,12 @@ constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{20};
 
 }  // namespace
+
+Result<std::string> NewServerPassword() {
+  auto secret = RandomSecret();
+  if (!secret) return Error{"server password: " + secret.error()};
+  return "ls-" + *secret;
+}
 
 std::string RedisConfQuoted(const std::string& s) {
   std::string out = "\"";
@@ -90,7 +96,9 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
                                                       const BackendContext& context) {
   RedisServiceOptions r = OptionsAs<RedisServiceOptions>(options);
   r.nodes = 1;
-  r.password = "ls-" + LockTokenGenerator(context.seed).Next();
+  auto password = NewServerPassword();
+  if (!password) return Error{password.error()};
+  r.password = *password;
   r.client_timeout = context.client_timeout;
   if (!context.client.empty()) r.client = context.client;
   r.fencing = context.fencing;

@@ -67,9 +67,13 @@ struct RedisServiceOptions {
 std::vector<std::string> PersistenceModes();
 
 // The `redis` backend from its options (OptionsOf<RedisServiceOptions>): one
-// master on n1, with a password drawn from the context's seed.
+// master on n1, with a password of its own (NewServerPassword).
 Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
                                                       const BackendContext& context);
+
+// A password for a run's Redis servers: from the kernel's random source
+// (base/random_secret.h), never from the run's seed, which the run publishes.
+Result<std::string> NewServerPassword();
 
 // Quotes a redis.conf / sentinel.conf argument (a password may hold any
 // printable text).
@@ -106,6 +110,7 @@ class RedisService : public LockService,
   std::string Backend() const override { return options_.backend; }
   NodeTable Table() const override { return table_; }
   nlohmann::json Settings() const override;
+  std::vector<std::string> Secrets() const override { return {options_.password}; }
   Status Start() override;
   void Stop() override;
   // A client of the node with the primary role, or options.make_client's.

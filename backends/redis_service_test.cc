@@ -114,6 +114,26 @@ TEST(RedisServiceTest, TheRegistryBuildsItFromItsOptionsAndTheRun) {
   EXPECT_EQ(*BackendNodeNames("redis", *options), std::vector<std::string>{"n1"});
 }
 
+// The seed is in config.json and the report: a password drawn from it would
+// let any reader of a report log into the servers of a live run or replay.
+TEST(RedisServiceTest, TwoServicesBuiltWithTheSameSeedGetDifferentPasswords) {
+  for (const std::string backend : {"redis", "redlock", "redis-sentinel"}) {
+    auto options = (*FindBackend(backend))->options();
+    auto hosts = BackendNodeNames(backend, *options);
+    ASSERT_TRUE(hosts.ok()) << hosts.error();
+    FakeCluster cluster(*hosts);
+    const BackendContext context{cluster, 7, std::chrono::milliseconds(250)};
+    auto first = MakeLockService(backend, *options, context);
+    auto second = MakeLockService(backend, *options, context);
+    ASSERT_TRUE(first.ok() && second.ok()) << backend;
+    const std::vector<std::string> a = (*first)->Secrets(), b = (*second)->Secrets();
+    ASSERT_EQ(a.size(), 1u) << backend;
+    ASSERT_EQ(b.size(), 1u) << backend;
+    EXPECT_GE(a[0].size(), 32u) << backend;
+    EXPECT_NE(a[0], b[0]) << backend;
+  }
+}
+
 TEST(RedisServiceTest, TheNodeTableAndDescriptionComeFromTheHosts) {
   FakeCluster cluster({"n1", "n2"});
   cluster.Fake("n1")->SetPort(6379, 20001);

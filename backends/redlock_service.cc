@@ -1,6 +1,5 @@
 #include "backends/redlock_service.h"
 
-#include "backends/redis_lock_token.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_client.h"
 
@@ -40,7 +39,9 @@ Result<std::unique_ptr<LockService>> MakeRedlockService(const ModuleOptions& opt
   r.backend = "redlock";
   r.nodes = o.masters;
   r.persistence = o.persistence;
-  r.password = "ls-" + LockTokenGenerator(context.seed).Next();
+  auto password = NewServerPassword();
+  if (!password) return Error{password.error()};
+  r.password = *password;
   r.client_timeout = context.client_timeout;
   r.make_client = [o, timeout = context.client_timeout](
                       boost::asio::any_io_executor executor,

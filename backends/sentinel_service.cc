@@ -8,7 +8,6 @@
 #include "backends/redis_admin.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
-#include "backends/redis_lock_token.h"
 #include "backends/sentinel_lock_client.h"
 
 namespace locksmith {
@@ -65,7 +64,9 @@ Result<std::unique_ptr<LockService>> MakeSentinelService(const ModuleOptions& op
                                                          const BackendContext& context) {
   SentinelServiceOptions s = OptionsAs<SentinelServiceOptions>(options);
   if (s.sentinels < 2) return Error{"--sentinels must be at least 2 (the quorum is 2)"};
-  s.redis.password = "ls-" + LockTokenGenerator(context.seed).Next();
+  auto password = NewServerPassword();
+  if (!password) return Error{password.error()};
+  s.redis.password = *password;
   s.redis.client_timeout = context.client_timeout;
   s.redis.fencing = context.fencing;
   if (!context.client.empty()) s.redis.client = context.client;

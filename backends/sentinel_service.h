@@ -85,6 +85,7 @@ class SentinelService : public LockService,
   // Roles as the sentinels see them now (asked when the service runs).
   NodeTable Table() const override;
   nlohmann::json Settings() const override;
+  std::vector<std::string> Secrets() const override { return {options_.redis.password}; }
   Status Start() override;
   void Stop() override;
   // A client that finds the master through the sentinels and follows failovers.

@@ -375,50 +375,68 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
   if (int rc = co_await EnsureParents(child_path, deadline); rc != ZOK) {
     co_return Failed(Outcome::kFail, guid, "creating " + parent + ": " + ZkErrorText(rc));
   }
+  const SequentialNode node = co_await CreateSequential(parent, guid, kind, deadline);
+  if (node.ended) co_return *node.ended;
+  co_return co_await AwaitTurn(parent, key, guid, node, lease, deadline);
+}
+
+asio::awaitable<ZkLockClient::SequentialNode> ZkLockClient::CreateSequential(
+    const std::string& parent, const std::string& guid, const std::string& kind,
+    Clock::time_point deadline) {
   const std::string prefix = parent + "/" + kProtectedPrefix + guid + "-" + kind + "-";
-  std::string node;
-  int64_t czxid = 0;
+  SequentialNode node;
   // The create; a lost reply is found again by the guid.
-  while (node.empty()) {
+  while (node.path.empty()) {
     ZkReply made = co_await session_.Create(prefix, kNone, ZOO_EPHEMERAL_SEQUENTIAL, deadline);
     if (made.rc == ZOK) {
-      node = made.path;
-      czxid = made.stat ? made.stat->czxid : 0;
+      node.path = made.path;
+      node.czxid = made.stat ? made.stat->czxid : 0;
       break;
     }
     if (ZkDefinitelyNotApplied(made.rc)) {
-      co_return Failed(Outcome::kFail, guid, "create: " + ZkErrorText(made.rc));
+      node.ended = Failed(Outcome::kFail, guid, "create: " + ZkErrorText(made.rc));
+      co_return node;
     }
-    const std::string why = "create: " + ZkErrorText(made.rc);
+    const AcquireResult unknown =
+        Failed(Outcome::kUnknown, guid, "create: " + ZkErrorText(made.rc));
     if (made.rc == ZkSession::kTimedOut || !co_await session_.WaitConnected(deadline)) {
-      const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
-      co_return co_await GiveUp(unknown, parent, guid, kNone);
+      node.ended = co_await GiveUp(unknown, parent, guid, kNone);
+      co_return node;
     }
     ZkReply children = co_await session_.Children(parent, deadline);
     if (children.rc != ZOK) {
-      const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
-      co_return co_await GiveUp(unknown, parent, guid, kNone);
+      node.ended = co_await GiveUp(unknown, parent, guid, kNone);
+      co_return node;
     }
     for (const auto& child : children.children) {
-      if (child.find(guid) != std::string::npos) node = parent + "/" + child;
+      if (child.find(guid) != std::string::npos) node.path = parent + "/" + child;
     }
-    if (!node.empty()) {
-      ZkReply e = co_await session_.Exists(node, false, deadline);
+    if (!node.path.empty()) {
+      ZkReply e = co_await session_.Exists(node.path, false, deadline);
       if (e.rc != ZOK || !e.stat) {
-        const AcquireResult unknown = Failed(Outcome::kUnknown, guid, why);
-        co_return co_await GiveUp(unknown, parent, guid, node);
+        node.ended = co_await GiveUp(unknown, parent, guid, node.path);
+        co_return node;
       }
-      czxid = e.stat->czxid;
+      node.czxid = e.stat->czxid;
     }
   }
-  const std::string mine = Basename(node);
+  co_return node;
+}
+
+asio::awaitable<AcquireResult> ZkLockClient::AwaitTurn(const std::string& parent,
+                                                       const std::string& key,
+                                                       const std::string& guid,
+                                                       const SequentialNode& node,
+                                                       milliseconds lease,
+                                                       Clock::time_point deadline) {
+  const std::string mine = Basename(node.path);
   while (true) {
     const auto proof_sent = Clock::now();
     ZkReply children = co_await session_.Children(parent, deadline);
     if (children.rc != ZOK) {
       const Outcome o = ZkDefinitelyNotApplied(children.rc) ? Outcome::kFail : Outcome::kUnknown;
       const AcquireResult r = Failed(o, guid, "listing waiters: " + ZkErrorText(children.rc));
-      co_return co_await GiveUp(r, parent, guid, node);
+      co_return co_await GiveUp(r, parent, guid, node.path);
     }
     const auto sorted = ZkSortedBySequence(children.children);
     const auto at = std::find(sorted.begin(), sorted.end(), mine);
@@ -431,9 +449,9 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
       AcquireResult ok;
       ok.outcome = Outcome::kOk;
       ok.token = guid;
-      ok.fence = czxid;
+      ok.fence = node.czxid;
       ok.validity_ms = ValidityMs(lease, proof_sent);
-      held_[guid] = {node, session_.generation(), key};
+      held_[guid] = {node.path, session_.generation(), key};
       co_return ok;
     }
     const std::string predecessor = parent + "/" + sorted[static_cast<size_t>(blocker)];
@@ -443,12 +461,12 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireSequential(const std::string
     if (watched.rc != ZOK) {
       const AcquireResult r = Failed(Outcome::kUnknown, guid,
                                      "watching " + predecessor + ": " + ZkErrorText(watched.rc));
-      co_return co_await GiveUp(r, parent, guid, node);
+      co_return co_await GiveUp(r, parent, guid, node.path);
     }
     co_await session_.WaitForEvent(deadline, seen);
     if (Clock::now() >= deadline) {
       const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
-      co_return co_await GiveUp(r, parent, guid, node);
+      co_return co_await GiveUp(r, parent, guid, node.path);
     }
   }
 }

@@ -180,6 +180,26 @@ class ZkLockClient final : public LockClient {
                                                           const std::string& kind,
                                                           std::chrono::milliseconds lease,
                                                           Clock::time_point deadline);
+  // An acquire's sequential node, or the result that ended the acquire.
+  struct SequentialNode {
+    std::string path;
+    int64_t czxid = 0;
+    std::optional<AcquireResult> ended;
+  };
+  // Creates the acquire's node under `parent`, named by `guid` so that a
+  // create whose reply was lost is found again.
+  boost::asio::awaitable<SequentialNode> CreateSequential(const std::string& parent,
+                                                          const std::string& guid,
+                                                          const std::string& kind,
+                                                          Clock::time_point deadline);
+  // Waits, watching the node it waits for, until `node` holds the lock (or
+  // gives up at the deadline).
+  boost::asio::awaitable<AcquireResult> AwaitTurn(const std::string& parent,
+                                                  const std::string& key,
+                                                  const std::string& guid,
+                                                  const SequentialNode& node,
+                                                  std::chrono::milliseconds lease,
+                                                  Clock::time_point deadline);
   boost::asio::awaitable<AcquireResult> AcquireNaive(const std::string& key,
                                                      std::chrono::milliseconds lease,
                                                      Clock::time_point deadline);

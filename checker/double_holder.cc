@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "checker/leased_lock_checker.h"
 
@@ -87,104 +88,126 @@ bool IsReadAcquire(const Op& invoke) {
 // Extracts holds per key from a history. Release invokes are matched to the
 // hold of the same process and key; ok releases of info acquires' tokens turn
 // those into certain holds.
-std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
-                                                      const std::vector<int64_t>& completion_of,
-                                                      HoldModes modes) {
-  std::map<std::string, std::vector<Hold>> holds;
-  // (process, key) -> position in holds[key] of the open hold.
-  std::map<std::pair<int64_t, std::string>, size_t> open;
-  // token -> (key, position) of a possible hold from an info acquire.
-  std::unordered_map<std::string, std::pair<std::string, size_t>> possible_by_token;
+class HoldCollector {
+ public:
+  HoldCollector(const History& history, HoldModes modes) : history_(history), modes_(modes) {}
 
+  std::map<std::string, std::vector<Hold>> Collect(const std::vector<int64_t>& completion_of) {
+    for (size_t i = 0; i < history_.size(); ++i) {
+      const Op& op = history_[i];
+      if (IsLockEvent(op)) {
+        OnLockEvent(op);
+        continue;
+      }
+      if (!op.is_client() || op.type != OpType::kInvoke) continue;
+      const int64_t done_pos = completion_of[i];
+      const Op* done = done_pos >= 0 ? &history_[done_pos] : nullptr;
+      if (IsReentry(op)) {  // nested in the outer hold, which stays the hold
+        if (op.f == "acquire" && done != nullptr) OnReentry(op, *done);
+      } else if (op.f == "acquire") {
+        if (done != nullptr && done->type != OpType::kFail) OnAcquire(op, *done);
+      } else if (op.f == "release") {
+        OnRelease(op, done);
+      }
+    }
+    return std::move(holds_);
+  }
+
+ private:
   // The open hold of (process, key) that `token` names (any, when either
   // side has no token), or null.
-  auto open_hold = [&](int64_t process, const std::string& key,
-                       const std::string& token) -> Hold* {
-    auto it = open.find({process, key});
-    if (it == open.end()) return nullptr;
-    Hold& h = holds[key][it->second];
+  Hold* OpenHold(int64_t process, const std::string& key, const std::string& token) {
+    auto it = open_.find({process, key});
+    if (it == open_.end()) return nullptr;
+    Hold& h = holds_[key][it->second];
     const std::string held = TokenOf(*h.acquire_done);
     if (!token.empty() && !held.empty() && token != held) return nullptr;
     return &h;
-  };
+  }
 
-  for (size_t i = 0; i < history.size(); ++i) {
-    const Op& op = history[i];
-    if (IsLockEvent(op)) {
-      Hold* h = open_hold(op.process, op.key, TokenOf(op));
-      if (h == nullptr) continue;
-      if (op.f == kLockLostOp) {  // the holder knows: its hold ends here
-        h->end = op.time;
-        h->lost = &op;
-        open.erase({op.process, op.key});
-      } else if (auto end = LeaseEndOf(op)) {
-        h->extensions.push_back({op.time, *end});
-      }
-      continue;
-    }
-    if (!op.is_client() || op.type != OpType::kInvoke) continue;
-    const int64_t done_pos = completion_of[i];
-    const Op* done = done_pos >= 0 ? &history[done_pos] : nullptr;
-
-    if (IsReentry(op)) {  // nested in the outer hold, which stays the hold
-      if (op.f == "acquire" && done != nullptr) {
-        Hold* h = open_hold(op.process, op.key, TokenOf(*done));
-        if (auto end = LeaseEndOf(*done); h != nullptr && end) {
-          h->extensions.push_back({done->time, *end});
-        }
-      }
-      continue;
-    }
-    if (op.f == "acquire") {
-      if (done == nullptr || done->type == OpType::kFail) continue;
-      Hold h;
-      h.process = op.process;
-      h.acquire_invoke = &op;
-      h.acquire_done = done;
-      h.shared = modes == HoldModes::kReadWrite && IsReadAcquire(op);
-      if (done->type == OpType::kOk) {
-        h.start = done->time;
-        if (auto end = LeaseEndOf(*done)) h.lease_end = *end;
-        auto& list = holds[op.key];
-        open[{op.process, op.key}] = list.size();
-        list.push_back(h);
-      } else {  // info: may have happened
-        h.certain = false;
-        h.start = op.time;
-        if (auto lease = IntIn(op.value, "lease_ms"); lease && *lease >= 0 && *lease < kMaxLeaseMs) {
-          h.end = op.time + *lease * kNsPerMs;
-          h.lease_end = h.end;
-        }
-        auto& list = holds[op.key];
-        std::string token = TokenOf(*done);
-        if (token.empty()) token = TokenOf(op);
-        if (!token.empty()) possible_by_token[token] = {op.key, list.size()};
-        list.push_back(h);
-      }
-    } else if (op.f == "release") {
-      auto it = open.find({op.process, op.key});
-      if (it != open.end()) {
-        Hold& h = holds[op.key][it->second];
-        h.end = op.time;
-        h.release_invoke = &op;
-        open.erase(it);
-        continue;
-      }
-      // A release of an info acquire's token that succeeded proves the
-      // acquire took effect and was held when this release executed.
-      if (done == nullptr || done->type != OpType::kOk) continue;
-      auto pt = possible_by_token.find(TokenOf(op));
-      if (pt == possible_by_token.end()) continue;
-      Hold& h = holds[pt->second.first][pt->second.second];
-      h.certain = true;
-      h.window = true;
-      h.start = op.time;
-      h.end = done->time;
-      h.release_invoke = &op;
-      possible_by_token.erase(pt);
+  void OnLockEvent(const Op& op) {
+    Hold* h = OpenHold(op.process, op.key, TokenOf(op));
+    if (h == nullptr) return;
+    if (op.f == kLockLostOp) {  // the holder knows: its hold ends here
+      h->end = op.time;
+      h->lost = &op;
+      open_.erase({op.process, op.key});
+    } else if (auto end = LeaseEndOf(op)) {
+      h->extensions.push_back({op.time, *end});
     }
   }
-  return holds;
+
+  void OnReentry(const Op& op, const Op& done) {
+    Hold* h = OpenHold(op.process, op.key, TokenOf(done));
+    if (auto end = LeaseEndOf(done); h != nullptr && end) {
+      h->extensions.push_back({done.time, *end});
+    }
+  }
+
+  // An acquire that ended ok or info.
+  void OnAcquire(const Op& op, const Op& done) {
+    Hold h;
+    h.process = op.process;
+    h.acquire_invoke = &op;
+    h.acquire_done = &done;
+    h.shared = modes_ == HoldModes::kReadWrite && IsReadAcquire(op);
+    auto& list = holds_[op.key];
+    if (done.type == OpType::kOk) {
+      h.start = done.time;
+      if (auto end = LeaseEndOf(done)) h.lease_end = *end;
+      open_[{op.process, op.key}] = list.size();
+      list.push_back(h);
+      return;
+    }
+    // info: may have happened
+    h.certain = false;
+    h.start = op.time;
+    if (auto lease = IntIn(op.value, "lease_ms"); lease && *lease >= 0 && *lease < kMaxLeaseMs) {
+      h.end = op.time + *lease * kNsPerMs;
+      h.lease_end = h.end;
+    }
+    std::string token = TokenOf(done);
+    if (token.empty()) token = TokenOf(op);
+    if (!token.empty()) possible_by_token_[token] = {op.key, list.size()};
+    list.push_back(h);
+  }
+
+  void OnRelease(const Op& op, const Op* done) {
+    auto it = open_.find({op.process, op.key});
+    if (it != open_.end()) {
+      Hold& h = holds_[op.key][it->second];
+      h.end = op.time;
+      h.release_invoke = &op;
+      open_.erase(it);
+      return;
+    }
+    // A release of an info acquire's token that succeeded proves the
+    // acquire took effect and was held when this release executed.
+    if (done == nullptr || done->type != OpType::kOk) return;
+    auto pt = possible_by_token_.find(TokenOf(op));
+    if (pt == possible_by_token_.end()) return;
+    Hold& h = holds_[pt->second.first][pt->second.second];
+    h.certain = true;
+    h.window = true;
+    h.start = op.time;
+    h.end = done->time;
+    h.release_invoke = &op;
+    possible_by_token_.erase(pt);
+  }
+
+  const History& history_;
+  const HoldModes modes_;
+  std::map<std::string, std::vector<Hold>> holds_;
+  // (process, key) -> position in holds_[key] of the open hold.
+  std::map<std::pair<int64_t, std::string>, size_t> open_;
+  // token -> (key, position) of a possible hold from an info acquire.
+  std::unordered_map<std::string, std::pair<std::string, size_t>> possible_by_token_;
+};
+
+std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
+                                                      const std::vector<int64_t>& completion_of,
+                                                      HoldModes modes) {
+  return HoldCollector(history, modes).Collect(completion_of);
 }
 
 }  // namespace

@@ -8,6 +8,106 @@ namespace {
 // Pairs of buyers named per anomaly (each a proof; more add nothing).
 constexpr size_t kPairsShown = 5;
 
+// What one item's updates add up to.
+struct ItemCounts {
+  int64_t acknowledged = 0, maybe = 0, rejected = 0;
+  int64_t sold = 0;  // the orders the final read names, else the acknowledged ones
+  int64_t min_stock = 0, max_stock = 0;  // the final stock the updates allow
+};
+
+ItemCounts CountItem(const ResourceKey& key, int64_t initial) {
+  ItemCounts c;
+  for (const ResourceUpdate& u : key.updates) {
+    if (u.order.empty()) continue;
+    if (u.outcome == OpType::kOk) ++c.acknowledged;
+    if (u.outcome == OpType::kInfo) ++c.maybe;
+    if (u.rejected) ++c.rejected;
+  }
+  c.sold = key.final ? static_cast<int64_t>(key.final->orders.size()) : c.acknowledged;
+  c.min_stock = initial - c.acknowledged - c.maybe;
+  c.max_stock = initial - c.acknowledged;
+  return c;
+}
+
+nlohmann::json ItemStats(const ResourceKey& key, const ItemCounts& c, int64_t initial) {
+  nlohmann::json stats = {{"initial", initial},          {"acknowledged", c.acknowledged},
+                          {"maybe", c.maybe},            {"rejected_writes", c.rejected},
+                          {"rejected_reads", key.rejected_reads}};
+  stats["expected_stock"] = {c.min_stock, c.max_stock};
+  if (key.final) {
+    stats["final_stock"] = key.final->value;
+    stats["orders"] = c.sold;
+  }
+  return stats;
+}
+
+// Every op that wrote (or may have written) or read a negative stock.
+nlohmann::json NegativeStockOps(const History& history, const ResourceKey& key) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const ResourceUpdate& u : key.updates) {
+    if (!u.order.empty() && u.MayHaveHappened() && u.value < 0) {
+      ops.push_back(OpRef(history[u.write]));
+    }
+  }
+  for (int64_t at : key.negative_reads) ops.push_back(OpRef(history[at]));
+  if (key.final && key.final->value < 0) ops.push_back(OpRef(history[key.final->position]));
+  return ops;
+}
+
+// Appends one item's oversold, lost-update and negative-stock anomalies to
+// `result`; returns its part of the summary ("" when it has none).
+std::string JudgeItem(const History& history, const std::string& name, const ResourceKey& key,
+                      const ItemCounts& c, int64_t initial, CheckResult& result) {
+  std::string line;
+  const nlohmann::json final_ref =
+      key.final ? OpRef(history[key.final->position]) : nlohmann::json(nullptr);
+  const bool oversold = c.sold > initial;
+  const bool lost =
+      key.final && (key.final->value < c.min_stock || key.final->value > c.max_stock);
+  // The overlapping buyers are the evidence of either anomaly: found once.
+  nlohmann::json overlap_ops = nlohmann::json::array();
+  const nlohmann::json pairs = oversold || lost
+                                   ? OverlappingUpdates(history, key, kPairsShown, overlap_ops)
+                                   : nlohmann::json::array();
+  if (oversold) {
+    nlohmann::json ops = overlap_ops;
+    if (!final_ref.is_null()) ops.push_back(final_ref);
+    result.anomalies.push_back({{"type", "oversold"},
+                                {"key", name},
+                                {"initial", initial},
+                                {"orders", c.sold},
+                                {"acknowledged", c.acknowledged},
+                                {"maybe", c.maybe},
+                                {"overlapping", pairs},
+                                {"ops", ops}});
+    line += std::to_string(c.sold) + " orders of " + std::to_string(initial) + " units";
+  }
+  if (lost) {
+    nlohmann::json ops = overlap_ops;
+    ops.push_back(final_ref);
+    result.anomalies.push_back({{"type", "lost-update"},
+                                {"key", name},
+                                {"initial", initial},
+                                {"final_stock", key.final->value},
+                                {"expected_stock", {c.min_stock, c.max_stock}},
+                                {"acknowledged", c.acknowledged},
+                                {"maybe", c.maybe},
+                                {"overlapping", pairs},
+                                {"ops", ops}});
+    line += std::string(line.empty() ? "" : ", ") + "final stock " +
+            std::to_string(key.final->value) + " where " +
+            (c.min_stock == c.max_stock
+                 ? std::to_string(c.max_stock)
+                 : std::to_string(c.min_stock) + ".." + std::to_string(c.max_stock)) +
+            " was expected";
+  }
+  if (nlohmann::json negative_ops = NegativeStockOps(history, key); !negative_ops.empty()) {
+    result.anomalies.push_back({{"type", "negative-stock"}, {"key", name}, {"ops", negative_ops}});
+    line += std::string(line.empty() ? "" : ", ") + "negative stock";
+  }
+  return line;
+}
+
 }  // namespace
 
 CheckResult InventoryChecker::Check(const History& history) const {
@@ -18,78 +118,10 @@ CheckResult InventoryChecker::Check(const History& history) const {
   std::string summary;
   for (const auto& [name, key] : keys) {
     if (key.updates.empty() && !key.final) continue;
-    int64_t acknowledged = 0, maybe = 0, rejected = 0;
-    nlohmann::json negative_ops = nlohmann::json::array();
-    for (const ResourceUpdate& u : key.updates) {
-      if (u.order.empty()) continue;
-      if (u.outcome == OpType::kOk) ++acknowledged;
-      if (u.outcome == OpType::kInfo) ++maybe;
-      if (u.rejected) ++rejected;
-      if (u.MayHaveHappened() && u.value < 0) negative_ops.push_back(OpRef(history[u.write]));
-    }
-    for (int64_t at : key.negative_reads) negative_ops.push_back(OpRef(history[at]));
-    nlohmann::json stats = {{"initial", initial_},          {"acknowledged", acknowledged},
-                            {"maybe", maybe},               {"rejected_writes", rejected},
-                            {"rejected_reads", key.rejected_reads}};
-    const int64_t sold = key.final ? static_cast<int64_t>(key.final->orders.size()) : acknowledged;
-    const int64_t min_stock = initial_ - acknowledged - maybe;
-    const int64_t max_stock = initial_ - acknowledged;
-    stats["expected_stock"] = {min_stock, max_stock};
-    nlohmann::json final_ref = nullptr;
-    if (key.final) {
-      stats["final_stock"] = key.final->value;
-      stats["orders"] = sold;
-      final_ref = OpRef(history[key.final->position]);
-      if (key.final->value < 0) negative_ops.push_back(final_ref);
-    } else {
-      unjudged.push_back(name);
-    }
-    items[name] = stats;
-
-    std::string line;
-    const bool oversold = sold > initial_;
-    const bool lost = key.final && (key.final->value < min_stock || key.final->value > max_stock);
-    // The overlapping buyers are the evidence of either anomaly: found once.
-    nlohmann::json overlap_ops = nlohmann::json::array();
-    const nlohmann::json pairs = oversold || lost
-                                     ? OverlappingUpdates(history, key, kPairsShown, overlap_ops)
-                                     : nlohmann::json::array();
-    if (oversold) {
-      nlohmann::json ops = overlap_ops;
-      if (!final_ref.is_null()) ops.push_back(final_ref);
-      result.anomalies.push_back({{"type", "oversold"},
-                                  {"key", name},
-                                  {"initial", initial_},
-                                  {"orders", sold},
-                                  {"acknowledged", acknowledged},
-                                  {"maybe", maybe},
-                                  {"overlapping", pairs},
-                                  {"ops", ops}});
-      line += std::to_string(sold) + " orders of " + std::to_string(initial_) + " units";
-    }
-    if (lost) {
-      nlohmann::json ops = overlap_ops;
-      ops.push_back(final_ref);
-      result.anomalies.push_back({{"type", "lost-update"},
-                                  {"key", name},
-                                  {"initial", initial_},
-                                  {"final_stock", key.final->value},
-                                  {"expected_stock", {min_stock, max_stock}},
-                                  {"acknowledged", acknowledged},
-                                  {"maybe", maybe},
-                                  {"overlapping", pairs},
-                                  {"ops", ops}});
-      line += std::string(line.empty() ? "" : ", ") + "final stock " +
-              std::to_string(key.final->value) + " where " +
-              (min_stock == max_stock ? std::to_string(max_stock)
-                                      : std::to_string(min_stock) + ".." +
-                                            std::to_string(max_stock)) +
-              " was expected";
-    }
-    if (!negative_ops.empty()) {
-      result.anomalies.push_back({{"type", "negative-stock"}, {"key", name}, {"ops", negative_ops}});
-      line += std::string(line.empty() ? "" : ", ") + "negative stock";
-    }
+    const ItemCounts counts = CountItem(key, initial_);
+    items[name] = ItemStats(key, counts, initial_);
+    if (!key.final) unjudged.push_back(name);
+    const std::string line = JudgeItem(history, name, key, counts, initial_, result);
     if (!line.empty()) summary += (summary.empty() ? "" : "; ") + name + ": " + line;
   }
   result.stats = {{"items", items}};

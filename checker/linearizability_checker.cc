@@ -247,49 +247,41 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
   return verdicts;
 }
 
-Result<CheckResult> CheckLinearizable(const History& given_history,
-                                      const LinearizabilityOptions& options) {
-  const auto start = std::chrono::steady_clock::now();
-  if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
-    return Error{valid.error()};
-  }
-  ValueTable values;
-  auto made = MakeModel(options.model, options.initial, &values);
-  if (!made) return Error{made.error()};
-  Model& model = **made;
+namespace {
 
-  // The lease rule, decided here for every caller (see leased_lock_checker.h).
-  const bool leases = LeaseRuleApplies(options.leases, given_history);
-  const int64_t failed_releases = CountFailedReleases(given_history);
-  const int64_t lock_losses = CountLockLosses(given_history);
-  const bool rewrite = leases && (failed_releases > 0 || lock_losses > 0);
-  History expired;
-  if (rewrite) expired = ApplyLeaseRule(given_history);
-  const History& history = rewrite ? expired : given_history;
-
-  const std::vector<int64_t> completion_of = PairCompletions(history);
-  const bool independent = LooksIndependent(history, model);
+// The ops of a history the model checks, one partition per key, and counts
+// of the rest.
+struct PartitionedOps {
   std::vector<Partition> partitions;
-  std::unordered_map<std::string, size_t> partition_of;
-  std::map<std::string, int64_t> ignored;
+  std::map<std::string, int64_t> ignored;  // ops the model does not check, by f
   int64_t modelled = 0, pending = 0, failed = 0;
+  bool independent = false;  // values are jepsen.independent [key value] tuples
+};
 
+// Compiles every client op of the history with the model and files it under
+// its key; an op the model rejects, or a tuple completion of another key,
+// is an error.
+Result<PartitionedOps> PartitionOps(const History& history, Model& model) {
+  PartitionedOps out;
+  out.independent = LooksIndependent(history, model);
+  const std::vector<int64_t> completion_of = PairCompletions(history);
+  std::unordered_map<std::string, size_t> partition_of;
   for (size_t i = 0; i < history.size(); ++i) {
     const Op& invoke = history[i];
     if (invoke.type != OpType::kInvoke || !invoke.is_client()) continue;
     const int64_t c = completion_of[i];
     const Op* completion = c >= 0 ? &history[static_cast<size_t>(c)] : nullptr;
     if (completion != nullptr && completion->type == OpType::kFail) {
-      ++failed;  // certainly had no effect
+      ++out.failed;  // certainly had no effect
       continue;
     }
     const bool ok = completion != nullptr && completion->type == OpType::kOk;
     std::string key = invoke.key.empty() && completion != nullptr ? completion->key : invoke.key;
     const nlohmann::json* input = &invoke.value;
     const nlohmann::json* output = ok ? &completion->value : nullptr;
-    if (independent) {
+    if (out.independent) {
       if (!IsPair(invoke.value)) {  // only ops the model ignores lack the pair
-        ++ignored[invoke.f];
+        ++out.ignored[invoke.f];
         continue;
       }
       key = KeyText(invoke.value[0]);
@@ -312,25 +304,26 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
                    std::to_string(invoke.process) + ", " + invoke.f + "): " + compiled.error()};
     }
     if (!compiled->modelled) {
-      ++ignored[invoke.f];
+      ++out.ignored[invoke.f];
       continue;
     }
-    ++modelled;
-    if (!ok) ++pending;
-    auto [it, inserted] = partition_of.emplace(key, partitions.size());
-    if (inserted) partitions.push_back(Partition{key, {}, {}});
-    Partition& p = partitions[it->second];
+    ++out.modelled;
+    if (!ok) ++out.pending;
+    auto [it, inserted] = partition_of.emplace(key, out.partitions.size());
+    if (inserted) out.partitions.push_back(Partition{key, {}, {}});
+    Partition& p = out.partitions[it->second];
     p.ops.push_back(SearchOp{compiled->op, static_cast<int64_t>(i), ok ? c : -1,
                              compiled->read_only, compiled->only_own_process_observes});
     p.positions.emplace_back(static_cast<int64_t>(i), c);
   }
-  if (modelled == 0 && !ignored.empty()) {
-    std::string seen;
-    for (const auto& [f, n] : ignored) seen += (seen.empty() ? "" : ", ") + f;
-    return Error{"no op in the history is one that model " + options.model +
-                 " checks (f seen: " + seen + ")"};
-  }
+  return out;
+}
 
+// The check's time and memory budget, counting the ops' and the value
+// table's memory as shared by every partition's search.
+SearchBudget MakeBudget(const LinearizabilityOptions& options,
+                        std::chrono::steady_clock::time_point start, const ValueTable& values,
+                        int64_t modelled) {
   SearchBudget budget;
   budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(options.timeout_s));
@@ -338,14 +331,21 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
   const size_t op_bytes = static_cast<size_t>(modelled) *
                           (sizeof(SearchOp) + sizeof(std::pair<int64_t, int64_t>));
   budget.shared_bytes = [&values, op_bytes] { return values.MemoryBytes() + op_bytes; };
+  return budget;
+}
 
+// The verdict and stats from every partition's: invalid if any is, unknown
+// if any is undecided, one anomaly per refuted partition.
+CheckResult Judge(const History& history, const PartitionedOps& ops,
+                  const std::vector<PartitionVerdict>& verdicts, const Model& model,
+                  const LinearizabilityOptions& options,
+                  std::chrono::steady_clock::time_point start) {
   CheckResult result;
   uint64_t states = 0, keys = 0;
   size_t peak = 0;
   int64_t invalid = 0, undecided = 0;
   std::string reasons;
-  std::vector<PartitionVerdict> verdicts = SearchPartitions(model, partitions, budget);
-  for (size_t i = 0; i < partitions.size(); ++i) {
+  for (size_t i = 0; i < ops.partitions.size(); ++i) {
     const PartitionVerdict& verdict = verdicts[i];
     const SearchOutcome& outcome = verdict.outcome;
     states += outcome.states_explored + verdict.window_states;
@@ -353,13 +353,13 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
     peak = std::max(peak, outcome.peak_memory_bytes);
     if (outcome.valid == Validity::kFalse) {
       ++invalid;
-      result.anomalies.push_back(BuildAnomaly(history, partitions[i], outcome, model,
+      result.anomalies.push_back(BuildAnomaly(history, ops.partitions[i], outcome, model,
                                               verdict.window ? &*verdict.window : nullptr));
     } else if (outcome.valid == Validity::kUnknown) {
       ++undecided;
       if (reasons.empty()) {
-        reasons = (partitions[i].key.empty() ? "" : "key " + partitions[i].key + ": ") +
-                  outcome.reason;
+        const std::string& key = ops.partitions[i].key;
+        reasons = (key.empty() ? "" : "key " + key + ": ") + outcome.reason;
       }
     }
   }
@@ -367,24 +367,62 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
                  : undecided > 0 ? Validity::kUnknown
                                  : Validity::kTrue;
   if (undecided > 0) {
-    result.reason = std::to_string(undecided) + " of " + std::to_string(partitions.size()) +
+    result.reason = std::to_string(undecided) + " of " + std::to_string(ops.partitions.size()) +
                     " partitions undecided (" + reasons + ")";
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   result.stats = {{"model", options.model},
-                  {"ops", modelled},
-                  {"pending_ops", pending},
-                  {"failed_ops", failed},
-                  {"partitions", partitions.size()},
+                  {"ops", ops.modelled},
+                  {"pending_ops", ops.pending},
+                  {"failed_ops", ops.failed},
+                  {"partitions", ops.partitions.size()},
                   {"partitions_invalid", invalid},
                   {"partitions_unknown", undecided},
-                  {"independent_keys", independent},
+                  {"independent_keys", ops.independent},
                   {"states_explored", states},
                   {"distinct_keys", keys},
                   {"time_s", seconds},
                   {"peak_memory_bytes", peak}};
-  if (!ignored.empty()) result.stats["ignored_ops"] = ignored;
+  if (!ops.ignored.empty()) result.stats["ignored_ops"] = ops.ignored;
+  return result;
+}
+
+}  // namespace
+
+Result<CheckResult> CheckLinearizable(const History& given_history,
+                                      const LinearizabilityOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
+    return Error{valid.error()};
+  }
+  ValueTable values;
+  auto made = MakeModel(options.model, options.initial, &values);
+  if (!made) return Error{made.error()};
+  Model& model = **made;
+
+  // The lease rule, decided here for every caller (see leased_lock_checker.h).
+  const bool leases = LeaseRuleApplies(options.leases, given_history);
+  const int64_t failed_releases = CountFailedReleases(given_history);
+  const int64_t lock_losses = CountLockLosses(given_history);
+  const bool rewrite = leases && (failed_releases > 0 || lock_losses > 0);
+  History expired;
+  if (rewrite) expired = ApplyLeaseRule(given_history);
+  const History& history = rewrite ? expired : given_history;
+
+  auto ops = PartitionOps(history, model);
+  if (!ops) return Error{ops.error()};
+  if (ops->modelled == 0 && !ops->ignored.empty()) {
+    std::string seen;
+    for (const auto& [f, n] : ops->ignored) seen += (seen.empty() ? "" : ", ") + f;
+    return Error{"no op in the history is one that model " + options.model +
+                 " checks (f seen: " + seen + ")"};
+  }
+
+  const SearchBudget budget = MakeBudget(options, start, values, ops->modelled);
+  const std::vector<PartitionVerdict> verdicts =
+      SearchPartitions(model, ops->partitions, budget);
+  CheckResult result = Judge(history, *ops, verdicts, model, options, start);
   result.stats["leases"] = {{"rule", LeaseRuleName(options.leases)},
                             {"applied", leases},
                             {"failed_releases", failed_releases},

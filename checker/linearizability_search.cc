@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 namespace locksmith {
 namespace {
@@ -27,6 +28,13 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
       ops_(ops),
       budget_(std::move(budget)),
       start_(start.value_or(model.Initial())) {
+  GroupPendingOps(LinkCompletedOps());
+  CoverClasses();
+}
+
+// Builds the list of the completed ops' call and return nodes in history
+// order; returns the pending ops worth searching.
+std::vector<int32_t> LinearizabilitySearch::LinkCompletedOps() {
   const auto n = static_cast<int32_t>(ops_.size());
   call_node_.assign(n, -1);
   return_node_.assign(n, -1);
@@ -77,7 +85,11 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
     node_position_[node] = events[k].position;
     (events[k].is_call ? call_node_ : return_node_)[events[k].op] = node;
   }
+  return pending;
+}
 
+// Groups the pending ops in classes of identical ops, by first invoke.
+void LinearizabilitySearch::GroupPendingOps(std::vector<int32_t> pending) {
   std::sort(pending.begin(), pending.end(),
             [&](int32_t x, int32_t y) { return ops_[x].call < ops_[y].call; });
   using ClassKey = std::tuple<uint32_t, int64_t, int64_t, int64_t, bool, int64_t>;
@@ -94,6 +106,10 @@ LinearizabilitySearch::LinearizabilitySearch(Model& model, const std::vector<Sea
     class_ops_[it->second].push_back(i);
   }
   consumed_.assign(class_ops_.size(), 0);
+}
+
+// Which classes each class can stand in for, and the memo's coverers.
+void LinearizabilitySearch::CoverClasses() {
   covered_classes_.resize(class_ops_.size());
   for (size_t x = 0; x < class_ops_.size(); ++x) {
     const ModelOp& ox = ops_[class_ops_[x][0]].op;
@@ -222,98 +238,123 @@ void LinearizabilitySearch::ExtendDeadline(std::chrono::steady_clock::time_point
   budget_.deadline = deadline;
 }
 
+SearchOutcome LinearizabilitySearch::Finish(SearchOutcome outcome, Validity valid) {
+  outcome.valid = valid;
+  outcome.states_explored = explored_;
+  outcome.distinct_keys = memo_.size();
+  peak_bytes_ = std::max(peak_bytes_, MemoryBytes());
+  outcome.peak_memory_bytes = peak_bytes_;
+  return outcome;
+}
+
+// Linearizes the next completed op from cursor_ that the state allows and
+// that the pending chain on top of the stack does not make needless.
+// Once none is left, the pending classes are next (next_class_ = 0).
+bool LinearizabilitySearch::DescendCompleted() {
+  if (next_class_ >= 0) return false;
+  ModelState next;
+  for (int32_t node = cursor_; node_is_call_[node]; node = next_[node]) {
+    const int32_t op = node_op_[node];
+    if (!model_.Step(state_, ops_[op].op, &next) || ChainCanWait(ops_[op].op, next)) {
+      continue;
+    }
+    stack_.push_back({op, -1, first_return_, state_});
+    Lift(op);
+    ++lifted_;
+    state_ = next;
+    return true;
+  }
+  next_class_ = 0;
+  return false;
+}
+
+// Linearizes the earliest unused op of the next pending class from
+// next_class_ (invoked before the first return) that changes the state and
+// that no other pending op does better in its place.
+bool LinearizabilitySearch::DescendPending() {
+  const int64_t horizon = node_position_[first_return_];
+  const auto active = static_cast<int32_t>(
+      std::lower_bound(class_first_call_.begin(), class_first_call_.end(), horizon) -
+      class_first_call_.begin());
+  ModelState next;
+  for (int32_t cls = next_class_; cls < active; ++cls) {
+    const uint32_t used = consumed_[cls];
+    if (used == class_ops_[cls].size()) continue;
+    const int32_t op = class_ops_[cls][used];
+    if (ops_[op].call >= horizon) continue;
+    if (!model_.Step(state_, ops_[op].op, &next) || next == state_) continue;
+    if (CoveredClassDoesTheSame(cls, active, horizon, next) || OverwritesPendingBefore(op, next)) {
+      continue;
+    }
+    stack_.push_back({op, cls, first_return_, state_});
+    if (consumed_[cls]++ == 0) nonzero_.push_back(static_cast<uint32_t>(cls));
+    state_ = next;
+    return true;
+  }
+  return false;
+}
+
+// A less useful pending op doing the same here is tried instead.
+bool LinearizabilitySearch::CoveredClassDoesTheSame(int32_t cls, int32_t active, int64_t horizon,
+                                                    const ModelState& next) const {
+  for (int32_t other : covered_classes_[cls]) {
+    if (other >= active || consumed_[other] == class_ops_[other].size()) continue;
+    const int32_t alternative = class_ops_[other][consumed_[other]];
+    ModelState instead;
+    if (ops_[alternative].call < horizon && model_.Step(state_, ops_[alternative].op, &instead) &&
+        instead == next) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Straight after another pending op P: if this op Q leaves the same state
+// whether or not P ran first (a write after a write), the parent's own try
+// of Q covers this with P still unused.
+bool LinearizabilitySearch::OverwritesPendingBefore(int32_t op, const ModelState& next) const {
+  if (stack_.empty() || stack_.back().cls < 0) return false;
+  ModelState without;
+  return model_.Step(stack_.back().previous, ops_[op].op, &without) && without == next;
+}
+
+// Undoes the top frame; the parent goes on with its next candidate.
+void LinearizabilitySearch::Backtrack() {
+  const Frame frame = stack_.back();
+  stack_.pop_back();
+  synced_ = std::min(synced_, stack_.size());
+  state_ = frame.previous;
+  first_return_ = frame.parent_return;
+  if (frame.cls < 0) {
+    Unlift(frame.op);
+    --lifted_;
+    cursor_ = next_[call_node_[frame.op]];
+    next_class_ = -1;
+  } else {
+    if (--consumed_[frame.cls] == 0) nonzero_.pop_back();
+    next_class_ = frame.cls + 1;
+  }
+}
+
 SearchOutcome LinearizabilitySearch::Run() {
   SearchOutcome outcome;
-  auto finish = [&](Validity v) {
-    outcome.valid = v;
-    outcome.states_explored = explored_;
-    outcome.distinct_keys = memo_.size();
-    peak_bytes_ = std::max(peak_bytes_, MemoryBytes());
-    outcome.peak_memory_bytes = peak_bytes_;
-    return outcome;
-  };
   if (!started_) {
     started_ = true;
     state_ = start_;
-    if (Enter() == Entered::kDone) return finish(Validity::kTrue);
+    if (Enter() == Entered::kDone) return Finish(std::move(outcome), Validity::kTrue);
     cursor_ = next_[0];
     next_class_ = -1;
   }
-  // Where to continue among the current node's candidates: a list node in
-  // the completed phase, then pending classes from next_class. Kept in
-  // members so that a search stopped by its deadline can be resumed.
-  int32_t& cursor = cursor_;
-  int32_t& next_class = next_class_;
-  uint64_t& steps = steps_;
   while (true) {
-    if (++steps % kBudgetCheckInterval == 0 && OverBudget(&outcome)) {
-      outcome.valid = Validity::kUnknown;
-      return finish(Validity::kUnknown);
+    if (++steps_ % kBudgetCheckInterval == 0 && OverBudget(&outcome)) {
+      return Finish(std::move(outcome), Validity::kUnknown);
     }
-    bool descended = false;
-    Entered entered = Entered::kNew;
-    ModelState next;
-    if (next_class < 0) {
-      for (int32_t node = cursor; node_is_call_[node]; node = next_[node]) {
-        const int32_t op = node_op_[node];
-        if (!model_.Step(state_, ops_[op].op, &next) || ChainCanWait(ops_[op].op, next)) {
-          continue;
-        }
-        stack_.push_back({op, -1, first_return_, state_});
-        Lift(op);
-        ++lifted_;
-        state_ = next;
-        descended = true;
-        break;
-      }
-      if (!descended) next_class = 0;
-    }
-    if (!descended) {
-      const int64_t horizon = node_position_[first_return_];
-      const auto active = static_cast<int32_t>(
-          std::lower_bound(class_first_call_.begin(), class_first_call_.end(), horizon) -
-          class_first_call_.begin());
-      for (int32_t cls = next_class; cls < active; ++cls) {
-        const uint32_t used = consumed_[cls];
-        if (used == class_ops_[cls].size()) continue;
-        const int32_t op = class_ops_[cls][used];
-        if (ops_[op].call >= horizon) continue;
-        if (!model_.Step(state_, ops_[op].op, &next) || next == state_) continue;
-        // A less useful pending op doing the same here is tried instead.
-        bool spare = false;
-        for (int32_t other : covered_classes_[cls]) {
-          if (other >= active || consumed_[other] == class_ops_[other].size()) continue;
-          const int32_t alternative = class_ops_[other][consumed_[other]];
-          ModelState instead;
-          if (ops_[alternative].call < horizon &&
-              model_.Step(state_, ops_[alternative].op, &instead) && instead == next) {
-            spare = true;
-            break;
-          }
-        }
-        if (spare) continue;
-        // Straight after another pending op P: if this op Q leaves the same
-        // state whether or not P ran first (a write after a write), the
-        // parent's own try of Q covers this with P still unused.
-        if (!stack_.empty() && stack_.back().cls >= 0) {
-          ModelState without;
-          if (model_.Step(stack_.back().previous, ops_[op].op, &without) && without == next) {
-            continue;
-          }
-        }
-        stack_.push_back({op, cls, first_return_, state_});
-        if (consumed_[cls]++ == 0) nonzero_.push_back(static_cast<uint32_t>(cls));
-        state_ = next;
-        descended = true;
-        break;
-      }
-    }
-    if (descended) {
-      entered = Enter();
-      if (entered == Entered::kDone) return finish(Validity::kTrue);
+    if (DescendCompleted() || DescendPending()) {
+      const Entered entered = Enter();
+      if (entered == Entered::kDone) return Finish(std::move(outcome), Validity::kTrue);
       if (entered == Entered::kNew) {
-        cursor = next_[0];
-        next_class = -1;
+        cursor_ = next_[0];
+        next_class_ = -1;
         continue;
       }
     }
@@ -321,25 +362,12 @@ SearchOutcome LinearizabilitySearch::Run() {
     // stepped into was covered).
     RecordBestPath();
     if (stack_.empty()) break;
-    const Frame frame = stack_.back();
-    stack_.pop_back();
-    synced_ = std::min(synced_, stack_.size());
-    state_ = frame.previous;
-    first_return_ = frame.parent_return;
-    if (frame.cls < 0) {
-      Unlift(frame.op);
-      --lifted_;
-      cursor = next_[call_node_[frame.op]];
-      next_class = -1;
-    } else {
-      if (--consumed_[frame.cls] == 0) nonzero_.pop_back();
-      next_class = frame.cls + 1;
-    }
+    Backtrack();
   }
   outcome.failed_op = best_failed_op_;
   outcome.state_after_prefix = best_state_;
   for (const Frame& f : best_path_) outcome.prefix.push_back(f.op);
-  return finish(Validity::kFalse);
+  return Finish(std::move(outcome), Validity::kFalse);
 }
 
 }  // namespace locksmith

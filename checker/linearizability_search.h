@@ -103,6 +103,18 @@ class LinearizabilitySearch {
     ModelState previous;
   };
 
+  // Construction.
+  std::vector<int32_t> LinkCompletedOps();
+  void GroupPendingOps(std::vector<int32_t> pending);
+  void CoverClasses();
+  // Run's steps.
+  bool DescendCompleted();
+  bool DescendPending();
+  bool CoveredClassDoesTheSame(int32_t cls, int32_t active, int64_t horizon,
+                               const ModelState& next) const;
+  bool OverwritesPendingBefore(int32_t op, const ModelState& next) const;
+  void Backtrack();
+  SearchOutcome Finish(SearchOutcome outcome, Validity valid);
   bool ChainCanWait(const ModelOp& op, const ModelState& after);
   void Lift(int32_t op);
   void Unlift(int32_t op);
@@ -133,7 +145,10 @@ class LinearizabilitySearch {
   // Per class, the classes it can stand in for (Model::Covers).
   std::vector<std::vector<int32_t>> covered_classes_;
 
-  // Search state.
+  // Search state. Where to continue among the current node's candidates: a
+  // list node in the completed phase (cursor_), then pending classes from
+  // next_class_; kept here so that a search stopped by its deadline can be
+  // resumed.
   bool started_ = false;
   int32_t cursor_ = 0;
   int32_t next_class_ = -1;

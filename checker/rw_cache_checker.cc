@@ -72,10 +72,8 @@ class Evidence {
   nlohmann::json ops_ = nlohmann::json::array();
 };
 
-}  // namespace
-
-CheckResult RwCacheChecker::Check(const History& history) const {
-  CheckResult result;
+// The ops of every key, each read, write and fill with the hold it was in.
+std::map<std::string, KeyOps> CollectKeyOps(const History& history) {
   const std::vector<int64_t> completion = PairCompletions(history);
   std::map<std::string, KeyOps> keys;
   // Per process and key: the hold it is in (its last ok acquire) and its
@@ -124,105 +122,146 @@ CheckResult RwCacheChecker::Check(const History& history) const {
       keys[op.key].final = done;
     }
   }
+  return keys;
+}
+
+// Checks one key after another, appending each anomaly (with its evidence)
+// to the result and counting what it checked.
+class KeyChecker {
+ public:
+  KeyChecker(const History& history, CheckResult& result)
+      : history_(history), result_(result), evidence_(history) {}
+
+  void Check(const std::string& key, KeyOps& k) {
+    std::sort(k.completed.begin(), k.completed.end(),
+              [](const Write& a, const Write& b) { return a.done_time < b.done_time; });
+    for (const Read& r : k.reads) CheckRead(key, k, r);
+    if (k.final) CheckFinal(key, k);
+  }
 
   int64_t reads = 0, stale = 0, unknown = 0, stale_caches = 0;
-  Evidence evidence(history);
-  auto holder = [&](int64_t hold, int64_t position) {
-    return nlohmann::json{{"process", evidence.ProcessAt(position)}, {"hold", evidence.Ref(hold)}};
-  };
+
+ private:
+  void CheckRead(const std::string& key, const KeyOps& k, const Read& r) {
+    ++reads;
+    const Op& invoke = history_[static_cast<size_t>(r.invoke)];
+    // The last write that completed before the read began.
+    auto after = std::lower_bound(k.completed.begin(), k.completed.end(), invoke.time,
+                                  [](const Write& w, int64_t t) { return w.done_time < t; });
+    const Write* last = after == k.completed.begin() ? nullptr : &*std::prev(after);
+    auto source = k.writes.find(r.value);
+    if (source == k.writes.end() && r.value != k.initial) {
+      ReportUnknownValue(key, r);
+      return;
+    }
+    if (last == nullptr) return;
+    const Write* returned = source == k.writes.end() ? nullptr : &source->second;
+    if (returned != nullptr && returned->invoke == last->invoke) return;
+    // Older: the initial value, or a write done before the last one began.
+    if (returned != nullptr && returned->done_time >= last->invoke_time) return;
+    ReportStaleRead(key, k, r, *last, returned);
+  }
+
+  void ReportUnknownValue(const std::string& key, const Read& r) {
+    ++unknown;
+    nlohmann::json reader = Holder(r.hold, r.invoke);
+    reader["read"] = evidence_.Pair(r.invoke, r.done);
+    result_.anomalies.push_back({{"type", "unknown-value"},
+                                 {"key", key},
+                                 {"value", r.value},
+                                 {"reader", reader},
+                                 {"ops", evidence_.TakeOps()}});
+  }
+
+  // `returned` is null when the read returned the initial value.
+  void ReportStaleRead(const std::string& key, const KeyOps& k, const Read& r,
+                       const Write& last, const Write* returned) {
+    ++stale;
+    // The read first, then the last write, then the returned write.
+    nlohmann::json reader = {{"process", evidence_.ProcessAt(r.invoke)},
+                             {"read", evidence_.Pair(r.invoke, r.done)}};
+    nlohmann::json last_write = evidence_.Pair(last.invoke, last.done);
+    nlohmann::json returned_write = nullptr;
+    if (returned != nullptr) returned_write = evidence_.Pair(returned->invoke, returned->done);
+    reader["hold"] = evidence_.Ref(r.hold);
+    nlohmann::json writer = Holder(last.hold, last.invoke);
+    writer["write"] = last_write;
+    result_.anomalies.push_back({{"type", "stale-read"},
+                                 {"key", key},
+                                 {"value", r.value},
+                                 {"initial", returned == nullptr},
+                                 {"last_write", last_write},
+                                 {"returned_write", returned_write},
+                                 {"reader", reader},
+                                 {"writer", writer},
+                                 {"filler", Filler(FillOf(k, r.value, r.invoke))},
+                                 {"ops", nullptr}});
+    result_.anomalies.back()["ops"] = evidence_.TakeOps();
+  }
+
+  void CheckFinal(const std::string& key, const KeyOps& k) {
+    const Op& final = history_[static_cast<size_t>(*k.final)];
+    const auto value = ValueOf(final.value);
+    if (!value || !final.value.contains("cache") || !final.value["cache"].is_number_integer()) {
+      return;
+    }
+    const int64_t cached = final.value["cache"].get<int64_t>();
+    if (cached == *value) return;
+    ++stale_caches;
+    nlohmann::json anomaly = {{"type", "stale-cache"},
+                              {"key", key},
+                              {"value", *value},
+                              {"cache", cached},
+                              {"final", evidence_.Ref(*k.final)}};
+    anomaly["filler"] = Filler(FillOf(k, cached, *k.final));
+    anomaly["ops"] = evidence_.TakeOps();
+    result_.anomalies.push_back(std::move(anomaly));
+  }
+
+  nlohmann::json Holder(int64_t hold, int64_t position) {
+    return nlohmann::json{{"process", evidence_.ProcessAt(position)},
+                          {"hold", evidence_.Ref(hold)}};
+  }
+
+  nlohmann::json Filler(const Fill* f) {
+    if (f == nullptr) return nullptr;
+    nlohmann::json j = Holder(f->hold, f->invoke);
+    j["read_db"] = evidence_.Ref(f->db_read);
+    j["fill"] = evidence_.Pair(f->invoke, f->done);
+    return j;
+  }
+
   // The last fill of `value` invoked before position `before`.
-  auto fill_of = [](const KeyOps& k, int64_t value, int64_t before) -> const Fill* {
+  static const Fill* FillOf(const KeyOps& k, int64_t value, int64_t before) {
     auto same = k.fills.find(value);
     if (same == k.fills.end()) return nullptr;
     const std::vector<Fill>& fills = same->second;
     auto it = std::lower_bound(fills.begin(), fills.end(), before,
                                [](const Fill& f, int64_t at) { return f.invoke < at; });
     return it == fills.begin() ? nullptr : &*std::prev(it);
-  };
-  auto filler = [&](const Fill* f) -> nlohmann::json {
-    if (f == nullptr) return nullptr;
-    nlohmann::json j = holder(f->hold, f->invoke);
-    j["read_db"] = evidence.Ref(f->db_read);
-    j["fill"] = evidence.Pair(f->invoke, f->done);
-    return j;
-  };
-  for (auto& [key, k] : keys) {
-    std::sort(k.completed.begin(), k.completed.end(),
-              [](const Write& a, const Write& b) { return a.done_time < b.done_time; });
-    for (const Read& r : k.reads) {
-      ++reads;
-      const Op& invoke = history[static_cast<size_t>(r.invoke)];
-      // The last write that completed before the read began.
-      auto after = std::lower_bound(
-          k.completed.begin(), k.completed.end(), invoke.time,
-          [](const Write& w, int64_t t) { return w.done_time < t; });
-      const Write* last = after == k.completed.begin() ? nullptr : &*std::prev(after);
-      auto source = k.writes.find(r.value);
-      if (source == k.writes.end() && r.value != k.initial) {
-        ++unknown;
-        nlohmann::json reader = holder(r.hold, r.invoke);
-        reader["read"] = evidence.Pair(r.invoke, r.done);
-        result.anomalies.push_back({{"type", "unknown-value"},
-                                    {"key", key},
-                                    {"value", r.value},
-                                    {"reader", reader},
-                                    {"ops", evidence.TakeOps()}});
-        continue;
-      }
-      if (last == nullptr) continue;
-      const bool initial = source == k.writes.end();
-      if (!initial && source->second.invoke == last->invoke) continue;
-      // Older: the initial value, or a write done before the last one began.
-      if (!initial && source->second.done_time >= last->invoke_time) continue;
-      ++stale;
-      // The read first, then the last write, then the returned write.
-      nlohmann::json reader = {{"process", invoke.process},
-                               {"read", evidence.Pair(r.invoke, r.done)}};
-      nlohmann::json last_write = evidence.Pair(last->invoke, last->done);
-      nlohmann::json returned = nullptr;
-      if (!initial) returned = evidence.Pair(source->second.invoke, source->second.done);
-      reader["hold"] = evidence.Ref(r.hold);
-      nlohmann::json writer = holder(last->hold, last->invoke);
-      writer["write"] = last_write;
-      result.anomalies.push_back({{"type", "stale-read"},
-                                  {"key", key},
-                                  {"value", r.value},
-                                  {"initial", initial},
-                                  {"last_write", last_write},
-                                  {"returned_write", returned},
-                                  {"reader", reader},
-                                  {"writer", writer},
-                                  {"filler", filler(fill_of(k, r.value, r.invoke))},
-                                  {"ops", nullptr}});
-      result.anomalies.back()["ops"] = evidence.TakeOps();
-    }
-    if (!k.final) continue;
-    const Op& final = history[static_cast<size_t>(*k.final)];
-    const auto value = ValueOf(final.value);
-    if (!value || !final.value.contains("cache") || !final.value["cache"].is_number_integer()) {
-      continue;
-    }
-    const int64_t cached = final.value["cache"].get<int64_t>();
-    if (cached == *value) continue;
-    ++stale_caches;
-    nlohmann::json anomaly = {{"type", "stale-cache"},
-                              {"key", key},
-                              {"value", *value},
-                              {"cache", cached},
-                              {"final", evidence.Ref(*k.final)}};
-    anomaly["filler"] = filler(fill_of(k, cached, *k.final));
-    anomaly["ops"] = evidence.TakeOps();
-    result.anomalies.push_back(std::move(anomaly));
   }
-  result.stats = {{"reads", reads},
-                  {"stale_reads", stale},
-                  {"unknown_values", unknown},
-                  {"stale_caches", stale_caches}};
+
+  const History& history_;
+  CheckResult& result_;
+  Evidence evidence_;
+};
+
+}  // namespace
+
+CheckResult RwCacheChecker::Check(const History& history) const {
+  CheckResult result;
+  std::map<std::string, KeyOps> keys = CollectKeyOps(history);
+  KeyChecker checker(history, result);
+  for (auto& [key, k] : keys) checker.Check(key, k);
+  result.stats = {{"reads", checker.reads},
+                  {"stale_reads", checker.stale},
+                  {"unknown_values", checker.unknown},
+                  {"stale_caches", checker.stale_caches}};
   if (!result.anomalies.empty()) {
     result.valid = Validity::kFalse;
-    result.summary = std::to_string(stale) + " stale reads, " + std::to_string(unknown) +
-                     " reads of values never written, " + std::to_string(stale_caches) +
-                     " stale cached copies at the end";
+    result.summary = std::to_string(checker.stale) + " stale reads, " +
+                     std::to_string(checker.unknown) + " reads of values never written, " +
+                     std::to_string(checker.stale_caches) + " stale cached copies at the end";
   }
   return result;
 }

@@ -36,6 +36,178 @@ int64_t CrashedProcess(const Op& op) {
   return op.value["process"].get<int64_t>();
 }
 
+// One pass over a history: the keys' holders and free windows, each window
+// closed (judged) when the key is granted again or the history ends.
+class StuckLockScan {
+ public:
+  StuckLockScan(const History& history, int leases, CheckResult& result)
+      : history_(history), leases_(leases), result_(result) {}
+
+  void Run() {
+    for (size_t i = 0; i < history_.size(); ++i) {
+      const Op& op = history_[i];
+      const auto position = static_cast<int64_t>(i);
+      if (const int64_t p = CrashedProcess(op); p >= 0) {
+        OnCrash(p, op, position);
+      } else if (!op.is_client() || op.key.empty()) {
+        continue;
+      } else if ((op.f == "release" && op.type == OpType::kInvoke) || op.f == "lock-lost") {
+        // A release invoke ends the hold, and so does a lock-lost notice (the
+        // holder stops acting as holder and will not release).
+        OnHoldEnd(op);
+      } else if (IsAcquire(op)) {
+        OnAcquire(op, position);
+      }
+    }
+    for (auto& [key, s] : keys_) {
+      if (s.holders.empty()) CloseWindow(key, s, -1);
+    }
+  }
+
+  void Summarize() {
+    result_.stats = {{"keys", keys_.size()},
+                     {"free_windows_with_failures", windows_},
+                     {"longest_refused_ms", longest_ms_},
+                     {"leases", leases_}};
+    if (unjudged_ > 0) result_.stats["windows_without_lease"] = unjudged_;
+    if (unexplained_ > 0) {
+      result_.stats["refused_without_a_crash"] = unexplained_;
+      result_.stats["longest_refused_without_a_crash_ms"] = longest_unexplained_ms_;
+    }
+    if (!result_.anomalies.empty()) {
+      result_.valid = Validity::kFalse;
+      result_.summary = std::to_string(result_.anomalies.size()) +
+                        " stuck locks: free, yet refused to everyone for more than " +
+                        std::to_string(leases_) + " leases";
+    }
+  }
+
+ private:
+  void OnCrash(int64_t process, const Op& op, int64_t position) {
+    auto it = open_.find(process);
+    if (it != open_.end()) {
+      const Op& acquire = history_[static_cast<size_t>(it->second)];
+      keys_[acquire.key].crashed.push_back({it->second, position});
+      open_.erase(it);  // it will never complete
+    }
+    for (auto& [key, s] : keys_) {
+      auto held = s.holders.find(process);
+      if (held == s.holders.end()) continue;
+      s.crashed.push_back({held->second, position});
+      s.holders.erase(held);
+      if (s.holders.empty()) s.free_since = op.time;
+    }
+  }
+
+  void OnHoldEnd(const Op& op) {
+    auto it = keys_.find(op.key);
+    if (it != keys_.end() && it->second.holders.erase(op.process) > 0 &&
+        it->second.holders.empty()) {
+      it->second.free_since = op.time;
+    }
+  }
+
+  void OnAcquire(const Op& op, int64_t position) {
+    auto [it, fresh] = keys_.try_emplace(op.key);
+    KeyState& s = it->second;
+    if (fresh) s.free_since = op.time;
+    if (op.type == OpType::kInvoke) {
+      if (op.value.is_object() && op.value.contains("lease_ms") &&
+          op.value["lease_ms"].is_number_integer()) {
+        s.lease_ms = std::max(s.lease_ms, op.value["lease_ms"].get<int64_t>());
+      }
+      open_[op.process] = position;
+      return;
+    }
+    auto invoked = open_.find(op.process);
+    if (invoked == open_.end()) return;  // a lone completion
+    const int64_t invoke_position = invoked->second;
+    open_.erase(invoked);
+    if (op.type == OpType::kOk) {
+      if (s.holders.empty()) CloseWindow(op.key, s, position);
+      s.holders[op.process] = position;
+      s.last_grant = position;
+    } else if (op.type == OpType::kFail && s.holders.empty() &&
+               history_[static_cast<size_t>(invoke_position)].time >= s.free_since) {
+      if (s.first_fail < 0) s.first_fail = position;
+      s.last_fail = position;
+      ++s.failures;
+    }
+  }
+
+  // Judges the key's free window, which the grant at end_position (or, at
+  // -1, the end of the history) closes, and opens the next one.
+  void CloseWindow(const std::string& key, KeyState& s, int64_t end_position) {
+    if (s.failures > 0) {
+      ++windows_;
+      const int64_t span_ns = history_[static_cast<size_t>(s.last_fail)].time - s.free_since;
+      longest_ms_ = std::max(longest_ms_, span_ns / kNsPerMs);
+      if (s.lease_ms <= 0) {
+        ++unjudged_;
+      } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs &&
+                 s.crashed.empty()) {
+        // No crash explains it: a service that did not answer (a paused or
+        // cut-off server, a lost quorum) refuses everyone as long, and the
+        // availability checker reports that. Counted, not judged.
+        ++unexplained_;
+        longest_unexplained_ms_ = std::max(longest_unexplained_ms_, span_ns / kNsPerMs);
+      } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs) {
+        result_.anomalies.push_back(StuckLock(key, s, span_ns, end_position));
+      }
+    }
+    s.first_fail = s.last_fail = -1;
+    s.failures = 0;
+    s.crashed.clear();
+  }
+
+  nlohmann::json StuckLock(const std::string& key, const KeyState& s, int64_t span_ns,
+                           int64_t end_position) const {
+    nlohmann::json ops = nlohmann::json::array();
+    nlohmann::json grant = nullptr;
+    if (s.last_grant >= 0) {
+      grant = OpRef(history_[static_cast<size_t>(s.last_grant)]);
+      ops.push_back(grant);
+    }
+    nlohmann::json crashed = nlohmann::json::array();
+    for (const auto& [invoke, crash] : s.crashed) {
+      const Op& a = history_[static_cast<size_t>(invoke)];
+      const Op& c = history_[static_cast<size_t>(crash)];
+      crashed.push_back({{"process", a.process}, {"acquire", OpRef(a)}, {"crash", OpRef(c)}});
+      ops.push_back(OpRef(a));
+      ops.push_back(OpRef(c));
+    }
+    const Op& last_fail = history_[static_cast<size_t>(s.last_fail)];
+    ops.push_back(OpRef(history_[static_cast<size_t>(s.first_fail)]));
+    if (s.last_fail != s.first_fail) ops.push_back(OpRef(last_fail));
+    const int64_t to_ns = end_position >= 0 ? history_[static_cast<size_t>(end_position)].time
+                                            : history_.back().time;
+    return {{"type", "stuck-lock"},
+            {"class", "crashed-acquirer"},
+            {"key", key},
+            {"window",
+             {{"from_ms", s.free_since / kNsPerMs},
+              {"last_failure_ms", last_fail.time / kNsPerMs},
+              {"to_ms", to_ns / kNsPerMs},
+              {"granted_again", end_position >= 0}}},
+            {"stuck_ms", span_ns / kNsPerMs},
+            {"lease_ms", s.lease_ms},
+            {"leases", static_cast<double>(span_ns) / static_cast<double>(s.lease_ms * kNsPerMs)},
+            {"failed_acquires", s.failures},
+            {"last_grant", grant},
+            {"crashed", crashed},
+            {"ops", ops}};
+  }
+
+  const History& history_;
+  const int leases_;
+  CheckResult& result_;
+  std::map<std::string, KeyState> keys_;
+  // Each process's acquire in flight: position of its invoke.
+  std::unordered_map<int64_t, int64_t> open_;
+  int64_t windows_ = 0, unjudged_ = 0, longest_ms_ = 0;
+  int64_t unexplained_ = 0, longest_unexplained_ms_ = 0;
+};
+
 }  // namespace
 
 void DeclareStuckLeases(OptionSet& set, int* field) {
@@ -46,145 +218,9 @@ void DeclareStuckLeases(OptionSet& set, int* field) {
 
 CheckResult StuckLockChecker::Check(const History& history) const {
   CheckResult result;
-  std::map<std::string, KeyState> keys;
-  // Each process's acquire in flight: position of its invoke.
-  std::unordered_map<int64_t, int64_t> open;
-  int64_t windows = 0, unjudged = 0, longest_ms = 0;
-  int64_t unexplained = 0, longest_unexplained_ms = 0;
-
-  auto close_window = [&](const std::string& key, KeyState& s, int64_t end_position) {
-    if (s.failures > 0) {
-      ++windows;
-      const int64_t span_ns = history[static_cast<size_t>(s.last_fail)].time - s.free_since;
-      longest_ms = std::max(longest_ms, span_ns / kNsPerMs);
-      if (s.lease_ms <= 0) {
-        ++unjudged;
-      } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs &&
-                 s.crashed.empty()) {
-        // No crash explains it: a service that did not answer (a paused or
-        // cut-off server, a lost quorum) refuses everyone as long, and the
-        // availability checker reports that. Counted, not judged.
-        ++unexplained;
-        longest_unexplained_ms = std::max(longest_unexplained_ms, span_ns / kNsPerMs);
-      } else if (span_ns > static_cast<int64_t>(leases_) * s.lease_ms * kNsPerMs) {
-        nlohmann::json ops = nlohmann::json::array();
-        nlohmann::json grant = nullptr;
-        if (s.last_grant >= 0) {
-          grant = OpRef(history[static_cast<size_t>(s.last_grant)]);
-          ops.push_back(grant);
-        }
-        nlohmann::json crashed = nlohmann::json::array();
-        for (const auto& [invoke, crash] : s.crashed) {
-          const Op& a = history[static_cast<size_t>(invoke)];
-          const Op& c = history[static_cast<size_t>(crash)];
-          crashed.push_back({{"process", a.process}, {"acquire", OpRef(a)}, {"crash", OpRef(c)}});
-          ops.push_back(OpRef(a));
-          ops.push_back(OpRef(c));
-        }
-        ops.push_back(OpRef(history[static_cast<size_t>(s.first_fail)]));
-        if (s.last_fail != s.first_fail) {
-          ops.push_back(OpRef(history[static_cast<size_t>(s.last_fail)]));
-        }
-        const int64_t to_ns = end_position >= 0 ? history[static_cast<size_t>(end_position)].time
-                                                : history.back().time;
-        result.anomalies.push_back(
-            {{"type", "stuck-lock"},
-             {"class", "crashed-acquirer"},
-             {"key", key},
-             {"window",
-              {{"from_ms", s.free_since / kNsPerMs},
-               {"last_failure_ms", history[static_cast<size_t>(s.last_fail)].time / kNsPerMs},
-               {"to_ms", to_ns / kNsPerMs},
-               {"granted_again", end_position >= 0}}},
-             {"stuck_ms", span_ns / kNsPerMs},
-             {"lease_ms", s.lease_ms},
-             {"leases", static_cast<double>(span_ns) / static_cast<double>(s.lease_ms * kNsPerMs)},
-             {"failed_acquires", s.failures},
-             {"last_grant", grant},
-             {"crashed", crashed},
-             {"ops", ops}});
-      }
-    }
-    s.first_fail = s.last_fail = -1;
-    s.failures = 0;
-    s.crashed.clear();
-  };
-
-  for (size_t i = 0; i < history.size(); ++i) {
-    const Op& op = history[i];
-    const auto position = static_cast<int64_t>(i);
-    if (const int64_t p = CrashedProcess(op); p >= 0) {
-      auto it = open.find(p);
-      if (it != open.end()) {
-        const Op& acquire = history[static_cast<size_t>(it->second)];
-        keys[acquire.key].crashed.push_back({it->second, position});
-        open.erase(it);  // it will never complete
-      }
-      for (auto& [key, s] : keys) {
-        auto held = s.holders.find(p);
-        if (held == s.holders.end()) continue;
-        s.crashed.push_back({held->second, position});
-        s.holders.erase(held);
-        if (s.holders.empty()) s.free_since = op.time;
-      }
-      continue;
-    }
-    if (!op.is_client() || op.key.empty()) continue;
-    // A release invoke ends the hold, and so does a lock-lost notice (the
-    // holder stops acting as holder and will not release).
-    if ((op.f == "release" && op.type == OpType::kInvoke) || op.f == "lock-lost") {
-      auto it = keys.find(op.key);
-      if (it != keys.end() && it->second.holders.erase(op.process) > 0 &&
-          it->second.holders.empty()) {
-        it->second.free_since = op.time;
-      }
-      continue;
-    }
-    if (!IsAcquire(op)) continue;
-    auto [it, fresh] = keys.try_emplace(op.key);
-    KeyState& s = it->second;
-    if (fresh) s.free_since = op.time;
-    if (op.type == OpType::kInvoke) {
-      if (op.value.is_object() && op.value.contains("lease_ms") &&
-          op.value["lease_ms"].is_number_integer()) {
-        s.lease_ms = std::max(s.lease_ms, op.value["lease_ms"].get<int64_t>());
-      }
-      open[op.process] = position;
-      continue;
-    }
-    auto invoked = open.find(op.process);
-    if (invoked == open.end()) continue;  // a lone completion
-    const int64_t invoke_position = invoked->second;
-    open.erase(invoked);
-    if (op.type == OpType::kOk) {
-      if (s.holders.empty()) close_window(op.key, s, position);
-      s.holders[op.process] = position;
-      s.last_grant = position;
-    } else if (op.type == OpType::kFail && s.holders.empty() &&
-               history[static_cast<size_t>(invoke_position)].time >= s.free_since) {
-      if (s.first_fail < 0) s.first_fail = position;
-      s.last_fail = position;
-      ++s.failures;
-    }
-  }
-  for (auto& [key, s] : keys) {
-    if (s.holders.empty()) close_window(key, s, -1);
-  }
-  result.stats = {{"keys", keys.size()},
-                  {"free_windows_with_failures", windows},
-                  {"longest_refused_ms", longest_ms},
-                  {"leases", leases_}};
-  if (unjudged > 0) result.stats["windows_without_lease"] = unjudged;
-  if (unexplained > 0) {
-    result.stats["refused_without_a_crash"] = unexplained;
-    result.stats["longest_refused_without_a_crash_ms"] = longest_unexplained_ms;
-  }
-  if (!result.anomalies.empty()) {
-    result.valid = Validity::kFalse;
-    result.summary = std::to_string(result.anomalies.size()) +
-                     " stuck locks: free, yet refused to everyone for more than " +
-                     std::to_string(leases_) + " leases";
-  }
+  StuckLockScan scan(history, leases_, result);
+  scan.Run();
+  scan.Summarize();
   return result;
 }
 

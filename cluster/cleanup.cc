@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cluster/net_plan.h"
@@ -22,6 +23,102 @@ std::string TagOfUnreadable(const std::string& entry) {
   return ValidateTag(tag).ok() ? tag : "";
 }
 
+bool Wanted(const CleanupOptions& options, const std::string& tag) {
+  return options.only_tag.empty() || tag == options.only_tag;
+}
+
+// The registry's runs, sorted out.
+struct RegisteredRuns {
+  // Tags not to touch: live runs, and runs whose record cannot be read (it
+  // may belong to a live run; a person must look at it). Dead runs too:
+  // their objects are their record's.
+  std::set<std::string> known;
+  std::map<std::string, RunRecord> dead;  // wanted runs whose controller is gone
+};
+
+RegisteredRuns SortRegisteredRuns(const RunRegistry::Listing& listing,
+                                  const CleanupOptions& options, std::ostream& out,
+                                  CleanupReport& report) {
+  RegisteredRuns runs;
+  for (const auto& bad : listing.unreadable) {
+    const std::string tag = TagOfUnreadable(bad);
+    if (!tag.empty()) runs.known.insert(tag);
+    if (!tag.empty() && !Wanted(options, tag)) continue;
+    out << "unreadable run record " << bad << ": left in place, with its run's objects\n";
+    report.left.push_back("unreadable run record " + bad);
+  }
+  for (const auto& record : listing.records) {
+    runs.known.insert(record.tag);
+    if (!Wanted(options, record.tag)) continue;
+    if (ControllerAlive(record)) {
+      out << "run " << record.tag << ": controller pid " << record.controller_pid
+          << " is alive, leaving it alone\n";
+    } else {
+      runs.dead[record.tag] = record;
+    }
+  }
+  return runs;
+}
+
+// Objects by name: a dead run's objects the record may have missed (added to
+// its record), and objects of no known run (returned, by tag). A record with
+// only a tag and these names is enough for RemoveRunObjects: it kills
+// whatever runs in the namespaces.
+std::map<std::string, RunRecord> ClaimObjects(NetOps& net, const CleanupOptions& options,
+                                              RegisteredRuns& runs) {
+  std::map<std::string, RunRecord> orphans;
+  auto claim = [&](const std::optional<std::string>& tag, const std::string& name, bool netns) {
+    if (!tag || !Wanted(options, *tag)) return;
+    RunRecord* target = nullptr;
+    if (auto it = runs.dead.find(*tag); it != runs.dead.end()) {
+      target = &it->second;
+    } else if (!runs.known.contains(*tag)) {
+      target = &orphans[*tag];
+      target->tag = *tag;
+    } else {
+      return;  // a live run's, or one with an unreadable record
+    }
+    auto& list = netns ? target->netns : target->links;
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const auto& ns : net.ListNetns()) claim(TagFromNetnsName(ns), ns, true);
+  for (const auto& link : net.ListLinks()) claim(TagFromLinkName(link), link, false);
+  return orphans;
+}
+
+void RemoveDeadRuns(const std::map<std::string, RunRecord>& dead, RunRegistry& registry,
+                    NetOps& net, std::ostream& out, CleanupReport& report) {
+  for (const auto& [tag, record] : dead) {
+    out << "run " << tag << ": controller pid " << record.controller_pid
+        << " is gone, removing what it left\n";
+    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) {
+      report.failed.push_back(s.error());
+      continue;  // keep the record so a later cleanup retries
+    }
+    if (auto s = registry.Remove(tag); !s.ok()) report.failed.push_back(s.error());
+  }
+}
+
+// Removes the objects no run record claims, or only reports them unless
+// options.remove_unregistered.
+void HandleOrphans(const std::map<std::string, RunRecord>& orphans,
+                   const CleanupOptions& options, NetOps& net, std::ostream& out,
+                   CleanupReport& report) {
+  for (const auto& [tag, record] : orphans) {
+    const std::string what = std::to_string(record.netns.size()) + " namespace(s) and " +
+                             std::to_string(record.links.size()) + " link(s) of run " + tag;
+    if (!options.remove_unregistered) {
+      out << "tag " << tag << ": " << what
+          << " with no run record (deleted, or the run used another state directory); left in "
+             "place. Remove them with `locksmith cleanup --remove-unregistered`\n";
+      report.left.push_back(what + " (unregistered)");
+      continue;
+    }
+    out << "tag " << tag << ": removing unregistered objects\n";
+    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) report.failed.push_back(s.error());
+  }
+}
+
 }  // namespace
 
 CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options) {
@@ -36,77 +133,11 @@ CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options)
     report.failed.push_back(lock.error());
     return report;
   }
-  RunRegistry::Listing listing = registry.List();
-  auto wanted = [&](const std::string& tag) {
-    return options.only_tag.empty() || tag == options.only_tag;
-  };
-
-  // Tags not to touch: live runs, and runs whose record cannot be read (it
-  // may belong to a live run; a person must look at it).
-  std::set<std::string> known;
-  for (const auto& bad : listing.unreadable) {
-    const std::string tag = TagOfUnreadable(bad);
-    if (!tag.empty()) known.insert(tag);
-    if (!tag.empty() && !wanted(tag)) continue;
-    out << "unreadable run record " << bad << ": left in place, with its run's objects\n";
-    report.left.push_back("unreadable run record " + bad);
-  }
-  std::map<std::string, RunRecord> dead;
-  for (auto& record : listing.records) {
-    known.insert(record.tag);
-    if (!wanted(record.tag)) continue;
-    if (ControllerAlive(record)) {
-      out << "run " << record.tag << ": controller pid " << record.controller_pid
-          << " is alive, leaving it alone\n";
-    } else {
-      dead[record.tag] = record;
-    }
-  }
-
-  // Objects by name: a dead run's objects the record may have missed, and
-  // objects of no known run. A record with only a tag and these names is
-  // enough for RemoveRunObjects: it kills whatever runs in the namespaces.
-  std::map<std::string, RunRecord> orphans;
-  auto claim = [&](const std::optional<std::string>& tag, const std::string& name, bool netns) {
-    if (!tag || !wanted(*tag)) return;
-    RunRecord* target = nullptr;
-    if (auto it = dead.find(*tag); it != dead.end()) {
-      target = &it->second;
-    } else if (!known.contains(*tag)) {
-      target = &orphans[*tag];
-      target->tag = *tag;
-    } else {
-      return;  // a live run's, or one with an unreadable record
-    }
-    auto& list = netns ? target->netns : target->links;
-    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
-  };
-  for (const auto& ns : net.ListNetns()) claim(TagFromNetnsName(ns), ns, true);
-  for (const auto& link : net.ListLinks()) claim(TagFromLinkName(link), link, false);
-
-  for (const auto& [tag, record] : dead) {
-    out << "run " << tag << ": controller pid " << record.controller_pid
-        << " is gone, removing what it left\n";
-    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) {
-      report.failed.push_back(s.error());
-      continue;  // keep the record so a later cleanup retries
-    }
-    if (auto s = registry.Remove(tag); !s.ok()) report.failed.push_back(s.error());
-  }
-  for (const auto& [tag, record] : orphans) {
-    const std::string what = std::to_string(record.netns.size()) + " namespace(s) and " +
-                             std::to_string(record.links.size()) + " link(s) of run " + tag;
-    if (!options.remove_unregistered) {
-      out << "tag " << tag << ": " << what
-          << " with no run record (deleted, or the run used another state directory); left in "
-             "place. Remove them with `locksmith cleanup --remove-unregistered`\n";
-      report.left.push_back(what + " (unregistered)");
-      continue;
-    }
-    out << "tag " << tag << ": removing unregistered objects\n";
-    if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) report.failed.push_back(s.error());
-  }
-  if (dead.empty() && orphans.empty() && report.left.empty()) {
+  RegisteredRuns runs = SortRegisteredRuns(registry.List(), options, out, report);
+  const std::map<std::string, RunRecord> orphans = ClaimObjects(net, options, runs);
+  RemoveDeadRuns(runs.dead, registry, net, out, report);
+  HandleOrphans(orphans, options, net, out, report);
+  if (runs.dead.empty() && orphans.empty() && report.left.empty()) {
     out << (options.only_tag.empty() ? "nothing to clean up\n"
                                      : "nothing to clean up for run " + options.only_tag + "\n");
   }

@@ -104,7 +104,9 @@ class Host {
   // Writes `content` to the file at `path` in the host's directory, replacing
   // it atomically: a reader sees the old file or the new one, never a part
   // (the clock shim reads its control file while the nemesis replaces it).
-  // Its parent directory must exist.
+  // The file is new (a link at `path` is replaced, never followed) and
+  // readable by its owner only: a server's config holds its password. Its
+  // parent directory must exist.
   virtual Status WriteFile(const std::string& path, std::string_view content) = 0;
   // Removes the file at `path`; OK when there is none.
   virtual Status RemoveFile(const std::string& path) = 0;

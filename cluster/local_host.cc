@@ -1,13 +1,12 @@
 #include "cluster/local_host.h"
 
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
 
+#include "base/atomic_file.h"
 #include "cluster/net_setup.h"
 #include "cluster/tcp_abort.h"
 
@@ -38,26 +37,9 @@ int LocalHost::ServicePort(int preferred) {
 
 Status LocalHost::WriteFile(const std::string& path, std::string_view content) {
   if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
-  const std::string full = PathOf(path);
-  // A temporary name of this process and write, then rename(2) over the
-  // file: readers see the old content or the new, never a truncated file.
-  const std::string temp =
-      full + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(++temp_counter_);
-  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  out.close();
-  if (!out) {
-    const std::string error = std::strerror(errno);
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    return Error{"host " + name_ + ": cannot write " + full + ": " + error};
-  }
-  std::error_code ec;
-  fs::rename(temp, full, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(temp, ignored);
-    return Error{"host " + name_ + ": cannot write " + full + ": " + ec.message()};
+  // Private: a server's config holds its password.
+  if (auto s = WriteFileAtomically(PathOf(path), content, /*private_file=*/true); !s.ok()) {
+    return Error{"host " + name_ + ": " + s.error()};
   }
   return OkStatus();
 }

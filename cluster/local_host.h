@@ -9,8 +9,6 @@
 // map and the spawn environment have their own mutex.
 #pragma once
 
-#include <atomic>
-#include <cstdint>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -74,7 +72,6 @@ class LocalHost : public Host {
   const std::string port_owner_;
   std::mutex ports_mu_;
   std::map<int, int> ports_;  // preferred -> assigned, stable across restarts
-  std::atomic<uint64_t> temp_counter_{0};  // WriteFile's temporary names
   mutable std::mutex env_mu_;
   std::vector<std::string> spawn_env_;
 };

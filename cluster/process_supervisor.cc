@@ -155,6 +155,9 @@ struct ChildFds {
     ChildFail(err_fd, kStageDup);
   }
   if (chdir(p.cwd.c_str()) != 0) ChildFail(err_fd, kStageChdir);
+  // What a server writes stays its own: a config it rewrites (Sentinel,
+  // CONFIG REWRITE) holds its password.
+  umask(077);
   // The controller's sockets and files must not leak into servers; err_fd is
   // O_CLOEXEC already and so closes on a successful exec.
   if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
@@ -346,7 +349,7 @@ Result<int> ProcessSupervisor::Spawn(const std::string& owner, const ProcessSpec
   } else {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(spec.log_path).parent_path(), ec);
-    log.Reset(open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+    log.Reset(open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
     if (log.get() < 0) {
       return Error{"cannot open log file " + spec.log_path + " for '" + Join(spec.argv) +
                    "': " + std::strerror(errno)};

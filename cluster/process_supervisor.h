@@ -6,8 +6,10 @@
 // setns(CLONE_NEWNET) into the namespace file, a process group of its own (so
 // a terminal's Ctrl-C reaches only the controller, and signals reach a
 // wrapper's children too: Signal/Kill target the group the spawned process
-// leads), default signal dispositions and an empty mask, stdin /dev/null,
-// stdout+stderr appended to the log file, every other descriptor closed.
+// leads), default signal dispositions and an empty mask, umask 077 (what a
+// server writes, a config it rewrites with its password in it included, is
+// its owner's only), stdin /dev/null, stdout+stderr appended to the log file
+// (created 0600), every other descriptor closed.
 // The pid returned is the exec'd program's own pid (no wrapper).
 //
 // With die_with_controller, children get PR_SET_PDEATHSIG(SIGKILL). That

@@ -4,10 +4,14 @@
 #include <netdb.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -17,6 +21,7 @@
 #include "cluster/proc_info.h"
 #include "cluster/process_supervisor.h"
 #include "cluster/ssh_process.h"
+#include "cluster/ssh_scripts.h"
 
 namespace locksmith {
 namespace fs = std::filesystem;
@@ -25,75 +30,13 @@ namespace {
 constexpr std::chrono::milliseconds kSetupTimeout{60000};
 constexpr std::chrono::milliseconds kInstallTimeout{600000};
 constexpr std::chrono::milliseconds kTeardownTimeout{60000};
-constexpr char kControllerFile[] = ".controller";
 
-// $1 run directory, $2 the controller's "machine pid start-time", then the
-// host names: makes the directories and records the controller.
-constexpr char kPrepareScript[] =
-    "run=$1; owner=$2; shift 2\n"
-    "for h in \"$@\"; do mkdir -p -- \"$run/$h\" || exit 1; done\n"
-    "echo \"$owner\" > \"$run/.controller\"\n";
-
-// The packages among "$@" that are missing, installed with apt-get.
-constexpr char kPackagesScript[] =
-    "ok=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\\n' \"$@\" 2>/dev/null | "
-    "awk '$1 == \"ii\" {print $2}' | tr '\\n' ' ')\n"
-    "missing=\n"
-    "for p in \"$@\"; do case \" $ok \" in *\" $p \"*) ;; *) missing=\"$missing $p\";; esac; done\n"
-    "[ -z \"$missing\" ] && exit 0\n"
-    "export DEBIAN_FRONTEND=noninteractive\n"
-    "out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1) || "
-    "{ apt-get update -qq >/dev/null 2>&1; "
-    "out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1); } || "
-    "{ echo \"cannot install$missing with apt-get: $(echo \"$out\" | grep -v '^$' | tail -n 1)\""
-    " >&2; exit 3; }\n"
-    "echo \"installed$missing\"\n";
-
-// $1 base, $2 tag, $3 "all" to remove the run's directory too. Kills the
-// run's processes (pid files: "pid start-time"; a pid whose start time
-// changed is another process), removes its chains; one line per removal.
-constexpr char kCleanupScript[] =
-    "base=$1; tag=$2; mode=$3; run=$base/$tag\n"
-    "if [ -d \"$run\" ]; then\n"
-    "  for f in \"$run\"/.pids-*; do\n"
-    "    [ -f \"$f\" ] || continue\n"
-    "    while read -r pid st; do\n"
-    "      case $pid in ''|*[!0-9]*) continue;; esac\n"
-    "      [ -e /proc/$pid ] || continue\n"
-    "      grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null && continue\n"
-    "      now=$(sed 's/.*) //' /proc/$pid/stat 2>/dev/null | cut -d' ' -f20)\n"
-    "      [ \"$now\" = \"$st\" ] || continue\n"
-    "      kill -9 \"$pid\" 2>/dev/null && echo \"killed pid $pid\"\n"
-    "      i=0\n"
-    "      while [ $i -lt 500 ] && [ -e /proc/$pid ] && "
-    "! grep -q '^State:.*Z' /proc/$pid/status 2>/dev/null; do sleep 0.01; i=$((i+1)); done\n"
-    "    done < \"$f\"\n"
-    "  done\n"
-    "fi\n"
-    "if command -v iptables >/dev/null 2>&1; then\n"
-    "  iptables -w -S 2>/dev/null | "
-    "sed -n \"s/^-A \\([A-Z]*\\) -j \\(LSM-$tag-[A-Za-z0-9_-]*\\)\\$/\\1 \\2/p\" | "
-    "while read -r c ch; do iptables -w -D \"$c\" -j \"$ch\" && echo \"removed jump $c -> $ch\";"
-    " done\n"
-    "  iptables -w -S 2>/dev/null | sed -n \"s/^-N \\(LSM-$tag-[A-Za-z0-9_-]*\\)\\$/\\1/p\" | "
-    "while read -r ch; do iptables -w -F \"$ch\"; iptables -w -X \"$ch\" && "
-    "echo \"removed chain $ch\"; done\n"
-    "fi\n"
-    "if [ \"$mode\" = all ] && [ -d \"$run\" ]; then rm -rf -- \"$run\" && echo \"removed $run\"; "
-    "fi\n"
-    "exit 0\n";
-
-// $1 host directory: its top-level files (configs, logs; no data
-// directories) as a tar stream.
-constexpr char kFetchScript[] =
-    "cd \"$1\" 2>/dev/null || exit 0\n"
-    "find . -maxdepth 1 -type f -size -65536k -print0 | tar --null -T - -cf -\n";
-
-// $1 base: the run tags there with their controllers, "tag owner" a line.
-constexpr char kListScript[] =
-    "[ -d \"$1\" ] || exit 0\n"
-    "for d in \"$1\"/*/; do [ -d \"$d\" ] || continue; t=$(basename \"$d\");"
-    " echo \"$t $(cat \"$d/.controller\" 2>/dev/null)\"; done\n";
+// The node scripts (cluster/ssh_scripts.h).
+const std::string& kPrepareScript = SshPrepareScript();
+const std::string& kPackagesScript = SshPackagesScript();
+const std::string& kCleanupScript = SshCleanupScript();
+const std::string& kFetchScript = SshFetchScript();
+const std::string& kListScript = SshListScript();
 
 std::string FirstLine(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
@@ -172,13 +115,13 @@ void Disconnect(const std::string& control_path, const std::string& node) {
   (void)RunSshProcess(ControlArgv(control_path, node, "exit"), "", std::chrono::seconds(10));
 }
 
-// A private directory for control sockets (their paths must stay short).
+// A private directory for control sockets (their paths must stay short),
+// under a name no one can take first: mkdtemp makes it new, mode 0700.
 Result<std::string> MakeControlDir(const std::string& tag) {
-  const std::string dir = "/tmp/lsm-ssh-" + tag + "-" + std::to_string(getpid());
-  std::error_code ec;
-  fs::create_directory(dir, ec);
-  if (ec) return Error{"cannot create " + dir + ": " + ec.message()};
-  fs::permissions(dir, fs::perms::owner_all, ec);
+  std::string dir = "/tmp/lsm-ssh-" + tag + "-" + std::to_string(getpid()) + "-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Error{"cannot create a control directory " + dir + ": " + std::strerror(errno)};
+  }
   return dir;
 }
 
@@ -232,12 +175,10 @@ Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& optio
   const std::string owner = ControllerOwner();
   Status prepared = ForEachInParallel(count, [&](size_t i) -> Status {
     SshHost& host = *cluster->hosts_[i];
-    auto made = host.RunScript(kPrepareScript, {run_dir, owner, host.Name()}, "", kSetupTimeout);
+    auto made = host.RunScript(kPrepareScript, {kSshBaseDir, tag, owner, host.Name()}, "",
+                               kSetupTimeout);
     if (!made) return Error{made.error()};
-    if (made->exit_code != 0) {
-      return Error{"node " + host.Node() + ": cannot create " + run_dir + "/" + host.Name() +
-                   ": " + FirstLine(made->err)};
-    }
+    if (made->exit_code != 0) return Error{"node " + host.Node() + ": " + FirstLine(made->err)};
     if (options.packages.empty()) return OkStatus();
     auto installed = host.RunScript(kPackagesScript, options.packages, "", kInstallTimeout);
     if (!installed) return Error{installed.error()};
@@ -350,18 +291,27 @@ Status SshCluster::Teardown() {
   return OkStatus();
 }
 
+// Whether `path` is a directory of this user that no one else may enter
+// (what mkdtemp makes): a name another user took in /tmp is not ours.
+bool IsOwnPrivateDirectory(const fs::path& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid() &&
+         (st.st_mode & 077) == 0;
+}
+
 // Closes the control connections that a dead controller left on this
-// machine (/tmp/lsm-ssh-<tag>-<pid>/, `only_tag`'s or every tag's).
+// machine (/tmp/lsm-ssh-<tag>-<pid>-XXXXXX/, `only_tag`'s or every tag's).
 void CloseStaleControlConnections(std::ostream& out, const std::string& only_tag) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator("/tmp", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("lsm-ssh-", 0) != 0) continue;
-    const std::string rest = name.substr(8);  // <tag>-<pid>
+    const std::string rest = name.substr(8);  // <tag>-<pid>-XXXXXX
     const size_t dash = rest.find('-');
     if (dash == std::string::npos) continue;
     const std::string tag = rest.substr(0, dash);
     if (!ValidateTag(tag).ok() || (!only_tag.empty() && tag != only_tag)) continue;
+    if (!IsOwnPrivateDirectory(entry.path())) continue;
     int pid = 0;
     try {
       pid = std::stoi(rest.substr(dash + 1));
@@ -378,6 +328,98 @@ void CloseStaleControlConnections(std::ostream& out, const std::string& only_tag
   }
 }
 
+namespace {
+
+// What the nodes' cleanups say, gathered from their threads: every line in
+// order, failures and objects left also in the report.
+class NodeCleanupLog {
+ public:
+  explicit NodeCleanupLog(CleanupReport& report) : report_(report) {}
+
+  void Note(const std::string& node, const std::string& line) { Add(node, line, nullptr); }
+  void Fail(const std::string& node, const std::string& line) {
+    Add(node, line, &report_.failed);
+  }
+  void Leave(const std::string& node, const std::string& line) { Add(node, line, &report_.left); }
+  // Each line of a cleanup script's output, as done for run `tag`.
+  void NoteRemovals(const std::string& node, const std::string& tag, const std::string& output) {
+    std::istringstream done(output);
+    std::string removal;
+    while (std::getline(done, removal)) Note(node, "run " + tag + ": " + removal);
+  }
+  const std::vector<std::string>& lines() const { return lines_; }
+
+ private:
+  void Add(const std::string& node, const std::string& line, std::vector<std::string>* list) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lines_.push_back("node " + node + ": " + line);
+    if (list != nullptr) list->push_back("node " + node + ": " + line);
+  }
+
+  CleanupReport& report_;
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+// One line of kListScript's output ("tag machine pid start-time"): cleans up
+// that run unless it is not ours to clean.
+void CleanListedRun(SshHost& host, const std::string& node, const std::string& listed,
+                    const SshCleanupOptions& options, const std::string& machine,
+                    NodeCleanupLog& log) {
+  std::istringstream words(listed);
+  std::string tag, owner_machine;
+  int pid = 0;
+  uint64_t start = 0;
+  words >> tag >> owner_machine >> pid >> start;
+  if (!ValidateTag(tag).ok()) return;
+  if (!options.only_tag.empty() && tag != options.only_tag) return;
+  if (owner_machine == machine && IsSameProcessAlive(pid, start)) {
+    log.Note(node,
+             "run " + tag + ": controller pid " + std::to_string(pid) + " still runs; skipped");
+    return;
+  }
+  if (options.only_tag.empty() && owner_machine != machine) {
+    log.Leave(node, "run " + tag + " belongs to another controller (" + owner_machine +
+                        "); left (name it with --tag to remove it)");
+    return;
+  }
+  auto r = host.RunScript(kCleanupScript, {kSshBaseDir, tag, "all"}, "", kTeardownTimeout);
+  if (!r || r->exit_code != 0) {
+    log.Fail(node, "run " + tag + ": " + (r ? FirstLine(r->err) : r.error()));
+    return;
+  }
+  log.NoteRemovals(node, tag, r->out);
+}
+
+// Cleans up the dead runs on one node through its own control connection.
+void CleanSshNode(const SshCleanupOptions& options, const std::string& node,
+                  const std::string& control, const std::string& machine, NodeCleanupLog& log) {
+  if (Status s = Connect(options.ssh, control, node); !s) {
+    log.Fail(node, s.error());
+    return;
+  }
+  SshHost host("cleanup", node, node, kSshBaseDir, "", options.ssh, control);
+  auto listed = host.RunScript(kListScript, {kSshBaseDir}, "", kTeardownTimeout);
+  if (!listed || listed->exit_code != 0) {
+    log.Fail(node, "cannot list " + std::string(kSshBaseDir) + ": " +
+                       (listed ? FirstLine(listed->err) : listed.error()));
+    Disconnect(control, node);
+    return;
+  }
+  std::istringstream in(listed->out);
+  std::string line;
+  while (std::getline(in, line)) CleanListedRun(host, node, line, options, machine, log);
+  // A tag named explicitly may have left chains without a directory.
+  if (!options.only_tag.empty() && listed->out.find(options.only_tag) == std::string::npos) {
+    auto r = host.RunScript(kCleanupScript, {kSshBaseDir, options.only_tag, "all"}, "",
+                            kTeardownTimeout);
+    if (r && r->exit_code == 0) log.NoteRemovals(node, options.only_tag, r->out);
+  }
+  Disconnect(control, node);
+}
+
+}  // namespace
+
 CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& options) {
   CleanupReport report;
   if (!options.only_tag.empty()) {
@@ -393,76 +435,14 @@ CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& op
     return report;
   }
   const std::string machine = MachineId();
-  std::mutex mu;
-  std::vector<std::string> lines;
+  NodeCleanupLog log(report);
   (void)ForEachInParallel(options.nodes.size(), [&](size_t i) -> Status {
-    const std::string& node = options.nodes[i];
-    const std::string control = *control_dir + "/" + std::to_string(i);
-    auto say = [&](const std::string& line, std::vector<std::string>* list) {
-      std::lock_guard<std::mutex> lock(mu);
-      lines.push_back("node " + node + ": " + line);
-      if (list != nullptr) list->push_back("node " + node + ": " + line);
-    };
-    if (Status s = Connect(options.ssh, control, node); !s) {
-      say(s.error(), &report.failed);
-      return OkStatus();
-    }
-    SshHost host("cleanup", node, node, kSshBaseDir, "", options.ssh, control);
-    auto listed = host.RunScript(kListScript, {kSshBaseDir}, "", kTeardownTimeout);
-    if (!listed || listed->exit_code != 0) {
-      say("cannot list " + std::string(kSshBaseDir) + ": " +
-              (listed ? FirstLine(listed->err) : listed.error()),
-          &report.failed);
-      Disconnect(control, node);
-      return OkStatus();
-    }
-    std::istringstream in(listed->out);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::istringstream words(line);
-      std::string tag, owner_machine;
-      int pid = 0;
-      uint64_t start = 0;
-      words >> tag >> owner_machine >> pid >> start;
-      if (!ValidateTag(tag).ok()) continue;
-      if (!options.only_tag.empty() && tag != options.only_tag) continue;
-      if (owner_machine == machine && IsSameProcessAlive(pid, start)) {
-        say("run " + tag + ": controller pid " + std::to_string(pid) + " still runs; skipped",
-            nullptr);
-        continue;
-      }
-      if (options.only_tag.empty() && owner_machine != machine) {
-        say("run " + tag + " belongs to another controller (" + owner_machine +
-                "); left (name it with --tag to remove it)",
-            &report.left);
-        continue;
-      }
-      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, tag, "all"}, "", kTeardownTimeout);
-      if (!r || r->exit_code != 0) {
-        say("run " + tag + ": " + (r ? FirstLine(r->err) : r.error()), &report.failed);
-        continue;
-      }
-      std::istringstream done(r->out);
-      std::string removal;
-      while (std::getline(done, removal)) say("run " + tag + ": " + removal, nullptr);
-    }
-    // A tag named explicitly may have left chains without a directory.
-    if (!options.only_tag.empty() && listed->out.find(options.only_tag) == std::string::npos) {
-      auto r = host.RunScript(kCleanupScript, {kSshBaseDir, options.only_tag, "all"}, "",
-                              kTeardownTimeout);
-      if (r && r->exit_code == 0) {
-        std::istringstream done(r->out);
-        std::string removal;
-        while (std::getline(done, removal)) say("run " + options.only_tag + ": " + removal,
-                                                nullptr);
-      }
-    }
-    Disconnect(control, node);
+    CleanSshNode(options, options.nodes[i], *control_dir + "/" + std::to_string(i), machine, log);
     return OkStatus();
   });
   std::error_code ec;
   fs::remove_all(*control_dir, ec);
-  for (const auto& l : lines) out << l << "\n";
+  for (const auto& l : log.lines()) out << l << "\n";
   return report;
 }
 

@@ -3,9 +3,11 @@
 // sshd), in order: the run's i-th host on the i-th node. At creation it
 // resolves every node's address (clients on the controller connect there),
 // opens one control connection per node (ssh ControlMaster, its socket in a
-// private directory of the controller) that every later command reuses,
-// makes the run's directory <base>/<tag>/ on each node, and installs the
-// Debian packages the servers need where they are missing (apt-get). Lock
+// new private directory of the controller, from mkdtemp) that every later
+// command reuses, makes the run's directory <base>/<tag>/ on each node
+// (refusing, in one line, a base directory another user could have made:
+// cluster/ssh_scripts.h), and installs the Debian packages the servers need
+// where they are missing (apt-get). Lock
 // clients run on the controller and share its address (the one it reaches
 // the nodes from), so a partition of a client from a node drops the
 // controller's address there, sparing the ssh port.

@@ -16,8 +16,8 @@ namespace {
 
 TEST(ShellQuoteTest, PlainWordsStayAndOthersAreSingleQuoted) {
   EXPECT_EQ(ShellQuote("iptables"), "iptables");
-  EXPECT_EQ(ShellQuote("/var/tmp/locksmith/abc123/n1/redis.conf"),
-            "/var/tmp/locksmith/abc123/n1/redis.conf");
+  EXPECT_EQ(ShellQuote("/var/lib/locksmith/abc123/n1/redis.conf"),
+            "/var/lib/locksmith/abc123/n1/redis.conf");
   EXPECT_EQ(ShellQuote("LD_PRELOAD=/a/b.so"), "LD_PRELOAD=/a/b.so");
   EXPECT_EQ(ShellQuote(""), "''");
   EXPECT_EQ(ShellQuote("a b"), "'a b'");
@@ -81,36 +81,36 @@ TEST(SshArgvTest, OptionsAreSeparateWordsAndTheRemoteLineIsLast) {
 TEST(SshArgvTest, ANonRootUserRunsEveryRemoteCommandUnderSudo) {
   SshOptions options;
   options.user = "deploy";
-  SshHost host("n1", "node1", "198.18.4.2", "/var/tmp/locksmith/abc123", "abc123", options,
+  SshHost host("n1", "node1", "198.18.4.2", "/var/lib/locksmith/abc123", "abc123", options,
                "/tmp/c/0");
   EXPECT_EQ(host.SshArgv({"iptables", "-S"}).back(), "sudo -n iptables -S");
-  SshHost root("n1", "node1", "198.18.4.2", "/var/tmp/locksmith/abc123", "abc123", SshOptions{},
+  SshHost root("n1", "node1", "198.18.4.2", "/var/lib/locksmith/abc123", "abc123", SshOptions{},
                "/tmp/c/0");
   EXPECT_EQ(root.SshArgv({"iptables", "-S"}).back(), "iptables -S");
 }
 
 TEST(SshSpawnTest, TheWrapperGetsTheEnvironmentThenTheServerArgv) {
-  SshHost host("n1", "node1", "198.18.4.2", "/var/tmp/locksmith/abc123", "abc123", SshOptions{},
+  SshHost host("n1", "node1", "198.18.4.2", "/var/lib/locksmith/abc123", "abc123", SshOptions{},
                "/tmp/c/0");
   ASSERT_TRUE(host.SetSpawnEnv("LD_PRELOAD=/x/shim.so").ok());
   ProcessSpec spec;
-  spec.argv = {"redis-server", "/var/tmp/locksmith/abc123/n1/redis.conf"};
+  spec.argv = {"redis-server", "/var/lib/locksmith/abc123/n1/redis.conf"};
   spec.env = {"A=b c"};
-  spec.log_path = "/var/tmp/locksmith/abc123/n1/redis.log";
+  spec.log_path = "/var/lib/locksmith/abc123/n1/redis.log";
   auto argv = host.SpawnArgv(spec);
   ASSERT_TRUE(argv.ok()) << argv.error();
   ASSERT_GE(argv->size(), 10u);
   EXPECT_EQ((std::vector<std::string>(argv->begin(), argv->begin() + 4)),
             (std::vector<std::string>{"setsid", "-f", "sh", "-c"}));
-  EXPECT_EQ((*argv)[6], "/var/tmp/locksmith/abc123/n1");  // cwd: the log's directory
-  EXPECT_EQ((*argv)[7], "/var/tmp/locksmith/abc123/n1/redis.log");
-  EXPECT_EQ((*argv)[8], "/var/tmp/locksmith/abc123/.pids-n1");
+  EXPECT_EQ((*argv)[6], "/var/lib/locksmith/abc123/n1");  // cwd: the log's directory
+  EXPECT_EQ((*argv)[7], "/var/lib/locksmith/abc123/n1/redis.log");
+  EXPECT_EQ((*argv)[8], "/var/lib/locksmith/abc123/.pids-n1");
   const auto preload = std::find(argv->begin(), argv->end(), "LD_PRELOAD=/x/shim.so");
   const auto own = std::find(argv->begin(), argv->end(), "A=b c");
   const auto server = std::find(argv->begin(), argv->end(), "redis-server");
   ASSERT_TRUE(preload != argv->end() && own != argv->end() && server != argv->end());
   EXPECT_TRUE(preload < own && own < server);  // the spec's entries win in env(1)
-  EXPECT_EQ(argv->back(), "/var/tmp/locksmith/abc123/n1/redis.conf");
+  EXPECT_EQ(argv->back(), "/var/lib/locksmith/abc123/n1/redis.conf");
 
   spec.argv = {"X=1", "evil"};
   EXPECT_FALSE(host.SpawnArgv(spec).ok());

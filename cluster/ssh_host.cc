@@ -3,39 +3,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "cluster/ssh_scripts.h"
+
 namespace locksmith {
 namespace {
 
 constexpr std::chrono::milliseconds kFileTimeout{30000};
 constexpr std::chrono::milliseconds kProcessTimeout{15000};
-
-// The spawn wrapper: $1 working directory, $2 log, $3 pid file, then
-// NAME=value entries and the server's argv for `env -i`. Prints the pid.
-constexpr char kSpawnScript[] =
-    "cwd=$1; log=$2; pids=$3; shift 3\n"
-    "cd \"$cwd\" || exit 97\n"
-    "st=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)\n"
-    "echo \"$$ $st\" >> \"$pids\" || exit 98\n"
-    "echo $$\n"
-    "exec env -i \"$@\" </dev/null >>\"$log\" 2>&1\n";
-
-// $1 pid: exit 0 while it runs (a zombie has ended).
-constexpr char kAliveScript[] =
-    "[ -e /proc/$1 ] && ! grep -q '^State:.*Z' /proc/$1/status 2>/dev/null\n";
-
-// $1 pid: SIGKILL, then wait up to 5 s for it to end.
-constexpr char kKillScript[] =
-    "kill -9 \"$1\" 2>/dev/null\n"
-    "i=0; while [ $i -lt 500 ]; do\n"
-    "  if [ ! -e /proc/$1 ] || grep -q '^State:.*Z' /proc/$1/status 2>/dev/null; then exit 0; fi\n"
-    "  sleep 0.01; i=$((i+1))\n"
-    "done\n"
-    "echo \"pid $1 still runs 5 s after SIGKILL\" >&2; exit 1\n";
-
-constexpr char kWriteScript[] =
-    "tmp=\"$1.tmp-$$\"; cat > \"$tmp\" && mv -f \"$tmp\" \"$1\" || { rm -f \"$tmp\"; exit 1; }\n";
-constexpr char kReadScript[] =
-    "[ -f \"$1\" ] || { echo \"no such file\" >&2; exit 3; }; exec tail -c \"$2\" -- \"$1\"\n";
 
 std::string FirstLine(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
@@ -89,7 +63,7 @@ Status SshHost::Check(const Result<ProcessOutput>& r, const std::string& what) c
 
 Status SshHost::WriteFile(const std::string& path, std::string_view content) {
   if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
-  return Check(RunScript(kWriteScript, {PathOf(path)}, content, kFileTimeout),
+  return Check(RunScript(SshWriteScript(), {PathOf(path)}, content, kFileTimeout),
                "write " + PathOf(path));
 }
 
@@ -101,7 +75,7 @@ Status SshHost::RemoveFile(const std::string& path) {
 
 Result<std::string> SshHost::ReadFile(const std::string& path, size_t max_bytes) {
   if (auto s = ValidateHostPath(path); !s.ok()) return Error{"host " + name_ + ": " + s.error()};
-  auto r = RunScript(kReadScript, {PathOf(path), std::to_string(max_bytes)}, "", kFileTimeout);
+  auto r = RunScript(SshReadScript(), {PathOf(path), std::to_string(max_bytes)}, "", kFileTimeout);
   if (Status s = Check(r, "read " + PathOf(path)); !s) return Error{s.error()};
   return std::move(r->out);
 }
@@ -155,7 +129,8 @@ Result<std::vector<std::string>> SshHost::SpawnArgv(const ProcessSpec& spec) con
   // A clean base, then the host's entries, then the spec's (later wins in
   // env(1), as in the local provider).
   std::vector<std::string> argv = {
-      "setsid", "-f", "sh", "-c", kSpawnScript, "sh", cwd, log, run_dir_ + "/.pids-" + name_, "--",
+      "setsid", "-f", "sh", "-c", SshSpawnScript(), "sh", cwd, log, run_dir_ + "/.pids-" + name_,
+      "--",
       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C",
       "HOME=" + dir_};
   for (const auto& e : SpawnEnv()) argv.push_back(e);
@@ -169,46 +144,47 @@ Result<int> SshHost::Spawn(const ProcessSpec& spec) {
   if (!remote) return Error{"host " + name_ + ": " + remote.error()};
   auto r = RunSshProcess(SshArgv(*remote), "", kProcessTimeout);
   if (!r) return Error{"host " + name_ + " (" + node_ + "): " + r.error()};
+  // The wrapper prints "pid start-time".
+  std::istringstream printed(r->out);
   int pid = 0;
-  try {
-    pid = std::stoi(r->out);
-  } catch (const std::exception&) {
-    pid = 0;
-  }
-  if (r->exit_code != 0 || pid <= 0) {
+  uint64_t start_time = 0;
+  if (r->exit_code != 0 || !(printed >> pid >> start_time) || pid <= 0) {
     return Error{"host " + name_ + " (" + node_ + "): cannot start " + spec.argv[0] + " (exit " +
                  std::to_string(r->exit_code) + "): " + FirstLine(r->err + r->out)};
   }
   std::lock_guard<std::mutex> lock(mu_);
-  pids_.insert(pid);
+  started_[pid] = start_time;
   return pid;
 }
 
-bool SshHost::Started(int pid) {
+Result<std::string> SshHost::StartTimeOf(int pid) {
   std::lock_guard<std::mutex> lock(mu_);
-  return pids_.contains(pid);
+  auto it = started_.find(pid);
+  if (it == started_.end()) {
+    return Error{"host " + name_ + ": pid " + std::to_string(pid) + " was not started by it"};
+  }
+  return std::to_string(it->second);
 }
 
 Status SshHost::Signal(int pid, int signal) {
-  if (!Started(pid)) {
-    return Error{"host " + name_ + ": pid " + std::to_string(pid) + " was not started by it"};
-  }
-  return Check(RunScript("kill -s \"$1\" \"$2\"", {std::to_string(signal), std::to_string(pid)},
+  auto start = StartTimeOf(pid);
+  if (!start) return Error{start.error()};
+  return Check(RunScript(SshSignalScript(), {std::to_string(signal), std::to_string(pid), *start},
                          "", kProcessTimeout),
                "signal pid " + std::to_string(pid));
 }
 
 Status SshHost::Kill(int pid) {
-  if (!Started(pid)) {
-    return Error{"host " + name_ + ": pid " + std::to_string(pid) + " was not started by it"};
-  }
-  return Check(RunScript(kKillScript, {std::to_string(pid)}, "", kProcessTimeout),
+  auto start = StartTimeOf(pid);
+  if (!start) return Error{start.error()};
+  return Check(RunScript(SshKillScript(), {std::to_string(pid), *start}, "", kProcessTimeout),
                "kill pid " + std::to_string(pid));
 }
 
 bool SshHost::Alive(int pid) {
-  if (!Started(pid)) return false;
-  auto r = RunScript(kAliveScript, {std::to_string(pid)}, "", kProcessTimeout);
+  auto start = StartTimeOf(pid);
+  if (!start) return false;
+  auto r = RunScript(SshAliveScript(), {std::to_string(pid), *start}, "", kProcessTimeout);
   return r.ok() && r->exit_code == 0;
 }
 

@@ -5,18 +5,21 @@
 // (each word quoted), running a fixed script with its input as positional
 // parameters. The host's directory is <base>/<tag>/<host> on the node.
 // Spawn starts the server under `setsid -f` through a small wrapper that
-// records "pid start-time" in <base>/<tag>/.pids-<host> (what teardown and
-// `locksmith cleanup --provider ssh` kill, pid by pid, when the start time
-// still matches), prints the pid and execs the server with a clean
-// environment. Files written through WriteFile go over the ssh channel's
-// standard input. With a --ssh-user other than root, every remote command
+// records "pid start-time" in a new file <base>/<tag>/.pids-<host>.XXXXXX
+// (what teardown and `locksmith cleanup --provider ssh` kill, pid by pid,
+// when the start time still matches), prints both and execs the server with
+// a clean environment. Signal, Kill and Alive act on a pid only while it
+// still has that start time, as the local provider does: a pid the kernel
+// gave to another process is never touched. Files written through WriteFile
+// go over the ssh channel's standard input into new files (cluster/
+// ssh_scripts.h). With a --ssh-user other than root, every remote command
 // runs under `sudo -n`.
-// Thread-safe: the pid set and the spawn environment have their own mutex;
+// Thread-safe: the pid map and the spawn environment have their own mutex;
 // ssh commands run concurrently over the shared control connection.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -28,9 +31,10 @@
 
 namespace locksmith {
 
-// Where runs keep their files on a node, and the fixed scripts every
-// provider command runs there (see ssh_host.cc). Exposed for cleanup.
-inline constexpr char kSshBaseDir[] = "/var/tmp/locksmith";
+// Where runs keep their files on a node: under a directory only root can
+// change, made by the run itself with mode 0700 (cluster/ssh_scripts.h
+// refuses it otherwise). Exposed for cleanup.
+inline constexpr char kSshBaseDir[] = "/var/lib/locksmith";
 
 class SshHost : public Host {
  public:
@@ -78,7 +82,9 @@ class SshHost : public Host {
 
  private:
   Status Check(const Result<ProcessOutput>& r, const std::string& what) const;
-  bool Started(int pid);
+  // The start time the wrapper printed for `pid`; an error for a pid this
+  // host did not start.
+  Result<std::string> StartTimeOf(int pid);
 
   const std::string name_;
   const std::string node_;
@@ -88,9 +94,8 @@ class SshHost : public Host {
   const std::string tag_;
   const SshOptions options_;
   const std::string control_path_;
-  std::atomic<uint64_t> temp_counter_{0};
   mutable std::mutex mu_;
-  std::set<int> pids_;
+  std::map<int, uint64_t> started_;  // pid -> start time (clock ticks after boot)
   std::vector<std::string> spawn_env_;
 };
 

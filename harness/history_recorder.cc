@@ -13,13 +13,28 @@ Result<std::unique_ptr<HistoryRecorder>> HistoryRecorder::Open(
     const std::string& path, std::chrono::steady_clock::time_point start) {
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0644);
   if (fd < 0) return Error{"cannot create " + path + ": " + std::strerror(errno)};
-  return std::unique_ptr<HistoryRecorder>(new HistoryRecorder(fd, start));
+  return std::unique_ptr<HistoryRecorder>(new HistoryRecorder(fd, path, start));
 }
 
 HistoryRecorder::~HistoryRecorder() { ::close(fd_); }
 
+std::string HistoryRecorder::Append(const std::string& line) {
+  const char* p = line.data();
+  size_t left = line.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      return "cannot write " + path_ + ": " + std::strerror(n < 0 ? errno : ENOSPC);
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return "";
+}
+
 Op HistoryRecorder::Record(Op op) {
-  std::string line;
+  bool failed_now = false;
   {
     // The index and the time are taken under one lock so both grow together.
     std::lock_guard lock(mu_);
@@ -27,20 +42,14 @@ Op HistoryRecorder::Record(Op op) {
     op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::steady_clock::now() - start_)
                   .count();
-    line = OpToJsonLine(op);
-    line.push_back('\n');
-    const char* p = line.data();
-    size_t left = line.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd_, p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (write_error_.empty()) write_error_ = std::string("history write: ") + std::strerror(errno);
-        break;
-      }
-      p += n;
-      left -= static_cast<size_t>(n);
+    if (write_error_.empty()) {
+      write_error_ = Append(OpToJsonLine(op) + "\n");
+      failed_now = !write_error_.empty();
     }
+  }
+  if (failed_now) {
+    std::lock_guard lock(callback_mu_);
+    if (on_write_error_) on_write_error_();
   }
   return op;
 }
@@ -53,6 +62,11 @@ int64_t HistoryRecorder::count() const {
 std::string HistoryRecorder::write_error() const {
   std::lock_guard lock(mu_);
   return write_error_;
+}
+
+void HistoryRecorder::OnWriteError(std::function<void()> callback) {
+  std::lock_guard lock(callback_mu_);
+  on_write_error_ = std::move(callback);
 }
 
 }  // namespace locksmith

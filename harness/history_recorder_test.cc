@@ -76,6 +76,27 @@ TEST(HistoryRecorderTest, InvalidUtf8InAnErrorStillMakesAValidLine) {
   EXPECT_EQ((*history)[0].error.substr(0, 4), "bad ");
 }
 
+// /dev/full fails every write with ENOSPC, as a full disk does.
+TEST(HistoryRecorderTest, AFailedWriteIsNamedOnceAndStopsTheWriting) {
+  auto recorder = HistoryRecorder::Open("/dev/full", std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok()) << recorder.error();
+  int told = 0;
+  (*recorder)->OnWriteError([&] { ++told; });
+  EXPECT_EQ((*recorder)->write_error(), "");
+  Op op;
+  op.f = "acquire";
+  EXPECT_EQ((*recorder)->Record(op).index, 0);
+  EXPECT_EQ((*recorder)->write_error(), "cannot write /dev/full: No space left on device");
+  EXPECT_EQ(told, 1);
+  // Later ops keep their numbers but are not written, and tell no one again.
+  EXPECT_EQ((*recorder)->Record(op).index, 1);
+  EXPECT_EQ((*recorder)->count(), 2);
+  EXPECT_EQ(told, 1);
+  (*recorder)->OnWriteError(nullptr);
+  (*recorder)->Record(op);
+  EXPECT_EQ(told, 1);
+}
+
 TEST(HistoryRecorderTest, UnwritablePathIsAnError) {
   auto recorder = HistoryRecorder::Open("/nonexistent-dir/h.jsonl", std::chrono::steady_clock::now());
   ASSERT_FALSE(recorder.ok());

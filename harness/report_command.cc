@@ -7,6 +7,7 @@
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
 #include "cluster/run_registry.h"
+#include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
 #include "reports/run_results.h"
 #include "reports/store_index.h"
@@ -44,7 +45,10 @@ std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
     return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
   }
   if (std::string live = LiveRunError(run_dir); !live.empty()) return live;
+  // A run from before results.json described its faults gets them
+  // described now, for the page (results.json stays as it was).
   HtmlReportOptions options;
+  options.describe_faults = [](const History& history) { return DescribeFaults(history); };
   options.max_history_bytes = max_history_bytes;
   if (Status s = WriteHtmlReport(run_dir, options); !s) {
     return "cannot write " + run_dir + "/report.html: " + s.error();

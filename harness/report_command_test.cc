@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "base/testing/temp_dir.h"
+#include "checker/history.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
@@ -92,6 +93,24 @@ TEST_F(ReportCommandTest, WritesEveryRunsReportAndTheSuitesPagesAgain) {
   EXPECT_EQ(StoreRootOf(outcome_.dir), fs::canonical(store_.path()).string());
   EXPECT_TRUE(fs::exists(store_.path() + "/index.html"));
   EXPECT_NE(out_.str().find("2 run reports written"), std::string::npos) << out_.str();
+}
+
+// A run from before results.json described its faults: its report tells
+// them all the same.
+TEST_F(ReportCommandTest, AnOlderRunsFaultsAreDescribedForItsReport) {
+  Op kill;
+  kill.index = 0, kill.process = kNemesisProcess, kill.type = OpType::kInfo, kill.f = "kill";
+  kill.value = {{"nodes", {"n2"}}};
+  kill.fault = FaultMark{0, "kill", true}.ToJson();
+  std::ofstream(RunDir(0) + "/history.jsonl") << OpToJsonLine(kill) << "\n";
+  std::ofstream(RunDir(0) + "/results.json") << R"({"valid": true})";
+  ASSERT_EQ(RegenerateReports(RunDir(0), out_, err_), 0) << err_.str();
+  const std::string report = Slurp(RunDir(0) + "/report.html");
+  EXPECT_NE(report.find("<span class=\"fam fam-kill\">kill</span></td><td class=\"n\">0.000 s"),
+            std::string::npos);
+  EXPECT_NE(report.find("kill n2"), std::string::npos);
+  EXPECT_NE(report.find(".fam-kill{background:"), std::string::npos);
+  EXPECT_EQ(Slurp(RunDir(0) + "/results.json"), R"({"valid": true})");
 }
 
 TEST_F(ReportCommandTest, BadInputIsOneLineAndExit254) {

@@ -5,8 +5,9 @@
 #include <random>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 
-#include "backends/redis_lock_token.h"
+#include "backends/redis_service.h"
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
@@ -22,7 +23,9 @@
 #include "harness/report_command.h"
 #include "harness/run_log.h"
 #include "harness/run_store.h"
+#include "harness/secret_redaction.h"
 #include "harness/signal_watcher.h"
+#include "nemesis/fault_descriptions.h"
 #include "nemesis/nemesis_runner.h"
 #include "nemesis/op_events.h"
 #include "nemesis/scenario_steps.h"
@@ -47,6 +50,18 @@ Result<std::unique_ptr<Workload>> WorkloadFromConfig(const nlohmann::json& confi
   return DefaultRunModules().make_workload(config);
 }
 
+// The ops after a failed history write were never recorded: what there is
+// can still prove an anomaly, never that the run was valid.
+void MarkHistoryIncomplete(CheckResult& result, const std::string& write_error) {
+  const std::string line = "history incomplete: " + write_error;
+  if (result.valid == Validity::kFalse) {
+    result.warnings.push_back(line);
+    return;
+  }
+  result.valid = Validity::kUnknown;
+  result.reason = line;
+}
+
 }  // namespace
 
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
@@ -69,9 +84,15 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   // (the rule `check FILE` applies too). Only acquires count: a resource's
   // init and final reads or a client's stats end ok without any lock.
   ApplyNothingToJudge(*history, result, [](const Op& invoke) { return invoke.f == "acquire"; });
+  if (const auto it = extra.find("history_error"); it != extra.end() && it->is_string()) {
+    MarkHistoryIncomplete(result, it->get<std::string>());
+  }
   for (auto& line : DescribeSkippedLines(history_file, skipped)) result.warnings.push_back(line);
   nlohmann::json results = result.ToJson();
   results["history"] = {{"skipped_lines", skipped.size()}};
+  // How each fault family looks and what each fault did, in words: the
+  // reports draw the faults from this alone.
+  results["fault_descriptions"] = DescribeFaults(*history);
   for (const auto& [k, v] : extra.items()) results[k] = v;
   if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
   if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
@@ -106,6 +127,7 @@ struct ServerPhaseFacts {
   int failure_exit = 0;                   // kExitRunFailed / kExitBadInput
   std::string error;                      // why the run failed
   nlohmann::json nemesis = nullptr;       // performed, failed, heal_failures
+  std::string history_error;              // the first failed history write, if one did
 };
 
 // The workload as one task of the run's TaskGroup: its error (it could not
@@ -186,6 +208,9 @@ class ServerPhases {
                                                         : "run complete";
       log_.Info(std::string("teardown (") + why + ")");
       if (Status s = (*cluster)->Teardown(); !s) log_.Error("teardown: " + s.error());
+      // The servers are gone; the copies of their files the run keeps must
+      // not hand a reader their passwords.
+      if (Status s = RedactSecrets(store_.NodesDir(), secrets_); !s) log_.Error(s.error());
     });
     log_.Info("cluster " + (*cluster)->Tag() + ": " +
               std::to_string((*cluster)->Hosts().size()) + " hosts");
@@ -197,6 +222,7 @@ class ServerPhases {
     ScopeExit forget_cluster([&] { cluster_ = nullptr; });
     auto service = modules_.make_service(config_, cluster);
     if (!service) return Fail(kExitRunFailed, service.error());
+    secrets_ = (*service)->Secrets();
     ScopeExit stop_servers([&] { (*service)->Stop(); });
     interruption_.SetPhase(Interruption::Phase::kServers);
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
@@ -228,8 +254,10 @@ class ServerPhases {
         return Fail(kExitRunFailed, std::string("the cluster has no host ") + kResourceHost +
                                         " for the resource store");
       }
-      resource = std::make_unique<ResourceStore>(
-          *host, "ls-" + LockTokenGenerator(SubSeed(*config_.seed, kResourceSeed)).Next());
+      auto password = NewServerPassword();
+      if (!password) return Fail(kExitRunFailed, password.error());
+      secrets_.push_back(*password);
+      resource = std::make_unique<ResourceStore>(*host, *password);
       if (Status s = resource->Start(); !s) return Fail(kExitRunFailed, s.error());
       resource_ = resource.get();
       log_.Info("resource store up on " + host->Name() + " " + host->Address());
@@ -267,6 +295,8 @@ class ServerPhases {
     auto recorder = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero);
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
+    // Runs after the heal below (scopes unwind in reverse): its ops count too.
+    ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->write_error(); });
     std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
     // Scripted steps may wait for workload events: every op recorded is
     // shown to them.
@@ -307,15 +337,14 @@ class ServerPhases {
     };
     ScopeExit heal_on_exit(heal);
     Generate(service, **workload, observed, **recorder, runner, context, heal);
-    if (!(*recorder)->write_error().empty()) log_.Error((*recorder)->write_error());
   }
 
-  // The workload until the time limit, the heal, then the final reads on
-  // healed servers.
+  // The workload until the time limit (or a failed history write), the
+  // heal, then the final reads on healed servers.
   // `recorder` records; `history` counts what was written.
   void Generate(LockService& service, Workload& workload, OpRecorder& recorder,
-                const HistoryRecorder& history, NemesisRunner& runner,
-                const NemesisContext& faults, const std::function<void()>& heal) {
+                HistoryRecorder& history, NemesisRunner& runner, const NemesisContext& faults,
+                const std::function<void()>& heal) {
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
@@ -335,6 +364,14 @@ class ServerPhases {
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });
     ScopeExit detach_force([&] { signals_.OnForce(nullptr); });
+    // A history that cannot be written (a full disk) ends the workload as a
+    // failed worker does: nothing after it could be judged.
+    history.OnWriteError([&] {
+      log_.Error("history incomplete: " + history.write_error() + "; stopping the workload");
+      boost::asio::post(io, [&ctx] { ctx.failed = true; });
+    });
+    ScopeExit detach_write_error([&] { history.OnWriteError(nullptr); });
+    ctx.failed = !history.write_error().empty();  // a service event's write may have failed
     log_.Info("workload " + config_.workload + " for " +
               nlohmann::json(config_.time_limit_s).dump() + " s, " +
               std::to_string(options.concurrency) + " clients");
@@ -354,7 +391,7 @@ class ServerPhases {
     interruption_.SetPhase(Interruption::Phase::kFinishing);
     log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
     heal();
-    if (status && !interruption_.StoppedTheRun()) {
+    if (status && !interruption_.StoppedTheRun() && history.write_error().empty()) {
       ctx.deadline = Clock::now() + kFinalReadsLimit;
       Status read = OkStatus();
       status = RunTask(io, ctx, "final reads of " + config_.workload,
@@ -374,6 +411,7 @@ class ServerPhases {
   const ProgressCounter* progress_ = nullptr;  // the run's counts, while the recorder is open
   Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
   ResourceStore* resource_ = nullptr;  // the protected resource's server, when the workload has one
+  std::vector<std::string> secrets_;   // the servers' passwords, redacted from the node files
 };
 
 }  // namespace
@@ -435,10 +473,18 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, config.time_limit_s);
   if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
   if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
+  if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
   // The run's own history: however long it ran, it is judged whole.
   auto result = JudgeAndReport(store->dir, outcome.config, extra, UINT64_MAX);
   if (!result) {
     log.Error("check: " + result.error());
+    // The full disk that cut the history short may refuse the results too:
+    // the verdict is unknown all the same, for the history's reason.
+    if (!facts.history_error.empty() && facts.failure_exit == 0) {
+      outcome.exit_code = ExitCodeFor(Validity::kUnknown);
+      outcome.error = "history incomplete: " + facts.history_error;
+      return outcome;
+    }
     outcome.exit_code = kExitRunFailed;
     outcome.error = "check: " + result.error();
     return outcome;
@@ -480,7 +526,8 @@ int RecheckRun(const std::string& run_dir, std::ostream& out, uint64_t max_histo
   // results.json has none to give: it is replaced).
   nlohmann::json extra{{"rechecked", true}};
   if (auto previous = ReadJsonFile(run_dir + "/results.json"); previous && previous->is_object()) {
-    for (const char* key : {"interrupted", "interruption", "nemesis", "workload_error"}) {
+    for (const char* key :
+         {"interrupted", "interruption", "nemesis", "workload_error", "history_error"}) {
       if (previous->contains(key)) extra[key] = (*previous)[key];
     }
   }

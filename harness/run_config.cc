@@ -98,6 +98,7 @@ const std::vector<ModuleKey>& ModuleKeys() {
   return keys;
 }
 
+// lint: declaration table
 void RunConfig::Declare(OptionSet& set) {
   static const std::regex kName("[A-Za-z0-9][A-Za-z0-9._-]{0,99}");
   set.Text("test_name", "--test-name", &test_name, 100,

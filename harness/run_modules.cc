@@ -60,7 +60,7 @@ Result<std::unique_ptr<LockService>> MakeService(const RunConfig& config, Cluste
   if (Status s = PrepareNemesisHosts(config.ChosenNemeses(), cluster); !s) return Error{s.error()};
   auto client = ResolveClient(config.backend, config.client);
   if (!client) return Error{client.error()};
-  const BackendContext context{cluster, SubSeed(*config.seed, kPasswordSeed),
+  const BackendContext context{cluster, SubSeed(*config.seed, kBackendSeed),
                                std::chrono::milliseconds(config.client_timeout_ms), *client,
                                config.fencing == "on"};
   return MakeLockService(config.backend, *config.backend_options, context);

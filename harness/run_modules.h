@@ -26,13 +26,15 @@
 namespace locksmith {
 
 // Stream numbers for SubSeed: one per consumer of a run's randomness, so
-// adding a consumer never shifts what the others draw from the seed.
+// adding a consumer never shifts what the others draw from the seed. No
+// secret comes from the seed (the run publishes it): server passwords come
+// from the kernel (base/random_secret.h); stream 5 drew the resource
+// store's password once and stays unused.
 enum SeedStream : uint64_t {
   kWorkloadSeed = 1,
   kScheduleSeed = 2,
-  kPasswordSeed = 3,
+  kBackendSeed = 3,
   kNemesisSeed = 4,
-  kResourceSeed = 5,
 };
 
 struct RunModules {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -16,6 +17,7 @@
 #include "checker/history_file.h"
 #include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
+#include "nemesis/nemesis_registry.h"
 #include "workloads/mutex_workload.h"
 
 namespace locksmith {
@@ -122,6 +124,11 @@ class RunLifecycleTest : public ::testing::Test {
     explicit ClusterProbe(RunLifecycleTest* test) : FakeCluster({"n1"}), test_(test) {}
     Status Teardown() override {
       ++test_->cluster_teardowns_;
+      if (!test_->full_disk_history_.empty()) {
+        // What the judge reads instead of /dev/full: nothing was written.
+        std::filesystem::remove(test_->full_disk_history_);
+        std::ofstream(test_->full_disk_history_).close();
+      }
       return FakeCluster::Teardown();
     }
 
@@ -163,6 +170,7 @@ class RunLifecycleTest : public ::testing::Test {
   int service_stops_ = 0;
   int heals_ = 0;
   int final_reads_ = 0;
+  std::string full_disk_history_;  // history.jsonl, made a link to /dev/full
 };
 
 TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
@@ -177,6 +185,18 @@ TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
   EXPECT_EQ(cluster_teardowns_, 1);
   EXPECT_FALSE(StoredHistory(outcome).empty());
   EXPECT_EQ(StoredResults(outcome)["valid"], true);
+}
+
+// The reports know no fault family: results.json tells them how each looks.
+TEST_F(RunLifecycleTest, ResultsJsonDescribesEveryFaultFamily) {
+  const nlohmann::json described = StoredResults(Run())["fault_descriptions"];
+  ASSERT_TRUE(described.is_object()) << described;
+  for (const std::string& family : NemesisNames()) {
+    const nlohmann::json& look = described["families"][family];
+    EXPECT_EQ(look["lane"], family);
+    EXPECT_TRUE(look["color"].is_string()) << family;
+  }
+  EXPECT_EQ(described["windows"], nlohmann::json::array());  // this run had no faults
 }
 
 TEST_F(RunLifecycleTest, AWorkloadThatThrowsFailsTheRunAfterTeardownAndKeepsItsHistory) {
@@ -227,6 +247,34 @@ TEST_F(RunLifecycleTest, AnUnknownWorkloadIsBadInputAndTearsDown) {
   EXPECT_EQ(outcome.error, "unknown workload \"nope\"");
   EXPECT_EQ(service_stops_, 1);
   EXPECT_EQ(cluster_teardowns_, 1);
+}
+
+TEST_F(RunLifecycleTest, AHistoryThatCannotBeWrittenEndsTheWorkloadAndLeavesItUnknown) {
+  config_.time_limit_s = 5;  // the failed write, not the limit, must end it
+  // /dev/full fails every write with ENOSPC, as a full disk does.
+  modules_.make_cluster = [this](const RunConfig&, const std::string& nodes_dir) {
+    full_disk_history_ = std::filesystem::path(nodes_dir).parent_path() / "history.jsonl";
+    std::filesystem::create_symlink("/dev/full", full_disk_history_);
+    return Result<std::unique_ptr<Cluster>>(std::make_unique<ClusterProbe>(this));
+  };
+  RunOutcome outcome = Run();
+  const std::string line = "history incomplete: cannot write " + outcome.run_dir +
+                           "/history.jsonl: No space left on device";
+  EXPECT_EQ(outcome.exit_code, ExitCodeFor(Validity::kUnknown)) << outcome.error;
+  ASSERT_TRUE(outcome.result.has_value()) << outcome.error;
+  EXPECT_EQ(outcome.result->valid, Validity::kUnknown);
+  EXPECT_EQ(outcome.result->reason, line);
+  EXPECT_EQ(final_reads_, 0);  // nothing read after it could be recorded
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  EXPECT_EQ(StoredResults(outcome).value("reason", ""), line);
+  // A re-check keeps the verdict: the history on disk is still incomplete.
+  // (controller.json names this test, which still runs.)
+  std::filesystem::remove(outcome.run_dir + "/controller.json");
+  std::ostringstream summary;
+  EXPECT_EQ(RecheckRun(outcome.run_dir, summary), ExitCodeFor(Validity::kUnknown));
+  EXPECT_NE(summary.str().find(line), std::string::npos) << summary.str();
 }
 
 // A stored counter run in which every acquire ended unknown: its resource's

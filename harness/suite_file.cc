@@ -89,15 +89,9 @@ Status Finish(SuiteCell& cell, const SuiteOverrides& overrides) {
   return OkStatus();
 }
 
-}  // namespace
-
-uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {
-  return repeat == 0 ? cell_seed : SubSeed(cell_seed, static_cast<uint64_t>(repeat));
-}
-
-Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
-                         const SuiteOverrides& overrides) {
-  if (!j.is_object()) return Error{"a suite file is a JSON object"};
+// The suite's own keys (no unknown one), its description and its seed (the
+// overrides' seed wins).
+Status ParseSuiteHeader(const nlohmann::json& j, const SuiteOverrides& overrides, Suite& suite) {
   static const std::set<std::string> kKeys = {"description", "seed",     "test_count", "base",
                                               "matrix",      "scenarios", "cells"};
   for (const auto& [k, v] : j.items()) {
@@ -106,8 +100,6 @@ Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
                    "\" (known: base, cells, description, matrix, scenarios, seed, test_count)"};
     }
   }
-  Suite suite;
-  suite.name = Label(name);
   if (auto it = j.find("description"); it != j.end()) {
     if (!it->is_string() || it->get<std::string>().size() > kMaxDescriptionBytes) {
       return Error{"\"description\" must be a string of at most " +
@@ -122,89 +114,119 @@ Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
     suite.seed = it->get<uint64_t>();
   }
   if (overrides.seed) suite.seed = overrides.seed;
+  return OkStatus();
+}
+
+// What every cell starts from.
+struct CellDefaults {
   int test_count = 1;
+  nlohmann::json base = nlohmann::json::object();  // run keys
+};
+
+Result<CellDefaults> ParseCellDefaults(const nlohmann::json& j) {
+  CellDefaults defaults;
   if (auto it = j.find("test_count"); it != j.end()) {
     auto count = ParseTestCount(*it, "");
     if (!count) return Error{count.error()};
-    test_count = *count;
+    defaults.test_count = *count;
   }
-  nlohmann::json base = nlohmann::json::object();
   if (auto it = j.find("base"); it != j.end()) {
     if (!it->is_object()) return Error{"\"base\" must be an object of run keys"};
-    base = *it;
+    defaults.base = *it;
   }
+  return defaults;
+}
 
-  // The matrix: every combination of one value per axis, axes in file order.
-  if (auto it = j.find("matrix"); it != j.end()) {
-    if (!it->is_object() || it->empty()) {
-      return Error{"\"matrix\" must be an object of axes (\"nemesis\": [\"none\", \"kill\"])"};
-    }
-    std::vector<AxisValue> combos = {{"", nlohmann::json::object()}};
-    for (const auto& [axis, values] : it->items()) {
-      auto parsed = ParseAxis(axis, values);
-      if (!parsed) return Error{parsed.error()};
-      std::vector<AxisValue> next;
-      for (const auto& combo : combos) {
-        for (const auto& value : *parsed) {
-          next.push_back({combo.label.empty() ? value.label : combo.label + "." + value.label,
-                          Layered(combo.keys, value.keys)});
-          if (next.size() > kMaxSuiteCells) {
-            return Error{"the matrix has more than " + std::to_string(kMaxSuiteCells) + " cells"};
-          }
+// The matrix: every combination of one value per axis, axes in file order.
+Result<std::vector<AxisValue>> MatrixCombos(const nlohmann::json& matrix) {
+  if (!matrix.is_object() || matrix.empty()) {
+    return Error{"\"matrix\" must be an object of axes (\"nemesis\": [\"none\", \"kill\"])"};
+  }
+  std::vector<AxisValue> combos = {{"", nlohmann::json::object()}};
+  for (const auto& [axis, values] : matrix.items()) {
+    auto parsed = ParseAxis(axis, values);
+    if (!parsed) return Error{parsed.error()};
+    std::vector<AxisValue> next;
+    for (const auto& combo : combos) {
+      for (const auto& value : *parsed) {
+        next.push_back({combo.label.empty() ? value.label : combo.label + "." + value.label,
+                        Layered(combo.keys, value.keys)});
+        if (next.size() > kMaxSuiteCells) {
+          return Error{"the matrix has more than " + std::to_string(kMaxSuiteCells) + " cells"};
         }
       }
-      combos = std::move(next);
     }
-    for (auto& combo : combos) {
-      SuiteCell cell;
-      cell.name = combo.label;
-      cell.test_count = test_count;
-      if (Status s = MergeRunConfigJson(Layered(base, combo.keys), cell.config, UnusedKeys::kError);
-          !s) {
-        return Error{"cell " + cell.name + ": " + s.error()};
-      }
-      suite.cells.push_back(std::move(cell));
-    }
+    combos = std::move(next);
   }
-  if (auto it = j.find("scenarios"); it != j.end()) {
-    if (!it->is_array()) return Error{"\"scenarios\" must be an array of scenario names"};
-    for (const auto& s : *it) {
-      if (!s.is_string()) return Error{"\"scenarios\" must be an array of scenario names"};
-      auto path = ScenarioPath(s.get<std::string>());
-      if (!path) return Error{"scenarios: " + path.error()};
-      SuiteCell cell;
-      cell.name = Label(s.get<std::string>());
-      cell.scenario = s.get<std::string>();
-      cell.test_count = test_count;
-      if (Status st = LoadRunConfigFile(*path, cell.config); !st) {
-        return Error{"scenario " + cell.name + ": " + st.error()};
-      }
-      suite.cells.push_back(std::move(cell));
+  return combos;
+}
+
+Status AddMatrixCells(const nlohmann::json& matrix, const CellDefaults& defaults, Suite& suite) {
+  auto combos = MatrixCombos(matrix);
+  if (!combos) return Error{combos.error()};
+  for (auto& combo : *combos) {
+    SuiteCell cell;
+    cell.name = combo.label;
+    cell.test_count = defaults.test_count;
+    if (Status s = MergeRunConfigJson(Layered(defaults.base, combo.keys), cell.config,
+                                      UnusedKeys::kError);
+        !s) {
+      return Error{"cell " + cell.name + ": " + s.error()};
     }
+    suite.cells.push_back(std::move(cell));
   }
-  if (auto it = j.find("cells"); it != j.end()) {
-    if (!it->is_array()) return Error{"\"cells\" must be an array of objects of run keys"};
-    for (const auto& c : *it) {
-      if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) {
-        return Error{"\"cells\": each cell is an object with a \"name\" and run keys"};
-      }
-      SuiteCell cell;
-      cell.name = Label(c["name"].get<std::string>());
-      cell.test_count = test_count;
-      nlohmann::json keys = c;
-      keys.erase("name");
-      if (auto tc = keys.find("test_count"); tc != keys.end()) {
-        auto count = ParseTestCount(*tc, "cell " + cell.name + ": ");
-        if (!count) return Error{count.error()};
-        cell.test_count = *count;
-        keys.erase("test_count");
-      }
-      if (Status s = MergeRunConfigJson(Layered(base, keys), cell.config, UnusedKeys::kError); !s) {
-        return Error{"cell " + cell.name + ": " + s.error()};
-      }
-      suite.cells.push_back(std::move(cell));
+  return OkStatus();
+}
+
+Status AddScenarioCells(const nlohmann::json& scenarios, const CellDefaults& defaults,
+                        Suite& suite) {
+  if (!scenarios.is_array()) return Error{"\"scenarios\" must be an array of scenario names"};
+  for (const auto& s : scenarios) {
+    if (!s.is_string()) return Error{"\"scenarios\" must be an array of scenario names"};
+    auto path = ScenarioPath(s.get<std::string>());
+    if (!path) return Error{"scenarios: " + path.error()};
+    SuiteCell cell;
+    cell.name = Label(s.get<std::string>());
+    cell.scenario = s.get<std::string>();
+    cell.test_count = defaults.test_count;
+    if (Status st = LoadRunConfigFile(*path, cell.config); !st) {
+      return Error{"scenario " + cell.name + ": " + st.error()};
     }
+    suite.cells.push_back(std::move(cell));
   }
+  return OkStatus();
+}
+
+// "cells": each its name, maybe its own test_count, and run keys over the base.
+Status AddListedCells(const nlohmann::json& cells, const CellDefaults& defaults, Suite& suite) {
+  if (!cells.is_array()) return Error{"\"cells\" must be an array of objects of run keys"};
+  for (const auto& c : cells) {
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string()) {
+      return Error{"\"cells\": each cell is an object with a \"name\" and run keys"};
+    }
+    SuiteCell cell;
+    cell.name = Label(c["name"].get<std::string>());
+    cell.test_count = defaults.test_count;
+    nlohmann::json keys = c;
+    keys.erase("name");
+    if (auto tc = keys.find("test_count"); tc != keys.end()) {
+      auto count = ParseTestCount(*tc, "cell " + cell.name + ": ");
+      if (!count) return Error{count.error()};
+      cell.test_count = *count;
+      keys.erase("test_count");
+    }
+    if (Status s = MergeRunConfigJson(Layered(defaults.base, keys), cell.config,
+                                      UnusedKeys::kError);
+        !s) {
+      return Error{"cell " + cell.name + ": " + s.error()};
+    }
+    suite.cells.push_back(std::move(cell));
+  }
+  return OkStatus();
+}
+
+// At least one cell, not too many, distinct names, each one's config final.
+Status FinishCells(Suite& suite, const SuiteOverrides& overrides) {
   if (suite.cells.empty()) {
     return Error{"the suite has no cells: give \"matrix\", \"scenarios\" or \"cells\""};
   }
@@ -218,6 +240,33 @@ Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
     }
     if (Status s = Finish(cell, overrides); !s) return Error{s.error()};
   }
+  return OkStatus();
+}
+
+}  // namespace
+
+uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {
+  return repeat == 0 ? cell_seed : SubSeed(cell_seed, static_cast<uint64_t>(repeat));
+}
+
+Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
+                         const SuiteOverrides& overrides) {
+  if (!j.is_object()) return Error{"a suite file is a JSON object"};
+  Suite suite;
+  suite.name = Label(name);
+  if (Status s = ParseSuiteHeader(j, overrides, suite); !s) return Error{s.error()};
+  auto defaults = ParseCellDefaults(j);
+  if (!defaults) return Error{defaults.error()};
+  if (auto it = j.find("matrix"); it != j.end()) {
+    if (Status s = AddMatrixCells(*it, *defaults, suite); !s) return Error{s.error()};
+  }
+  if (auto it = j.find("scenarios"); it != j.end()) {
+    if (Status s = AddScenarioCells(*it, *defaults, suite); !s) return Error{s.error()};
+  }
+  if (auto it = j.find("cells"); it != j.end()) {
+    if (Status s = AddListedCells(*it, *defaults, suite); !s) return Error{s.error()};
+  }
+  if (Status s = FinishCells(suite, overrides); !s) return Error{s.error()};
   return suite;
 }
 

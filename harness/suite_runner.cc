@@ -39,12 +39,10 @@ SuiteRun RowOf(const SuiteCell& cell, int repeat, uint64_t seed, const RunOutcom
   return row;
 }
 
-}  // namespace
-
-SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
-                          std::ostream& out) {
-  SuiteOutcome outcome;
-  SuiteRecord& record = outcome.record;
+// The record of a suite about to run: its cells and runs planned, and its
+// seed (the suite's, or a random one).
+SuiteRecord PlannedRecord(const Suite& suite) {
+  SuiteRecord record;
   record.name = suite.name;
   record.description = suite.description;
   if (suite.seed) {
@@ -57,6 +55,90 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
     record.cells.push_back(cell.name);
     record.planned_runs += cell.test_count;
   }
+  return record;
+}
+
+// False, with outcome.error saying why, when the reports cannot be written.
+bool WriteReports(SuiteOutcome& outcome) {
+  if (Status s = WriteSuiteReports(outcome.record, outcome.dir); !s) {
+    outcome.error = "suite reports: " + s.error();
+    return false;
+  }
+  return true;
+}
+
+// The runs of a suite, one after another into its directory, its reports
+// rewritten after each; a signal stops it between runs or during one.
+class SuiteRuns {
+ public:
+  SuiteRuns(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
+            std::ostream& out, SuiteOutcome& outcome)
+      : suite_(suite), signals_(signals), modules_(modules), out_(out), outcome_(outcome),
+        record_(outcome.record) {}
+
+  // False when the reports could not be written after a run.
+  bool RunAll() {
+    for (size_t c = 0; c < suite_.cells.size() && record_.interrupted.empty(); ++c) {
+      const SuiteCell& cell = suite_.cells[c];
+      const uint64_t cell_seed = cell.config.seed ? *cell.config.seed : SubSeed(record_.seed, c);
+      for (int repeat = 0; repeat < cell.test_count; ++repeat) {
+        if (signals_.interrupted()) {
+          record_.interrupted = "by a signal before run " + std::to_string(done_ + 1) + " of " +
+                                std::to_string(record_.planned_runs);
+          break;
+        }
+        RunOne(cell, RepeatSeed(cell_seed, repeat), repeat);
+        if (!record_.interrupted.empty()) break;
+        if (!WriteReports(outcome_)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  void RunOne(const SuiteCell& cell, uint64_t seed, int repeat) {
+    RunConfig config = cell.config;
+    config.store = outcome_.dir;
+    config.test_name = cell.name;
+    config.seed = seed;
+    ++done_;
+    out_ << "suite " << TerminalSafe(suite_.name) << ": run " << done_ << " of "
+         << record_.planned_runs << ": " << TerminalSafe(cell.name) << " #" << repeat << " seed "
+         << seed << "\n"
+         << std::flush;
+    const RunOutcome run =
+        ExecuteRun(std::move(config), signals_, modules_,
+                   "run " + std::to_string(done_) + "/" + std::to_string(record_.planned_runs) +
+                       " " + cell.name);
+    record_.runs.push_back(RowOf(cell, repeat, seed, run, outcome_.dir));
+    const SuiteRun& row = record_.runs.back();
+    out_ << TerminalSafe("suite " + suite_.name + ": " + cell.name + " #" +
+                         std::to_string(repeat) + ": " + row.verdict +
+                         (row.error.empty() ? "" : " (" + row.error + ")"))
+         << "\n"
+         << std::flush;
+    if (!run.interrupted.empty()) {
+      record_.interrupted = "by a signal during " + cell.name + " #" + std::to_string(repeat) +
+                            " (run " + std::to_string(done_) + " of " +
+                            std::to_string(record_.planned_runs) + ")";
+    }
+  }
+
+  const Suite& suite_;
+  SignalWatcher& signals_;
+  const RunModules& modules_;
+  std::ostream& out_;
+  SuiteOutcome& outcome_;
+  SuiteRecord& record_;
+  int done_ = 0;  // runs started
+};
+
+}  // namespace
+
+SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
+                          std::ostream& out) {
+  SuiteOutcome outcome;
+  outcome.record = PlannedRecord(suite);
   const std::string store = suite.cells.front().config.store;
   auto dir = CreateStampedDirectory(store + "/suites", suite.name);
   if (!dir) {
@@ -65,68 +147,19 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
     return outcome;
   }
   outcome.dir = *dir;
-  auto write = [&]() -> bool {
-    if (Status s = WriteSuiteReports(record, outcome.dir); !s) {
-      outcome.error = "suite reports: " + s.error();
-      return false;
-    }
-    return true;
-  };
-  if (!write()) {
+  if (!WriteReports(outcome)) {
     outcome.exit_code = kExitRunFailed;
     return outcome;
   }
   // The store's index lists the suite from its start, and its verdict at the end.
   UpdateStoreIndex(store, std::cerr);
   ScopeExit index_at_end([&] { UpdateStoreIndex(store, std::cerr); });
-  int done = 0;
-  for (size_t c = 0; c < suite.cells.size() && record.interrupted.empty(); ++c) {
-    const SuiteCell& cell = suite.cells[c];
-    const uint64_t cell_seed = cell.config.seed ? *cell.config.seed : SubSeed(record.seed, c);
-    for (int repeat = 0; repeat < cell.test_count; ++repeat) {
-      if (signals.interrupted()) {
-        record.interrupted = "by a signal before run " + std::to_string(done + 1) + " of " +
-                             std::to_string(record.planned_runs);
-        break;
-      }
-      RunConfig config = cell.config;
-      config.store = outcome.dir;
-      config.test_name = cell.name;
-      config.seed = RepeatSeed(cell_seed, repeat);
-      ++done;
-      out << "suite " << TerminalSafe(suite.name) << ": run " << done << " of "
-          << record.planned_runs << ": " << TerminalSafe(cell.name) << " #" << repeat << " seed "
-          << *config.seed << "\n"
-          << std::flush;
-      const RunOutcome run =
-          ExecuteRun(std::move(config), signals, modules,
-                     "run " + std::to_string(done) + "/" + std::to_string(record.planned_runs) +
-                         " " + cell.name);
-      record.runs.push_back(RowOf(cell, repeat, *config.seed, run, outcome.dir));
-      const SuiteRun& row = record.runs.back();
-      out << TerminalSafe("suite " + suite.name + ": " + cell.name + " #" +
-                          std::to_string(repeat) + ": " + row.verdict +
-                          (row.error.empty() ? "" : " (" + row.error + ")"))
-          << "\n"
-          << std::flush;
-      if (!run.interrupted.empty()) {
-        record.interrupted = "by a signal during " + cell.name + " #" + std::to_string(repeat) +
-                             " (run " + std::to_string(done) + " of " +
-                             std::to_string(record.planned_runs) + ")";
-      }
-      if (!record.interrupted.empty()) break;
-      if (!write()) {
-        outcome.exit_code = kExitRunFailed;
-        return outcome;
-      }
-    }
-  }
-  if (!write()) {
+  if (!SuiteRuns(suite, signals, modules, out, outcome).RunAll() || !WriteReports(outcome)) {
     outcome.exit_code = kExitRunFailed;
     return outcome;
   }
   std::vector<int> codes;
-  for (const auto& r : record.runs) codes.push_back(r.exit_code);
+  for (const auto& r : outcome.record.runs) codes.push_back(r.exit_code);
   outcome.exit_code = WorstExitCode(codes);
   return outcome;
 }

@@ -2,6 +2,7 @@
 
 #include "base/limits.h"
 #include "base/result.h"
+#include "nemesis/fault_text.h"
 #include "nemesis/partition_nemesis.h"
 
 namespace locksmith {
@@ -12,6 +13,9 @@ constexpr int64_t kMaxWaitMs = 24LL * 3600 * 1000;
 // The window has no length of its own (a crash is for good): the end only
 // drops a request nobody took, a second after the begin returned.
 constexpr int64_t kWindowMs = 1000;
+
+// "client-crash p3 holding lock-1".
+std::string DescribeClientCrash(const FaultOp& op) { return op.f + ClientHitText(op.value); }
 
 }  // namespace
 
@@ -98,5 +102,9 @@ std::vector<HealFailure> ClientCrashNemesis::Teardown() {
   crashes_.Cancel();
   return {};
 }
+
+
+const FaultLook kClientCrashLook = {"client-crash", 60, "#ad1457", DescribeClientCrash,
+                                    ClientMark::kTick};
 
 }  // namespace locksmith

@@ -39,6 +39,9 @@ Result<std::unique_ptr<Nemesis>> MakeClientCrashNemesis(const ModuleOptions& opt
                                                         const NemesisContext& context);
 WindowOps ClientCrashWindowOf(const ModuleOptions& options);
 std::string ClientCrashUnfit(const ModuleOptions& options, const NemesisContext& context);
+// How the reports show a client crash (nemesis/fault_look.h): which worker
+// vanished in an acquire of which key, marked on that worker's lane.
+extern const FaultLook kClientCrashLook;
 
 class ClientCrashNemesis : public Nemesis {
  public:

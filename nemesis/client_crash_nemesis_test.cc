@@ -86,5 +86,13 @@ TEST(ClientCrashNemesisTest, TheWindowAsksForACrashOfTheKeyGivenThenEnds) {
   EXPECT_EQ(ops[1].op.f, "client-crash-end");
 }
 
+TEST(ClientCrashLookTest, WhichWorkerVanishedInWhichAcquire) {
+  const FaultSummary s = DescribeFaultOp(
+      kClientCrashLook, {"client-crash", {{"key", "lock-1"}, {"ms", 5}, {"process", 3}}}, "");
+  EXPECT_EQ(s.text, "client-crash p3 holding lock-1");  // a crash has no length
+  EXPECT_EQ(s.process, 3);
+  EXPECT_EQ(kClientCrashLook.client_mark, ClientMark::kTick);
+}
+
 }  // namespace
 }  // namespace locksmith

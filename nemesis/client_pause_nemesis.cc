@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/result.h"
+#include "nemesis/fault_text.h"
 
 namespace locksmith {
 namespace {
@@ -23,6 +24,13 @@ Result<int64_t> Millis(const nlohmann::json& value, const char* name, int64_t fa
                  std::to_string(kMaxMs)};
   }
   return v.get<int64_t>();
+}
+
+// "client-pause p1 holding lock-2 for 2.000 s".
+std::string DescribeClientPause(const FaultOp& op) {
+  std::string out = op.f + ClientHitText(op.value);
+  if (auto ms = NumberField(op.value, "ms")) out += " for " + DurationText(ms->get<double>());
+  return out;
 }
 
 }  // namespace
@@ -129,5 +137,10 @@ std::vector<HealFailure> ClientPauseNemesis::Teardown() {
   pauses_.Cancel();
   return {};
 }
+
+
+// The worker records its stall as a "pause" op of its own (workloads/client_pauses.h).
+const FaultLook kClientPauseLook = {"client-pause", 50, "#7b4fc9", DescribeClientPause,
+                                    ClientMark::kSpan, "pause"};
 
 }  // namespace locksmith

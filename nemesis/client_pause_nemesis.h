@@ -41,6 +41,10 @@ WindowOps ClientPauseWindow(const ClientPauseOptions& options);
 Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
                                                         const NemesisContext& context);
 WindowOps ClientPauseWindowOf(const ModuleOptions& options);
+// How the reports show a client pause (nemesis/fault_look.h): who stalled
+// holding what, for how long; the stalled holder's lane is shaded for the
+// window and its "pause" op drawn as the nemesis's.
+extern const FaultLook kClientPauseLook;
 
 class ClientPauseNemesis : public Nemesis {
  public:

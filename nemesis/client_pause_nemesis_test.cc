@@ -5,6 +5,7 @@
 #include <atomic>
 #include <optional>
 #include <thread>
+#include "nemesis/fault_look.h"
 
 namespace locksmith {
 namespace {
@@ -116,6 +117,21 @@ TEST(ClientPauseNemesisTest, TeardownDropsAStallNobodyTook) {
   pauses.Request(std::chrono::milliseconds(100));
   EXPECT_TRUE(nemesis.Teardown().empty());
   EXPECT_FALSE(pauses.Take(1, "lock-0").has_value());
+}
+
+TEST(ClientPauseLookTest, WhoStalledHoldingWhatForHowLong) {
+  const FaultSummary s = DescribeFaultOp(
+      kClientPauseLook, {"client-pause", {{"key", "lock-2"}, {"ms", 2000}, {"process", 1}}}, "");
+  EXPECT_EQ(s.text, "client-pause p1 holding lock-2 for 2.000 s");
+  EXPECT_EQ(s.process, 1);
+  EXPECT_TRUE(s.effective);
+  // No holder took the stall: it failed and hit nobody.
+  const FaultSummary none =
+      DescribeFaultOp(kClientPauseLook, {"client-pause", {{"ms", 2000}}}, "no holder");
+  EXPECT_FALSE(none.effective);
+  EXPECT_EQ(none.process, -1);
+  EXPECT_EQ(kClientPauseLook.client_mark, ClientMark::kSpan);
+  EXPECT_STREQ(kClientPauseLook.client_op, "pause");
 }
 
 }  // namespace

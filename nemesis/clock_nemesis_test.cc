@@ -230,5 +230,27 @@ TEST(ClockWindowTest, EachModeBeginsItsFaultAndResetsBeforeTheNextWindow) {
   EXPECT_EQ(ClockWindow(o, 0, 20'000)[0].op.value, nlohmann::json({{"rate", 2.0}}));
 }
 
+TEST(ClockLookTest, TheOffsetsEachNodeWasSeenAt) {
+  EXPECT_EQ(DescribeFaultOp(kClockLook,
+                            {"clock-bump",
+                             {{"clocks", {{"n3", {{"observed_offset_ms", 10002.9},
+                                                  {"offset_ms", 10000.0}}}}},
+                              {"delta_ms", 10000}}},
+                            "")
+                .text,
+            "clock-bump n3 +10 s");
+  EXPECT_EQ(DescribeFaultOp(kClockLook,
+                            {"clock-strobe",
+                             {{"clocks", {{"n1", {{"observed_offset_ms", 60005.2}}},
+                                          {"n2", {{"observed_offset_ms", 60000.1}}}}},
+                              {"delta_ms", 60000},
+                              {"period_ms", 1000}}},
+                            "")
+                .text,
+            "clock-strobe n1 n2 +60 s (\xC2\xB1" "60 s every 1.000 s)");
+  EXPECT_EQ(DescribeFaultOp(kClockLook, {"clock-drift", {{"node", "n2"}, {"rate", 2.5}}}, "").text,
+            "clock-drift n2 (rate 2.5)");
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -27,5 +27,8 @@ Result<std::unique_ptr<Nemesis>> MakeClockNemesisOf(const ModuleOptions& options
 std::string ClockUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps ClockWindowOf(const ModuleOptions& options);
 Status InstallClockShims(const ModuleOptions& options, Cluster& cluster);
+// How the reports show a clock fault (nemesis/fault_look.h): the offsets
+// each node's clock was seen at, and the strobe's swing or the drift's rate.
+extern const FaultLook kClockLook;
 
 }  // namespace locksmith

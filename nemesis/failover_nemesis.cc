@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "nemesis/fault_text.h"
 #include "nemesis/kill_nemesis.h"
 #include "nemesis/partition_nemesis.h"
 #include "nemesis/pause_nemesis.h"
@@ -161,5 +162,24 @@ std::vector<HealFailure> FailoverNemesis::Teardown() {
   }
   return failures;
 }
+
+
+namespace {
+
+// "failover n1 → n3, promoted after 2.408 s (kill)".
+std::string DescribeFailover(const FaultOp& op) {
+  std::string out = op.f;
+  const std::string from = StringField(op.value, "old"), to = StringField(op.value, "new");
+  if (!from.empty() || !to.empty()) out += " " + from + " \xE2\x86\x92 " + to;
+  if (auto after = NumberField(op.value, "promoted_after_ms")) {
+    out += ", promoted after " + DurationText(after->get<double>());
+  }
+  if (std::string mode = StringField(op.value, "mode"); !mode.empty()) out += " (" + mode + ")";
+  return out;
+}
+
+}  // namespace
+
+const FaultLook kFailoverLook = {"failover", 70, "#1565c0", DescribeFailover};
 
 }  // namespace locksmith

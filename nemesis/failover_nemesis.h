@@ -45,6 +45,9 @@ Result<std::unique_ptr<Nemesis>> MakeFailoverNemesis(const ModuleOptions& option
                                                      const NemesisContext& context);
 std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps FailoverWindowOf(const ModuleOptions& options);
+// How the reports show a failover (nemesis/fault_look.h): the old and the
+// new master, how long the promotion took, and the mode.
+extern const FaultLook kFailoverLook;
 
 class FailoverNemesis : public Nemesis {
  public:

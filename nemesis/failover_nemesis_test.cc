@@ -151,5 +151,15 @@ TEST(FailoverNemesisTest, WindowEndsWithTheHeal) {
             nlohmann::json({{"mode", "isolate"}, {"clients", "half"}}));
 }
 
+TEST(FailoverLookTest, OldAndNewMasterAndHowLongThePromotionTook) {
+  EXPECT_EQ(DescribeFaultOp(kFailoverLook,
+                            {"failover",
+                             {{"mode", "kill"}, {"new", "n3"}, {"old", "n1"},
+                              {"promoted_after_ms", 2408}}},
+                            "")
+                .text,
+            "failover n1 \xE2\x86\x92 n3, promoted after 2.408 s (kill)");
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -1,7 +1,10 @@
 #include "nemesis/grudge.h"
 
 #include <algorithm>
+#include <numeric>
 #include <random>
+
+#include "nemesis/fault_text.h"
 
 namespace locksmith {
 namespace {
@@ -113,6 +116,87 @@ Grudge ClientsFromNodes(const std::vector<std::string>& clients,
 bool Reaches(const Grudge& grudge, const std::string& from, const std::string& to) {
   auto it = grudge.find(to);
   return it == grudge.end() || !it->second.contains(from);
+}
+
+namespace {
+
+bool Drops(const Grudge& grudge, const std::string& host, const std::string& other) {
+  auto it = grudge.find(host);
+  return it != grudge.end() && it->second.contains(other);
+}
+
+bool Symmetric(const Grudge& grudge) {
+  for (const auto& [a, dropped] : grudge) {
+    for (const auto& b : dropped) {
+      if (!Drops(grudge, b, a)) return false;
+    }
+  }
+  return true;
+}
+
+size_t IslandOf(std::vector<size_t>& parent, size_t x) {
+  return parent[x] == x ? x : parent[x] = IslandOf(parent, parent[x]);
+}
+
+// "n1 n2 | n3": the nodes that still reach each other, island by island;
+// empty when they all do.
+std::string NodeIslands(const Grudge& grudge) {
+  std::set<std::string> hosts;
+  for (const auto& [host, dropped] : grudge) {
+    hosts.insert(host);
+    hosts.insert(dropped.begin(), dropped.end());
+  }
+  std::vector<std::string> nodes;
+  for (const auto& h : hosts) {
+    if (!IsClientHost(h)) nodes.push_back(h);
+  }
+  std::sort(nodes.begin(), nodes.end(), NaturalLess);
+  std::vector<size_t> parent(nodes.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  for (size_t a = 0; a < nodes.size(); ++a) {
+    for (size_t b = a + 1; b < nodes.size(); ++b) {
+      if (!Drops(grudge, nodes[a], nodes[b])) parent[IslandOf(parent, b)] = IslandOf(parent, a);
+    }
+  }
+  std::map<size_t, std::vector<std::string>> islands;
+  for (size_t a = 0; a < nodes.size(); ++a) islands[IslandOf(parent, a)].push_back(nodes[a]);
+  if (islands.size() <= 1) return "";
+  std::vector<std::string> names;
+  for (auto& [root, members] : islands) names.push_back(CompactNames(members));
+  return JoinStrings(names, " | ");
+}
+
+// "c6 cut from n1 n2": clients grouped by the hosts they were cut from.
+std::vector<std::string> ClientCuts(const Grudge& grudge) {
+  std::map<std::string, std::vector<std::string>> clients_by_cut;
+  for (const auto& [host, dropped] : grudge) {
+    if (!IsClientHost(host) || dropped.empty()) continue;
+    clients_by_cut[CompactNames({dropped.begin(), dropped.end()})].push_back(host);
+  }
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (auto& [cut, clients] : clients_by_cut) groups.emplace_back(CompactNames(clients), cut);
+  std::sort(groups.begin(), groups.end(),
+            [](const auto& a, const auto& b) { return a.first.size() < b.first.size(); });
+  std::vector<std::string> parts;
+  for (const auto& [clients, cut] : groups) parts.push_back(clients + " cut from " + cut);
+  return parts;
+}
+
+}  // namespace
+
+std::string DescribeGrudge(const Grudge& grudge) {
+  if (grudge.empty()) return "no cuts";
+  std::vector<std::string> parts;
+  if (!Symmetric(grudge)) {
+    for (const auto& [a, dropped] : grudge) {
+      if (dropped.empty()) continue;
+      parts.push_back(a + " drops " + CompactNames({dropped.begin(), dropped.end()}));
+    }
+    return "one-way: " + JoinStrings(parts, "; ");
+  }
+  if (std::string islands = NodeIslands(grudge); !islands.empty()) parts.push_back(islands);
+  for (auto& cut : ClientCuts(grudge)) parts.push_back(std::move(cut));
+  return parts.empty() ? "no cuts" : JoinStrings(parts, "; ");
 }
 
 }  // namespace locksmith

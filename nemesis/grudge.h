@@ -53,4 +53,10 @@ Grudge ClientsFromNodes(const std::vector<std::string>& clients,
 // Can `from`'s packets reach `to`?
 bool Reaches(const Grudge& grudge, const std::string& from, const std::string& to);
 
+// The grudge in words: the islands of nodes that still reach each other,
+// then which clients were cut from which nodes ("n1 n2 | n3; c6 cut from
+// n1 n2; c0-c5 c7-c9 cut from n3"); one-way cuts read "a drops b"; "no
+// cuts" when nothing is cut.
+std::string DescribeGrudge(const Grudge& grudge);
+
 }  // namespace locksmith

@@ -131,5 +131,34 @@ TEST(GrudgeRingTest, FiveNodesAreExactlyTheirRingNeighbours) {
   EXPECT_TRUE(MajoritiesRing(Nodes(2), 1).empty());
 }
 
+TEST(DescribeGrudgeTest, IslandsOfNodesThenClientsByWhatTheyLost) {
+  // An isolated node with every client but one, as the partition nemesis
+  // records a ZooKeeper "isolate one" grudge.
+  Grudge grudge;
+  std::set<std::string> all_clients_but_c6;
+  for (int c = 0; c < 10; ++c) {
+    const std::string name = "c" + std::to_string(c);
+    if (c == 6) continue;
+    grudge[name] = {"n3"};
+    all_clients_but_c6.insert(name);
+  }
+  grudge["c6"] = {"n1", "n2"};
+  grudge["n1"] = {"c6", "n3"};
+  grudge["n2"] = {"c6", "n3"};
+  grudge["n3"] = all_clients_but_c6;
+  grudge["n3"].insert({"n1", "n2"});
+  EXPECT_EQ(DescribeGrudge(grudge),
+            "n1 n2 | n3; c6 cut from n1 n2; c0\xE2\x80\x93" "c5 c7\xE2\x80\x93" "c9 cut from n3");
+}
+
+TEST(DescribeGrudgeTest, OneClientCutFromOneNode) {
+  EXPECT_EQ(DescribeGrudge({{"c5", {"n1"}}, {"n1", {"c5"}}}), "c5 cut from n1");
+  EXPECT_EQ(DescribeGrudge({}), "no cuts");
+}
+
+TEST(DescribeGrudgeTest, OneWayCutsSayWhoDrops) {
+  EXPECT_EQ(DescribeGrudge({{"n1", {"n2", "n3"}}}), "one-way: n1 drops n2 n3");
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -66,4 +66,7 @@ KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, ui
                         }},
                        seed) {}
 
+
+const FaultLook kKillLook = {"kill", 10, "#c62828", DescribeNodeFault};
+
 }  // namespace locksmith

@@ -38,6 +38,8 @@ Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
                                                  const NemesisContext& context);
 std::string KillUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps KillWindowOf(const ModuleOptions& options);
+// How the reports show a kill (nemesis/fault_look.h): the nodes it hit.
+extern const FaultLook kKillLook;
 
 class KillNemesis : public NodeFaultNemesis {
  public:

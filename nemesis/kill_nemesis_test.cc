@@ -263,5 +263,13 @@ TEST(NemesisRunnerTest, HealEndsEveryWindowBegunAndRecordsItsEnd) {
   EXPECT_EQ(h[0].fault, (FaultMark{0, "kill", true}).ToJson());
 }
 
+TEST(KillLookTest, NamesTheNodesAKillHit) {
+  EXPECT_EQ(DescribeFaultOp(kKillLook, {"kill", {{"nodes", {"n1"}}, {"target", "one"}}}, "").text,
+            "kill n1");
+  EXPECT_EQ(DescribeFaultOp(kKillLook, {"kill", {{"nodes", {"n3", "n1"}}}}, "").text, "kill n1 n3");
+  EXPECT_EQ(DescribeFaultOp(kKillLook, {"kill", {{"node", "n2"}}}, "").text, "kill n2");
+  EXPECT_TRUE(DescribeFaultOp(kKillLook, {"kill", {{"nodes", {"n1"}}}}, "").effective);
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -17,23 +17,24 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
       {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf,
-       nullptr, KillUnfit},
+       kKillLook, nullptr, KillUnfit},
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
-       nullptr, PauseUnfit},
+       kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
-       MakeClientPauseNemesis, ClientPauseWindowOf},
+       MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
-       MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, InstallClockShims,
+       MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, kClockLook, InstallClockShims,
        ClockUnfit},
       {"partition", {"partition"}, "heal", MakeOptions<PartitionOptions>, MakePartitionNemesis,
-       PartitionWindowOf, nullptr, PartitionUnfit},
+       PartitionWindowOf, kPartitionLook, nullptr, PartitionUnfit},
       {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
-       MakeFailoverNemesis, FailoverWindowOf, nullptr, FailoverUnfit},
+       MakeFailoverNemesis, FailoverWindowOf, kFailoverLook, nullptr, FailoverUnfit},
       // Not in `all`: every crash removes a worker for good, so a schedule
       // of them over a long run would leave one worker doing all the work
       // and the other families' figures would measure a shrinking run.
       {"client-crash", {"client-crash"}, "client-crash-end", MakeOptions<ClientCrashOptions>,
-       MakeClientCrashNemesis, ClientCrashWindowOf, nullptr, ClientCrashUnfit, /*in_all=*/false},
+       MakeClientCrashNemesis, ClientCrashWindowOf, kClientCrashLook, nullptr, ClientCrashUnfit,
+       /*in_all=*/false},
   };
   return kFamilies;
 }

@@ -1,8 +1,9 @@
 // The fault families locksmith knows, by name (`--nemesis kill,...`), each
 // with its options (declared next to its nemesis, see OptionSet), how to
-// build its nemesis on a lock service, and how it fills a fault cycle of the
-// schedule. Adding a family is its own files plus one line in
-// NemesisFamilies(). Thread-safe (immutable table).
+// build its nemesis on a lock service, how it fills a fault cycle of the
+// schedule, and how the reports show its faults (its FaultLook). Adding a
+// family is its own files plus one line in NemesisFamilies(). Thread-safe
+// (immutable table).
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include "backends/lock_service.h"
 #include "base/option_set.h"
 #include "cluster/host.h"
+#include "nemesis/fault_look.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/scenario_steps.h"
 #include "nemesis/schedule.h"
@@ -51,6 +53,8 @@ struct NemesisEntry {
   Result<std::unique_ptr<Nemesis>> (*make)(const ModuleOptions& options,
                                            const NemesisContext& context);
   WindowOps (*window)(const ModuleOptions& options);
+  // Its lane, colour and words in the reports (results.json carries them).
+  FaultLook look;
   // Sets the hosts up before the servers start (e.g. the clock shim in
   // their spawn environment); null when the family needs nothing there.
   Status (*prepare_hosts)(const ModuleOptions& options, Cluster& cluster) = nullptr;

@@ -1,6 +1,7 @@
 #include "nemesis/node_fault_nemesis.h"
 
 #include "base/seed.h"
+#include "nemesis/fault_text.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {
@@ -72,6 +73,19 @@ std::vector<HealFailure> NodeFaultNemesis::Teardown() {
     }
   }
   return failures;
+}
+
+
+std::string DescribeNodeFault(const FaultOp& op) {
+  std::string out = op.f;
+  if (!op.value.is_object()) return out;
+  if (auto n = op.value.find("nodes"); n != op.value.end() && n->is_array()) {
+    std::vector<std::string> names;
+    for (const auto& x : *n) names.push_back(x.is_string() ? x.get<std::string>() : JsonText(x));
+    return out + (names.empty() ? std::string(" (no node)") : " " + CompactNames(names));
+  }
+  if (std::string node = StringField(op.value, "node"); !node.empty()) out += " " + node;
+  return out;
 }
 
 }  // namespace locksmith

@@ -23,6 +23,10 @@
 
 namespace locksmith {
 
+// A node fault in words, for the reports (FaultLook::describe): its op and
+// the nodes its value lists ("kill n1 n3", "pause (no node)") or names.
+std::string DescribeNodeFault(const FaultOp& op);
+
 class NodeFaultNemesis : public Nemesis {
  public:
   struct Actions {

@@ -6,6 +6,7 @@
 #include "base/limits.h"
 #include "base/seed.h"
 #include "cluster/net_plan.h"
+#include "nemesis/fault_text.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {
@@ -75,7 +76,53 @@ Result<std::vector<std::vector<std::string>>> ComponentHosts(const nlohmann::jso
   return out;
 }
 
+// {"except": C}: every client but the ones C picks (e.g. all but the
+// holder, "$event.process" in a scripted step).
+Result<std::vector<int>> ResolveAllBut(const nlohmann::json& clients, int concurrency,
+                                       uint64_t seed) {
+  if (clients.size() != 1 || !clients.contains("except")) {
+    return Error{"a \"clients\" object is {\"except\": clients}, not " +
+                 QuoteInput(clients.dump())};
+  }
+  nlohmann::json except = clients.at("except");
+  if (except.is_number_integer()) except = nlohmann::json::array({except});  // one process
+  auto left_out = ResolveClients(except, concurrency, seed);
+  if (!left_out) return Error{left_out.error()};
+  std::vector<int> rest;
+  for (int c = 0; c < concurrency; ++c) {
+    if (!std::binary_search(left_out->begin(), left_out->end(), c)) rest.push_back(c);
+  }
+  if (rest.empty()) return Error{"\"clients\" leaves every client out"};
+  return rest;
+}
+
+// "partition: c5 cut from n1", or "partition (halves)" before the grudge is known.
+std::string DescribePartition(const FaultOp& op) {
+  if (op.value.is_object() && op.value.contains("grudge")) {
+    return op.f + ": " + DescribeGrudge(GrudgeFromJson(op.value["grudge"]));
+  }
+  if (std::string shape = StringField(op.value, "shape"); !shape.empty()) {
+    return op.f + " (" + shape + ")";
+  }
+  return op.f;
+}
+
 }  // namespace
+
+const FaultLook kPartitionLook = {"partition", 30, "#ef6c00", DescribePartition};
+
+Grudge GrudgeFromJson(const nlohmann::json& grudge) {
+  Grudge out;
+  if (!grudge.is_object()) return out;
+  for (const auto& [host, dropped] : grudge.items()) {
+    auto& set = out[host];
+    if (!dropped.is_array()) continue;
+    for (const auto& other : dropped) {
+      if (other.is_string()) set.insert(other.get<std::string>());
+    }
+  }
+  return out;
+}
 
 std::vector<std::string> PartitionShapes() {
   return {"auto",      "isolate", "primary",    "halves",
@@ -145,24 +192,7 @@ Result<std::vector<int>> ResolveClients(const nlohmann::json& clients, int concu
     picked.insert(static_cast<int>(index));
     return OkStatus();
   };
-  // {"except": C}: every client but the ones C picks (e.g. all but the
-  // holder, "$event.process" in a scripted step).
-  if (clients.is_object()) {
-    if (clients.size() != 1 || !clients.contains("except")) {
-      return Error{"a \"clients\" object is {\"except\": clients}, not " +
-                   QuoteInput(clients.dump())};
-    }
-    nlohmann::json except = clients.at("except");
-    if (except.is_number_integer()) except = nlohmann::json::array({except});  // one process
-    auto left_out = ResolveClients(except, concurrency, seed);
-    if (!left_out) return Error{left_out.error()};
-    std::vector<int> rest;
-    for (int c = 0; c < concurrency; ++c) {
-      if (!std::binary_search(left_out->begin(), left_out->end(), c)) rest.push_back(c);
-    }
-    if (rest.empty()) return Error{"\"clients\" leaves every client out"};
-    return rest;
-  }
+  if (clients.is_object()) return ResolveAllBut(clients, concurrency, seed);
   if (clients.is_array()) {
     if (clients.empty()) return Error{"\"clients\" names no client"};
     for (const auto& c : clients) {

@@ -65,6 +65,12 @@ Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& optio
                                                       const NemesisContext& context);
 std::string PartitionUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps PartitionWindowOf(const ModuleOptions& options);
+// How the reports show a partition (nemesis/fault_look.h): its grudge in
+// words (DescribeGrudge), or the shape it asked for.
+extern const FaultLook kPartitionLook;
+// The grudge of an op's value ({"n1": ["c5"], "c5": ["n1"]}: host -> hosts
+// it drops); what is not a list of names is left out. Pure.
+Grudge GrudgeFromJson(const nlohmann::json& grudge);
 // A partition nemesis over the context's hosts and clients whose rules live
 // in the run's chain for `purpose` (a family that cuts the network as part
 // of its own fault, such as failover's isolate mode, has a chain of its

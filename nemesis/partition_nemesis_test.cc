@@ -337,5 +337,16 @@ TEST(PartitionOptionsTest, DefaultsValidateAndTheWindowCarriesTheShape) {
             std::string::npos);
 }
 
+TEST(PartitionLookTest, TheGrudgeInWordsOrTheShapeAskedFor) {
+  EXPECT_EQ(DescribeFaultOp(kPartitionLook,
+                            {"partition",
+                             {{"grudge", {{"c5", {"n1"}}, {"n1", {"c5"}}}}, {"shape", "auto"}}},
+                            "")
+                .text,
+            "partition: c5 cut from n1");
+  EXPECT_EQ(DescribeFaultOp(kPartitionLook, {"partition", {{"shape", "halves"}}}, "").text,
+            "partition (halves)");
+}
+
 }  // namespace
 }  // namespace locksmith

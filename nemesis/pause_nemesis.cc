@@ -49,4 +49,7 @@ PauseNemesis::PauseNemesis(Pausable& service, std::function<NodeTable()> table, 
                         [&service](const std::string& node) { return service.ResumeNode(node); }},
                        seed) {}
 
+
+const FaultLook kPauseLook = {"pause", 20, "#6a1b9a", DescribeNodeFault};
+
 }  // namespace locksmith

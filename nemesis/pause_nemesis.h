@@ -31,6 +31,8 @@ Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
                                                   const NemesisContext& context);
 std::string PauseUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps PauseWindowOf(const ModuleOptions& options);
+// How the reports show a pause (nemesis/fault_look.h): the nodes it froze.
+extern const FaultLook kPauseLook;
 
 class PauseNemesis : public NodeFaultNemesis {
  public:

@@ -69,6 +69,12 @@ std::string HrefOfPath(std::string_view path) {
   return HtmlEscape(out);
 }
 
+std::string Truncated(std::string text, size_t max) {
+  if (text.size() <= max) return text;
+  while (max > 0 && (static_cast<unsigned char>(text[max]) & 0xC0) == 0x80) --max;
+  return text.substr(0, max) + "\xE2\x80\xA6";
+}
+
 std::string DumpJson(const nlohmann::json& j, int indent) {
   return j.dump(indent, ' ', /*ensure_ascii=*/false, nlohmann::json::error_handler_t::replace);
 }

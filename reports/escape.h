@@ -28,6 +28,10 @@ std::string XmlEscape(std::string_view text);
 // HTML-escaped for the attribute.
 std::string HrefOfPath(std::string_view path);
 
+// `text` cut to at most `max` bytes at a UTF-8 character boundary, with
+// "…" when cut (the escapers then have whole characters to work on).
+std::string Truncated(std::string text, size_t max);
+
 // Compact JSON that never throws on invalid UTF-8 (replaced by U+FFFD).
 std::string DumpJson(const nlohmann::json& j, int indent = -1);
 

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -31,6 +32,10 @@ struct HtmlReportOptions {
   // The largest history.jsonl WriteHtmlReport(run_dir) reads (it is held in
   // memory whole).
   uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
+  // For results.json written before it carried "fault_descriptions" (see
+  // reports/described_faults.h): what to describe the history's faults
+  // with instead; unset, such faults get neutral lanes and their ops' names.
+  std::function<nlohmann::json(const History&)> describe_faults;
 };
 
 // Reads run_dir/{history.jsonl, results.json, config.json} and writes

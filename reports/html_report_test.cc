@@ -70,12 +70,19 @@ nlohmann::json SampleResults(const History& h) {
                            {"key", kHostileKey},
                            {"weird_field", kHostileError},
                            {"ops", {OpRef(h[9])}}};
+  // The kill window as the run describes it (nemesis/fault_descriptions.h).
+  const nlohmann::json faults = nlohmann::json::parse(R"({
+      "families": {"kill": {"lane": "kill", "order": 10, "color": "#c62828", "client_mark": "",
+                            "client_ops": []}},
+      "windows": [{"index": 0, "window": 0, "family": "kill", "text": "kill n1",
+                   "effective": true, "process": -1}]})");
   return {{"valid", false},
           {"anomalies", {double_holder, future}},
           {"stats",
            {{"double-holder", {{"valid", false}, {"stats", {{"holds", 2}}}}},
             {"linearizable", {{"valid", "unknown"}, {"reason", "budget"}}}}},
-          {"reason", "linearizable: budget"}};
+          {"reason", "linearizable: budget"},
+          {"fault_descriptions", faults}};
 }
 
 std::string Render(const History& h, const nlohmann::json& results,
@@ -322,6 +329,57 @@ TEST(HtmlReportTest, FaultsAndHoldsAreRecovered) {
   EXPECT_EQ(holds.lease[1], -1);  // no validity_ms: unknown
   EXPECT_EQ(holds.acquire[1], 5);
   EXPECT_EQ(holds.open, std::vector<int64_t>({0, 0}));
+}
+
+// A family the report's code never names, drawn from results.json alone:
+// its lane's label and colour, its window's words.
+TEST(HtmlReportTest, AnyFamilyIsDrawnFromItsDescription) {
+  History h = SampleHistory();
+  for (Op& op : h) {
+    if (!op.fault.is_null()) {
+      op.fault = FaultMark{0, "test-family", op.fault["phase"] == "begin"}.ToJson();
+    }
+  }
+  nlohmann::json results = SampleResults(h);
+  results["fault_descriptions"] = nlohmann::json::parse(R"({
+      "families": {"test-family": {"lane": "test lane", "order": 1, "color": "#123456",
+                                   "client_mark": "tick", "client_ops": ["kill"]}},
+      "windows": [{"index": 0, "text": "tripped n1", "effective": true, "process": -1}]})");
+  const std::string html = Render(h, results);
+  EXPECT_NE(html.find(".fam-test-family{background:#123456}"), std::string::npos);
+  EXPECT_NE(html.find("In force: <span class=\"fam fam-test-family\">test lane</span> "
+                      "<b>tripped n1</b>"),
+            std::string::npos);
+  const nlohmann::json data = Blob(html);
+  EXPECT_EQ(data["fault_lanes"], nlohmann::json::parse(R"([{"label": "test lane",
+      "color": "#123456", "mark": "tick"}])"));
+  EXPECT_EQ(data["faults"][0]["label"], "tripped n1");
+  EXPECT_EQ(data["fault_fs"], nlohmann::json({"kill"}));
+}
+
+// results.json written before it carried fault descriptions: a neutral
+// lane and the op's name, or the descriptions the caller makes instead.
+TEST(HtmlReportTest, ResultsWithoutDescriptionsStillRender) {
+  const History h = SampleHistory();
+  nlohmann::json results = SampleResults(h);
+  results.erase("fault_descriptions");
+  std::string html = Render(h, results);
+  EXPECT_NE(html.find("In force: <span class=\"fam fam-kill\">kill</span> <b>kill</b>"),
+            std::string::npos);
+  EXPECT_EQ(html.find(".fam-kill{"), std::string::npos);
+  EXPECT_EQ(Blob(html)["fault_lanes"][0]["color"], "#555");
+  HtmlReportOptions options;
+  options.describe_faults = [](const History& history) {
+    return nlohmann::json{{"families", {{"kill", {{"lane", "kill"}, {"color", "#c62828"}}}}},
+                          {"windows", {{{"index", history[0].index}, {"text", "kill n1 now"}}}}};
+  };
+  html = Render(h, results, options);
+  EXPECT_NE(html.find("<b>kill n1 now</b>"), std::string::npos);
+  EXPECT_NE(html.find(".fam-kill{background:#c62828}"), std::string::npos);
+  // Descriptions results.json has win over the caller's.
+  html = Render(h, SampleResults(h), options);
+  EXPECT_NE(html.find("<b>kill n1</b>"), std::string::npos);
+  EXPECT_EQ(html.find("kill n1 now"), std::string::npos);
 }
 
 TEST(HtmlReportTest, ValuesBeyondTheBudgetAreDroppedExceptAnomalyOps) {

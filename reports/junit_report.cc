@@ -9,7 +9,7 @@
 #include "base/utf8.h"
 #include "checker/history.h"
 #include "reports/escape.h"
-#include "reports/report_model.h"
+#include "reports/op_refs.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
 

@@ -10,7 +10,7 @@
 // take one character, under 1,888 two, under 6.6 million four. A field is
 // unsigned (never negative: times since the previous row, durations, lanes,
 // ids) or signed, zigzag-coded (0, -1, 1, -2, ... as 0, 1, 2, 3, ...). The
-// page's decoder (html_template.cc) reads the fields in the writer's order.
+// page's decoder (assets/report_data.js) reads the fields in the writer's order.
 // Pure functions, thread-safe.
 #pragma once
 

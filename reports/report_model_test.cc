@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "checker/checker.h"
+#include "reports/run_summary.h"
 
 namespace locksmith {
 namespace {
@@ -23,122 +24,7 @@ Op Mark(Op op, int64_t window, const std::string& family, bool begins) {
 
 constexpr int64_t kS = 1'000'000'000;
 
-TEST(DescribePartitionTest, IslandsOfNodesThenClientsByWhatTheyLost) {
-  // An isolated node with every client but one, as the partition nemesis
-  // records a ZooKeeper "isolate one" grudge.
-  nlohmann::json grudge = nlohmann::json::object();
-  std::vector<std::string> all_clients_but_c6;
-  for (int c = 0; c < 10; ++c) {
-    const std::string name = "c" + std::to_string(c);
-    if (c == 6) continue;
-    grudge[name] = {"n3"};
-    all_clients_but_c6.push_back(name);
-  }
-  grudge["c6"] = {"n1", "n2"};
-  grudge["n1"] = {"c6", "n3"};
-  grudge["n2"] = {"c6", "n3"};
-  nlohmann::json n3 = all_clients_but_c6;
-  n3.push_back("n1"), n3.push_back("n2");
-  grudge["n3"] = n3;
-  EXPECT_EQ(DescribePartition(grudge),
-            "n1 n2 | n3; c6 cut from n1 n2; c0\xE2\x80\x93" "c5 c7\xE2\x80\x93" "c9 cut from n3");
-}
-
-TEST(DescribePartitionTest, OneClientCutFromOneNode) {
-  EXPECT_EQ(DescribePartition({{"c5", {"n1"}}, {"n1", {"c5"}}}), "c5 cut from n1");
-  EXPECT_EQ(DescribePartition(nlohmann::json::object()), "no cuts");
-  EXPECT_EQ(DescribePartition(nullptr), "no cuts");
-}
-
-TEST(DescribePartitionTest, OneWayCutsSayWhoDrops) {
-  EXPECT_EQ(DescribePartition({{"n1", {"n2", "n3"}}}), "one-way: n1 drops n2 n3");
-}
-
-TEST(DescribeFaultTest, NamesWhatEachFamilyHit) {
-  EXPECT_EQ(DescribeFault("kill", "kill", {{"nodes", {"n1"}}, {"target", "one"}}, ""), "kill n1");
-  EXPECT_EQ(DescribeFault("pause", "pause", {{"nodes", nlohmann::json::array()}}, "n1 is down"),
-            "pause (no node) \xE2\x80\x94 n1 is down");
-  EXPECT_EQ(DescribeFault("clock-bump", "clock",
-                          {{"clocks", {{"n3", {{"observed_offset_ms", 10002.9},
-                                               {"offset_ms", 10000.0}}}}},
-                           {"delta_ms", 10000}},
-                          ""),
-            "clock-bump n3 +10 s");
-  EXPECT_EQ(DescribeFault("clock-strobe", "clock",
-                          {{"clocks", {{"n1", {{"observed_offset_ms", 60005.2}}},
-                                       {"n2", {{"observed_offset_ms", 60000.1}}}}},
-                           {"delta_ms", 60000},
-                           {"period_ms", 1000}},
-                          ""),
-            "clock-strobe n1 n2 +60 s (\xC2\xB1" "60 s every 1.000 s)");
-  EXPECT_EQ(DescribeFault("client-pause", "client-pause",
-                          {{"key", "lock-2"}, {"ms", 2000}, {"process", 1}}, ""),
-            "client-pause p1 holding lock-2 for 2.000 s");
-  EXPECT_EQ(DescribeFault("failover", "failover",
-                          {{"mode", "kill"}, {"new", "n3"}, {"old", "n1"},
-                           {"promoted_after_ms", 2408}},
-                          ""),
-            "failover n1 \xE2\x86\x92 n3, promoted after 2.408 s (kill)");
-  EXPECT_EQ(DescribeFault("partition", "partition",
-                          {{"grudge", {{"c5", {"n1"}}, {"n1", {"c5"}}}}, {"shape", "auto"}}, ""),
-            "partition: c5 cut from n1");
-}
-
-TEST(FormatTest, OffsetsAndSeconds) {
-  EXPECT_EQ(FormatOffsetMs(60005.861), "+60 s");
-  EXPECT_EQ(FormatOffsetMs(-250), "-250 ms");
-  EXPECT_EQ(FormatOffsetMs(0.176), "+0.18 ms");
-  EXPECT_EQ(FormatSeconds(5'325'340'042), "5.325 s");
-}
-
-FaultView Window(const std::string& family, int64_t start, int64_t end, int64_t process = -1) {
-  FaultView f;
-  f.f = family, f.family = family, f.start = start, f.end = end, f.process = process;
-  f.label = family;
-  return f;
-}
-
-TEST(ExplainAtTest, TheWindowBegunLastAmongThoseInForce) {
-  const std::vector<FaultView> faults = {Window("partition", 1 * kS, 9 * kS),
-                                         Window("clock", 3 * kS, 6 * kS)};
-  const FaultExplanation e = ExplainAt(faults, 4 * kS, {});
-  EXPECT_EQ(e.fault, 1);
-  EXPECT_TRUE(e.active);
-  EXPECT_EQ(e.gap_ns, 1 * kS);
-}
-
-TEST(ExplainAtTest, APauseOfOneOfTheHoldersWins) {
-  const std::vector<FaultView> faults = {Window("client-pause", 1 * kS, 5 * kS, 7),
-                                         Window("kill", 3 * kS, 6 * kS)};
-  EXPECT_EQ(ExplainAt(faults, 4 * kS, {2, 7}).fault, 0);
-  EXPECT_EQ(ExplainAt(faults, 4 * kS, {2, 3}).fault, 1);  // paused someone else
-}
-
-TEST(ExplainAtTest, NoneInForceTheClosestBeforeAndNeverOneWithoutEffect) {
-  std::vector<FaultView> faults = {Window("kill", 1 * kS, 2 * kS), Window("pause", 2 * kS, 3 * kS),
-                                   Window("clock", 7 * kS, 8 * kS)};
-  faults[1].effective = false;  // its node was down: it paused nothing
-  FaultView promotion = Window("promotion", 2'500'000'000, 2'500'000'000);
-  promotion.point = true;
-  faults.push_back(promotion);
-  FaultExplanation e = ExplainAt(faults, 4 * kS, {});
-  EXPECT_EQ(e.fault, 3);
-  EXPECT_FALSE(e.active);
-  EXPECT_EQ(e.gap_ns, 1'500'000'000);
-  faults.pop_back();
-  e = ExplainAt(faults, 4 * kS, {});
-  EXPECT_EQ(e.fault, 0);
-  EXPECT_EQ(e.gap_ns, 2 * kS);
-  EXPECT_EQ(ExplainAt(faults, kS / 2, {}).fault, -1);
-}
-
-TEST(OverlapOfTest, IntersectionOrNone) {
-  StoryHold a, b;
-  a.start = 10, a.end = 40, b.start = 30, b.end = 90;
-  EXPECT_EQ(OverlapOf(a, b), std::make_pair(int64_t{30}, int64_t{40}));
-  b.start = 40;
-  EXPECT_EQ(OverlapOf(a, b), std::make_pair(int64_t{-1}, int64_t{-1}));
-}
+TEST(FormatTest, Seconds) { EXPECT_EQ(FormatSeconds(5'325'340'042), "5.325 s"); }
 
 // p0 holds lock-0 from 1 s, is paused by the client-pause nemesis at 1.5 s
 // for 2 s (its lease is 1 s); p1 acquires lock-0 at 2.6 s. A kill of n1
@@ -187,11 +73,37 @@ History PausedHolderHistory() {
   };
 }
 
+// What the run writes into results.json about PausedHolderHistory's faults
+// (nemesis/fault_descriptions.h).
+nlohmann::json PausedHolderResults() {
+  return nlohmann::json::parse(R"({"fault_descriptions": {
+      "families": {
+        "kill": {"lane": "kill", "order": 10, "color": "#c62828", "client_mark": "",
+                 "client_ops": []},
+        "clock": {"lane": "clock", "order": 40, "color": "#00838f", "client_mark": "",
+                  "client_ops": []},
+        "client-pause": {"lane": "client-pause", "order": 50, "color": "#7b4fc9",
+                         "client_mark": "span", "client_ops": ["pause"]}},
+      "windows": [
+        {"index": 0, "window": 0, "family": "kill", "text": "kill n1", "effective": true,
+         "process": -1},
+        {"index": 6, "window": 1, "family": "client-pause",
+         "text": "client-pause p0 holding lock-0 for 2.000 s", "effective": true, "process": 0},
+        {"index": 15, "window": 2, "family": "clock", "text": "clock-bump n3 +10 s",
+         "effective": true, "process": -1}]}})");
+}
+
+std::vector<std::string> LaneLabels(const ReportModel& m) {
+  std::vector<std::string> labels;
+  for (const FaultLane& lane : m.fault_lanes()) labels.push_back(lane.look.label);
+  return labels;
+}
+
 TEST(ReportModelTest, FaultsGetFamilyLanesLabelsAndEvents) {
   const History h = PausedHolderHistory();
-  const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
-  EXPECT_EQ(m.fault_lanes(), std::vector<std::string>({"kill", "clock", "client-pause",
-                                                       "promotion", "lock-lost"}));
+  const ReportModel m = ReportModel::Build(h, PausedHolderResults());
+  EXPECT_EQ(LaneLabels(m), std::vector<std::string>({"kill", "clock", "client-pause",
+                                                     "promotion", "lock-lost"}));
   ASSERT_EQ(m.faults().size(), 5u);
   EXPECT_EQ(m.faults()[0].label, "kill n1");
   EXPECT_EQ(m.faults()[0].end, 300'000'000);
@@ -209,9 +121,35 @@ TEST(ReportModelTest, FaultsGetFamilyLanesLabelsAndEvents) {
   EXPECT_EQ(m.clocks()[0].offset_ms, std::vector<double>({0, 10002.5, 0.2}));
 }
 
-TEST(ReportModelTest, ADoubleHolderStoryFromTheModelsHolds) {
+TEST(ReportModelTest, WithoutDescriptionsFaultsGetNeutralLanesAndTheirOpsNames) {
   const History h = PausedHolderHistory();
   const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
+  // The event lanes (the report's own), then the families by name.
+  EXPECT_EQ(LaneLabels(m), std::vector<std::string>({"promotion", "lock-lost", "client-pause",
+                                                     "clock", "kill"}));
+  EXPECT_EQ(m.fault_lanes()[4].look.color, "#555");
+  EXPECT_EQ(m.faults()[0].label, "kill");
+  EXPECT_EQ(m.faults()[1].label, "client-pause");
+  EXPECT_EQ(m.faults()[1].process, -1);  // who it hit is the description's to say
+}
+
+TEST(ReportModelTest, TheDataNamesTheClockLaneAndTheFaultsClientOps) {
+  const History h = PausedHolderHistory();
+  std::string json;
+  ReportModel::Build(h, PausedHolderResults()).AppendJson(&json);
+  const nlohmann::json data = nlohmann::json::parse(json);
+  EXPECT_EQ(data["clock_lane"], 1);  // the clock ops observed the offsets
+  EXPECT_EQ(data["fault_fs"], nlohmann::json({"pause"}));
+  EXPECT_EQ(data["fault_lanes"][2],
+            nlohmann::json({{"label", "client-pause"}, {"color", "#7b4fc9"}, {"mark", "span"}}));
+  json.clear();
+  ReportModel::Build(h, nlohmann::json::object()).AppendJson(&json);
+  EXPECT_EQ(nlohmann::json::parse(json)["clock_lane"], 3);  // found by its ops, undescribed
+}
+
+TEST(ReportModelTest, ADoubleHolderStoryFromTheModelsHolds) {
+  const History h = PausedHolderHistory();
+  const ReportModel m = ReportModel::Build(h, PausedHolderResults());
   // Only the acquires named: the holds come from the history.
   const nlohmann::json anomaly = {
       {"type", "double-holder"},
@@ -295,7 +233,7 @@ TEST(ReportModelTest, AResourceStoryHasTheBuyersReadsAndWrites) {
 
 TEST(ReportModelTest, AStuckLockStartsWhenTheRefusalsDo) {
   const History h = PausedHolderHistory();
-  const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
+  const ReportModel m = ReportModel::Build(h, PausedHolderResults());
   const nlohmann::json anomaly = {{"type", "stuck-lock"},
                                   {"key", "lock-0"},
                                   {"window", {{"from_ms", 1600}, {"to_ms", 3000}}},

@@ -94,4 +94,10 @@ std::string FormatDurationNs(double ns) {
   return buf;
 }
 
+std::string FormatSeconds(int64_t ns) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);
+  return buf;
+}
+
 }  // namespace locksmith

@@ -34,5 +34,7 @@ struct RunSummary {
 
 // "1.234 s", "12.3 ms", "850 µs", "120 ns".
 std::string FormatDurationNs(double ns);
+// "3.250 s": ns since the run's start, in seconds.
+std::string FormatSeconds(int64_t ns);
 
 }  // namespace locksmith

@@ -438,22 +438,11 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
   return out.str();
 }
 
-std::string RenderSuiteIndex(const SuiteRecord& suite) {
-  std::ostringstream h;
-  std::vector<int> codes;
-  for (const auto& r : suite.runs) codes.push_back(r.exit_code);
-  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>suite "
-    << HtmlEscape(suite.name) << "</title>" << IndexPageStyle() << "</head><body>\n"
-    << "<h1>suite " << HtmlEscape(suite.name) << "</h1>\n";
-  if (!suite.description.empty()) h << "<p>" << HtmlEscape(suite.description) << "</p>\n";
-  h << "<p>" << suite.runs.size() << " of " << suite.planned_runs << " runs, seed "
-    << suite.seed << ", exit code " << WorstExitCode(codes) << "</p>\n";
-  if (!suite.interrupted.empty()) {
-    h << "<p class=\"unknown\">interrupted: " << HtmlEscape(suite.interrupted) << "</p>\n";
-  }
+namespace {
 
-  // The comparison a team choosing a lock service reads: each lock setting
-  // side by side under the same workload and faults.
+// The comparison a team choosing a lock service reads: each lock setting
+// side by side under the same workload and faults.
+void ComparisonTable(const SuiteRecord& suite, std::ostringstream& h) {
   const std::vector<std::string> locks = Distinct(suite.runs, &SuiteRun::lock);
   h << "<h2>comparison</h2>\n<p><small>per fault schedule (rows) and lock (columns): invalid "
        "runs of those judged with the Wilson 95% interval, acquire availability inside / "
@@ -487,7 +476,9 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
     h << "</tr>\n";
   }
   h << "</table>\n";
+}
 
+void CellsTable(const SuiteRecord& suite, std::ostringstream& h) {
   h << "<h2>cells</h2>\n<table><tr><th>cell</th><th>lock</th><th>workload, faults</th>"
        "<th>violations</th><th>median time to first violation</th><th>availability in / out "
        "of faults</th><th>acquire p50</th></tr>\n";
@@ -501,7 +492,9 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
       << "</td><td>" << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</td></tr>\n";
   }
   h << "</table>\n";
+}
 
+void RunsTable(const SuiteRecord& suite, std::ostringstream& h) {
   h << "<h2>runs</h2>\n<table><tr><th>cell</th><th>#</th><th>seed</th><th>verdict</th>"
        "<th>anomalies</th><th>first violation</th><th>availability in / out</th>"
        "<th>acquire p50 / p99</th><th>ops/s</th><th>report</th></tr>\n";
@@ -519,7 +512,28 @@ std::string RenderSuiteIndex(const SuiteRecord& suite) {
     }
     h << "</td></tr>\n";
   }
-  h << "</table>\n</body></html>\n";
+  h << "</table>\n";
+}
+
+}  // namespace
+
+std::string RenderSuiteIndex(const SuiteRecord& suite) {
+  std::ostringstream h;
+  std::vector<int> codes;
+  for (const auto& r : suite.runs) codes.push_back(r.exit_code);
+  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>suite "
+    << HtmlEscape(suite.name) << "</title>" << IndexPageStyle() << "</head><body>\n"
+    << "<h1>suite " << HtmlEscape(suite.name) << "</h1>\n";
+  if (!suite.description.empty()) h << "<p>" << HtmlEscape(suite.description) << "</p>\n";
+  h << "<p>" << suite.runs.size() << " of " << suite.planned_runs << " runs, seed "
+    << suite.seed << ", exit code " << WorstExitCode(codes) << "</p>\n";
+  if (!suite.interrupted.empty()) {
+    h << "<p class=\"unknown\">interrupted: " << HtmlEscape(suite.interrupted) << "</p>\n";
+  }
+  ComparisonTable(suite, h);
+  CellsTable(suite, h);
+  RunsTable(suite, h);
+  h << "</body></html>\n";
   return h.str();
 }
 

@@ -23,6 +23,7 @@
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
+#include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
 
 namespace locksmith {
@@ -185,10 +186,12 @@ TEST(BrowserIntegrationTest, AFaultyRunsReportTellsTheDoubleHoldersStory) {
                    {{"process", 1}, {"acquire", OpRef(h[9])}, {"release", OpRef(h[11])}}}},
       {"overlap_ns", {2'600'000'000, 3'200'000'000}},
       {"ops", {OpRef(h[4]), OpRef(h[9])}}};
+  // With the fault descriptions a run writes into results.json.
   const nlohmann::json results = {
       {"valid", false},
       {"anomalies", {anomaly}},
-      {"stats", {{"double-holder", {{"valid", false}, {"stats", {{"double_holders", 1}}}}}}}};
+      {"stats", {{"double-holder", {{"valid", false}, {"stats", {{"double_holders", 1}}}}}}},
+      {"fault_descriptions", DescribeFaults(h)}};
   const std::string report = dir.path() + "/report.html";
   ASSERT_TRUE(WriteHtmlReport(h, results, {{"backend", "redis"}}, report).ok());
 

@@ -122,7 +122,7 @@ done
 for n in n1 n2 n3 n4 n5; do
   left=$("${compose[@]}" exec -T "$n" sh -c '
     ps -eo args | grep -E "^[^ ]*(redis-server|redis-sentinel|java)" | grep -v grep
-    ls -A /var/tmp/locksmith 2>/dev/null
+    ls -A /var/lib/locksmith 2>/dev/null
     iptables-save 2>/dev/null | grep -- "LSM-"' || true)
   [[ -z "$left" ]] || fail "left on $n: $left"
 done

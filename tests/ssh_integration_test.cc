@@ -3,8 +3,9 @@
 // single-Redis backend through the ssh provider get the verdicts the local
 // provider gets; after teardown nothing of the run is left on the nodes
 // (processes, rules, files) or on the controller (control connections);
-// bad input gives one clear line; `locksmith cleanup --provider ssh`
-// removes what a SIGKILLed run left. Root only.
+// bad input, and a base directory another user made on a node, give one
+// clear line; `locksmith cleanup --provider ssh` removes what a SIGKILLed
+// run left. Root only.
 #include <signal.h>
 #include <unistd.h>
 
@@ -71,7 +72,6 @@ class SshProviderTest : public ::testing::Test {
     for (size_t i = 0; i < nodes_->Addresses().size(); ++i) {
       for (const auto& stray : nodes_->Strays(i)) ADD_FAILURE() << "node " << i << ": " << stray;
     }
-    EXPECT_FALSE(fs::exists(std::string(kSshBaseDir) + "/" + tag));
     for (const auto& l : ControlLeftovers(tag)) ADD_FAILURE() << "left: " << l;
   }
 
@@ -101,8 +101,11 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
     const std::string tag = RunTag(ssh.run);
     ASSERT_FALSE(tag.empty()) << ssh.out;
     ExpectNodesClean(tag);
-    // The node's files came back into the run directory.
-    EXPECT_TRUE(fs::exists(ssh.run + "/nodes/n1/redis.conf")) << ssh.run;
+    // The node's files came back into the run directory, without the
+    // server's password.
+    EXPECT_NE(ReadText(ssh.run + "/nodes/n1/redis.conf").find("requirepass \"<redacted>\""),
+              std::string::npos)
+        << ssh.run;
     bool has_log = false;
     for (const auto& e : fs::directory_iterator(ssh.run + "/nodes/n1")) {
       has_log |= e.path().extension() == ".log";
@@ -196,6 +199,52 @@ TEST_F(SshProviderTest, AMissingPackageThatAptCannotInstallIsOneLine) {
   EXPECT_EQ(cluster.error().find('\n'), std::string::npos) << cluster.error();
 }
 
+// Root writes the servers' configs, the clock shim library and pid files
+// into the base directory: one another user made first (and so may change)
+// is refused before anything is written there, by a run and by cleanup.
+TEST_F(SshProviderTest, ABaseDirectoryAnotherUserMadeIsRefusedInOneLine) {
+  const std::string base = kSshBaseDir;
+  for (const auto& [i, plant] : std::vector<std::pair<size_t, std::vector<std::string>>>{
+           {0, {"chown", "65534:65534", base}}, {1, {"chmod", "0777", base}}}) {
+    auto planted = nodes_->OnNode(i, plant);
+    ASSERT_TRUE(planted.ok() && planted->exit_code == 0)
+        << (planted.ok() ? planted->output : planted.error());
+  }
+  const std::vector<std::pair<std::string, std::string>> planted = {
+      {nodes_->Addresses()[0], base + " is owned by uid 65534 with mode 700, not by root"},
+      {nodes_->Addresses()[1], base + " is owned by uid 0 with mode 777, not by root"}};
+  for (const auto& [node, line] : planted) {
+    TempDir dir;
+    std::string out;
+    EXPECT_EQ(RunLocksmith(dir.path(),
+                           {"run", "--store", "store", "--time-limit", "2", "--provider", "ssh",
+                            "--nodes", node, "--ssh-key", nodes_->Key(), "--ssh-known-hosts",
+                            nodes_->KnownHosts()},
+                           seconds(60), &out),
+              255)
+        << out;
+    const std::string refusal = "node " + node + ": " + line;
+    const size_t at = out.find(refusal);
+    ASSERT_NE(at, std::string::npos) << out;
+    EXPECT_EQ(out.substr(at, out.find('\n', at) - at),
+              refusal + " with mode 0700 (another user may have made it): remove it and run again")
+        << out;
+    EXPECT_EQ(RunLocksmith(dir.path(),
+                           {"cleanup", "--provider", "ssh", "--nodes", node, "--ssh-key",
+                            nodes_->Key(), "--ssh-known-hosts", nodes_->KnownHosts()},
+                           seconds(60), &out),
+              255)
+        << out;
+    EXPECT_NE(out.find(line), std::string::npos) << out;
+  }
+  // Nothing was written into the planted directories.
+  for (size_t i : {0, 1}) {
+    auto files = nodes_->OnNode(i, {"ls", "-A", base});
+    ASSERT_TRUE(files.ok());
+    EXPECT_EQ(files->output, "") << "node " << i;
+  }
+}
+
 TEST_F(SshProviderTest, CleanupRemovesWhatAKilledRunLeftOnTheNodes) {
   TempDir dir;
   LocksmithProcess run(dir.path(), Ssh({"run", "--store", "store", "--time-limit", "30",
@@ -213,7 +262,8 @@ TEST_F(SshProviderTest, CleanupRemovesWhatAKilledRunLeftOnTheNodes) {
   ASSERT_FALSE(tag.empty());
   run.Signal(SIGKILL);
   (void)run.Wait(seconds(10));
-  ASSERT_TRUE(fs::exists(std::string(kSshBaseDir) + "/" + tag));
+  auto left = nodes_->OnNode(0, {"test", "-d", std::string(kSshBaseDir) + "/" + tag});
+  ASSERT_TRUE(left.ok() && left->exit_code == 0) << "the killed run left no directory on n1";
   std::string out;
   EXPECT_EQ(RunLocksmith(dir.path(),
                          {"cleanup", "--provider", "ssh", "--nodes", nodes_->NodesFlag(),

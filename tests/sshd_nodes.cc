@@ -11,6 +11,7 @@
 #include "cluster/local_host.h"
 #include "cluster/process_supervisor.h"
 #include "cluster/ssh_command.h"
+#include "cluster/ssh_host.h"
 #include "cluster/ssh_process.h"
 
 namespace locksmith::testing {
@@ -61,6 +62,12 @@ Result<std::unique_ptr<SshdNodes>> SshdNodes::Start(int count, const std::string
   std::ofstream(dir + "/empty_bashrc").close();
   std::error_code ec;
   fs::create_directories("/run/sshd", ec);  // sshd's privilege separation directory
+  // The mount point of the nodes' own base directories: what a real run on
+  // this machine would make (root, 0700), never used by the nodes.
+  if (!fs::exists(kSshBaseDir, ec) && !fs::create_directory(kSshBaseDir, ec)) {
+    return Error{std::string("cannot create ") + kSshBaseDir + ": " + ec.message()};
+  }
+  fs::permissions(kSshBaseDir, fs::perms::owner_all, fs::perm_options::replace, ec);
   LocalClusterOptions options;
   for (int i = 1; i <= count; ++i) options.node_names.push_back("s" + std::to_string(i));
   options.nodes_dir = dir + "/sshd-nodes";
@@ -73,12 +80,15 @@ Result<std::unique_ptr<SshdNodes>> SshdNodes::Start(int count, const std::string
     // sshd runs the remote commands through root's login shell, which
     // (bash) reads /root/.bashrc first: on a developer's machine that can
     // take seconds per command. In a mount namespace of its own the test's
-    // sshd sees an empty one instead; the machine's file is untouched.
+    // sshd sees an empty one instead, and a fresh base directory; the
+    // machine's files are untouched.
     ProcessSpec spec;
     spec.argv = {"unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
-                 "empty=$1; shift; if [ -f /root/.bashrc ]; then "
-                 "mount --bind \"$empty\" /root/.bashrc || exit 1; fi; exec \"$@\"",
-                 "sh", dir + "/empty_bashrc", "/usr/sbin/sshd", "-D", "-e", "-f",
+                 "empty=$1; base=$2; shift 2; if [ -f /root/.bashrc ]; then "
+                 "mount --bind \"$empty\" /root/.bashrc || exit 1; fi; "
+                 "mount -t tmpfs -o mode=0700,uid=0,gid=0 lsm-node-base \"$base\" || exit 1; "
+                 "exec \"$@\"",
+                 "sh", dir + "/empty_bashrc", kSshBaseDir, "/usr/sbin/sshd", "-D", "-e", "-f",
                  dir + "/sshd_config"};
     spec.log_path = host->PathOf("sshd.log");
     auto pid = host->Spawn(spec);
@@ -149,7 +159,19 @@ std::vector<std::string> SshdNodes::Strays(size_t i) const {
   if (rules.ok() && rules->output.find("LSM-") != std::string::npos) {
     strays.push_back("rules: " + rules->output);
   }
+  auto files = OnNode(i, {"ls", "-A", kSshBaseDir});
+  if (!files.ok() || files->exit_code != 0 || !files->output.empty()) {
+    strays.push_back(std::string("in ") + kSshBaseDir + ": " +
+                     (files.ok() ? files->output : files.error()));
+  }
   return strays;
+}
+
+Result<ExecResult> SshdNodes::OnNode(size_t i, const std::vector<std::string>& argv) const {
+  std::vector<std::string> in_node = {"nsenter", "--target", std::to_string(sshd_pids_[i]),
+                                      "--mount", "--"};
+  in_node.insert(in_node.end(), argv.begin(), argv.end());
+  return RunCommand(in_node, "", std::chrono::seconds(10));
 }
 
 }  // namespace locksmith::testing

@@ -2,9 +2,14 @@
 // cluster (network namespaces of this machine on a bridge of the test's
 // own, 198.18.x addresses; root only) whose every host runs an sshd with a
 // config, host key and authorized key generated into the test's temporary
-// directory. The machine's own sshd and firewall are never touched. The
-// destructor stops the sshds (by pid, through the local cluster) and
-// removes the namespaces and the bridge. Test-only; not thread-safe.
+// directory. Each sshd runs in a mount namespace of its own with an empty
+// tmpfs (root, mode 0700) on the provider's base directory, so every node
+// has a file system of its own there, as separate machines do, and a test
+// may plant a hostile base on one node without touching this machine's.
+// The machine's own sshd and firewall are never touched. The destructor
+// stops the sshds (by pid, through the local cluster), which ends their
+// mount namespaces, and removes the network namespaces and the bridge.
+// Test-only; not thread-safe.
 #pragma once
 
 #include <memory>
@@ -30,8 +35,12 @@ class SshdNodes {
   // --provider ssh and the flags that reach these nodes.
   std::vector<std::string> Flags() const;
   // What runs in node i's namespace besides its sshd (pids with command
-  // lines, zombies left out), and the node's iptables rules naming LSM-.
+  // lines, zombies left out), the node's iptables rules naming LSM-, and
+  // what its base directory holds.
   std::vector<std::string> Strays(size_t i) const;
+  // Runs `argv` in node i's mount namespace (its own base directory) as
+  // root, to inspect the node's files or plant some.
+  Result<ExecResult> OnNode(size_t i, const std::vector<std::string>& argv) const;
 
  private:
   SshdNodes() = default;
