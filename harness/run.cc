@@ -511,7 +511,8 @@ int RecheckRun(const std::string& run_dir, std::ostream& out, uint64_t max_histo
   // The stored config names the workload, hence the checkers.
   auto config_json = ReadJsonFile(run_dir + "/config.json");
   RunConfig config;
-  Status loaded = config_json ? MergeRunConfigJson(*config_json, config) : Error{config_json.error()};
+  Status loaded =
+      config_json ? MergeRunConfigJson(*config_json, config) : Error{config_json.error()};
   if (!loaded) return bad_input(run_dir + " is not a run directory: " + loaded.error());
   // A run still going rewrites these files itself when it ends; re-judging
   // it now would hand readers a verdict on part of it, then replace it.

@@ -300,7 +300,8 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   for (const auto& [key, value] : j.items()) {
     if (key == "seed" || common.Find(key) != nullptr) continue;
     if (std::none_of(ModuleKeys().begin(), ModuleKeys().end(),
-                     [&](const ModuleKey& m) { return m.spec.key == key; })) {
+                     // An init-capture: clang 14 (the fuzz build) captures no binding.
+                     [&key = key](const ModuleKey& m) { return m.spec.key == key; })) {
       return Error{"unknown config key " + QuoteInput(key)};
     }
   }
@@ -321,7 +322,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   for (const auto& [key, value] : j.items()) {
     if (key == "seed" || common.Find(key) != nullptr) continue;
     if (std::any_of(chosen.begin(), chosen.end(),
-                    [&](ModuleOptions* o) { return o->set().Find(key) != nullptr; })) {
+                    [&key = key](ModuleOptions* o) { return o->set().Find(key) != nullptr; })) {
       c.unused_keys.erase(key);  // a later value wins over one kept aside
       continue;
     }

@@ -218,6 +218,11 @@ TEST(HostileInputTest, OnlyRegularFilesAreRead) {
   EXPECT_EQ(Locksmith({"report", run.dir()}, &out), 254) << out;
   EXPECT_NE(out.find("history.jsonl is not a regular file"), std::string::npos) << out;
   EXPECT_EQ(LineCount(out), 1) << out;
+  // The file that says whether a run is still going.
+  ASSERT_EQ(mkfifo((run.dir() + "/controller.json").c_str(), 0600), 0);
+  EXPECT_EQ(Locksmith({"check", run.dir()}, &out), 254) << out;
+  EXPECT_NE(out.find("controller.json is not a regular file"), std::string::npos) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
 }
 
 TEST(HostileInputTest, AHistoryLargerThanTheLimitIsRefusedUnlessRaised) {
@@ -274,7 +279,8 @@ TEST(HostileInputTest, ABadEdnFormIsQuotedShort) {
   EXPECT_EQ(Locksmith({"check", file, "--model", "register"}, &out), 254) << out.substr(0, 500);
   EXPECT_EQ(LineCount(out), 1) << out.substr(0, 500);
   EXPECT_LT(out.size(), 400u) << out.substr(0, 500);
-  EXPECT_NE(out.find(":1: expected an op map, got \"xxxx"), std::string::npos) << out.substr(0, 500);
+  EXPECT_NE(out.find(":1: expected an op map, got \"xxxx"), std::string::npos)
+      << out.substr(0, 500);
 }
 
 }  // namespace

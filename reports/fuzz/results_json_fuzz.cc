@@ -16,19 +16,31 @@
 
 namespace {
 
-// Sixteen lock ops of three processes, so that the op references of the
-// seeds' anomalies (indices 0 to 15) resolve and the report draws stories.
+// Sixteen ops: a kill window (begun at 0, ended at 14, by the nemesis)
+// around lock ops of three processes, so that the op references of the
+// seeds' anomalies and fault descriptions (indices 0 to 15) resolve and the
+// report draws stories and fault lanes.
 const locksmith::History& SampleHistory() {
   static const locksmith::History history = [] {
+    using locksmith::Op;
+    using locksmith::OpType;
     locksmith::History h;
     for (int64_t i = 0; i < 16; ++i) {
-      locksmith::Op op;
+      Op op;
       op.index = i;
       op.time = 1000 * (i + 1);
-      op.process = (i / 2) % 3;
-      op.type = i % 2 ? locksmith::OpType::kOk : locksmith::OpType::kInvoke;
-      op.f = (i / 6) % 2 ? "release" : "acquire";
-      op.key = "lock-0";
+      op.type = i % 2 ? OpType::kOk : OpType::kInvoke;
+      if (i < 2 || i >= 14) {
+        op.process = locksmith::kNemesisProcess;
+        op.type = i % 2 ? OpType::kInfo : OpType::kInvoke;
+        op.f = i < 2 ? "kill" : "restart";
+        op.value = {{"node", "n1"}};
+        if (i % 2 == 0) op.fault = locksmith::FaultMark{0, "kill", i < 2}.ToJson();
+      } else {
+        op.process = (i / 2) % 3;
+        op.f = (i / 6) % 2 ? "release" : "acquire";
+        op.key = "lock-0";
+      }
       h.push_back(op);
     }
     return h;
