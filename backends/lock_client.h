@@ -21,11 +21,20 @@ namespace locksmith {
 
 enum class Outcome { kOk, kFail, kUnknown };
 
+// The error of an acquire the service refused because another client holds
+// the lock (AcquireResult::busy).
+inline constexpr char kHeldByAnother[] = "held by another client";
+
 struct AcquireResult {
   Outcome outcome = Outcome::kUnknown;
   std::string token;             // set when ok (and when unknown: the token tried)
   std::optional<int64_t> fence;  // fencing token, where the backend has one
   int64_t validity_ms = 0;       // lease left by the client's own reckoning
+  // The lock lasts as long as the client's session, not a lease (ZooKeeper:
+  // the lock node goes when the session expires): valid until the client
+  // reports it lost, and validity_ms is only what the session was sure to
+  // last at the grant.
+  bool session_lease = false;
   std::string error;             // why fail / unknown
   // What the backend can say about the acquire beyond the fields above
   // (Redlock: the masters that granted it): an object whose entries join the
@@ -34,6 +43,10 @@ struct AcquireResult {
   // The client died at its crash point (SetCrashPoint): it sent nothing
   // more and dropped its connections; the outcome is kUnknown.
   bool crashed = false;
+  // kFail because the service answered that the lock is taken (another
+  // holds it, or it stayed taken for the whole wait), as opposed to a fail
+  // for want of an answer (nothing sent, no master, not connected).
+  bool busy = false;
 };
 
 struct ReleaseResult {
@@ -66,6 +79,9 @@ struct LockEvent {
   Outcome outcome = Outcome::kOk;
   int64_t validity_ms = 0;  // kRenewed ok: lease left from now
   std::string error;        // why fail / unknown / lost
+  // kLost: how long before this report the client was cut off from the
+  // service (from then on its lock was in doubt); -1 when it cannot tell.
+  int64_t cut_off_ms = -1;
 };
 // Called on the client's executor, never after Release of that key began or
 // after Close.
@@ -138,6 +154,12 @@ class LockClient {
   // applies the wall-clock step it returns to its own wall clock. A client
   // without one ignores it. Set before the first Acquire.
   virtual void SetInFlightPausePoint(InFlightPausePoint point) { (void)point; }
+  // How long a blocking client (one that queues for a held lock, as the
+  // ZooKeeper recipes do) waits in its next Acquire for the lock to come
+  // its turn: the longer of `wait` and its own client timeout. A try-lock
+  // client (one request, a definite no when the lock is held) ignores it:
+  // the workload retries those itself within the same wait.
+  virtual void SetAcquireWait(std::chrono::milliseconds wait) { (void)wait; }
   // Extends the lease of the lock `token` holds on `key` to `lease` from
   // now, only while `token` still holds it (an owner-checked extend): what a
   // watchdog calls. May run while another call of the same client is in

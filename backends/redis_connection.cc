@@ -4,14 +4,14 @@
 #include <vector>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+
+#include "backends/task_group.h"
 
 namespace locksmith {
 
@@ -172,7 +172,9 @@ class RedisConnection::Impl : public std::enable_shared_from_this<RedisConnectio
     state_ = State::kConnecting;
     connect_deadline_ = Clock::now() + options_.connect_timeout;
     ArmTimer(connect_deadline_);
-    asio::co_spawn(executor_, ConnectAndRead(shared_from_this(), generation_), asio::detached);
+    // What the read loop throws (an on_message handler, say) fails the run.
+    BackgroundTasks(executor_).Spawn("redis connection to " + Where(),
+                                     ConnectAndRead(shared_from_this(), generation_));
   }
 
   // Opens the socket bound to the endpoint's source address, if it has one

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <exception>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include "backends/task_group.h"
 #include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
 
@@ -269,6 +271,40 @@ TEST(RedisConnectionTest, CloseCompletesPendingAsClosedAndLaterCallsAsNotSent) {
   });
   EXPECT_EQ(pending.error, RedisCallError::kClosed);
   EXPECT_EQ(after.error, RedisCallError::kNotSent);
+}
+
+
+// A subscribed connection's message handler that throws ends the read loop
+// with the exception: it is the io_context's background failure (the run
+// fails with it), not a connection that silently stops reading.
+TEST(RedisConnectionTest, AThrowInTheReadLoopReachesTheBackgroundTasks) {
+  asio::io_context ioc;
+  FakeRedisServer server(ioc.get_executor(), [](const FakeRedisServer::Command&) {
+    // The SUBSCRIBE's confirmation, then a message on the channel.
+    return Reply("*3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n"
+                 "*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$5\r\nhello\r\n");
+  });
+  const uint16_t port = server.port();
+  RedisConnectionOptions o = Options(port);
+  o.on_message = [](const RedisReply&) { throw std::runtime_error("handler broke"); };
+  RedisConnection conn(ioc.get_executor(), o);
+  TaskGroup& background = BackgroundTasks(ioc.get_executor());
+  RedisResponse subscribed;
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
+    constexpr std::array<std::string_view, 2> kSubscribe{"SUBSCRIBE", "ch"};
+    subscribed = co_await conn.Command(kSubscribe, In(milliseconds(5000)));
+    asio::steady_timer t(co_await asio::this_coro::executor);
+    for (int i = 0; i < 200 && !background.failed(); ++i) {
+      t.expires_after(milliseconds(5));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    conn.Close();
+    server.Stop();
+  });
+  EXPECT_TRUE(subscribed.ok()) << subscribed.message;
+  ASSERT_TRUE(background.failed());
+  EXPECT_EQ(*background.failure(),
+            "redis connection to 127.0.0.1:" + std::to_string(port) + ": handler broke");
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ Outcome AcquireOutcome(const RedisResponse& response, std::string* why) {
   if (TransportOrErrorOutcome(response, why, &outcome)) return outcome;
   if (response.reply.IsStatus("OK")) return Outcome::kOk;
   if (response.reply.type == RedisReply::Type::kNil) {
-    *why = "held by another client";
+    *why = kHeldByAnother;
     return Outcome::kFail;
   }
   *why = "unexpected reply to SET: " + response.reply.Describe();
@@ -137,6 +137,7 @@ boost::asio::awaitable<AcquireResult> RedisLockClient::Acquire(const std::string
   const int64_t elapsed_ms = CeilMillis(Clock::now() - start);
 
   result.outcome = outcome;
+  result.busy = outcome == Outcome::kFail && result.error == kHeldByAnother;
   if (result.outcome != Outcome::kFail) {
     result.token = std::move(token);
     result.validity_ms = lease.count() - elapsed_ms;
@@ -180,7 +181,7 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
           co_return Outcome::kOk;
         }
         if (r.reply.type == RedisReply::Type::kNil) {
-          result.error = "held by another client";
+          result.error = kHeldByAnother;
           co_return Outcome::kFail;
         }
         result.error = "unexpected reply to the fenced acquire: " + r.reply.Describe();
@@ -203,7 +204,7 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         co_return Outcome::kFail;
       }
       if (g.reply.type != RedisReply::Type::kNil) {
-        result.error = "held by another client";
+        result.error = kHeldByAnother;
         co_return Outcome::kFail;
       }
       const std::array<std::string_view, 5> set{"SET", key, token, "PX", lease_ms};
@@ -219,7 +220,7 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
         co_return Outcome::kUnknown;
       }
       if (r.reply.integer == 0) {
-        result.error = "held by another client";
+        result.error = kHeldByAnother;
         co_return Outcome::kFail;
       }
       // The key is ours and has no TTL until this second command lands: a

@@ -8,6 +8,7 @@
 #include <exception>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "backends/task_group.h"
 #include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
 #include "backends/watchdog_lock_client.h"
@@ -332,6 +334,33 @@ TEST_F(RedisLockClientFakeTest, TheWatchdogRetriesUnansweredRenewalsAndReportsAL
   EXPECT_EQ(renewals, 3);  // none after the loss
   EXPECT_EQ(w.watched(), 0u);
   EXPECT_EQ(w.Counters()["locks_lost"], 1);
+}
+
+// What a renewal throws (here the sink recording its event) is not lost: it
+// is the io_context's background failure, which fails the run.
+TEST_F(RedisLockClientFakeTest, AThrowInTheWatchdogsRenewalsReachesTheBackgroundTasks) {
+  FakeRedisServer server(ioc_.get_executor(), [&](const FakeRedisServer::Command& c) {
+    if (c[0] == "EVAL" || c[0] == "EVALSHA") return FakeRedisServer::Action{":1\r\n"};
+    return FakeRedisServer::Action{"+OK\r\n"};
+  });
+  WatchdogLockClient w(ioc_.get_executor(),
+                       std::make_unique<RedisLockClient>(ioc_.get_executor(),
+                                                         Options(server.port()), 1));
+  w.SetEventSink([](LockEvent) { throw std::runtime_error("the history is full"); });
+  TaskGroup& background = BackgroundTasks(ioc_.get_executor());
+  testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
+    AcquireResult r = co_await w.Acquire("k", milliseconds(30));
+    EXPECT_EQ(r.outcome, Outcome::kOk) << r.error;
+    asio::steady_timer t(ioc_);
+    for (int i = 0; i < 200 && !background.failed(); ++i) {
+      t.expires_after(milliseconds(5));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    w.Close();
+    server.Stop();
+  });
+  ASSERT_TRUE(background.failed());
+  EXPECT_EQ(*background.failure(), "watchdog of k: the history is full");
 }
 
 }  // namespace

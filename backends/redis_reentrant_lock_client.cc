@@ -55,7 +55,8 @@ boost::asio::awaitable<AcquireResult> RedisReentrantLockClient::Acquire(
     result.outcome = Outcome::kOk;
   } else if (r.reply.type == RedisReply::Type::kInteger) {
     result.outcome = Outcome::kFail;
-    result.error = "held by another client";
+    result.error = kHeldByAnother;
+    result.busy = true;
     result.detail = {{"pttl_ms", r.reply.integer}};
   } else {
     result.outcome = Outcome::kUnknown;

@@ -223,9 +223,11 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
   std::vector<RedlockSetReply> set;
   std::vector<std::string> granted, in_doubt;
   std::string refusals;
+  bool held_by_another = false;  // some master answered that the lock is taken
   for (size_t i = 0; i < responses.size(); ++i) {
     std::string why;
     set.push_back(ClassifyRedlockSet(responses[i], &why));
+    held_by_another = held_by_another || why == kHeldByAnother;
     const std::string& name = options_.masters[i].name;
     if (set.back() == RedlockSetReply::kGranted) granted.push_back(name);
     if (set.back() == RedlockSetReply::kInDoubt) in_doubt.push_back(name);
@@ -253,6 +255,7 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
   std::string unlock_why;
   const std::vector<RedlockUnlockReply> unlock = co_await UnlockAll(key, token, &unlock_why);
   result.outcome = RedlockFailedAcquireOutcome(set, unlock);
+  result.busy = result.outcome == Outcome::kFail && held_by_another;
   const int quorum = RedlockQuorum(static_cast<int>(set.size()));
   if (static_cast<int>(granted.size()) >= quorum) {
     result.error = "granted by " + JoinedOrNone(granted) + " but validity " +

@@ -15,6 +15,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "backends/redis_lock_client.h"
+#include "backends/task_group.h"
 #include "backends/testing/fake_redis_server.h"
 #include "backends/testing/run_coroutine.h"
 
@@ -143,6 +144,39 @@ TEST(SentinelMasterFinderTest, AsksTheNextSentinelWhenOneIsDown) {
     finder.Close();
     sentinel.server.Stop();
   });
+}
+
+// The +switch-master subscription runs among the io_context's background
+// tasks (so what it throws would fail the run), beside its connection's read
+// loop, until Close.
+TEST(SentinelMasterFinderTest, TheWatchIsABackgroundTaskUntilClosed) {
+  asio::io_context io;
+  FakeSentinel sentinel(io);
+  sentinel.push = true;
+  SentinelMasterFinderOptions o{{{"127.0.0.1", sentinel.server.port(), "pw"}}, "ls", "pw"};
+  o.watch_ping = milliseconds(5);
+  SentinelMasterFinder finder(io.get_executor(), o);
+  const TaskGroup& background = BackgroundTasks(io.get_executor());
+  size_t while_watching = 0;
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    finder.Watch();
+    asio::steady_timer t(io);
+    for (int i = 0; i < 400 && finder.switches() == 0; ++i) {
+      t.expires_after(milliseconds(5));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    while_watching = background.running();
+    finder.Close();
+    for (int i = 0; i < 400 && background.running() > 0; ++i) {
+      t.expires_after(milliseconds(5));
+      co_await t.async_wait(asio::use_awaitable);
+    }
+    sentinel.server.Stop();
+  });
+  EXPECT_EQ(finder.switches(), 1u);
+  EXPECT_EQ(while_watching, 2u);  // the watch loop and its connection's read loop
+  EXPECT_EQ(background.running(), 0u);
+  EXPECT_FALSE(background.failed());
 }
 
 TEST(SentinelLockClientTest, FollowsTheSentinelsAnswerAfterReadonly) {

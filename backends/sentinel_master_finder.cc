@@ -4,11 +4,11 @@
 #include <charconv>
 #include <sstream>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include "backends/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -99,7 +99,8 @@ asio::awaitable<Result<RedisEndpoint>> SentinelMasterFinder::Ask(Clock::time_poi
 void SentinelMasterFinder::Watch() {
   if (state_->watching || state_->closed || state_->options.sentinels.empty()) return;
   state_->watching = true;
-  asio::co_spawn(state_->executor, WatchLoop(state_), asio::detached);
+  BackgroundTasks(state_->executor)
+      .Spawn("sentinel watch of " + state_->options.master_name, WatchLoop(state_));
 }
 
 asio::awaitable<void> SentinelMasterFinder::WatchLoop(std::shared_ptr<State> s) {

@@ -1,10 +1,10 @@
 #include "backends/watchdog_lock_client.h"
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include "backends/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -53,7 +53,8 @@ asio::awaitable<AcquireResult> WatchdogLockClient::Acquire(const std::string& ke
   Stop(key);  // a watch left over from an earlier hold of the key
   auto watch = std::make_shared<Watch>(state->executor, key, r.token, lease);
   state->watches[key] = watch;
-  asio::co_spawn(state->executor, Renew(state, watch), asio::detached);
+  // What a renewal throws (the event sink's recording, say) fails the run.
+  BackgroundTasks(state->executor).Spawn("watchdog of " + key, Renew(state, watch));
   co_return r;
 }
 

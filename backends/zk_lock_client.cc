@@ -201,6 +201,9 @@ void ZkLockClient::OnSessionEvent() {
 void ZkLockClient::ReportLostLocks() {
   if (closed_ || paused_ || !sink_) return;
   const std::string lost = LockLostReason();
+  // Since when the session has been cut off: the locks of this session were
+  // in doubt from then on (the cut that ended in their loss).
+  const auto since = session_.suspended_since();
   std::vector<LockEvent> events;
   for (auto it = held_.begin(); it != held_.end();) {
     const bool old_session = it->second.generation != session_.generation();
@@ -214,6 +217,7 @@ void ZkLockClient::ReportLostLocks() {
     if (!old_session) Abandon(it->second, it->first);
     events.push_back(LockEvent{LockEvent::Kind::kLost, it->second.key, it->first, Outcome::kOk, 0,
                                old_session ? "lock lost: the session expired" : lost});
+    if (!old_session && since) events.back().cut_off_ms = MsSince(*since);
     it = held_.erase(it);
   }
   for (LockEvent& e : events) {
@@ -291,7 +295,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireMode(const std::string& key,
                                                          milliseconds lease, bool shared) {
   if (closed_) co_return Failed(Outcome::kFail, "", "the client is closed");
   if (Status s = session_.ReopenIfExpired(); !s) co_return Failed(Outcome::kFail, "", s.error());
-  const auto deadline = Clock::now() + options_.timeout;
+  const auto deadline = Clock::now() + std::max(options_.timeout, acquire_wait_);
   if (!co_await session_.WaitConnected(deadline)) {
     co_return Failed(Outcome::kFail, "", "not connected to the ensemble (nothing sent)");
   }
@@ -315,6 +319,7 @@ asio::awaitable<AcquireResult> ZkLockClient::GiveUp(const AcquireResult& given_u
   if (session_.expired()) {
     // The server removed every ephemeral node of the session.
     result.outcome = Outcome::kFail;
+    result.busy = false;  // no answer on the lock: the session ended
     result.error += "; the session expired: no node of ours is left";
     co_return result;
   }
@@ -451,6 +456,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AwaitTurn(const std::string& parent
       ok.token = guid;
       ok.fence = node.czxid;
       ok.validity_ms = ValidityMs(lease, proof_sent);
+      ok.session_lease = true;
       held_[guid] = {node.path, session_.generation(), key};
       co_return ok;
     }
@@ -465,7 +471,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AwaitTurn(const std::string& parent
     }
     co_await session_.WaitForEvent(deadline, seen);
     if (Clock::now() >= deadline) {
-      const AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
+      AcquireResult r = Failed(Outcome::kUnknown, guid, "the lock stayed taken");
+      r.busy = true;  // told a fail when GiveUp removes our node
       co_return co_await GiveUp(r, parent, guid, node.path);
     }
   }
@@ -484,7 +491,8 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
   while (true) {
     if (Clock::now() >= deadline) {
       const Outcome o = maybe_made ? Outcome::kUnknown : Outcome::kFail;
-      const AcquireResult r = Failed(o, token, "the lock stayed taken");
+      AcquireResult r = Failed(o, token, "the lock stayed taken");
+      r.busy = true;
       const std::string leftover = maybe_made ? node : kNone;
       co_return co_await GiveUp(r, node, token, leftover);
     }
@@ -522,6 +530,7 @@ asio::awaitable<AcquireResult> ZkLockClient::AcquireNaive(const std::string& key
     ok.token = token;
     ok.fence = ours->czxid;
     ok.validity_ms = ValidityMs(lease, proof_sent);
+    ok.session_lease = true;
     held_[token] = {node, session_.generation(), key};
     co_return ok;
   }

@@ -30,18 +30,20 @@
 // earlier node blocks differ (ZkBlockerOf).
 //
 // The fence is the lock node's czxid (not the sequence suffix, which starts
-// again when the parent is recreated). validity_ms = min(lease, negotiated
-// session timeout - time since the request that proved the lock was sent):
-// the server cannot expire the session, and delete the node, earlier than a
-// session timeout after it last heard from the client. ZooKeeper itself has
-// no lease: the node stays until released or until the session expires.
+// again when the parent is recreated). ZooKeeper has no lease: the node
+// stays until released or until the session expires, so an ok acquire says
+// session_lease (the lock is valid until the client reports it lost), and
+// its validity_ms is only what the session is sure to last: min(lease,
+// negotiated session timeout - time since the request that proved the lock
+// was sent), as the server cannot expire the session, and delete the node,
+// earlier than a session timeout after it last heard from the client.
 //
-// Acquire waits for the lock up to `timeout` (the run's client timeout);
-// then it gives up and removes its own node within a second `timeout`.
+// Acquire waits for the lock up to `timeout` (the run's client timeout), or
+// the acquire wait (SetAcquireWait) when that is longer; then it gives up and removes its own node within a second `timeout`.
 // Outcome table:
 //   our node is the lowest child / the naive node was created        ok
 //   not connected before the deadline (nothing sent)                  fail
-//   gave up waiting, our node deleted (or certainly never made)       fail
+//   gave up waiting, our node deleted (or certainly never made)       fail, busy
 //   gave up waiting, our node's create or delete has an unknown
 //     fate (no reply, connection loss)                                unknown
 //   the session expired while waiting (the server removed our node)   fail
@@ -62,7 +64,9 @@
 // timer from the moment it was cut off), each lock it holds is reported
 // lost to the event sink (LockEvent::kLost, once per lock, as the redis
 // watchdog client reports a failed renewal), which the workload records as a
-// lock-lost op. While paused (SetPaused) nothing is reported, as a stopped
+// lock-lost op; the report says how long before it the session was cut off
+// from the ensemble (LockEvent::cut_off_ms: the lock was in doubt from
+// then). While paused (SetPaused) nothing is reported, as a stopped
 // process notices nothing; the loss is reported when it goes on. A lock
 // reported lost is forgotten (its Release fails: not held), and its node,
 // should the server not have expired the session after all, is deleted by
@@ -158,6 +162,9 @@ class ZkLockClient final : public LockClient {
   // Going on reports the locks lost meanwhile.
   void SetPaused(bool paused) override;
   void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
+  // The wait of the next acquires for their turn: the longer of `wait` and
+  // the client timeout (the recipes block: they queue for the lock).
+  void SetAcquireWait(std::chrono::milliseconds wait) override { acquire_wait_ = wait; }
 
   // Node watch events this client received (each wake of a waiter).
   int64_t watch_events() const { return session_.watch_events(); }
@@ -228,6 +235,7 @@ class ZkLockClient final : public LockClient {
   void ReportLostLocks();
 
   ZkLockClientOptions options_;
+  std::chrono::milliseconds acquire_wait_{0};  // SetAcquireWait
   ZkRecipe recipe_;
   TcpRelay relay_;  // the session talks to the peers through it
   ZkSession session_;

@@ -3,7 +3,10 @@
 // that completed; it is available when it completed ok, answered when it
 // completed ok or fail (a definite no: the lock was held by another, or the
 // request was never sent, e.g. connection refused), in doubt when info
-// (the service did not answer in time: an outage, not contention). Attempts are
+// (the service did not answer in time: an outage, not contention); of the
+// fails, unanswered when the acquire says its wait ended with no answer on
+// the lock ("gave_up": "unanswered": nothing sent, no master), rather than
+// the lock staying busy ("busy"). Attempts are
 // counted inside fault windows (invoked while some window was open: from its
 // begin op's invoke to its end op's completion, or to the history's end when
 // the run was cut short) and outside. Per window: its family, begin and end

@@ -10,11 +10,12 @@ constexpr int64_t kMs = 1'000'000;
 // A history written op by op, times in ms.
 class Ops {
  public:
-  Ops& Client(int64_t process, int64_t at_ms, int64_t done_ms, OpType outcome) {
+  Ops& Client(int64_t process, int64_t at_ms, int64_t done_ms, OpType outcome,
+              nlohmann::json value = nullptr) {
     Add({.time = at_ms * kMs, .process = process, .type = OpType::kInvoke, .f = "acquire",
          .key = "k"});
     pending_.push_back({.time = done_ms * kMs, .process = process, .type = outcome,
-                        .f = "acquire", .key = "k"});
+                        .f = "acquire", .key = "k", .value = std::move(value)});
     return *this;
   }
   Ops& Fault(int64_t window, bool begins, OpType type, int64_t at_ms,
@@ -96,6 +97,32 @@ TEST(AvailabilityCheckerTest, NoFaultsNoAcquires) {
   EXPECT_EQ(r.valid, Validity::kTrue);
   EXPECT_TRUE(r.stats["windows"].empty());
   EXPECT_EQ(r.stats["outside_faults"]["attempts"], 0);
+}
+
+// A failed acquire says why its wait ended: with no answer on the lock
+// (an outage) or with the lock still busy (contention); only the first
+// counts as unanswered.
+TEST(AvailabilityCheckerTest, SplitsFailsThatGotNoAnswerFromABusyLock) {
+  History h = Ops()
+                  .Client(0, 10, 2010, OpType::kFail, {{"gave_up", "busy"}})
+                  .Fault(0, true, OpType::kInvoke, 3000, "kill")
+                  .Fault(0, true, OpType::kOk, 3001, "kill")
+                  .Client(1, 3100, 5100, OpType::kFail, {{"gave_up", "unanswered"}})
+                  .Client(2, 3200, 5200, OpType::kFail, {{"gave_up", "busy"}})
+                  .Client(3, 3300, 3900, OpType::kInfo)
+                  .Client(4, 3400, 3500, OpType::kOk)
+                  .Fault(0, false, OpType::kInvoke, 6000, "kill")
+                  .Fault(0, false, OpType::kOk, 6001, "kill")
+                  .Client(0, 7000, 7001, OpType::kFail)  // says nothing: not counted
+                  .Build();
+  CheckResult r = AvailabilityChecker().Check(h);
+  EXPECT_EQ(r.stats["inside_faults"]["attempts"], 4);
+  EXPECT_EQ(r.stats["inside_faults"]["unanswered"], 1);
+  EXPECT_DOUBLE_EQ(r.stats["inside_faults"]["unanswered_share"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(r.stats["inside_faults"]["in_doubt_share"].get<double>(), 0.25);
+  EXPECT_EQ(r.stats["outside_faults"]["attempts"], 2);
+  EXPECT_EQ(r.stats["outside_faults"]["unanswered"], 0);
+  EXPECT_DOUBLE_EQ(r.stats["outside_faults"]["unanswered_share"].get<double>(), 0);
 }
 
 }  // namespace

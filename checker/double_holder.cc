@@ -33,6 +33,9 @@ struct Hold {
   const Op* release_invoke = nullptr;  // null when never released
   bool certain = true;     // false: an info acquire that may not have happened
   bool shared = false;     // a read hold (rw-lock checker only)
+  // Valid while its client's session is (ZooKeeper): lease_end is kOpen
+  // until a lock-lost notice says when the client was cut off.
+  bool session_lease = false;
   // True for an info acquire proven by an ok release of its token: the lock
   // was held at some moment of [start, end] (the release's own window), not
   // necessarily throughout, since a timed-out SET may run late.
@@ -74,6 +77,7 @@ nlohmann::json HolderJson(const Hold& h, int64_t at, bool with_mode) {
   if (auto v = IntIn(h.acquire_done->value, "validity_ms")) j["validity_ms"] = *v;
   if (!h.extensions.empty()) j["renewals"] = h.extensions.size();
   if (h.lost != nullptr) j["lock_lost"] = OpRef(*h.lost);
+  if (h.session_lease) j["session_lease"] = true;
   if (!h.certain) j["possible"] = true;
   if (with_mode) j["mode"] = h.shared ? "read" : "write";
   return j;
@@ -131,6 +135,8 @@ class HoldCollector {
     if (op.f == kLockLostOp) {  // the holder knows: its hold ends here
       h->end = op.time;
       h->lost = &op;
+      // A session's lock was in doubt from the moment it was cut off.
+      if (auto cut = CutOffOf(op); cut && h->session_lease) h->lease_end = *cut;
       open_.erase({op.process, op.key});
     } else if (auto end = LeaseEndOf(op)) {
       h->extensions.push_back({op.time, *end});
@@ -155,6 +161,7 @@ class HoldCollector {
     if (done.type == OpType::kOk) {
       h.start = done.time;
       if (auto end = LeaseEndOf(done)) h.lease_end = *end;
+      h.session_lease = HasSessionLease(done);
       open_[{op.process, op.key}] = list.size();
       list.push_back(h);
       return;

@@ -22,6 +22,13 @@
 //                     restart without persistence);
 //   expired-lease-use one holder kept working past its validity (a pause):
 //                     only fencing helps.
+// A hold whose validity is its session's ("session_lease", ZooKeeper) is
+// valid until its client learns the session was cut off or lost: until the
+// cut-off its lock-lost notice names (cut_off_ms), or for as long as it is
+// held when the notice names none. So two such holds that overlap while
+// neither client had been cut off are an unsafe grant (the service granted
+// the lock twice); one whose client had been cut off, paused past its
+// session timeout, makes an expired-lease use.
 //
 // As the rw-lock checker (HoldModes::kReadWrite, named "rw-lock") it judges a
 // read-write lock by the same rules: a hold whose acquire invoke says

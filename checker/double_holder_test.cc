@@ -432,3 +432,58 @@ TEST(RwLockCheckerTest, AnInfoReaderOverlapIsOnlyPossible) {
 
 }  // namespace
 }  // namespace locksmith
+
+namespace locksmith {
+namespace {
+
+// A ZooKeeper acquire ok: valid while the session is; validity_ms is only
+// what the session was sure to last at the grant.
+void SessionAcquired(Builder& b, int64_t p, int64_t at, const std::string& token) {
+  b.Invoke(p, at - 1, "acquire", {{"lease_ms", 1000}});
+  b.Ok(p, at, "acquire", {{"token", token}, {"validity_ms", 900}, {"session_lease", true}});
+}
+
+TEST(DoubleHolderSessionTest, TwoLiveUnawareSessionsOverlappingAreAnUnsafeGrant) {
+  // Both sessions alive and never cut off, p0 holding past what its session
+  // was sure to last at the grant: the service granted the lock twice.
+  Builder b;
+  SessionAcquired(b, 0, 1, "a");
+  SessionAcquired(b, 1, 3000, "b");
+  b.Released(0, 3100, 3101, "a").Released(1, 3200, 3201, "b");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["unsafe_grants"], 1) << r.anomalies.dump();
+  EXPECT_EQ(r.stats["expired_lease_uses"], 0);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["class"], "unsafe-grant");
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["session_lease"], true);
+  EXPECT_FALSE(r.anomalies[0]["holders"][0].contains("lease_end"));
+}
+
+TEST(DoubleHolderSessionTest, AHolderWhoseSessionWasCutOffBeforeTheGrantIsAnExpiredLeaseUse) {
+  // p0's session was cut off at 1000 (it stalled past its session timeout);
+  // p1 got the lock at 2500; p0 learnt of the loss at 4000.
+  Builder b;
+  SessionAcquired(b, 0, 1, "a");
+  SessionAcquired(b, 1, 2500, "b");
+  b.Ok(0, 4000, "lock-lost", {{"token", "a"}, {"cut_off_ms", 3000}});
+  b.Released(1, 4100, 4101, "b");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["expired_lease_uses"], 1) << r.anomalies.dump();
+  EXPECT_EQ(r.stats["unsafe_grants"], 0);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["lease_end"], 1000 * kMs);
+}
+
+TEST(DoubleHolderSessionTest, ACutOffAfterTheGrantLeavesAnUnsafeGrant) {
+  // p0 was cut off only at 3000, after p1's grant at 2500: both sessions
+  // were alive and unaware when the lock was granted twice.
+  Builder b;
+  SessionAcquired(b, 0, 1, "a");
+  SessionAcquired(b, 1, 2500, "b");
+  b.Ok(0, 4000, "lock-lost", {{"token", "a"}, {"cut_off_ms", 1000}});
+  b.Released(1, 4100, 4101, "b");
+  EXPECT_EQ(Check(b).stats["unsafe_grants"], 1);
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -92,16 +92,41 @@ std::string TokenOf(const Op& op) {
   return {};
 }
 
+namespace {
+
+// Beyond this a duration is taken as unknown rather than overflow the
+// nanosecond clock (imported histories may carry anything).
+constexpr int64_t kMaxMs = int64_t{1} << 40;
+
+// value.`field` in ms when it is an integer of a sane size.
+std::optional<int64_t> MillisIn(const Op& op, const char* field) {
+  if (!op.value.is_object()) return std::nullopt;
+  auto it = op.value.find(field);
+  if (it == op.value.end() || !it->is_number_integer()) return std::nullopt;
+  const int64_t ms = it->get<int64_t>();
+  if (ms >= kMaxMs || ms <= -kMaxMs) return std::nullopt;
+  return ms;
+}
+
+}  // namespace
+
 std::optional<int64_t> LeaseEndOf(const Op& ok) {
-  // Beyond this a validity is taken as unknown rather than overflow the
-  // nanosecond clock (imported histories may carry anything).
-  constexpr int64_t kMaxLeaseMs = int64_t{1} << 40;
-  if (ok.type != OpType::kOk || !ok.value.is_object()) return std::nullopt;
-  auto it = ok.value.find("validity_ms");
-  if (it == ok.value.end() || !it->is_number_integer()) return std::nullopt;
-  const int64_t validity = it->get<int64_t>();
-  if (validity >= kMaxLeaseMs || validity <= -kMaxLeaseMs) return std::nullopt;
-  return ok.time + validity * 1'000'000;
+  if (ok.type != OpType::kOk || HasSessionLease(ok)) return std::nullopt;
+  const std::optional<int64_t> validity = MillisIn(ok, "validity_ms");
+  if (!validity) return std::nullopt;
+  return ok.time + *validity * 1'000'000;
+}
+
+bool HasSessionLease(const Op& ok) {
+  if (ok.type != OpType::kOk || !ok.value.is_object()) return false;
+  auto it = ok.value.find("session_lease");
+  return it != ok.value.end() && it->is_boolean() && it->get<bool>();
+}
+
+std::optional<int64_t> CutOffOf(const Op& lost) {
+  const std::optional<int64_t> ago = MillisIn(lost, "cut_off_ms");
+  if (!ago || *ago < 0) return std::nullopt;
+  return lost.time - *ago * 1'000'000;
 }
 
 int64_t CountLockLosses(const History& history) {

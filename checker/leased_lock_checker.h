@@ -28,6 +28,14 @@
 //   lock-lost  the holder was told its lock is gone: its hold ends at this
 //              op's time (it stops acting as the holder; it need not
 //              release).
+// A lock whose validity is its client's session, not a lease (ZooKeeper:
+// the lock node lives as long as the session) says so on its ok acquire,
+// "session_lease": true; its validity_ms is then only what the session was
+// sure to last at the grant. Such a hold is valid until its client learns
+// that the session was cut off or lost: its lock-lost notice may say how
+// long before it the client was cut off ("cut_off_ms"), and the hold's
+// validity ended there.
+//
 // A re-entry of a reentrant lock is an acquire / release pair of the holder
 // with "reentry": true in the invoke's value, nested in its outer hold: the
 // outer hold is the hold; an ok re-entry refreshes the lease as a renewal
@@ -85,8 +93,14 @@ bool IsReentry(const Op& invoke);
 std::string TokenOf(const Op& op);
 // When the lease an ok acquire, ok renew or ok re-entry gave its holder ends
 // by the holder's own reckoning, in ns: op.time + value.validity_ms; nullopt
-// when the op records no validity (or an absurd one).
+// when the op records no validity (or an absurd one), or its lease is its
+// session's.
 std::optional<int64_t> LeaseEndOf(const Op& ok);
+// An ok acquire whose validity is its client's session ("session_lease").
+bool HasSessionLease(const Op& ok);
+// When a lock-lost notice says its holder was cut off from the service, in
+// ns: op.time - value.cut_off_ms; nullopt when it does not say.
+std::optional<int64_t> CutOffOf(const Op& lost);
 
 // lock-lost events in the history.
 int64_t CountLockLosses(const History& history);

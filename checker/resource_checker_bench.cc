@@ -8,6 +8,9 @@
 // 80% readers (cache read; on a miss database read and fill), 20% writers
 // (write and invalidate), 0.1% info writes, and 0.5% of the fills stale (the
 // value from before the last write: the stale reads after it are found).
+// And the lock checkers every workload runs, on the inventory history:
+// double-holder and foreign-release. The fences there come from one counter
+// for every key (as ZooKeeper's czxids do), the fencing checker's worst case.
 // Each case runs in a forked child so its peak RSS
 // (getrusage maxrss, the generated history included) is its own.
 // Usage: resource_checker_bench [--quick]   (quick: 100k events only)
@@ -28,6 +31,7 @@
 #include "checker/counter_checker.h"
 #include "checker/double_holder.h"
 #include "checker/fencing_checker.h"
+#include "checker/foreign_release_checker.h"
 #include "checker/inventory_checker.h"
 #include "checker/rw_cache_checker.h"
 
@@ -35,7 +39,8 @@ namespace locksmith {
 namespace {
 
 struct Case {
-  std::string checker;  // inventory | counter | fencing | rw-cache | rw-lock
+  // inventory | counter | fencing | rw-cache | rw-lock | double-holder | foreign-release
+  std::string checker;
   size_t events = 0;
   int processes = 10;
   int keys = 10;
@@ -185,6 +190,8 @@ void RunCase(const Case& c) {
   if (c.checker == "rw-lock") {
     checker = std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite);
   }
+  if (c.checker == "double-holder") checker = std::make_unique<DoubleHolderChecker>();
+  if (c.checker == "foreign-release") checker = std::make_unique<ForeignReleaseChecker>();
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult r = checker->Check(h);
   const double check_s =
@@ -210,7 +217,8 @@ int main(int argc, char** argv) {
   std::vector<locksmith::Case> cases;
   for (size_t events : {size_t{100'000}, size_t{1'000'000}}) {
     if (quick && events > 100'000) continue;
-    for (const char* checker : {"inventory", "counter", "fencing", "rw-cache", "rw-lock"}) {
+    for (const char* checker : {"inventory", "counter", "fencing", "rw-cache", "rw-lock",
+                                "double-holder", "foreign-release"}) {
       cases.push_back({checker, events, 10, 10});
     }
   }

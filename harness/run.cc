@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 
 #include "backends/redis_service.h"
+#include "backends/task_group.h"
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
@@ -34,7 +35,6 @@
 #include "reports/run_results.h"
 #include "reports/summary_printer.h"
 #include "workloads/resource_store.h"
-#include "workloads/task_group.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
@@ -142,14 +142,21 @@ boost::asio::awaitable<void> ReadFinalState(Workload& workload, WorkloadContext&
   status = co_await workload.FinalReads(ctx);
 }
 
-// Runs `task` on `io` until it ends; a throw is an error naming `what`. The
-// failure hook stops the workload's other coroutines early.
+// Runs `task` on `io` until it ends; a throw is an error naming `what`, and
+// so is a throw in the clients' own coroutines (BackgroundTasks: a
+// connection's read loop, a watchdog's renewals). The failure hook stops
+// the workload's other coroutines early.
 Status RunTask(boost::asio::io_context& io, WorkloadContext& ctx, const std::string& what,
                boost::asio::awaitable<void> task, const Status& task_status) {
-  TaskGroup tasks(io.get_executor(), [&](const std::string&) { ctx.failed = true; });
+  const auto stop = [&](const std::string&) { ctx.failed = true; };
+  TaskGroup& background = BackgroundTasks(io.get_executor());
+  background.SetOnFailure(stop);
+  TaskGroup tasks(io.get_executor(), stop);
   tasks.Spawn(what, std::move(task));
   io.restart();
   io.run();
+  background.SetOnFailure(nullptr);
+  if (background.failed()) return Error{*background.failure()};
   if (tasks.failed()) return Error{*tasks.failure()};
   if (tasks.running() > 0) return Error{what + " was stopped before it ended"};
   if (!task_status) return Error{what + ": " + task_status.error()};

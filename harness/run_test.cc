@@ -103,6 +103,7 @@ class RunLifecycleTest : public ::testing::Test {
       auto service = std::make_unique<ServiceProbe>(this);
       service->start_status = start_status_;
       service->state.throw_on_acquire = throw_on_acquire_;
+      service->state.throw_in_background_on_acquire = throw_in_background_on_acquire_;
       return Result<std::unique_ptr<LockService>>(std::move(service));
     };
     modules_.make_workload = [this](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
@@ -165,6 +166,7 @@ class RunLifecycleTest : public ::testing::Test {
   RunModules modules_;
   Status start_status_ = OkStatus();
   int throw_on_acquire_ = 0;
+  int throw_in_background_on_acquire_ = 0;
   bool workload_throws_ = false;
   int cluster_teardowns_ = 0;
   int service_stops_ = 0;
@@ -223,6 +225,21 @@ TEST_F(RunLifecycleTest, AWorkerThatThrowsFailsTheRunInsteadOfHangingIt) {
   EXPECT_EQ(outcome.exit_code, kExitRunFailed);
   EXPECT_NE(outcome.error.find("client bug"), std::string::npos) << outcome.error;
   EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  EXPECT_FALSE(StoredHistory(outcome).empty());
+}
+
+// A coroutine a client started on its own (a watchdog's renewals, a
+// connection's read loop) that throws stops the workers and fails the run
+// with its message, as a worker's throw does.
+TEST_F(RunLifecycleTest, AClientsOwnCoroutineThatThrowsFailsTheRun) {
+  config_.time_limit_s = 3600;  // only the failure can end this run
+  throw_in_background_on_acquire_ = 5;
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, kExitRunFailed);
+  EXPECT_EQ(outcome.error, "renewals: renewal bug");
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(final_reads_, 0);
   EXPECT_EQ(cluster_teardowns_, 1);
   EXPECT_FALSE(StoredHistory(outcome).empty());
 }

@@ -125,7 +125,12 @@ nlohmann::json GroupJson(const RunGroup& g) {
           {"mean_availability_outside", Optional(g.mean_availability_outside)},
           {"mean_answered_inside", Optional(g.mean_answered_inside)},
           {"mean_answered_outside", Optional(g.mean_answered_outside)},
-          {"median_acquire_p50_ms", Optional(g.median_acquire_p50_ms)}};
+          {"median_acquire_p50_ms", Optional(g.median_acquire_p50_ms)},
+          {"median_acquire_p99_ms", Optional(g.median_acquire_p99_ms)},
+          {"mean_grants_per_s", Optional(g.mean_grants_per_s)},
+          {"mean_in_doubt", Optional(g.mean_in_doubt)},
+          {"mean_unanswered_inside", Optional(g.mean_unanswered_inside)},
+          {"mean_unanswered_outside", Optional(g.mean_unanswered_outside)}};
 }
 
 // The table class of a group: any violation, all judged valid, or undecided.
@@ -151,15 +156,6 @@ std::vector<std::pair<std::string, std::vector<const SuiteRun*>>> GroupBy(
   return groups;
 }
 
-std::vector<std::string> Distinct(const std::vector<SuiteRun>& runs,
-                                  std::string SuiteRun::*field) {
-  std::vector<std::string> out;
-  for (const auto& run : runs) {
-    if (std::find(out.begin(), out.end(), run.*field) == out.end()) out.push_back(run.*field);
-  }
-  return out;
-}
-
 }  // namespace
 
 const char* IndexPageStyle() {
@@ -171,6 +167,7 @@ th{background:#f3f3f3}
 .valid{background:#e6f4e6}.invalid{background:#fbe3e3}.unknown{background:#fff4d6}
 .failed,.no-verdict{background:#eee;color:#900}
 small{color:#666}
+dl.legend{margin:-16px 0 24px;color:#444}dl.legend dt{font-weight:600}dl.legend dd{margin:0 0 4px 16px}
 </style>)";
 }
 
@@ -195,20 +192,30 @@ SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& confi
   if (first && run.verdict == "invalid") run.first_violation_s = static_cast<double>(*first) / 1e9;
   const nlohmann::json stats =
       results.is_object() ? results.value("stats", nlohmann::json()) : nlohmann::json();
-  for (auto [share, answered, name] :
-       {std::tuple{&SuiteRun::availability_inside, &SuiteRun::answered_inside, "inside_faults"},
+  double acquires = 0, in_doubt = 0;
+  for (auto [share, answered, unanswered, name] :
+       {std::tuple{&SuiteRun::availability_inside, &SuiteRun::answered_inside,
+                   &SuiteRun::unanswered_inside, "inside_faults"},
         std::tuple{&SuiteRun::availability_outside, &SuiteRun::answered_outside,
-                   "outside_faults"}}) {
+                   &SuiteRun::unanswered_outside, "outside_faults"}}) {
     auto attempts = NumberAt(stats, {"availability", "stats", name, "attempts"});
     if (attempts && *attempts > 0) {
       run.*share = NumberAt(stats, {"availability", "stats", name, "availability"});
       run.*answered = NumberAt(stats, {"availability", "stats", name, "answered"});
+      run.*unanswered = NumberAt(stats, {"availability", "stats", name, "unanswered_share"});
+      acquires += *attempts;
+      in_doubt += NumberAt(stats, {"availability", "stats", name, "in_doubt"}).value_or(0);
     }
   }
+  if (acquires > 0) run.in_doubt = in_doubt / acquires;
   run.acquire_p50_ms = NumberAt(stats, {"perf", "stats", "latency", "acquire", "ok", "p50_ms"});
   run.acquire_p99_ms = NumberAt(stats, {"perf", "stats", "latency", "acquire", "ok", "p99_ms"});
   run.ops_per_s = NumberAt(stats, {"perf", "stats", "ops_per_s"});
   run.duration_s = NumberAt(stats, {"perf", "stats", "duration_s"}).value_or(0);
+  if (run.duration_s > 0) {
+    run.grants_per_s =
+        NumberAt(stats, {"perf", "stats", "by_f", "acquire", "ok"}).value_or(0) / run.duration_s;
+  }
   const std::string backend = Text(config, "backend");
   const std::string client = Text(config, "client");
   run.lock = client.empty() ? backend : backend + "/" + client;
@@ -246,8 +253,16 @@ std::string RateText(const RunGroup& g) {
 
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
   RunGroup g;
-  std::vector<double> firsts, inside, outside, answered_inside, answered_outside, p50;
+  std::vector<double> firsts, inside, outside, answered_inside, answered_outside, p50, p99;
+  std::vector<double> grants, in_doubt, unanswered_inside, unanswered_outside;
   for (const SuiteRun* r : runs) {
+    for (auto [value, into] : {std::pair{&SuiteRun::acquire_p99_ms, &p99},
+                               std::pair{&SuiteRun::grants_per_s, &grants},
+                               std::pair{&SuiteRun::in_doubt, &in_doubt},
+                               std::pair{&SuiteRun::unanswered_inside, &unanswered_inside},
+                               std::pair{&SuiteRun::unanswered_outside, &unanswered_outside}}) {
+      if (r->*value) into->push_back(*(r->*value));
+    }
     ++g.runs;
     if (r->verdict == "valid" || r->verdict == "invalid") ++g.judged;
     if (r->verdict == "invalid") ++g.violations;
@@ -265,6 +280,11 @@ RunGroup Summarize(const std::vector<const SuiteRun*>& runs) {
   g.mean_answered_inside = Mean(answered_inside);
   g.mean_answered_outside = Mean(answered_outside);
   g.median_acquire_p50_ms = Median(p50);
+  g.median_acquire_p99_ms = Median(p99);
+  g.mean_grants_per_s = Mean(grants);
+  g.mean_in_doubt = Mean(in_doubt);
+  g.mean_unanswered_inside = Mean(unanswered_inside);
+  g.mean_unanswered_outside = Mean(unanswered_outside);
   return g;
 }
 
@@ -288,6 +308,10 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
                     {"answered_outside", Optional(r.answered_outside)},
                     {"acquire_p50_ms", Optional(r.acquire_p50_ms)},
                     {"acquire_p99_ms", Optional(r.acquire_p99_ms)},
+                    {"unanswered_inside", Optional(r.unanswered_inside)},
+                    {"unanswered_outside", Optional(r.unanswered_outside)},
+                    {"in_doubt", Optional(r.in_doubt)},
+                    {"grants_per_s", Optional(r.grants_per_s)},
                     {"ops_per_s", Optional(r.ops_per_s)},
                     {"duration_s", r.duration_s},
                     {"lock", r.lock},
@@ -347,6 +371,10 @@ Result<SuiteRun> SuiteRunFromJson(const nlohmann::json& j, const std::string& pl
   r.answered_outside = f.Number("answered_outside");
   r.acquire_p50_ms = f.Number("acquire_p50_ms");
   r.acquire_p99_ms = f.Number("acquire_p99_ms");
+  r.unanswered_inside = f.Number("unanswered_inside");
+  r.unanswered_outside = f.Number("unanswered_outside");
+  r.in_doubt = f.Number("in_doubt");
+  r.grants_per_s = f.Number("grants_per_s");
   r.ops_per_s = f.Number("ops_per_s");
   r.duration_s = f.Number("duration_s").value_or(0);
   r.lock = f.Text("lock");
@@ -440,42 +468,36 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
 
 namespace {
 
+// What each column of the comparison means, under the table.
+const char* ComparisonLegend() {
+  return R"(<dl class="legend">
+<dt>grants/s</dt><dd>locks granted per second of the run, over all clients and keys.</dd>
+<dt>time to acquire</dt><dd>p50 / p99 from asking for the lock to holding it, the wait for a lock another client holds included: every lock gets the same acquire, one that waits up to the run's acquire wait (try-lock clients retry with a jittered pause, queueing clients wait their turn).</dd>
+<dt>in doubt</dt><dd>the share of acquires with no definite answer (a timeout or a lost connection): the lock may or may not have been taken.</dd>
+<dt>failed, no answer</dt><dd>the share of acquires that gave up because the service did not answer on the lock (nothing could be sent, no master), of those begun inside fault windows / outside them; an acquire that gave up because the lock stayed held for its whole wait is not counted.</dd>
+<dt>violations</dt><dd>runs judged invalid (two holders at once, or a history no legal order explains) of the runs judged, with the Wilson 95% interval.</dd>
+</dl>
+)";
+}
+
 // The comparison a team choosing a lock service reads: each lock setting
-// side by side under the same workload and faults.
+// under each workload and faults, side by side, one row each.
 void ComparisonTable(const SuiteRecord& suite, std::ostringstream& h) {
-  const std::vector<std::string> locks = Distinct(suite.runs, &SuiteRun::lock);
-  h << "<h2>comparison</h2>\n<p><small>per fault schedule (rows) and lock (columns): invalid "
-       "runs of those judged with the Wilson 95% interval, acquire availability inside / "
-       "outside fault windows (acquires that got the lock), the acquires answered (got it or "
-       "a definite no: held by another, or never sent; the rest were in doubt: no answer in "
-       "time), "
-       "median p50 acquire latency</small></p>\n<table><tr><th>workload, "
-       "faults</th>";
-  for (const auto& lock : locks) h << "<th>" << HtmlEscape(lock) << "</th>";
-  h << "</tr>\n";
-  for (const auto& [schedule, of] :
-       GroupBy(suite.runs, [](const SuiteRun& r) { return r.schedule; })) {
-    h << "<tr><td>" << HtmlEscape(schedule) << "</td>";
-    for (const auto& lock : locks) {
-      std::vector<const SuiteRun*> here;
-      for (const SuiteRun* r : of) {
-        if (r->lock == lock) here.push_back(r);
-      }
-      if (here.empty()) {
-        h << "<td>–</td>";
-        continue;
-      }
-      const RunGroup g = Summarize(here);
-      h << "<td class=\"" << GroupClass(g) << "\">" << HtmlEscape(RateText(g))
-        << "<br><small>avail "
-        << Percent(g.mean_availability_inside) << " / " << Percent(g.mean_availability_outside)
-        << ", answered " << Percent(g.mean_answered_inside) << " / "
-        << Percent(g.mean_answered_outside) << ", p50 "
-        << Fixed(g.median_acquire_p50_ms, 2, " ms") << "</small></td>";
-    }
-    h << "</tr>\n";
+  h << "<h2>comparison</h2>\n<table class=\"comparison\"><tr><th>workload, faults</th>"
+       "<th>lock</th><th>grants/s</th><th>time to acquire p50 / p99</th><th>in doubt</th>"
+       "<th>failed, no answer: in / out of faults</th><th>violations</th></tr>\n";
+  for (const auto& [key, of] :
+       GroupBy(suite.runs, [](const SuiteRun& r) { return r.schedule + "\n" + r.lock; })) {
+    const RunGroup g = Summarize(of);
+    h << "<tr><td>" << HtmlEscape(of.front()->schedule) << "</td><td>"
+      << HtmlEscape(of.front()->lock) << "</td><td>" << Fixed(g.mean_grants_per_s, 1)
+      << "</td><td>" << Fixed(g.median_acquire_p50_ms, 1) << " / "
+      << Fixed(g.median_acquire_p99_ms, 1, " ms") << "</td><td>" << Percent(g.mean_in_doubt)
+      << "</td><td>" << Percent(g.mean_unanswered_inside) << " / "
+      << Percent(g.mean_unanswered_outside) << "</td><td class=\"" << GroupClass(g) << "\">"
+      << HtmlEscape(RateText(g)) << "</td></tr>\n";
   }
-  h << "</table>\n";
+  h << "</table>\n" << ComparisonLegend();
 }
 
 void CellsTable(const SuiteRecord& suite, std::ostringstream& h) {

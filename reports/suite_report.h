@@ -1,8 +1,9 @@
 // SuiteReport: what a suite's runs showed, as the files people read: the
 // summary.json, the junit.xml a CI reads (one test case per run) and the
 // index.html a browser opens (a comparison of every lock setting under each
-// fault schedule, each cell's violation rate with its Wilson 95% interval,
-// and every run linking to its report). Built from each run's results.json
+// fault schedule: grants per second, time to acquire, acquires in doubt and
+// failed for want of an answer, violations with their Wilson 95% interval;
+// each cell's figures, and every run linking to its report). Built from each run's results.json
 // and config.json; pure rendering. Not thread-safe.
 #pragma once
 
@@ -34,7 +35,14 @@ struct SuiteRun {
   // Acquires answered (ok or a definite no: not in doubt) / attempts, in and
   // out of fault windows: tells a busy lock from a service that went silent.
   std::optional<double> answered_inside, answered_outside;
+  // Acquires that failed with no answer on the lock (their wait ended with
+  // nothing sent, no master: not a lock that stayed busy) / acquires, in
+  // and out of fault windows.
+  std::optional<double> unanswered_inside, unanswered_outside;
+  std::optional<double> in_doubt;  // acquires in doubt (info) / acquires
+  // Time to acquire: invoke to grant, the wait for the lock included.
   std::optional<double> acquire_p50_ms, acquire_p99_ms;  // of ok acquires
+  std::optional<double> grants_per_s;  // ok acquires per second of the run
   std::optional<double> ops_per_s;
   double duration_s = 0;
   std::string lock;      // "redis/redis": the backend and its client
@@ -66,7 +74,9 @@ struct RunGroup {
   std::optional<double> median_first_violation_s;
   std::optional<double> mean_availability_inside, mean_availability_outside;
   std::optional<double> mean_answered_inside, mean_answered_outside;
-  std::optional<double> median_acquire_p50_ms;
+  std::optional<double> median_acquire_p50_ms, median_acquire_p99_ms;
+  std::optional<double> mean_grants_per_s, mean_in_doubt;
+  std::optional<double> mean_unanswered_inside, mean_unanswered_outside;
 };
 RunGroup Summarize(const std::vector<const SuiteRun*>& runs);
 // "3 of 10 invalid [11–60%]", or "no run judged".

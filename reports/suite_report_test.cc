@@ -47,12 +47,15 @@ TEST(SuiteReportTest, ARowTakesVerdictAnomaliesFirstViolationAndFigures) {
       {"stats",
        {{"availability",
          {{"stats",
-           {{"inside_faults", {{"attempts", 10}, {"availability", 0.25}, {"answered", 0.9}}},
+           {{"inside_faults",
+             {{"attempts", 10}, {"availability", 0.25}, {"answered", 0.9}, {"in_doubt", 1},
+              {"unanswered_share", 0.3}}},
             {"outside_faults", {{"attempts", 0}, {"availability", 0}}}}}}},
         {"perf",
          {{"stats",
            {{"ops_per_s", 1200.5},
             {"duration_s", 10.0},
+            {"by_f", {{"acquire", {{"ok", 25}, {"fail", 3}}}}},
             {"latency", {{"acquire", {{"ok", {{"p50_ms", 0.4}, {"p99_ms", 3.5}}}}}}}}}}}}}};
   const nlohmann::json config = {
       {"backend", "redis"}, {"client", "redis-watchdog"}, {"workload", "mutex"},
@@ -68,6 +71,10 @@ TEST(SuiteReportTest, ARowTakesVerdictAnomaliesFirstViolationAndFigures) {
   EXPECT_FALSE(row.availability_outside.has_value());  // no attempt outside faults
   EXPECT_DOUBLE_EQ(*row.answered_inside, 0.9);
   EXPECT_FALSE(row.answered_outside.has_value());
+  EXPECT_DOUBLE_EQ(*row.unanswered_inside, 0.3);
+  EXPECT_FALSE(row.unanswered_outside.has_value());
+  EXPECT_DOUBLE_EQ(*row.in_doubt, 0.1);       // 1 of the 10 acquires
+  EXPECT_DOUBLE_EQ(*row.grants_per_s, 2.5);   // 25 granted in 10 s
   EXPECT_DOUBLE_EQ(*row.acquire_p50_ms, 0.4);
   EXPECT_DOUBLE_EQ(*row.acquire_p99_ms, 3.5);
   EXPECT_DOUBLE_EQ(*row.ops_per_s, 1200.5);
@@ -143,7 +150,18 @@ TEST(SuiteReportTest, JunitHasOneCaseARunWithFailuresAndErrorsEscaped) {
 TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
   SuiteRecord suite = TwoLocks();
   suite.runs[2].answered_inside = 0.5;
+  for (int i : {2, 3}) {
+    suite.runs[i].grants_per_s = 10.0 + i;
+    suite.runs[i].acquire_p50_ms = 300;
+    suite.runs[i].acquire_p99_ms = 1900;
+    suite.runs[i].in_doubt = 0.02;
+    suite.runs[i].unanswered_inside = 0.4;
+    suite.runs[i].unanswered_outside = 0.0;
+  }
   const nlohmann::json summary = SuiteSummaryJson(suite);
+  EXPECT_DOUBLE_EQ(summary["runs"][3]["grants_per_s"].get<double>(), 13.0);
+  EXPECT_DOUBLE_EQ(summary["comparison"][1]["mean_grants_per_s"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(summary["comparison"][1]["median_acquire_p99_ms"].get<double>(), 1900);
   EXPECT_DOUBLE_EQ(summary["runs"][2]["answered_inside"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(summary["cells"]["zk.kill"]["mean_answered_inside"].get<double>(), 0.5);
   // The store's index and `report` rebuild a suite from its summary.json.
@@ -151,6 +169,8 @@ TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
   ASSERT_TRUE(back.ok()) << back.error();
   ASSERT_EQ(back->runs.size(), 4u);
   EXPECT_DOUBLE_EQ(*back->runs[2].answered_inside, 0.5);
+  EXPECT_DOUBLE_EQ(*back->runs[2].unanswered_inside, 0.4);
+  EXPECT_DOUBLE_EQ(*back->runs[2].in_doubt, 0.02);
   EXPECT_EQ(back->runs[0].verdict, "invalid");
   EXPECT_EQ(summary["exit_code"], 255);
   EXPECT_EQ(summary["runs"].size(), 4u);
@@ -166,7 +186,20 @@ TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
     EXPECT_NE(html.find("href=\"" + r.dir + "/report.html\""), std::string::npos) << r.dir;
   }
   EXPECT_NE(html.find("1 of 2 invalid"), std::string::npos) << html;
-  EXPECT_NE(html.find("answered 50.0% / –"), std::string::npos) << html;
+  // One row per workload and lock: grants/s, p50 / p99, in doubt, failed
+  // with no answer in / out of faults, violations; a legend under it.
+  EXPECT_NE(html.find("<td>zk</td><td>12.5</td><td>300.0 / 1900.0 ms</td><td>2.0%</td>"
+                      "<td>40.0% / 0.0%</td><td class=\"unknown\">0 of 1 invalid"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>redis</td><td>–</td><td>– / –</td><td>–</td><td>– / –</td>"
+                      "<td class=\"invalid\">1 of 2 invalid"),
+            std::string::npos)
+      << html;
+  for (const char* term : {"grants/s", "time to acquire", "in doubt", "failed, no answer",
+                           "violations"}) {
+    EXPECT_NE(html.find(std::string("<dt>") + term + "</dt>"), std::string::npos) << term;
+  }
   EXPECT_EQ(html.find("<refused>"), std::string::npos);
   EXPECT_EQ(html.find("nightly<&>"), std::string::npos);
 }

@@ -93,7 +93,10 @@ if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
        "its FORWARD policy can drop the local cluster's bridged traffic" >&2
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON >/dev/null
+# Line tables only (-g1): backtraces and gdb still name functions, files and
+# lines, and the build takes about a third less time than with full -g.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 if ((tests || bench)); then
   cmake --build build -j"$(nproc)"
 else

@@ -1,7 +1,8 @@
 // The reports in a real browser (headless Chromium): a failing run's report
 // and a suite's index load without a script error, the report shows the
-// double holder, the index links every run's report, and a screenshot of
-// the failing report is kept as an artifact (artifacts/ beside the test).
+// double holder, the index links every run's report and renders its
+// comparison with a value in every column, and screenshots of the failing
+// report and of the index are kept as artifacts (artifacts/ beside the test).
 // store/index.html loads and links every run and suite. Runs go through the
 // real lifecycle on fakes: no servers are needed.
 #include <gtest/gtest.h>
@@ -109,6 +110,31 @@ TEST(BrowserIntegrationTest, AFailingRunsReportAndTheSuiteIndexLoadWithoutScript
     EXPECT_TRUE(fs::exists(outcome.dir + "/" + (*it)[1].str())) << (*it)[1].str();
   }
   EXPECT_EQ(links, 2);
+
+  // The comparison: a row per lock and faults, each column rendered with a
+  // value, and the legend under it; a screenshot of the index is kept.
+  const std::regex row("<tr><td>mutex, no faults</td><td>([^<]*)</td><td>([0-9.]+)</td>"
+                       "<td>([0-9.]+) / ([0-9.]+) ms</td><td>([0-9.]+)%</td>"
+                       "<td>(–|[0-9.]+%) / ([0-9.]+)%</td><td class=\"[a-z]+\">"
+                       "([0-9]+ of [0-9]+ invalid)");
+  int rows = 0;
+  for (std::sregex_iterator it(index.dom.begin(), index.dom.end(), row), end; it != end; ++it) {
+    ++rows;
+    EXPECT_GT(std::stod((*it)[2].str()), 0) << "grants/s: " << (*it)[0].str();
+    EXPECT_LE(std::stod((*it)[3].str()), std::stod((*it)[4].str())) << (*it)[0].str();
+  }
+  EXPECT_EQ(rows, 1) << index.dom;  // both cells run the same lock under the same schedule
+  for (const char* column : {"grants/s", "time to acquire", "in doubt", "failed, no answer",
+                             "violations"}) {
+    EXPECT_NE(index.dom.find(std::string("<dt>") + column + "</dt>"), std::string::npos) << column;
+  }
+  fs::create_directories("artifacts");
+  const std::string index_shot = fs::absolute("artifacts/suite-index.png").string();
+  fs::remove(index_shot);
+  const Page index_shown = Load(outcome.dir + "/index.html", work.path(), index_shot);
+  ASSERT_EQ(index_shown.status, 0) << index_shown.log;
+  ASSERT_TRUE(fs::exists(index_shot));
+  EXPECT_GT(fs::file_size(index_shot), 10'000u);
 
   // The artifact a CI keeps.
   fs::create_directories("artifacts");

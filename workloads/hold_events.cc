@@ -8,6 +8,7 @@ namespace locksmith {
 void HoldEvents::OnEvent(const LockEvent& e) {
   nlohmann::json value = {{"token", e.token}};
   if (e.kind == LockEvent::Kind::kLost) {
+    if (e.cut_off_ms >= 0) value["cut_off_ms"] = e.cut_off_ms;
     log_.Event(Outcome::kOk, std::string(kLockLostOp), e.key, std::move(value), e.error);
     if (e.key == key_ && e.token == token_) lost_ = true;
     return;

@@ -4,30 +4,24 @@
 #include <random>
 #include <sstream>
 
+#include "backends/task_group.h"
 #include "base/seed.h"
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
+#include "checker/fencing_checker.h"
+#include "checker/foreign_release_checker.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
-#include "workloads/acquirer_crash.h"
+#include "workloads/blocking_acquire.h"
 #include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
-#include "workloads/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
-
-namespace {
-
-int64_t Draw(std::mt19937_64& rng, MsRange range) {
-  return std::uniform_int_distribution<int64_t>(range.min, range.max)(rng);
-}
-
-}  // namespace
 
 // One worker's log and the lock events of its client (both on the io
 // thread).
@@ -43,7 +37,11 @@ void MutexOptions::Declare(OptionSet& set) {
       .Range("hold", "--hold", &hold, 0, 3'600'000,
              "ms a client holds a lock it got, MIN-MAX or N (seeded)")
       .Range("backoff", "--backoff", &backoff, 0, 3'600'000,
-             "ms a client waits after a failed acquire, MIN-MAX or N")
+             "ms a client waits after a refused attempt or a failed acquire, MIN-MAX or N")
+      .Integer("acquire_wait_ms", "--acquire-wait-ms", &acquire_wait_ms, int64_t{0},
+               int64_t{3'600'000},
+               "ms one acquire waits for the lock (try-lock clients retry, blocking ones "
+               "queue); 0: one attempt")
       .Integer("lease_ms", "--lease", &lease_ms, int64_t{1}, int64_t{86'400'000},
                "lock lease (TTL) asked for on every acquire, ms")
       .Number("reentry", "--reentry", &reentry, 0, 1,
@@ -95,6 +93,10 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
   const WorkloadOptions& o = ctx.options;
   const MutexOptions& m = options_;
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
+  // The pauses between attempts of one acquire: a stream of their own, so
+  // that a single attempt (acquire_wait_ms 0) replays older seeds.
+  std::mt19937_64 retry_rng(SubSeed(o.seed, 2'000'000 + worker));
+  const AcquireWait wait{std::chrono::milliseconds(m.acquire_wait_ms), m.backoff};
   std::uniform_int_distribution<int> pick_key(0, m.keys - 1);
   OpLog& log = state.log;
   std::bernoulli_distribution pick_read(m.read_fraction);
@@ -112,24 +114,19 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     // Without readers nothing is drawn: a mutex run's seed replays as before.
     const bool read_write = m.read_fraction > 0;
     const bool shared = read_write && pick_read(rng);
-    nlohmann::json invoke = {{"lease_ms", m.lease_ms}};
+    nlohmann::json invoke = {{"lease_ms", m.lease_ms}, {"wait_ms", m.acquire_wait_ms}};
     nlohmann::json mode = nullptr;
     if (read_write) mode = {{"mode", shared ? "read" : "write"}};
     if (read_write) invoke.update(mode);
     log.Invoke("acquire", key, invoke);
     const std::chrono::milliseconds lease(m.lease_ms);
-    AcquireResult acquired;
-    if (shared) {
-      acquired = co_await client.AcquireShared(key, lease);
-    } else {
-      std::optional<AcquireResult> got =
-          co_await AcquireUnlessCrashed(ctx, log, client, key, lease);
-      if (!got) co_return;  // crashed mid-acquire: the worker is gone, the others go on
-      acquired = std::move(*got);
-    }
-    log.Complete(acquired.outcome, AcquireCompletionValue(acquired), acquired.error);
+    std::optional<WaitedAcquire> waited =
+        co_await AcquireWaiting(ctx, log, client, key, lease, shared, wait, retry_rng);
+    if (!waited) co_return;  // crashed mid-acquire: the worker is gone, the others go on
+    const AcquireResult& acquired = waited->last;
+    log.Complete(acquired.outcome, WaitedAcquireValue(*waited), acquired.error);
     if (acquired.outcome == Outcome::kFail) {
-      co_await SleepFor(ctx, std::chrono::milliseconds(Draw(rng, m.backoff)));
+      co_await SleepFor(ctx, std::chrono::milliseconds(DrawMs(rng, m.backoff)));
       continue;
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
@@ -139,7 +136,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     HoldEvents& hold = state.events;
     hold.Begin(key, acquired.token);
     co_await StallIfAsked(ctx, log, client, key);
-    const int64_t hold_ms = Draw(rng, m.hold);
+    const int64_t hold_ms = DrawMs(rng, m.hold);
     if (m.reentry > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.reentry) {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms / 2));
       if (!hold.lost()) co_await ReEnter(ctx, log, client, key, hold_ms / 2);
@@ -201,6 +198,9 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.model = read_write ? "rw-lock" : "owner-mutex";
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
+  // Fences granted twice (with --fencing on; nothing to check otherwise).
+  checkers.push_back(std::make_unique<FencingChecker>());
+  checkers.push_back(std::make_unique<ForeignReleaseChecker>());
   checkers.push_back(std::make_unique<StuckLockChecker>(options_.stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());

@@ -1,5 +1,8 @@
 // The `mutex` workload: `concurrency` workers over `keys` lock keys; each
-// loops acquire, hold for a random time in `hold`, release. A worker whose op
+// loops acquire, hold for a random time in `hold`, release. An acquire waits
+// for the lock up to `acquire_wait_ms` on every backend (AcquireWaiting:
+// try-lock clients retry, blocking ones queue) and is recorded as one op
+// saying how many attempts it took and how long it waited. A worker whose op
 // ended unknown (info) continues under a new process number (process +
 // concurrency), as in Jepsen: a process never issues another op after info.
 // Judged by the double-holder checker, owner-mutex linearizability and perf
@@ -26,12 +29,14 @@ class OpLog;
 class LockClient;
 
 // The mutex workload's own options (config keys "keys", "hold", "backoff",
-// "lease_ms", "reentry",
-// "read_fraction", "stuck_leases").
+// "acquire_wait_ms", "lease_ms", "reentry", "read_fraction", "stuck_leases").
 struct MutexOptions {
   int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
   MsRange hold{10, 100};            // time spent holding an acquired lock
-  MsRange backoff{5, 50};           // pause after an acquire that failed
+  MsRange backoff{5, 50};           // pause after a refused attempt or acquire
+  // How long one acquire waits for the lock (AcquireWaiting): try-lock
+  // clients retry within it, blocking ones queue; 0 is a single attempt.
+  int64_t acquire_wait_ms = 2000;
   int64_t lease_ms = 1000;          // lease asked for on every acquire
   // Probability that a holder re-enters its lock (a nested acquire / release
   // of the key it holds, "reentry": true in their invokes) halfway through

@@ -8,6 +8,7 @@ nlohmann::json AcquireCompletionValue(const AcquireResult& acquired) {
   if (acquired.outcome == Outcome::kOk) {
     value["validity_ms"] = acquired.validity_ms;
     if (acquired.fence) value["fence"] = *acquired.fence;
+    if (acquired.session_lease) value["session_lease"] = true;
   }
   return value;
 }

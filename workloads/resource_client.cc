@@ -5,47 +5,45 @@
 namespace locksmith {
 namespace {
 
-// KEYS: value, fence. ARGV: fence or "". Reply {1, value} or {0, highest}.
-constexpr std::string_view kReadScript =
+// Every fenced script begins with this check. KEYS[1] the highest fence the
+// store accepted, KEYS[2] the acquisition that was granted it (its lock
+// token); ARGV[1] the op's fence or "" (unfenced), ARGV[2] its holder. A
+// fence below the highest is stale; one equal to it is another
+// acquisition's unless the holder is the same (a failover can hand one
+// fence to two acquisitions). Rejected: {0, highest}; accepted: the fence
+// and its holder become the highest, and the body runs on KEYS[3..],
+// ARGV[3..].
+constexpr std::string_view kFenceCheck =
     "if ARGV[1] ~= '' then "
-    "local h = tonumber(redis.call('get', KEYS[2]) or '-1') "
-    "if tonumber(ARGV[1]) < h then return {0, h} end "
-    "redis.call('set', KEYS[2], ARGV[1]) end "
-    "return {1, tonumber(redis.call('get', KEYS[1]) or '0')}";
-// KEYS: value, fence, orders. ARGV: value, order or "", fence or "".
-constexpr std::string_view kWriteScript =
-    "if ARGV[3] ~= '' then "
-    "local h = tonumber(redis.call('get', KEYS[2]) or '-1') "
-    "if tonumber(ARGV[3]) < h then return {0, h} end "
-    "redis.call('set', KEYS[2], ARGV[3]) end "
-    "redis.call('set', KEYS[1], ARGV[1]) "
-    "if ARGV[2] ~= '' then redis.call('rpush', KEYS[3], ARGV[2]) end "
+    "local h = tonumber(redis.call('get', KEYS[1]) or '-1') "
+    "local f = tonumber(ARGV[1]) "
+    "if f < h or (f == h and redis.call('get', KEYS[2]) ~= ARGV[2]) then return {0, h} end "
+    "redis.call('set', KEYS[1], ARGV[1]) redis.call('set', KEYS[2], ARGV[2]) end ";
+// KEYS[3]: value. Reply {1, value}.
+constexpr std::string_view kReadBody =
+    "return {1, tonumber(redis.call('get', KEYS[3]) or '0')}";
+// KEYS[3]: value, KEYS[4]: orders. ARGV[3]: value, ARGV[4]: order or "".
+constexpr std::string_view kWriteBody =
+    "redis.call('set', KEYS[3], ARGV[3]) "
+    "if ARGV[4] ~= '' then redis.call('rpush', KEYS[4], ARGV[4]) end "
     "return {1, 0}";
 // KEYS: value, orders. Reply {value, {orders}}.
 constexpr std::string_view kFinalScript =
     "return {tonumber(redis.call('get', KEYS[1]) or '0'), redis.call('lrange', KEYS[2], 0, -1)}";
-// KEYS: value, fence, orders, cache. ARGV: value.
+// KEYS: value, fence, fence holder, orders, cache. ARGV: value.
 constexpr std::string_view kInitScript =
-    "redis.call('del', KEYS[2], KEYS[3], KEYS[4]) redis.call('set', KEYS[1], ARGV[1]) "
+    "redis.call('del', KEYS[2], KEYS[3], KEYS[4], KEYS[5]) redis.call('set', KEYS[1], ARGV[1]) "
     "return {1, 0}";
-// The cache-aside scripts begin with this check: KEYS[1] the fence, ARGV[1]
-// the fence or "" (as above: rejected below the highest accepted, which it
-// then becomes).
-constexpr std::string_view kFenceCheck =
-    "if ARGV[1] ~= '' then "
-    "local h = tonumber(redis.call('get', KEYS[1]) or '-1') "
-    "if tonumber(ARGV[1]) < h then return {0, h} end "
-    "redis.call('set', KEYS[1], ARGV[1]) end ";
-// KEYS: fence, cache. Reply {1, value}, {2, 0} on a miss, or {0, highest}.
+// KEYS[3]: cache. Reply {1, value}, {2, 0} on a miss.
 constexpr std::string_view kReadCacheBody =
-    "local v = redis.call('get', KEYS[2]) "
+    "local v = redis.call('get', KEYS[3]) "
     "if not v then return {2, 0} end "
     "return {1, tonumber(v)}";
-// KEYS: fence, cache. ARGV: fence, value.
-constexpr std::string_view kFillCacheBody = "redis.call('set', KEYS[2], ARGV[2]) return {1, 0}";
-// KEYS: fence, value, cache. ARGV: fence, value.
+// KEYS[3]: cache. ARGV[3]: value.
+constexpr std::string_view kFillCacheBody = "redis.call('set', KEYS[3], ARGV[3]) return {1, 0}";
+// KEYS[3]: value, KEYS[4]: cache. ARGV[3]: value.
 constexpr std::string_view kWriteInvalidateBody =
-    "redis.call('set', KEYS[2], ARGV[2]) redis.call('del', KEYS[3]) return {1, 0}";
+    "redis.call('set', KEYS[3], ARGV[3]) redis.call('del', KEYS[4]) return {1, 0}";
 
 // kFenceCheck, then `body`.
 std::string Fenced(std::string_view body) {
@@ -57,8 +55,18 @@ std::string Fenced(std::string_view body) {
 // The cached copy of `key`'s value.
 std::string CacheKey(const std::string& key) { return key + ":cache"; }
 
-std::string FenceText(std::optional<int64_t> fence) {
-  return fence ? std::to_string(*fence) : std::string();
+// The keys and arguments of the fence check, followed by the body's.
+std::vector<std::string> FenceKeys(const std::string& key, std::vector<std::string> body) {
+  std::vector<std::string> keys{key + ":fence", key + ":fence-holder"};
+  keys.insert(keys.end(), body.begin(), body.end());
+  return keys;
+}
+std::vector<std::string> FenceArgs(const std::optional<Fence>& fence,
+                                   std::vector<std::string> body) {
+  std::vector<std::string> args{fence ? std::to_string(fence->value) : std::string(),
+                                fence ? fence->holder : std::string()};
+  args.insert(args.end(), body.begin(), body.end());
+  return args;
 }
 
 // Transport errors and error replies (CallErrorOutcome); false when the
@@ -120,49 +128,52 @@ boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view scri
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Read(const std::string& key,
-                                                           std::optional<int64_t> fence) {
+                                                           std::optional<Fence> fence) {
   // Named vectors: GCC 12 miscompiles braced temporaries in a co_await.
-  const std::vector<std::string> keys{key, key + ":fence"};
-  const std::vector<std::string> args{FenceText(fence)};
-  co_return AcceptedOrRejected(co_await Eval(kReadScript, keys, args));
+  const std::vector<std::string> keys = FenceKeys(key, {key});
+  const std::vector<std::string> args = FenceArgs(fence, {});
+  static const std::string script = Fenced(kReadBody);
+  co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Write(const std::string& key, int64_t value,
                                                             const std::string& order,
-                                                            std::optional<int64_t> fence) {
-  const std::vector<std::string> keys{key, key + ":fence", key + ":orders"};
-  const std::vector<std::string> args{std::to_string(value), order, FenceText(fence)};
-  co_return AcceptedOrRejected(co_await Eval(kWriteScript, keys, args));
+                                                            std::optional<Fence> fence) {
+  const std::vector<std::string> keys = FenceKeys(key, {key, key + ":orders"});
+  const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value), order});
+  static const std::string script = Fenced(kWriteBody);
+  co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::Init(const std::string& key,
                                                            int64_t value) {
-  const std::vector<std::string> keys{key, key + ":fence", key + ":orders", CacheKey(key)};
+  const std::vector<std::string> keys{key, key + ":fence", key + ":fence-holder",
+                                      key + ":orders", CacheKey(key)};
   const std::vector<std::string> args{std::to_string(value)};
   co_return AcceptedOrRejected(co_await Eval(kInitScript, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::ReadCache(const std::string& key,
-                                                                std::optional<int64_t> fence) {
-  const std::vector<std::string> keys{key + ":fence", CacheKey(key)};
-  const std::vector<std::string> args{FenceText(fence)};
+                                                                std::optional<Fence> fence) {
+  const std::vector<std::string> keys = FenceKeys(key, {CacheKey(key)});
+  const std::vector<std::string> args = FenceArgs(fence, {});
   static const std::string script = Fenced(kReadCacheBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::FillCache(const std::string& key,
                                                                 int64_t value,
-                                                                std::optional<int64_t> fence) {
-  const std::vector<std::string> keys{key + ":fence", CacheKey(key)};
-  const std::vector<std::string> args{FenceText(fence), std::to_string(value)};
+                                                                std::optional<Fence> fence) {
+  const std::vector<std::string> keys = FenceKeys(key, {CacheKey(key)});
+  const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value)});
   static const std::string script = Fenced(kFillCacheBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
 boost::asio::awaitable<ResourceReply> ResourceClient::WriteInvalidate(
-    const std::string& key, int64_t value, std::optional<int64_t> fence) {
-  const std::vector<std::string> keys{key + ":fence", key, CacheKey(key)};
-  const std::vector<std::string> args{FenceText(fence), std::to_string(value)};
+    const std::string& key, int64_t value, std::optional<Fence> fence) {
+  const std::vector<std::string> keys = FenceKeys(key, {key, CacheKey(key)});
+  const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value)});
   static const std::string script = Fenced(kWriteInvalidateBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }

@@ -6,7 +6,8 @@
 //                                  is not empty, appends it to `key:orders`
 //   Final(key)                     the value and the orders, after the run
 //   Init(key, value)               sets the value, empties the orders, the
-//                                  fence and the cache (before the workload)
+//                                  fence (and its holder) and the cache
+//                                  (before the workload)
 //
 // and for a cache-aside pair (the `rw-cache` workload: `key` is the
 // database's value, `key:cache` its cached copy):
@@ -17,9 +18,12 @@
 //                                  cached copy, in one step
 //
 // With a fence (--fencing on) a read or write is accepted only when its
-// fence is at least `key:fence`, the highest the store accepted, which it
-// then becomes; otherwise it is rejected (it did nothing) and the reply
-// says the highest. Reads take part, not only writes: a read-modify-write
+// fence is above `key:fence`, the highest the store accepted, or equal to it
+// and carried by the acquisition that was granted it (`key:fence-holder`,
+// its lock token): a failover can hand one fence to two acquisitions, and
+// the second must not pass. The fence and its holder then become the
+// highest; otherwise the op is rejected (it did nothing) and the reply says
+// the highest. Reads take part, not only writes: a read-modify-write
 // whose read is not fenced still loses an update when the older holder
 // writes before the newer one (newer reads 5, older writes 4, newer writes
 // 4): registering the read's fence makes that older write stale.
@@ -45,6 +49,13 @@
 
 namespace locksmith {
 
+// The fence a read or write carries: the acquire's fencing token and the
+// acquisition that was granted it (the acquire's lock token).
+struct Fence {
+  int64_t value = 0;
+  std::string holder;
+};
+
 struct ResourceReply {
   Outcome outcome = Outcome::kUnknown;
   int64_t value = 0;                // Read, Final, ReadCache: the value
@@ -62,18 +73,18 @@ class ResourceClient {
 
   boost::asio::awaitable<Status> Connect();
   boost::asio::awaitable<ResourceReply> Read(const std::string& key,
-                                             std::optional<int64_t> fence);
+                                             std::optional<Fence> fence);
   boost::asio::awaitable<ResourceReply> Write(const std::string& key, int64_t value,
                                               const std::string& order,
-                                              std::optional<int64_t> fence);
+                                              std::optional<Fence> fence);
   boost::asio::awaitable<ResourceReply> Final(const std::string& key);
   boost::asio::awaitable<ResourceReply> Init(const std::string& key, int64_t value);
   boost::asio::awaitable<ResourceReply> ReadCache(const std::string& key,
-                                                  std::optional<int64_t> fence);
+                                                  std::optional<Fence> fence);
   boost::asio::awaitable<ResourceReply> FillCache(const std::string& key, int64_t value,
-                                                  std::optional<int64_t> fence);
+                                                  std::optional<Fence> fence);
   boost::asio::awaitable<ResourceReply> WriteInvalidate(const std::string& key, int64_t value,
-                                                        std::optional<int64_t> fence);
+                                                        std::optional<Fence> fence);
   void Close();
 
  private:

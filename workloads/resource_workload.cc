@@ -1,5 +1,6 @@
 #include "workloads/resource_workload.h"
 
+#include "backends/task_group.h"
 #include "workloads/acquirer_crash.h"
 #include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"
@@ -7,7 +8,6 @@
 #include "workloads/pacing.h"
 #include "workloads/resource_client.h"
 #include "workloads/resource_store.h"
-#include "workloads/task_group.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -46,9 +46,10 @@ std::chrono::milliseconds ResourceWorkload::Draw(std::mt19937_64& rng, MsRange r
       std::uniform_int_distribution<int64_t>(range.min, range.max)(rng));
 }
 
-nlohmann::json ResourceWorkload::Rejection(const ResourceReply& r, std::optional<int64_t> fence) {
-  if (r.rejected) return {{"rejected", true}, {"fence", fence.value_or(0)}, {"highest", r.highest}};
-  return nullptr;
+nlohmann::json ResourceWorkload::Rejection(const ResourceReply& r,
+                                           const std::optional<Fence>& fence) {
+  if (!r.rejected) return nullptr;
+  return {{"rejected", true}, {"fence", fence ? fence->value : 0}, {"highest", r.highest}};
 }
 
 ResourceWorkload::HoldPlan ResourceWorkload::PlanHold(std::mt19937_64& rng,
@@ -156,7 +157,8 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     }
     if (acquired.outcome == Outcome::kUnknown) continue;
 
-    const std::optional<int64_t> fence = o.fencing ? acquired.fence : std::nullopt;
+    std::optional<Fence> fence;
+    if (o.fencing && acquired.fence) fence = Fence{*acquired.fence, acquired.token};
     Holder holder{ctx, log, client, store, key, fence, rng, worker, writes, hold};
     co_await Critical(holder);
     if (plan_.pause_at == "release") co_await StallIfAsked(ctx, log, client, key);
@@ -176,8 +178,8 @@ asio::awaitable<void> ResourceWorkload::Critical(Holder& h) {
   WorkloadContext& ctx = h.ctx;
   OpLog& log = h.log;
   const std::string& key = h.key;
-  const std::optional<int64_t> fence = h.fence;
-  nlohmann::json fenced = fence ? nlohmann::json{{"fence", *fence}} : nlohmann::json(nullptr);
+  const std::optional<Fence>& fence = h.fence;
+  nlohmann::json fenced = fence ? nlohmann::json{{"fence", fence->value}} : nlohmann::json(nullptr);
   log.Invoke("read", key, fenced);
   const ResourceReply read = co_await h.store.Read(key, fence);
   log.Complete(read.outcome,
@@ -196,7 +198,7 @@ asio::awaitable<void> ResourceWorkload::Critical(Holder& h) {
     order = "o-" + std::to_string(h.worker) + "-" + std::to_string(++h.writes);
     w["order"] = order;
   }
-  if (fence) w["fence"] = *fence;
+  if (fence) w["fence"] = fence->value;
   log.Invoke("write", key, std::move(w));
   const ResourceReply wrote = co_await h.store.Write(key, next, order, fence);
   log.Complete(wrote.outcome, Rejection(wrote, fence), wrote.error);

@@ -99,7 +99,7 @@ class ResourceWorkload : public Workload {
     LockClient& client;
     ResourceClient& store;
     const std::string& key;
-    std::optional<int64_t> fence;  // the acquire's fence, with --fencing on
+    std::optional<Fence> fence;    // the acquire's fence and token, with --fencing on
     std::mt19937_64& rng;
     int worker;
     int64_t& writes;               // the worker's writes so far
@@ -118,7 +118,7 @@ class ResourceWorkload : public Workload {
   static std::chrono::milliseconds Draw(std::mt19937_64& rng, MsRange range);
   // The completion value of a read or write the store rejected (stale
   // fence), null otherwise.
-  static nlohmann::json Rejection(const ResourceReply& r, std::optional<int64_t> fence);
+  static nlohmann::json Rejection(const ResourceReply& r, const std::optional<Fence>& fence);
 
   // The next hold: `client_shares` says whether the client has shared
   // acquires. The default: exclusive, and draws nothing from `rng`.

@@ -3,6 +3,7 @@
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
 #include "checker/fencing_checker.h"
+#include "checker/foreign_release_checker.h"
 #include "checker/perf_stats.h"
 #include "checker/rw_cache_checker.h"
 #include "workloads/holder_stall.h"
@@ -14,8 +15,8 @@ namespace asio = boost::asio;
 
 namespace {
 
-nlohmann::json Fenced(nlohmann::json value, std::optional<int64_t> fence) {
-  if (fence) value["fence"] = *fence;
+nlohmann::json Fenced(nlohmann::json value, const std::optional<Fence>& fence) {
+  if (fence) value["fence"] = fence->value;
   return value;
 }
 
@@ -116,6 +117,7 @@ std::vector<std::unique_ptr<Checker>> RwCacheWorkload::Checkers() const {
   // No writer overlaps any holder; readers may share.
   checkers.push_back(std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite));
   checkers.push_back(std::make_unique<FencingChecker>());
+  checkers.push_back(std::make_unique<ForeignReleaseChecker>());
   checkers.push_back(std::make_unique<StuckLockChecker>(plan().stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
   checkers.push_back(std::make_unique<ClientStatsChecker>());

@@ -53,7 +53,7 @@ TEST(RwCacheWorkloadTest, OptionsAndRegistry) {
   EXPECT_EQ((*workload)->LongestLease(), std::chrono::milliseconds(1000));
   std::vector<std::string> names;
   for (const auto& c : (*workload)->Checkers()) names.push_back(c->Name());
-  EXPECT_EQ(names, (std::vector<std::string>{"rw-cache", "rw-lock", "fencing",
+  EXPECT_EQ(names, (std::vector<std::string>{"rw-cache", "rw-lock", "fencing", "foreign-release",
                                              "stuck-lock", "perf", "client-stats"}));
 }
 

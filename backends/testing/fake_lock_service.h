@@ -18,6 +18,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "backends/lock_service.h"
+#include "backends/task_group.h"
 
 namespace locksmith::testing {
 
@@ -32,6 +33,9 @@ struct FakeLockState {
   bool grant_everything = false;  // break mutual exclusion on purpose
   int unknown_every = 0;          // every n-th call (n > 0) answers unknown
   int throw_on_acquire = 0;       // the n-th acquire (n > 0) throws, as a client bug would
+  // The n-th acquire (n > 0) starts a coroutine of the client's own that
+  // throws (a renewal with a bug), among the executor's BackgroundTasks.
+  int throw_in_background_on_acquire = 0;
   int calls = 0;
   int acquires = 0;
   int connect_limit = -1;         // connects after this many fail (-1: none)
@@ -75,6 +79,10 @@ class FakeLockClient : public LockClient {
                                                 std::chrono::milliseconds lease) override {
     co_await Yield();
     if (++state_.acquires == state_.throw_on_acquire) throw std::runtime_error("client bug");
+    if (state_.acquires == state_.throw_in_background_on_acquire) {
+      auto executor = co_await boost::asio::this_coro::executor;
+      BackgroundTasks(executor).Spawn("renewals", BuggyRenewals());
+    }
     AcquireResult r;
     r.token = std::to_string(seed_) + "-" + std::to_string(++acquisitions_);
     if (Unknown()) co_return r;
@@ -91,6 +99,8 @@ class FakeLockClient : public LockClient {
     }
     if (!state_.grant_everything && (held || state_.HasReaders(key))) {
       r.outcome = Outcome::kFail;
+      r.error = kHeldByAnother;
+      r.busy = true;
       co_return r;
     }
     state_.keys[key] = {r.token, now + lease};
@@ -116,6 +126,11 @@ class FakeLockClient : public LockClient {
       boost::asio::post(executor, std::move(report));
     }
     co_return r;
+  }
+
+  static boost::asio::awaitable<void> BuggyRenewals() {
+    throw std::runtime_error("renewal bug");
+    co_return;
   }
 
   bool SupportsShared() const override { return state_.shared_locks; }

@@ -39,6 +39,16 @@ class HistoryBuilder {
     Invoke(process, std::move(f), value, std::move(key));
     return Ok(process, result.is_null() ? value : result);
   }
+  // A lone completion of `process`, as a lock event (renew, lock-lost) is:
+  // no invoke, and the process's open op (if any) stays open.
+  HistoryBuilder& Event(int64_t process, std::string f, nlohmann::json value, std::string key) {
+    Op op = Next(process, OpType::kOk);
+    op.f = std::move(f);
+    op.key = std::move(key);
+    op.value = std::move(value);
+    history_.push_back(std::move(op));
+    return *this;
+  }
   HistoryBuilder& Nemesis(std::string f) {
     Op op = Next(kNemesisProcess, OpType::kInfo);
     op.f = std::move(f);

@@ -1,8 +1,11 @@
-#include "workloads/task_group.h"
+#include "backends/task_group.h"
 
 #include <exception>
+#include <mutex>
+#include <optional>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/execution_context.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -38,6 +41,47 @@ void TaskGroup::Ended(const std::string& name, std::exception_ptr error) {
     if (on_failure_) on_failure_(*failure_);
   }
   if (--running_ == 0) all_ended_.cancel();
+}
+
+void TaskGroup::SetOnFailure(std::function<void(const std::string&)> on_failure) {
+  on_failure_ = std::move(on_failure);
+  if (failure_ && on_failure_) on_failure_(*failure_);
+}
+
+namespace {
+
+// Holds an execution context's background group. The group goes in
+// shutdown(), while the services its timer uses are still there (they may
+// have been made after this one, and so be destroyed before it).
+class BackgroundTaskService : public asio::execution_context::service {
+ public:
+  static asio::execution_context::id id;
+
+  explicit BackgroundTaskService(asio::execution_context& context) : service(context) {}
+
+  TaskGroup& Group(const asio::any_io_executor& executor) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!group_) group_.emplace(executor);
+    return *group_;
+  }
+
+ private:
+  void shutdown() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    group_.reset();
+  }
+
+  std::mutex mu_;
+  std::optional<TaskGroup> group_;
+};
+
+asio::execution_context::id BackgroundTaskService::id;
+
+}  // namespace
+
+TaskGroup& BackgroundTasks(const asio::any_io_executor& executor) {
+  asio::execution_context& context = asio::query(executor, asio::execution::context);
+  return asio::use_service<BackgroundTaskService>(context).Group(executor);
 }
 
 asio::awaitable<Status> TaskGroup::Wait() {

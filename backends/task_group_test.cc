@@ -1,4 +1,4 @@
-#include "workloads/task_group.h"
+#include "backends/task_group.h"
 
 #include <gtest/gtest.h>
 
@@ -89,6 +89,40 @@ TEST(TaskGroupTest, WaitWithNothingSpawnedReturnsAtOnce) {
     status = co_await group.Wait();
   });
   EXPECT_TRUE(status.ok());
+}
+
+
+TEST(BackgroundTasksTest, OneGroupPerContextThatRecordsWhatItsTasksThrow) {
+  asio::io_context io, other;
+  TaskGroup& background = BackgroundTasks(io.get_executor());
+  EXPECT_EQ(&background, &BackgroundTasks(asio::any_io_executor(io.get_executor())));
+  EXPECT_NE(&background, &BackgroundTasks(other.get_executor()));
+  std::string hooked;
+  background.SetOnFailure([&](const std::string& failure) { hooked = failure; });
+  int done = 0;
+  background.Spawn("read loop", Rounds(3, &done));
+  background.Spawn("renewals", ThrowAfter(2));
+  io.run();  // nobody awaits them: run() ends when they have
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(background.running(), 0u);
+  ASSERT_TRUE(background.failed());
+  EXPECT_EQ(*background.failure(), "renewals: boom");
+  EXPECT_EQ(hooked, "renewals: boom");
+  // A hook set after the failure hears of it at once.
+  std::string late;
+  background.SetOnFailure([&](const std::string& failure) { late = failure; });
+  EXPECT_EQ(late, "renewals: boom");
+  EXPECT_FALSE(BackgroundTasks(other.get_executor()).failed());
+}
+
+TEST(BackgroundTasksTest, TasksStillPendingWhenTheContextGoesAreDestroyedQuietly) {
+  int done = 0;
+  {
+    asio::io_context io;
+    BackgroundTasks(io.get_executor()).Spawn("forever", Rounds(1'000'000, &done));
+    io.run_one();
+  }
+  EXPECT_EQ(done, 0);
 }
 
 }  // namespace

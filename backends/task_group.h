@@ -7,6 +7,14 @@
 // (so the others can stop early) and counts the task as ended; Wait returns
 // once every task has ended, with the first failure as an error.
 // Used on the io_context's one thread; not thread-safe.
+//
+// BackgroundTasks(executor) is the group an execution context keeps for the
+// coroutines objects start on their own and nobody awaits (a connection's
+// read loop, a watchdog's renewals, a Sentinel subscription): they are
+// spawned there instead of detached, so what one throws is recorded, and
+// whoever runs the context (the run) sets its failure hook, reads its
+// failure after run() and fails with it. Made on first use, destroyed with
+// the context; the lookup is thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -34,6 +42,8 @@ class TaskGroup {
   void Spawn(std::string name, boost::asio::awaitable<void> task);
   // Suspends until every spawned task has ended; the first failure, if any.
   boost::asio::awaitable<Status> Wait();
+  // Replaces the failure hook; runs at once when a task already failed.
+  void SetOnFailure(std::function<void(const std::string&)> on_failure);
 
   size_t running() const { return running_; }
   bool failed() const { return failure_.has_value(); }
@@ -47,6 +57,9 @@ class TaskGroup {
   size_t running_ = 0;
   std::optional<std::string> failure_;
 };
+
+// The background group of the execution context `executor` belongs to.
+TaskGroup& BackgroundTasks(const boost::asio::any_io_executor& executor);
 
 // "what()" of an exception_ptr, for failure messages.
 std::string DescribeException(std::exception_ptr error);
