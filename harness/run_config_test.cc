@@ -304,6 +304,8 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("reentry");
   EXPECT_EQ(now["stuck_leases"], 3);  // added since: the stuck-lock checker's default
   now.erase("stuck_leases");
+  EXPECT_EQ(now["acquire_wait_ms"], 2000);  // added since: acquires wait by default
+  now.erase("acquire_wait_ms");
   EXPECT_EQ(now["provider"], "local");  // added since: the local provider and its defaults
   for (const char* key : {"provider", "nodes", "nodes_file", "ssh_user", "ssh_key", "ssh_port",
                           "ssh_known_hosts"}) {

@@ -9,7 +9,6 @@
 #include "checker/check_file.h"
 #include "checker/client_stats.h"
 #include "checker/double_holder.h"
-#include "checker/fencing_checker.h"
 #include "checker/foreign_release_checker.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/perf_stats.h"
@@ -198,8 +197,6 @@ std::vector<std::unique_ptr<Checker>> MutexWorkload::Checkers() const {
   linearizable.model = read_write ? "rw-lock" : "owner-mutex";
   linearizable.leases = LeaseRule::kAuto;
   checkers.push_back(MakeLinearizabilityChecker(linearizable));
-  // Fences granted twice (with --fencing on; nothing to check otherwise).
-  checkers.push_back(std::make_unique<FencingChecker>());
   checkers.push_back(std::make_unique<ForeignReleaseChecker>());
   checkers.push_back(std::make_unique<StuckLockChecker>(options_.stuck_leases));
   checkers.push_back(std::make_unique<PerfStatsChecker>());
