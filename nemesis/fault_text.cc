@@ -24,17 +24,6 @@ const nlohmann::json* NumberField(const nlohmann::json& j, const char* name) {
   return it != j.end() && it->is_number() ? &*it : nullptr;
 }
 
-bool NaturalLess(const std::string& a, const std::string& b) {
-  auto split = [](const std::string& s) {
-    size_t i = s.size();
-    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') --i;
-    const bool numbered = i < s.size() && s.size() - i < 12;
-    return std::make_pair(s.substr(0, i), numbered ? std::stoll(s.substr(i)) : -1LL);
-  };
-  auto sa = split(a), sb = split(b);
-  return sa != sb ? sa < sb : a < b;
-}
-
 bool IsClientHost(const std::string& host) {
   return host.size() > 1 && host[0] == 'c' &&
          std::all_of(host.begin() + 1, host.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -85,21 +74,7 @@ std::string FormatOffsetMs(double ms) {
   return buf;
 }
 
-std::string DurationText(double ms) {
-  const double ns = ms * 1e6;
-  const double a = std::fabs(ns);
-  char buf[64];
-  if (a >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-  } else if (a >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  } else if (a >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g \xC2\xB5s", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  }
-  return buf;
-}
+std::string DurationText(double ms) { return FormatDurationNs(ms * 1e6); }
 
 std::string ClientHitText(const nlohmann::json& value) {
   std::string out;

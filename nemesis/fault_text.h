@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
+
 namespace locksmith {
 
 // JSON text that never throws on invalid UTF-8 (replaced by U+FFFD).
@@ -20,8 +22,6 @@ std::string StringField(const nlohmann::json& j, const char* name);
 // `name` of an object when it is a number, else null.
 const nlohmann::json* NumberField(const nlohmann::json& j, const char* name);
 
-// Names with a trailing number ("c12", "n3") order by prefix, then number.
-bool NaturalLess(const std::string& a, const std::string& b);
 // "c0", "c12": a client host's name.
 bool IsClientHost(const std::string& host);
 // "c0–c5 c7 n1": naturally ordered, consecutive client hosts as ranges.

@@ -3,20 +3,10 @@
 #include <map>
 #include <utility>
 
+#include "base/text.h"
+
 namespace locksmith {
 namespace {
-
-// Names with a trailing number ("n12", "n3") order by prefix, then number.
-bool NaturalLess(const std::string& a, const std::string& b) {
-  auto split = [](const std::string& s) {
-    size_t i = s.size();
-    while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9') --i;
-    const bool numbered = i < s.size() && s.size() - i < 12;
-    return std::make_pair(s.substr(0, i), numbered ? std::stoll(s.substr(i)) : -1LL);
-  };
-  auto sa = split(a), sb = split(b);
-  return sa != sb ? sa < sb : a < b;
-}
 
 const nlohmann::json* ObservedOffset(const nlohmann::json& seen) {
   if (!seen.is_object()) return nullptr;

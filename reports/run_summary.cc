@@ -79,21 +79,6 @@ std::string RunSummary::DisplayName() const {
   return out.empty() ? "locksmith run" : out;
 }
 
-std::string FormatDurationNs(double ns) {
-  char buf[64];
-  const double a = ns < 0 ? -ns : ns;
-  if (a >= 1e9) {
-    std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
-  } else if (a >= 1e6) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  } else if (a >= 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g \xC2\xB5s", ns / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.0f ns", ns);
-  }
-  return buf;
-}
-
 std::string FormatSeconds(int64_t ns) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f s", static_cast<double>(ns) / 1e9);

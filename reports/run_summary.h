@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/text.h"
 #include "checker/history.h"
 
 namespace locksmith {
@@ -32,8 +33,6 @@ struct RunSummary {
   std::string DisplayName() const;
 };
 
-// "1.234 s", "12.3 ms", "850 µs", "120 ns".
-std::string FormatDurationNs(double ns);
 // "3.250 s": ns since the run's start, in seconds.
 std::string FormatSeconds(int64_t ns);
 

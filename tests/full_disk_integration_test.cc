@@ -29,7 +29,7 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   std::filesystem::create_directory(store);
   // This process's own mount namespace: the run it starts sees the tmpfs,
   // nothing else on the machine does.
-  if (unshare(CLONE_NEWNS) != 0) GTEST_SKIP() << "unshare: " << std::strerror(errno);
+  ASSERT_EQ(unshare(CLONE_NEWNS), 0) << "unshare: " << std::strerror(errno);
   ASSERT_EQ(mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0) << std::strerror(errno);
   ASSERT_EQ(mount("lsm-full-disk", store.c_str(), "tmpfs", 0, "size=256k"), 0)
       << std::strerror(errno);

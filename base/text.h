@@ -1,0 +1,16 @@
+// Small text helpers every layer that shows things to people shares: the
+// order of host names and a duration in the unit that reads best. Pure
+// functions; thread-safe.
+#pragma once
+
+#include <string>
+
+namespace locksmith {
+
+// Names with a trailing number ("c12", "n3") order by prefix, then number.
+bool NaturalLess(const std::string& a, const std::string& b);
+
+// "2.408 s", "12.3 ms", "850 µs", "40 ns": a duration given in nanoseconds.
+std::string FormatDurationNs(double ns);
+
+}  // namespace locksmith
