@@ -2,7 +2,8 @@
 // NodeTable: name, role, host, program, address of every server), how to
 // start and stop them, and a factory for its lock clients. What a nemesis can
 // do to a service is a separate small capability interface the service may
-// also implement (Killable, Pausable, HasPrimary, HasClocks; like Jepsen's
+// also implement (Killable, Pausable, HasPrimary, HasClocks,
+// HasNodeProcesses; like Jepsen's
 // Kill / Pause / Primary); callers ask for one with Capability<C>(service).
 // Thread-safety: Start/Stop are called from the run thread, NewClient from
 // the io thread, capability calls from the nemesis thread; Table() and
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +127,22 @@ class HasClocks {
   virtual Result<int64_t> WallClockNs(const std::string& node) = 0;
 };
 
+// The process that serves a node now: its host and its pid there.
+struct NodeProcess {
+  Host* host = nullptr;
+  int pid = -1;
+};
+
+// A service that tells which process serves each node, so a fault done to
+// a node can be confirmed from outside: a restart by a new pid, a pause by
+// the process's state on its host.
+class HasNodeProcesses {
+ public:
+  virtual ~HasNodeProcesses() = default;
+  // The node's process, or nullopt while it is down (or for an unknown node).
+  virtual std::optional<NodeProcess> ProcessOf(const std::string& node) = 0;
+};
+
 // One event a service reports of its own accord (a Sentinel's +sdown,
 // +switch-master, ...): recorded in the history as an info op `f` with
 // `value` of the process named `source` ("sentinel").
@@ -145,7 +163,8 @@ class HasEvents {
   virtual void StopEvents() = 0;
 };
 
-// The capability C (Killable, Pausable, HasPrimary, HasClocks, HasEvents) of `service`,
+// The capability C (Killable, Pausable, HasPrimary, HasClocks, HasEvents,
+// HasNodeProcesses) of `service`,
 // or nullptr when the backend does not have it.
 template <typename C>
 C* Capability(LockService& service) {

@@ -176,6 +176,10 @@ Status RedisService::StartNode(const std::string& name) {
   return Launch(**node);
 }
 
+std::optional<NodeProcess> RedisService::ProcessOf(const std::string& name) {
+  return servers_.ProcessOf(name);
+}
+
 bool RedisService::IsUp(const std::string& name) { return servers_.IsUp(name); }
 
 Status RedisService::PauseNode(const std::string& name) { return servers_.Pause(name); }

@@ -103,7 +103,8 @@ class RedisService : public LockService,
                      public Killable,
                      public Pausable,
                      public HasPrimary,
-                     public HasClocks {
+                     public HasClocks,
+                     public HasNodeProcesses {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
@@ -129,6 +130,7 @@ class RedisService : public LockService,
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.
   Result<int64_t> WallClockNs(const std::string& node) override;
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
  private:
   RedisEndpoint EndpointOf(const ServiceNode& node) const;

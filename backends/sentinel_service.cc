@@ -146,6 +146,10 @@ nlohmann::json SentinelService::Settings() const {
           {"wait_replicas", options_.wait_replicas}};
 }
 
+std::optional<NodeProcess> SentinelService::ProcessOf(const std::string& name) {
+  return servers_.ProcessOf(name);
+}
+
 bool SentinelService::IsSentinel(const ServerProcess& node) const {
   return node.info().role == NodeRole::kSentinel;
 }

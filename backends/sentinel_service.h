@@ -77,7 +77,8 @@ class SentinelService : public LockService,
                         public Pausable,
                         public HasPrimary,
                         public HasClocks,
-                        public HasEvents {
+                        public HasEvents,
+                        public HasNodeProcesses {
  public:
   SentinelService(Cluster& cluster, SentinelServiceOptions options);
 
@@ -101,6 +102,7 @@ class SentinelService : public LockService,
   Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   // Every sentinel's events as info ops of the `sentinel` process: f is the
   // channel (+sdown, +odown, +switch-master, +failover-end, ...), value

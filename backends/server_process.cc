@@ -106,6 +106,12 @@ void ServerProcess::Stop() {
   paused_ = false;
 }
 
+std::optional<int> ServerProcess::Pid() {
+  std::lock_guard lock(mu_);
+  if (pid_ <= 0) return std::nullopt;
+  return pid_;
+}
+
 bool ServerProcess::IsUp() {
   std::lock_guard lock(mu_);
   return pid_ > 0 && options_.host->Alive(pid_);

@@ -16,6 +16,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,8 @@ class ServerProcess {
   void Stop();
   // Started, not killed, and its process has not exited (paused counts).
   bool IsUp();
+  // Its pid while it runs (started and not killed).
+  std::optional<int> Pid();
   // Started and not paused: it can answer.
   bool Responsive();
 

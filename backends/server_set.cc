@@ -60,6 +60,14 @@ bool ServerSet::IsUp(const std::string& name) const {
   return server != nullptr && server->IsUp();
 }
 
+std::optional<NodeProcess> ServerSet::ProcessOf(const std::string& name) const {
+  ServerProcess* server = Find(name);
+  if (server == nullptr) return std::nullopt;
+  const std::optional<int> pid = server->Pid();
+  if (!pid) return std::nullopt;
+  return NodeProcess{server->host(), *pid};
+}
+
 void ServerSet::StopAll() const {
   for (auto it = servers_.rbegin(); it != servers_.rend(); ++it) (*it)->Stop();
 }

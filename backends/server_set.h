@@ -1,7 +1,7 @@
 // ServerSet: every server process of one service (ServerProcess), in start
 // order, found by node name; the Killable / Pausable steps on a named node
-// (kill, pause, resume, is-up) go through it, so an unknown name gets the
-// same kind of answer from every backend.
+// (kill, pause, resume, is-up) and HasNodeProcesses's question go through
+// it, so an unknown name gets the same kind of answer from every backend.
 //
 // Thread-safety: Add only while the service is built (before any other
 // call); afterwards the set is fixed and every method may be called from
@@ -9,9 +9,11 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/lock_service.h"
 #include "backends/server_process.h"
 #include "base/result.h"
 #include "cluster/host.h"
@@ -41,6 +43,9 @@ class ServerSet {
   Status Pause(const std::string& name) const;
   Status Resume(const std::string& name) const;
   bool IsUp(const std::string& name) const;
+  // The process of node `name` while it runs (HasNodeProcesses); nullopt
+  // while it is down or for an unknown name.
+  std::optional<NodeProcess> ProcessOf(const std::string& name) const;
   // Stops every server, the last started first (a service's watchers, such
   // as sentinels, go before what they watch and start no failover).
   void StopAll() const;

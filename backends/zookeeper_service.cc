@@ -252,6 +252,10 @@ Status ZookeeperService::StartNode(const std::string& name) {
                                         ServingProbe(peers_[*index], /*in_quorum=*/false));
 }
 
+std::optional<NodeProcess> ZookeeperService::ProcessOf(const std::string& name) {
+  return servers_.ProcessOf(name);
+}
+
 bool ZookeeperService::IsUp(const std::string& name) { return servers_.IsUp(name); }
 
 Status ZookeeperService::PauseNode(const std::string& name) { return servers_.Pause(name); }

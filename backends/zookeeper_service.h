@@ -89,7 +89,8 @@ class ZookeeperService : public LockService,
                          public Killable,
                          public Pausable,
                          public HasPrimary,
-                         public HasClocks {
+                         public HasClocks,
+                         public HasNodeProcesses {
  public:
   ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options, std::string client);
 
@@ -114,6 +115,7 @@ class ZookeeperService : public LockService,
   Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   const std::vector<ZkPeerAddress>& Peers() const { return peers_; }
   // How long Start() took until the ensemble was ready (0 before).

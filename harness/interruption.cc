@@ -103,7 +103,9 @@ std::string Interruption::DescribeLocked(Clock::time_point workload_start,
     case Phase::kWorkload: {
       const double after = std::chrono::duration<double>(signal_at_ - workload_start).count();
       return by + " after " + Seconds(std::max(after, 0.0)) + " s of the " +
-             Limit(time_limit_s) + " s workload; the verdict covers only the ops before it";
+             Limit(time_limit_s) +
+             " s workload; the verdict covers only the ops before it, and is unknown unless "
+             "they show an anomaly";
     }
     case Phase::kFinishing:
       return "";

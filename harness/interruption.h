@@ -44,8 +44,9 @@ class Interruption {
   bool BeforeWorkload() const;
 
   // "by SIGINT after 4.2 s of the 120 s workload; the verdict covers only the
-  // ops before it" (the text after "interrupted: "), from the workload's
-  // start and time limit. Empty unless StoppedTheRun().
+  // ops before it, and is unknown unless they show an anomaly" (the text
+  // after "interrupted: "), from the workload's start and time limit. Empty
+  // unless StoppedTheRun().
   std::string Describe(Clock::time_point workload_start, double time_limit_s) const;
   // {"signal": "SIGINT", "phase": "workload", "after_s": 4.2, "message": ...}
   // for results.json ("after_s" only in the workload phase); null unless

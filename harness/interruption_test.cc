@@ -52,7 +52,7 @@ TEST(InterruptionTest, ASignalMidWorkloadSaysHowFarItGot) {
   EXPECT_FALSE(i.BeforeWorkload());
   EXPECT_EQ(i.Describe(start, 120),
             "by SIGINT after 4.2 s of the 120 s workload; the verdict covers only the ops before "
-            "it");
+            "it, and is unknown unless they show an anomaly");
   auto j = i.ToJson(start, 120);
   EXPECT_EQ(j["phase"], "workload");
   EXPECT_DOUBLE_EQ(j["after_s"].get<double>(), 4.2);

@@ -23,9 +23,12 @@
 #include "harness/report_command.h"
 #include "harness/run_log.h"
 #include "harness/run_store.h"
+#include "harness/run_verdict.h"
 #include "harness/secret_redaction.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/fault_descriptions.h"
+#include "nemesis/fault_ledger.h"
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 #include "nemesis/op_events.h"
 #include "nemesis/scenario_steps.h"
@@ -63,8 +66,27 @@ void MarkHistoryIncomplete(CheckResult& result, const std::string& write_error) 
 
 }  // namespace
 
+namespace {
+
+// The fault ledger the run planned (extra's "faults"), its outcomes filled
+// in from the history; null when the run recorded none.
+nlohmann::json LedgerOf(const History& history, const nlohmann::json& extra,
+                        std::optional<FaultLedger>& ledger) {
+  if (!extra.contains("faults")) return nullptr;
+  auto planned = FaultLedger::FromJson(extra["faults"]);
+  if (!planned) return extra["faults"];  // kept as it was; no verdict rests on it
+  const nlohmann::json nemesis = extra.value("nemesis", nlohmann::json::object());
+  const bool teardown_healed =
+      nemesis.value("heal_failures", nlohmann::json::array()).empty();
+  ledger = std::move(*planned);
+  ledger->Observe(history, RegisteredConfirmations(), teardown_healed);
+  return ledger->ToJson();
+}
+
+}  // namespace
+
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
-                                   const nlohmann::json& extra) {
+                                   const nlohmann::json& extra, nlohmann::json* written) {
   auto workload = WorkloadFromConfig(config);
   if (!workload) return Error{workload.error()};
   // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the
@@ -87,13 +109,24 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
     MarkHistoryIncomplete(result, it->get<std::string>());
   }
   for (auto& line : DescribeSkippedLines(history_file, skipped)) result.warnings.push_back(line);
+  // A run cut short, or whose faults did not all happen, vouches for nothing.
+  std::optional<FaultLedger> ledger;
+  const nlohmann::json faults = LedgerOf(*history, extra, ledger);
+  const std::string unfulfilled =
+      UnfulfilledRunLine(extra.value("interruption", nlohmann::json()),
+                         config.value("time_limit_s", 0.0), ledger ? &*ledger : nullptr);
+  const bool unknown_for_it = ApplyUnfulfilled(result, unfulfilled);
   nlohmann::json results = result.ToJson();
   results["history"] = {{"skipped_lines", skipped.size()}};
   // How each fault family looks and what each fault did, in words: the
   // reports draw the faults from this alone.
   results["fault_descriptions"] = DescribeFaults(*history);
   for (const auto& [k, v] : extra.items()) results[k] = v;
-  if (auto debate = DebateOutcome(config, result.valid); !debate.is_null()) results["debate"] = debate;
+  if (!faults.is_null()) results["faults"] = faults;
+  if (unknown_for_it) results["unfulfilled"] = unfulfilled;
+  if (auto debate = DebateOutcome(config, result.valid, result.anomalies); !debate.is_null()) {
+    results["debate"] = debate;
+  }
   if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
     return Error{s.error()};
   }
@@ -106,6 +139,7 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (Status s = WriteJunitXml(results, config, run_dir + "/junit.xml", duration_s); !s) {
     return Error{"junit: " + s.error()};
   }
+  if (written != nullptr) *written = std::move(results);
   return result;
 }
 
@@ -127,6 +161,7 @@ struct ServerPhaseFacts {
   std::string error;                      // why the run failed
   nlohmann::json nemesis = nullptr;       // performed, failed, heal_failures
   std::string history_error;              // the first failed history write, if one did
+  nlohmann::json faults = nullptr;        // the fault ledger's plan (FaultLedger::Plan)
 };
 
 // The workload as one task of the run's TaskGroup: its error (it could not
@@ -304,6 +339,10 @@ class ServerPhases {
     // Runs after the heal below (scopes unwind in reverse): its ops count too.
     ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->write_error(); });
     std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
+    // What was asked for, to tell afterwards what of it happened.
+    const LedgerRequest request{config_.nemesis, config_.time_limit_s,
+                                config_.steps.is_null() ? config_.nemesis_interval_s : 0};
+    facts_.faults = FaultLedger::Plan(schedule, request).ToJson();
     // Scripted steps may wait for workload events: every op recorded is
     // shown to them.
     OpEvents events(TriggersOfSteps(schedule));
@@ -478,9 +517,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   nlohmann::json extra{{"interrupted", stopped}};
   if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, config.time_limit_s);
   if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
+  if (!facts.faults.is_null()) extra["faults"] = facts.faults;
   if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
   if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
-  auto result = JudgeAndReport(store->dir, outcome.config, extra);
+  nlohmann::json results;
+  auto result = JudgeAndReport(store->dir, outcome.config, extra, &results);
   if (!result) {
     log.Error("check: " + result.error());
     // The full disk that cut the history short may refuse the results too:
@@ -495,6 +536,10 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     return outcome;
   }
   if (stopped) outcome.interrupted = interruption.Describe(facts.zero, config.time_limit_s);
+  outcome.faults = results.value("faults", nlohmann::json());
+  if (!results.value("unfulfilled", std::string()).empty()) {
+    log.Warn("verdict unknown: " + results["unfulfilled"].get<std::string>());
+  }
   outcome.exit_code = facts.failure_exit != 0 ? facts.failure_exit : ExitCodeFor(result->valid);
   outcome.result = std::move(*result);
   return outcome;
@@ -535,17 +580,20 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
   // Facts only the run itself could record survive the re-check.
   nlohmann::json extra{{"rechecked", true}};
   if (auto previous = ReadJsonFile(run_dir + "/results.json", "results.json"); previous) {
-    for (const char* key :
-         {"interrupted", "interruption", "nemesis", "workload_error", "history_error"}) {
+    // The ledger's plan is only in results.json: its outcomes are judged again.
+    for (const char* key : {"interrupted", "interruption", "nemesis", "faults", "workload_error",
+                            "history_error"}) {
       if (previous->contains(key)) extra[key] = (*previous)[key];
     }
   }
-  auto result = JudgeAndReport(run_dir, *config_json, extra);
+  nlohmann::json results;
+  auto result = JudgeAndReport(run_dir, *config_json, extra, &results);
   if (!result) {
     std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
     return kExitBadInput;
   }
-  PrintRunSummary(out, run_dir, *result, *config_json);
+  PrintRunSummary(out, run_dir, *result, *config_json, "", "",
+                  results.value("faults", nlohmann::json()));
   return ExitCodeFor(result->valid);
 }
 

@@ -33,8 +33,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
 // 255 when the run itself failed (servers did not start, ...). The summary
 // goes to `out`, progress to stderr and locksmith.log. A signal the watcher
 // reports stops the run early but is never a failure: it tears down, judges
-// the ops before it (none before the workload: unknown, 2) and says
-// "interrupted: ..." on `out`, in results.json and in junit.xml.
+// the ops before it and says "interrupted: ..." on `out`, in results.json
+// and in junit.xml; unless those ops show an anomaly (1), its verdict is
+// unknown (2): a run cut short proves nothing by finding nothing. So is a
+// run in which a fault it asked for never took effect (the fault ledger,
+// results.json's "faults").
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
 
 // Checks a stored run again with its workload's checkers; rewrites
@@ -48,8 +51,13 @@ int RecheckRun(const std::string& run_dir, std::ostream& out);
 // merged into results.json (run facts such as "interrupted"). The history is
 // loaded as `check FILE` loads it (a last line cut short is skipped: a
 // warning, and "history": {"skipped_lines"}), and nothing to judge is
-// unknown (NothingToJudge), as for `check FILE`.
+// unknown (NothingToJudge), as for `check FILE`. `extra`'s "faults" (the
+// fault ledger's plan) gets its outcomes from the history, and a run cut
+// short or whose faults did not all happen is unknown unless it found an
+// anomaly (harness/run_verdict.h: "unfulfilled" in results.json says why).
+// `written`, when given, receives results.json as written.
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
-                                   const nlohmann::json& extra);
+                                   const nlohmann::json& extra,
+                                   nlohmann::json* written = nullptr);
 
 }  // namespace locksmith

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <regex>
@@ -156,6 +157,28 @@ std::string FlagAndKey(const std::string& key) {
   return key;
 }
 
+// A scenario's predictions agree: Y (two holders) is an invalid verdict, N
+// a valid one, and only an invalid one has a kind of anomaly.
+Status CheckPredictions(const RunConfig& c) {
+  const std::string implied = c.prediction == "Y"   ? "invalid"
+                              : c.prediction == "N" ? "valid"
+                                                    : "";
+  if (!implied.empty() && !c.predicted_verdict.empty() && implied != c.predicted_verdict) {
+    return Error{"\"prediction\": " + c.prediction + " means a verdict of " + implied +
+                 ", but \"predicted_verdict\" is " + c.predicted_verdict};
+  }
+  const std::string verdict = c.predicted_verdict.empty() ? implied : c.predicted_verdict;
+  if (!c.predicted_anomaly.empty() && verdict != "invalid") {
+    return Error{"\"predicted_anomaly\" needs \"predicted_verdict\": \"invalid\""};
+  }
+  if (std::any_of(c.predicted_anomaly.begin(), c.predicted_anomaly.end(),
+                  [](unsigned char ch) { return !std::isalnum(ch) && ch != '-'; })) {
+    return Error{"\"predicted_anomaly\" is a kind such as unsafe-grant, not " +
+                 QuoteInput(c.predicted_anomaly)};
+  }
+  return OkStatus();
+}
+
 Status ValidateProviderKeys(const RunConfig& c) {
   if (c.provider != "ssh") {
     if (!c.nodes.empty() || !c.nodes_file.empty()) {
@@ -241,6 +264,10 @@ void RunConfig::Declare(OptionSet& set) {
       .Text("scenario", "", &scenario, kMaxScenarioBytes, "the debate row a scenario tests")
       .Choice("prediction", "", &prediction, {"", "Y", "N"},
               "Y: two holders at once possible, N: not")
+      .Choice("predicted_verdict", "", &predicted_verdict, {"", "valid", "invalid"},
+              "the verdict a scenario predicts")
+      .Text("predicted_anomaly", "", &predicted_anomaly, 64,
+            "the kind of anomaly a scenario predicts (a class or type the checkers emit)")
       .Text("description", "", &description, kMaxDescriptionBytes, "free text")
       .Json("steps", &steps,
             [this](const nlohmann::json& given) -> Status {
@@ -271,7 +298,7 @@ void RunConfig::Declare(OptionSet& set) {
           return Error{"\"scenario\" must not contain control characters: " +
                        QuoteInput(scenario)};
         }
-        return OkStatus();
+        return CheckPredictions(*this);
       });
 }
 

@@ -73,6 +73,12 @@ struct RunConfig {
   std::string ssh_known_hosts;       // known-hosts file; empty: ssh's defaults
   std::string scenario;              // the debate row a scenario file tests (docs/debate.md)
   std::string prediction;            // what the debate predicts: "Y" (two holders possible) or "N"
+  // What a scenario predicts of the run, as data its test reads: the
+  // verdict ("valid" or "invalid") and, for an invalid one, the kind of
+  // anomaly (a "class" or "type" the checkers emit: "unsafe-grant",
+  // "expired-lease-use", "oversold", "crashed-acquirer", ...).
+  std::string predicted_verdict;
+  std::string predicted_anomaly;
   std::string description;           // free text from a scenario file
   // Scripted fault steps (nemesis/scenario_steps.h) replacing the seeded
   // schedule; null when there are none. Their families join `nemesis`.

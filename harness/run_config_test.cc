@@ -95,6 +95,25 @@ TEST(RunConfigTest, ParsesRanges) {
   EXPECT_EQ(FormatMsRange({7, 7}), "7");
 }
 
+// A scenario predicts its verdict and the kind of anomaly as data; the two
+// predictions of a debate row (Y / N and the verdict) must agree.
+TEST(RunConfigTest, PredictionsAgreeWithEachOther) {
+  EXPECT_EQ(ErrorOfJson({{"prediction", "Y"}, {"predicted_verdict", "invalid"},
+                         {"predicted_anomaly", "unsafe-grant"}}),
+            "");
+  EXPECT_EQ(ErrorOfJson({{"predicted_verdict", "invalid"}, {"predicted_anomaly", "oversold"}}),
+            "");
+  EXPECT_EQ(ErrorOfJson({{"prediction", "Y"}, {"predicted_verdict", "valid"}}),
+            "\"prediction\": Y means a verdict of invalid, but \"predicted_verdict\" is valid");
+  EXPECT_EQ(ErrorOfJson({{"prediction", "N"}, {"predicted_anomaly", "unsafe-grant"}}),
+            "\"predicted_anomaly\" needs \"predicted_verdict\": \"invalid\"");
+  EXPECT_NE(ErrorOfJson({{"predicted_verdict", "maybe"}}).find("\"predicted_verdict\""),
+            std::string::npos);
+  EXPECT_NE(ErrorOfJson({{"predicted_verdict", "invalid"}, {"predicted_anomaly", "a b"}})
+                .find("is a kind such as unsafe-grant"),
+            std::string::npos);
+}
+
 TEST(RunConfigTest, JsonRoundTripKeepsEveryField) {
   RunConfig a;
   a.test_name = "t";
@@ -107,7 +126,9 @@ TEST(RunConfigTest, JsonRoundTripKeepsEveryField) {
   a.client_timeout_ms = 250;
   a.loopback = true;
   a.scenario = "6";
-  a.prediction = "N";
+  a.prediction = "Y";
+  a.predicted_verdict = "invalid";
+  a.predicted_anomaly = "unsafe-grant";
   a.description = "why";
   ASSERT_TRUE(a.SelectModules().ok());
   ASSERT_TRUE(MergeRunConfigJson({{"keys", 2}, {"hold", "200-400"}, {"backoff", "3-4"},
@@ -306,6 +327,11 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("stuck_leases");
   EXPECT_EQ(now["acquire_wait_ms"], 2000);  // added since: acquires wait by default
   now.erase("acquire_wait_ms");
+  // Added since: what a scenario predicts, none by default.
+  EXPECT_EQ(now["predicted_verdict"], "");
+  EXPECT_EQ(now["predicted_anomaly"], "");
+  now.erase("predicted_verdict");
+  now.erase("predicted_anomaly");
   EXPECT_EQ(now["provider"], "local");  // added since: the local provider and its defaults
   for (const char* key : {"provider", "nodes", "nodes_file", "ssh_user", "ssh_key", "ssh_port",
                           "ssh_known_hosts"}) {

@@ -189,6 +189,60 @@ TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
   EXPECT_EQ(StoredResults(outcome)["valid"], true);
 }
 
+// Every op it performs took effect, and a check saw it.
+class ObservedNemesis : public Nemesis {
+ public:
+  std::vector<std::string> Faults() const override { return {"kill", "restart"}; }
+  FaultResult Invoke(const FaultOp&) override {
+    FaultResult r{true, {{"nodes", {"n1"}}}, ""};
+    r.observed = true;
+    return r;
+  }
+  std::vector<HealFailure> Teardown() override { return {}; }
+};
+
+// One scripted kill of n1: at once, or after an acquire of `key`.
+std::vector<ScheduledFault> KillStep(const std::string& key = "") {
+  ScheduledFault kill{0, {"kill", {{"node", "n1"}}}, {0, "kill", true}};
+  if (!key.empty()) kill.after = StepTrigger{"acquire", key};
+  kill.step = 1;
+  return {kill};
+}
+
+// A step whose event never comes: the run found nothing, but it did not
+// do what it was asked, so it vouches for nothing.
+TEST_F(RunLifecycleTest, AScriptedStepThatNeverFiresMakesACleanRunUnknown) {
+  modules_.make_schedule = [](const RunConfig&, LockService&) {
+    return KillStep("no-such-key");
+  };
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.error;
+  ASSERT_TRUE(outcome.result.has_value());
+  EXPECT_EQ(outcome.result->valid, Validity::kUnknown);
+  const std::string line = "step 1 (kill n1 after acquire of no-such-key) never fired";
+  EXPECT_EQ(outcome.result->reason, line);
+  const nlohmann::json results = StoredResults(outcome);
+  EXPECT_EQ(results["valid"], "unknown");
+  EXPECT_EQ(results["unfulfilled"], line);
+  EXPECT_EQ(results["faults"]["rows"][0]["fired"], false);
+  EXPECT_EQ(results["faults"]["families"][0]["planned"], 1);
+  EXPECT_EQ(outcome.faults, results["faults"]);
+}
+
+TEST_F(RunLifecycleTest, AStepThatRanAndWasObservedLeavesTheVerdictToTheCheckers) {
+  modules_.make_nemesis = [](const RunConfig&, const NemesisContext&) {
+    return Result<std::unique_ptr<Nemesis>>(std::make_unique<ObservedNemesis>());
+  };
+  modules_.make_schedule = [](const RunConfig&, LockService&) { return KillStep(); };
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.error;
+  const nlohmann::json results = StoredResults(outcome);
+  EXPECT_EQ(results["valid"], true);
+  EXPECT_FALSE(results.contains("unfulfilled"));
+  EXPECT_EQ(results["faults"]["rows"][0]["observed"], true);
+  EXPECT_EQ(results["faults"]["rows"][0]["done"], "kill n1");
+}
+
 // The reports know no fault family: results.json tells them how each looks.
 TEST_F(RunLifecycleTest, ResultsJsonDescribesEveryFaultFamily) {
   const nlohmann::json described = StoredResults(Run())["fault_descriptions"];

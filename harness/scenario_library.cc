@@ -59,7 +59,8 @@ Result<std::vector<ScenarioInfo>> ListScenarios() {
       auto it = j.find(key);
       return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
     };
-    scenarios.push_back({name, field("description"), field("prediction"), field("scenario")});
+    scenarios.push_back({name, field("description"), field("prediction"), field("scenario"),
+                         field("predicted_verdict"), field("predicted_anomaly")});
   }
   return scenarios;
 }
@@ -67,8 +68,15 @@ Result<std::vector<ScenarioInfo>> ListScenarios() {
 void PrintScenarios(std::ostream& out, const std::vector<ScenarioInfo>& scenarios) {
   for (const auto& s : scenarios) {
     out << s.name;
+    std::string predicts;
     if (!s.prediction.empty()) {
-      out << "  (predicts " << (s.prediction == "Y" ? "two holders at once" : "no double holder");
+      predicts = s.prediction == "Y" ? "two holders at once" : "no double holder";
+    } else if (!s.predicted_verdict.empty()) {
+      predicts = "a verdict of " + s.predicted_verdict;
+    }
+    if (!s.predicted_anomaly.empty()) predicts += ": " + s.predicted_anomaly;
+    if (!predicts.empty()) {
+      out << "  (predicts " << predicts;
       if (!s.row.empty()) out << "; debate row " << s.row;
       out << ")";
     }

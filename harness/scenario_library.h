@@ -18,6 +18,8 @@ struct ScenarioInfo {
   std::string description;  // one paragraph
   std::string prediction;   // "Y": two holders at once possible, "N": not, "": none
   std::string row;          // the debate row it tests ("scenario"), may be empty
+  std::string predicted_verdict;  // "valid", "invalid" or ""
+  std::string predicted_anomaly;  // the kind of anomaly an invalid one shows, or ""
 };
 
 std::string ScenarioDirectory();
@@ -30,7 +32,7 @@ Result<std::string> ScenarioPath(const std::string& name);
 // naming it.
 Result<std::vector<ScenarioInfo>> ListScenarios();
 
-// One block per scenario: name, prediction and row, then the description.
+// One block per scenario: name, predictions and row, then the description.
 void PrintScenarios(std::ostream& out, const std::vector<ScenarioInfo>& scenarios);
 
 }  // namespace locksmith

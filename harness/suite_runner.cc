@@ -21,14 +21,19 @@ namespace fs = std::filesystem;
 // A run's row: what its directory holds, or why it has none.
 SuiteRun RowOf(const SuiteCell& cell, int repeat, uint64_t seed, const RunOutcome& outcome,
                const std::string& suite_dir) {
-  // The verdict in memory: what results.json holds but the run's extras.
-  const nlohmann::json results = outcome.result ? outcome.result->ToJson() : nlohmann::json();
+  // The verdict in memory: what results.json holds but the run's extras
+  // (the fault ledger among them, which the outcome carries).
+  nlohmann::json results = outcome.result ? outcome.result->ToJson() : nlohmann::json();
+  if (outcome.result && !outcome.faults.is_null()) results["faults"] = outcome.faults;
   SuiteRun row = SuiteRunFrom(results, outcome.config);
   row.cell = cell.name;
   row.repeat = repeat;
   row.seed = seed;
   row.exit_code = outcome.exit_code;
-  row.error = !outcome.error.empty() ? outcome.error : outcome.interrupted;
+  // Why it failed, stopped early, or did not do all it was asked.
+  if (!outcome.error.empty() || !outcome.interrupted.empty()) {
+    row.error = !outcome.error.empty() ? outcome.error : outcome.interrupted;
+  }
   if (!outcome.run_dir.empty()) {
     std::error_code ec;
     row.dir = fs::relative(outcome.run_dir, suite_dir, ec).string();

@@ -95,7 +95,11 @@ FaultResult ClientCrashNemesis::Invoke(const FaultOp& op) {
                 std::to_string(wait) + " ms"};
   }
   ++crashed_;
-  return {true, {{"process", taken->process}, {"key", taken->key}, {"crashed", crashed_}}, ""};
+  FaultResult crashed{
+      true, {{"process", taken->process}, {"key", taken->key}, {"crashed", crashed_}}, ""};
+  // The worker took the crash at its crash point: it has stopped for good.
+  crashed.observed = true;
+  return crashed;
 }
 
 std::vector<HealFailure> ClientCrashNemesis::Teardown() {

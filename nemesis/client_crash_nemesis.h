@@ -4,8 +4,9 @@
 // expires). The begin op waits, up to its `wait_ms` (default 5000), for a
 // worker to reach a crash point of an acquire ("key" and "process" in its
 // value narrow who may; workloads/acquirer_crash.h says where the points
-// are) and returns who crashed ({"process", "key", "crashed"}); with no
-// acquirer in that time the op fails and nothing crashes. The crashed worker
+// are) and returns who crashed ({"process", "key", "crashed"}), observed:
+// the worker itself took the crash and stopped; with no acquirer in that
+// time the op fails and nothing crashes. The crashed worker
 // stops for good: the run goes on with one fewer worker, its open acquire is
 // info at the end. "client-crash-end" only drops a request nobody took: a
 // crash is never undone. At most `max` workers crash in a run, and never the

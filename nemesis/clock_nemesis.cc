@@ -171,16 +171,20 @@ FaultResult ClockNemesis::Invoke(const FaultOp& op) {
   }
   nlohmann::json value = op.value.is_object() ? op.value : nlohmann::json::object();
   nlohmann::json clocks = nlohmann::json::object();
+  bool all_shown = !target_controllers.empty();
   for (const auto& [node, controller] : target_controllers) {
     Observation seen = Observe(node, *controller);
     clocks[node] = seen.value;
     if (!seen.confirmed) {
+      all_shown = false;
       add_error(node + "'s clock does not show the change: " + seen.value.dump());
     }
   }
   value["clocks"] = clocks;
-  if (!errors.empty()) return {false, value, op.f + ": " + errors};
-  return {true, value, ""};
+  // Read back through each node's own clock: the fault's observation.
+  FaultResult result{errors.empty(), value, errors.empty() ? "" : op.f + ": " + errors};
+  result.observed = all_shown && errors.empty();
+  return result;
 }
 
 ClockNemesis::Observation ClockNemesis::Observe(const std::string& node,

@@ -121,12 +121,16 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
       value["promoted_after_ms"] = std::chrono::duration_cast<std::chrono::milliseconds>(
                                        std::chrono::steady_clock::now() - start)
                                        .count();
-      return {true, value, ""};
+      FaultResult promoted{true, value, ""};
+      promoted.observed = true;  // the service names another master
+      return promoted;
     }
     std::this_thread::sleep_for(poll_);
   }
-  return {true, value,
-          "no new master within " + std::to_string(promote_wait_.count()) + " ms"};
+  FaultResult unpromoted{
+      true, value, "no new master within " + std::to_string(promote_wait_.count()) + " ms"};
+  unpromoted.observed = false;
+  return unpromoted;
 }
 
 FaultResult FailoverNemesis::Heal() {

@@ -40,7 +40,8 @@ Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new KillNemesis(
       *killable, [&service] { return service.Table(); }, context.seed,
-      kill.delayed_restart ? context.longest_lease : std::chrono::milliseconds(0)));
+      kill.delayed_restart ? context.longest_lease : std::chrono::milliseconds(0),
+      Capability<HasNodeProcesses>(context.service)));
 }
 
 WindowOps KillWindowOf(const ModuleOptions& options) {
@@ -48,12 +49,15 @@ WindowOps KillWindowOf(const ModuleOptions& options) {
 }
 
 KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, uint64_t seed,
-                         std::chrono::milliseconds min_downtime)
+                         std::chrono::milliseconds min_downtime, HasNodeProcesses* processes)
     : NodeFaultNemesis(std::move(table),
                        {"kill", "restart",
                         [this, &service](const std::string& node) {
+                          std::optional<NodeProcess> before;
+                          if (processes_ != nullptr) before = processes_->ProcessOf(node);
                           Status s = service.KillNode(node);
                           if (s) down_since_[node] = std::chrono::steady_clock::now();
+                          if (s && before) killed_pid_[node] = before->pid;
                           return s;
                         },
                         [this, &service, min_downtime](const std::string& node) {
@@ -63,8 +67,34 @@ KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, ui
                           Status s = StartUnlessUp(service, node);
                           if (s) down_since_.erase(node);
                           return s;
+                        },
+                        [this](const std::string& node, nlohmann::json& seen) {
+                          if (auto it = killed_pid_.find(node); it != killed_pid_.end()) {
+                            seen["killed_pid"] = it->second;
+                          }
+                          return std::optional<bool>();  // the restart tells
+                        },
+                        [this](const std::string& node, nlohmann::json& seen) {
+                          return CameBack(node, seen);
                         }},
-                       seed) {}
+                       seed),
+      processes_(processes) {}
+
+std::optional<bool> KillNemesis::CameBack(const std::string& node, nlohmann::json& seen) {
+  auto killed = killed_pid_.find(node);
+  if (processes_ == nullptr || killed == killed_pid_.end()) return std::nullopt;
+  seen["killed_pid"] = killed->second;
+  const std::optional<NodeProcess> now = processes_->ProcessOf(node);
+  killed_pid_.erase(killed);
+  if (!now) {
+    seen["error"] = "no process after the restart";
+    return false;
+  }
+  seen["pid"] = now->pid;
+  const bool alive = now->host != nullptr && now->host->Alive(now->pid);
+  if (!alive) seen["error"] = "the new process is not alive";
+  return alive && now->pid != seen["killed_pid"].get<int>();
+}
 
 
 const FaultLook kKillLook = {"kill", 10, "#c62828", DescribeNodeFault};

@@ -2,8 +2,11 @@
 // them again (what they remember depends on the backend's persistence).
 // With delayed_restart a node stays down at least the workload's longest
 // lease before it restarts (antirez's answer to restarts without
-// persistence), on the schedule and in Teardown alike. Otherwise a
-// NodeFaultNemesis: targets, completion values and Teardown are as there.
+// persistence), on the schedule and in Teardown alike. Where the service
+// tells its nodes' processes (HasNodeProcesses), the kill records the pid it
+// killed and the restart is observed when the node came back with a new pid
+// ("checks": {"n1": {"killed_pid", "pid"}}). Otherwise a NodeFaultNemesis:
+// targets, completion values and Teardown are as there.
 // Used from the nemesis thread; Teardown afterwards from the run thread.
 #pragma once
 
@@ -44,12 +47,20 @@ extern const FaultLook kKillLook;
 class KillNemesis : public NodeFaultNemesis {
  public:
   // `min_downtime`: how long a node stays down at least (0: no minimum).
+  // `processes`: the service's process table, to observe restarts (may be
+  // null: nothing is observed).
   explicit KillNemesis(Killable& service, std::function<NodeTable()> table = {},
                        uint64_t seed = 0,
-                       std::chrono::milliseconds min_downtime = std::chrono::milliseconds(0));
+                       std::chrono::milliseconds min_downtime = std::chrono::milliseconds(0),
+                       HasNodeProcesses* processes = nullptr);
 
  private:
+  // The check after a restart: a new pid, alive.
+  std::optional<bool> CameBack(const std::string& node, nlohmann::json& seen);
+
+  HasNodeProcesses* const processes_;
   std::map<std::string, std::chrono::steady_clock::time_point> down_since_;
+  std::map<std::string, int> killed_pid_;  // the pid each node had when it was killed
 };
 
 }  // namespace locksmith

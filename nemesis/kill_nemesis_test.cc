@@ -38,6 +38,54 @@ class FakeKillable : public Killable {
   std::set<std::string> broken;
 };
 
+// Each node's process on a fake host: a kill ends it, a start spawns a new
+// one (or, with `same_pid`, claims the old pid again, as a service that
+// lost track would).
+class ProcessTable : public HasNodeProcesses {
+ public:
+  explicit ProcessTable(FakeKillable& service) : service_(service) {}
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override {
+    if (!service_.up[node]) return std::nullopt;
+    auto& pid = pids_[node];
+    if (pid == 0 || (!same_pid && !host.Alive(pid))) pid = *host.Spawn({{"redis-server"}});
+    return NodeProcess{&host, pid};
+  }
+  void Killed(const std::string& node) { (void)host.Kill(pids_[node]); }
+
+  testing::FakeHost host{"h1"};
+  bool same_pid = false;
+
+ private:
+  FakeKillable& service_;
+  std::map<std::string, int> pids_;
+};
+
+// A restart is observed when the node came back with a new pid.
+TEST(KillNemesisTest, ARestartIsObservedByANewPid) {
+  FakeKillable service;
+  service.up["n1"] = true;
+  ProcessTable processes(service);
+  const int first = processes.ProcessOf("n1")->pid;
+  KillNemesis nemesis(service, {}, 0, std::chrono::milliseconds(0), &processes);
+  FaultResult killed = nemesis.Invoke({"kill", {{"node", "n1"}}});
+  ASSERT_TRUE(killed.ok) << killed.error;
+  EXPECT_FALSE(killed.observed.has_value()) << "the restart tells";
+  EXPECT_EQ(killed.value["checks"]["n1"]["killed_pid"], first);
+  processes.Killed("n1");
+  FaultResult back = nemesis.Invoke({"restart", nullptr});
+  ASSERT_TRUE(back.ok) << back.error;
+  ASSERT_TRUE(back.observed.has_value());
+  EXPECT_TRUE(*back.observed) << back.value.dump();
+  EXPECT_NE(back.value["checks"]["n1"]["pid"], first);
+
+  // A node that answers with the pid it had before did not come back anew.
+  processes.same_pid = true;
+  ASSERT_TRUE(nemesis.Invoke({"kill", {{"node", "n1"}}}).ok);
+  FaultResult stale = nemesis.Invoke({"restart", nullptr});
+  ASSERT_TRUE(stale.observed.has_value());
+  EXPECT_FALSE(*stale.observed) << stale.value.dump();
+}
+
 TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheWindow) {
   OptionsOf<KillOptions> options;
   ASSERT_TRUE(options.set().Validate().ok());
@@ -219,6 +267,34 @@ TEST(NemesisRunnerTest, RecordsEachFaultAsInvokeThenInfo) {
   EXPECT_EQ(h[3].error, "no redis node n9");
   EXPECT_EQ(runner.failed(), 1);
   EXPECT_TRUE(service.up["n1"]);
+  EXPECT_FALSE(h[1].value.contains("observed")) << "a nemesis that checks nothing says nothing";
+}
+
+// A fault's check from outside is recorded in its completion's value.
+TEST(NemesisRunnerTest, RecordsWhatTheFaultsCheckObserved) {
+  class Checked : public Nemesis {
+   public:
+    std::vector<std::string> Faults() const override { return {"poke"}; }
+    FaultResult Invoke(const FaultOp& op) override {
+      FaultResult r{true, nullptr, ""};
+      r.observed = op.value.value("works", false);
+      return r;
+    }
+    std::vector<HealFailure> Teardown() override { return {}; }
+  } nemesis;
+  MemoryRecorder recorder;
+  NemesisRunner runner(nemesis, recorder,
+                       {{0, {"poke", {{"works", true}}}}, {1, {"poke", {{"works", false}}}}});
+  runner.Start(std::chrono::steady_clock::now());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (runner.performed() < 2 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  runner.Stop();
+  History h = recorder.history();
+  ASSERT_EQ(h.size(), 4u);
+  EXPECT_EQ(h[1].value, nlohmann::json({{"observed", true}}));
+  EXPECT_EQ(h[3].value, nlohmann::json({{"observed", false}}));
 }
 
 TEST(NemesisRunnerTest, StopInterruptsALongWait) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,22 @@ namespace locksmith {
 struct FaultOp {
   std::string f;  // fault name, e.g. "kill", "restart"
   nlohmann::json value = nullptr;
+
+  bool operator==(const FaultOp&) const = default;
 };
 
 struct FaultResult {
   bool ok = true;        // false: the fault could not be applied
   nlohmann::json value;  // what was done (node, pid, ...)
   std::string error;     // why not, when !ok
+  // Whether a check from outside saw the fault take effect (a killed server
+  // back with a new pid, a paused one in state T, a probe that failed
+  // across a cut, a clock read back): true or false, or unset when this op
+  // checks nothing. The runner records it in the op's value ("observed");
+  // the fault ledger (nemesis/fault_ledger.h) counts a fault as observed
+  // only on such a check, so a fault that only seemed to happen never
+  // vouches for a run.
+  std::optional<bool> observed;
 };
 
 // One fault Teardown could not undo: the healing op it tried and why that

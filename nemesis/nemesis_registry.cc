@@ -21,7 +21,8 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
        kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
-       MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook},
+       MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook, nullptr, nullptr,
+       /*in_all=*/true, ClientPauseHeldPastValidity},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
        MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, kClockLook, InstallClockShims,
        ClockUnfit},
@@ -105,6 +106,14 @@ Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily
     out.push_back({family.name, (*entry)->window(*family.options)});
   }
   return out;
+}
+
+FaultConfirmations RegisteredConfirmations() {
+  FaultConfirmations confirmations;
+  for (const auto& e : NemesisFamilies()) {
+    if (e.confirm != nullptr) confirmations[e.name] = e.confirm;
+  }
+  return confirmations;
 }
 
 }  // namespace locksmith

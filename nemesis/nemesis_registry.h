@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "backends/lock_service.h"
 #include "base/option_set.h"
 #include "cluster/host.h"
+#include "nemesis/fault_ledger.h"
 #include "nemesis/fault_look.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/scenario_steps.h"
@@ -66,6 +68,10 @@ struct NemesisEntry {
   // Whether `--nemesis all` chooses it; false for a family that must be
   // named to run (client-crash: each crash removes a worker for good).
   bool in_all = true;
+  // How the fault ledger confirms one of its faults from the history (see
+  // FaultConfirmation, nemesis/fault_ledger.h); null when its ops' own
+  // "observed" says it (FaultResult::observed).
+  std::optional<bool> (*confirm)(const History& history, size_t begin_done) = nullptr;
 };
 
 // One family a run uses, with its options (made by the family's factory).
@@ -98,5 +104,8 @@ std::vector<UnfitFamily> UnfitFamilies(const std::vector<ChosenFamily>& families
 Status PrepareNemesisHosts(const std::vector<ChosenFamily>& families, Cluster& cluster);
 // The schedule's view of the chosen families, in order.
 Result<std::vector<FaultFamily>> ScheduleFamilies(const std::vector<ChosenFamily>& families);
+// Every family's confirmation from the history (NemesisEntry::confirm), for
+// the fault ledger.
+FaultConfirmations RegisteredConfirmations();
 
 }  // namespace locksmith

@@ -127,6 +127,10 @@ void NemesisRunner::Perform(const ScheduledFault& fault) {
   Op done = invoke;
   done.type = OpType::kInfo;
   done.value = result.value;
+  // Every nemesis answers with an object or nothing.
+  if (result.observed && (done.value.is_object() || done.value.is_null())) {
+    done.value["observed"] = *result.observed;
+  }
   done.error = result.error;
   recorder_.Record(std::move(done));
   std::lock_guard lock(mu_);

@@ -5,6 +5,32 @@
 #include "nemesis/targets.h"
 
 namespace locksmith {
+namespace {
+
+// The checks of one op's nodes, folded: observed when every node that could
+// be checked passed and one was; not when any failed.
+class Checks {
+ public:
+  void Run(const NodeFaultNemesis::Actions::Check& check, const std::string& node) {
+    if (!check) return;
+    nlohmann::json seen = nlohmann::json::object();
+    std::optional<bool> passed = check(node, seen);
+    if (!seen.empty()) seen_[node] = std::move(seen);
+    if (passed) observed_ = observed_.value_or(true) && *passed;
+  }
+  // Adds what was seen to the op's result.
+  FaultResult Into(FaultResult result) const {
+    if (!seen_.empty()) result.value["checks"] = seen_;
+    result.observed = observed_;
+    return result;
+  }
+
+ private:
+  nlohmann::json seen_ = nlohmann::json::object();
+  std::optional<bool> observed_;
+};
+
+}  // namespace
 
 FaultResult NodeFaultNemesis::Invoke(const FaultOp& op) {
   if (op.f == actions_.begin) return Begin(op);
@@ -30,17 +56,19 @@ FaultResult NodeFaultNemesis::Begin(const FaultOp& op) {
   if (!nodes) return {false, op.value, nodes.error()};
   nlohmann::json done = nlohmann::json::array();
   std::string errors;
+  Checks checks;
   for (const auto& node : *nodes) {
     if (Status s = actions_.apply(node); s) {
       faulted_.insert(node);
       done.push_back(node);
+      checks.Run(actions_.check_apply, node);
     } else {
       errors += (errors.empty() ? "" : "; ") + s.error();
     }
   }
   nlohmann::json value{{"nodes", done}};
   if (targeted) value["target"] = op.value["target"];
-  return {errors.empty(), value, errors};
+  return checks.Into({errors.empty(), value, errors});
 }
 
 FaultResult NodeFaultNemesis::End(const FaultOp& op) {
@@ -51,15 +79,17 @@ FaultResult NodeFaultNemesis::End(const FaultOp& op) {
   }
   nlohmann::json done = nlohmann::json::array();
   std::string errors;
+  Checks checks;
   for (const auto& node : nodes) {
     if (Status s = actions_.undo(node); s) {
       faulted_.erase(node);
       done.push_back(node);
+      checks.Run(actions_.check_undo, node);
     } else {
       errors += (errors.empty() ? "" : "; ") + s.error();
     }
   }
-  return {errors.empty(), {{"nodes", done}}, errors};
+  return checks.Into({errors.empty(), {{"nodes", done}}, errors});
 }
 
 std::vector<HealFailure> NodeFaultNemesis::Teardown() {

@@ -7,13 +7,18 @@
 // its completion value lists the nodes hit. The end op
 // undoes one node ({"node": "n1"}) or, with no node, every node still
 // faulted. Teardown undoes whatever is left and returns what it could not
-// (those nodes stay on its list, for a later try). Used from the nemesis
+// (those nodes stay on its list, for a later try). A family may check from
+// outside that its action took effect on a node (Actions::check_apply,
+// check_undo); the op's value then says per node what the check saw
+// ("checks") and the op is observed when every node checked passed (see
+// FaultResult::observed). Used from the nemesis
 // thread; Teardown afterwards from the run thread; not otherwise
 // thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,6 +39,12 @@ class NodeFaultNemesis : public Nemesis {
     std::string end;    // the end op's name, e.g. "restart"
     std::function<Status(const std::string& node)> apply;
     std::function<Status(const std::string& node)> undo;
+    // Optional: a check from outside after `apply` / `undo` succeeded on
+    // `node`: true or false, with what it saw written into `seen`; nullopt
+    // when nothing could be checked.
+    using Check = std::function<std::optional<bool>(const std::string& node, nlohmann::json& seen)>;
+    Check check_apply;
+    Check check_undo;
   };
 
   // `table`: the service's node table now (LockService::Table).

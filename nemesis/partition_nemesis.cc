@@ -357,15 +357,22 @@ Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& conte
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new PartitionNemesis(
       [&service] { return service.Table(); }, context.concurrency, context.seed,
-      std::make_unique<PartitionApplier>(*chain, std::move(endpoints))));
+      std::make_unique<PartitionApplier>(*chain, endpoints), endpoints));
 }
 
 PartitionNemesis::PartitionNemesis(std::function<NodeTable()> table, int concurrency,
-                                   uint64_t seed, std::unique_ptr<PartitionApplier> applier)
+                                   uint64_t seed, std::unique_ptr<PartitionApplier> applier,
+                                   std::vector<NetEndpoint> endpoints, CutConnect connect)
     : table_(std::move(table)),
       concurrency_(concurrency),
       seed_(seed),
-      applier_(std::move(applier)) {}
+      applier_(std::move(applier)),
+      endpoints_(std::move(endpoints)),
+      connect_(connect ? std::move(connect) : [](const CutProbe& probe) {
+        // A SYN and its answer cross a test network in well under a
+        // millisecond; a command on a host needs time to start.
+        return ConnectAcross(probe, std::chrono::milliseconds(probe.from.host ? 500 : 300));
+      }) {}
 
 FaultResult PartitionNemesis::Invoke(const FaultOp& op) {
   if (op.f == "heal") {
@@ -382,7 +389,11 @@ FaultResult PartitionNemesis::Invoke(const FaultOp& op) {
                           {"grudge", *grudge}};
   if (!applied) return {false, std::move(value), applied.error()};
   value["rules"] = std::move(*applied);
-  return {true, std::move(value), ""};
+  std::optional<CutCheck> check = CheckCut(*grudge, endpoints_, table_(), connect_);
+  if (check) value["probe"] = check->seen;
+  FaultResult result{true, std::move(value), ""};
+  if (check) result.observed = check->cut;
+  return result;
 }
 
 std::vector<HealFailure> PartitionNemesis::Teardown() {

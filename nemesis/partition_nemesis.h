@@ -23,7 +23,10 @@
 // history (a scripted step's "$event.process"), whose worker is process mod
 // concurrency. The completion value shows the grudge and, per host, the
 // addresses it drops. Rules are put in place by a PartitionApplier (see
-// there: established connections are cut too).
+// there: established connections are cut too). With the rules in place, a
+// probe checks one cut from outside (nemesis/partition_probe.h): the value's
+// "probe" says what it saw, and the op is observed when the connect across
+// the cut failed.
 //
 // Needs hosts with networks of their own (the local provider as root).
 // Used from the nemesis thread; Teardown afterwards from the run thread.
@@ -37,6 +40,7 @@
 #include "nemesis/grudge.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/partition_applier.h"
+#include "nemesis/partition_probe.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {
@@ -94,8 +98,11 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
 
 class PartitionNemesis : public Nemesis {
  public:
+  // `endpoints`: the hosts and clients the probe may connect from;
+  // `connect`: how it connects (null: ConnectAcross, for real).
   PartitionNemesis(std::function<NodeTable()> table, int concurrency, uint64_t seed,
-                   std::unique_ptr<PartitionApplier> applier);
+                   std::unique_ptr<PartitionApplier> applier,
+                   std::vector<NetEndpoint> endpoints = {}, CutConnect connect = nullptr);
 
   std::vector<std::string> Faults() const override { return {"partition", "heal"}; }
   FaultResult Invoke(const FaultOp& op) override;
@@ -107,6 +114,8 @@ class PartitionNemesis : public Nemesis {
   const uint64_t seed_;
   uint64_t begun_ = 0;  // partition ops so far: each resolves with its own seed
   std::unique_ptr<PartitionApplier> applier_;
+  const std::vector<NetEndpoint> endpoints_;
+  const CutConnect connect_;
 };
 
 }  // namespace locksmith

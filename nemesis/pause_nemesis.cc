@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "nemesis/process_checks.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {
@@ -35,20 +36,43 @@ Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,
   auto* pausable = Capability<Pausable>(context.service);
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new PauseNemesis(
-      *pausable, [&service] { return service.Table(); }, context.seed));
+      *pausable, [&service] { return service.Table(); }, context.seed,
+      Capability<HasNodeProcesses>(context.service)));
 }
 
 WindowOps PauseWindowOf(const ModuleOptions& options) {
   return PauseWindow(OptionsAs<PauseOptions>(options));
 }
 
-PauseNemesis::PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed)
+PauseNemesis::PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed,
+                           HasNodeProcesses* processes)
     : NodeFaultNemesis(std::move(table),
                        {"pause", "resume",
                         [&service](const std::string& node) { return service.PauseNode(node); },
-                        [&service](const std::string& node) { return service.ResumeNode(node); }},
+                        [&service](const std::string& node) { return service.ResumeNode(node); },
+                        [processes](const std::string& node, nlohmann::json& seen) {
+                          return StoppedOnItsHost(processes, node, seen);
+                        },
+                        nullptr},
                        seed) {}
 
+std::optional<bool> StoppedOnItsHost(HasNodeProcesses* processes, const std::string& node,
+                                     nlohmann::json& seen, std::chrono::milliseconds within) {
+  if (processes == nullptr) return std::nullopt;
+  const std::optional<NodeProcess> process = processes->ProcessOf(node);
+  if (!process || process->host == nullptr) {
+    seen["error"] = "no process to check";
+    return false;
+  }
+  seen["pid"] = process->pid;
+  auto state = AwaitProcessState(*process->host, process->pid, 'T', within);
+  if (!state) {
+    seen["error"] = state.error();
+    return false;
+  }
+  seen["state"] = std::string(1, *state);
+  return *state == 'T';
+}
 
 const FaultLook kPauseLook = {"pause", 20, "#6a1b9a", DescribeNodeFault};
 

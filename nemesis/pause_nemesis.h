@@ -5,6 +5,8 @@
 // Used from the nemesis thread; Teardown afterwards from the run thread.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 #include "base/option_set.h"
@@ -36,7 +38,16 @@ extern const FaultLook kPauseLook;
 
 class PauseNemesis : public NodeFaultNemesis {
  public:
-  PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed);
+  // `processes` may be null: nothing is observed.
+  PauseNemesis(Pausable& service, std::function<NodeTable()> table, uint64_t seed,
+               HasNodeProcesses* processes = nullptr);
 };
+
+// The check after a pause: `node`'s process is stopped (state T) on its
+// host, read within `within`; what was read goes into `seen`. nullopt when
+// `processes` is null.
+std::optional<bool> StoppedOnItsHost(HasNodeProcesses* processes, const std::string& node,
+                                     nlohmann::json& seen,
+                                     std::chrono::milliseconds within = std::chrono::seconds(1));
 
 }  // namespace locksmith

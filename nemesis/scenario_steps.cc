@@ -122,6 +122,7 @@ Result<std::vector<ScheduledFault>> ParseScenarioSteps(const nlohmann::json& ste
     const std::string where = "step " + std::to_string(i + 1) + ": ";
     auto fault = ParseStep(steps[i], families, limit_ms);
     if (!fault) return Error{where + fault.error()};
+    fault->step = static_cast<int>(i + 1);
     if (!fault->after) {
       if (fault->at_ms < last_at) {
         return Error{where + "at " + std::to_string(fault->at_ms) + " ms is in the past: the " +

@@ -23,6 +23,12 @@ struct ScheduledFault {
   // previous step ran) instead of a time; its value may then name the
   // event's "$event.key" and "$event.process".
   std::optional<StepTrigger> after;
+  // The scripted step it is (1-based, nemesis/scenario_steps.h); 0 for a
+  // window of the seeded schedule.
+  int step = 0;
+
+  // Two schedules built from one seed compare equal (replay).
+  bool operator==(const ScheduledFault&) const = default;
 };
 
 // How a fault family fills one of its windows: the ops of one fault that

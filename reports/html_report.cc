@@ -11,6 +11,7 @@
 #include "checker/checker.h"
 #include "reports/anomaly_html.h"
 #include "reports/escape.h"
+#include "reports/fault_ledger_html.h"
 #include "reports/fault_tables_html.h"
 #include "reports/html_template.h"
 #include "reports/html_text.h"
@@ -144,7 +145,8 @@ std::string FaultSections(const RunResults& r, const History& history, const Rep
   return "<section id=\"availability\"><h2>Availability</h2><p class=\"muted\">Acquire attempts "
          "that got the lock, invoked while some fault window was open and while none was.</p>" +
          AvailabilityHtml(availability, model) + "</section>\n<section id=\"faults\"><h2>Faults (" +
-         Num(model.faults().size()) + ")</h2>" + FaultsHtml(model) + "</section>\n";
+         Num(model.faults().size()) + ")</h2>" + FaultsHtml(model) +
+         FaultLedgerHtml(r.json().value("faults", nlohmann::json())) + "</section>\n";
 }
 
 // The timeline and the plots: drawn by the script from the data blob.

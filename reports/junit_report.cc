@@ -112,6 +112,35 @@ std::string InterruptionText(const nlohmann::json& results) {
   return "the run was interrupted; the verdict covers only the ops before it";
 }
 
+const nlohmann::json kNoLedger;
+
+// results.json's "unfulfilled": what the run asked for and did not get.
+std::string UnfulfilledOf(const nlohmann::json& results) {
+  auto it = results.find("unfulfilled");
+  return it != results.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// The "faults" case: what every fault family planned and how many of its
+// faults were observed; an error when the run did not do what it was asked.
+std::string FaultsCase(const std::string& classname, const nlohmann::json& faults,
+                       const std::string& unfulfilled, const std::string& system_out) {
+  std::string body;
+  for (const auto& f : faults.value("families", nlohmann::json::array())) {
+    if (!f.is_object()) continue;
+    body += f.value("family", std::string("?")) + ": " + std::to_string(f.value("planned", 0)) +
+            " planned, " + std::to_string(f.value("observed", 0)) + " observed\n";
+  }
+  std::string x = "    <testcase" + Attr("classname", classname) + Attr("name", "faults") +
+                  Attr("time", "0");
+  if (unfulfilled.empty() && system_out.empty()) return x + "/>\n";
+  x += ">\n";
+  if (!unfulfilled.empty()) {
+    x += "      <error" + Attr("message", "unknown: " + unfulfilled) + Attr("type", "unknown") +
+         ">" + XmlEscape(body) + "</error>\n";
+  }
+  return x + system_out + "    </testcase>\n";
+}
+
 }  // namespace
 
 Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
@@ -126,11 +155,16 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
     failures += c.valid == Validity::kFalse;
     errors += c.valid == Validity::kUnknown;
   }
+  // The fault ledger is a case of its own: a run whose faults did not all
+  // happen is unknown though every checker passed.
+  const nlohmann::json& faults = r.json().contains("faults") ? r.json()["faults"] : kNoLedger;
+  const std::string unfulfilled = UnfulfilledOf(r.json());
+  errors += !unfulfilled.empty();
   std::string classname = "locksmith";
   for (const std::string* part : {&summary.backend, &summary.workload}) {
     if (!part->empty()) classname += "." + *part;
   }
-  const std::string tests = std::to_string(r.checkers().size());
+  const std::string tests = std::to_string(r.checkers().size() + (faults.is_object() ? 1 : 0));
   const std::string time = Seconds(duration_s);
 
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites";
@@ -187,6 +221,7 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
     }
     x += system_out + "    </testcase>\n";
   }
+  if (faults.is_object()) x += FaultsCase(classname, faults, unfulfilled, system_out);
   x += "  </testsuite>\n</testsuites>\n";
   return x;
 }

@@ -113,6 +113,32 @@ TEST(JunitReportTest, OneTestcasePerChecker) {
   EXPECT_NE(xml->find("<property name=\"seed\" value=\"9\"/>"), std::string::npos);
 }
 
+// The fault ledger is a case of its own: an error when the run did not do
+// what it was asked, though every checker passed.
+TEST(JunitReportTest, TheFaultLedgerIsATestcase) {
+  nlohmann::json results = {
+      {"valid", "unknown"},
+      {"reason", "step 1 (kill n1 after acquire of x) never fired"},
+      {"unfulfilled", "step 1 (kill n1 after acquire of x) never fired"},
+      {"stats", {{"double-holder", {{"valid", true}}}}},
+      {"faults", {{"families", {{{"family", "kill"}, {"planned", 1}, {"observed", 0}}}}}}};
+  auto xml = RenderJunitXml(results, {{"backend", "redis"}, {"workload", "mutex"}}, 3);
+  ASSERT_TRUE(xml.ok()) << xml.error();
+  EXPECT_TRUE(WellFormed(*xml)) << *xml;
+  EXPECT_NE(xml->find("tests=\"2\" failures=\"0\" errors=\"1\""), std::string::npos) << *xml;
+  EXPECT_NE(xml->find("<testcase classname=\"locksmith.redis.mutex\" name=\"faults\" "
+                      "time=\"0\">\n      <error message=\"unknown: step 1 (kill n1 after acquire "
+                      "of x) never fired\" type=\"unknown\">kill: 1 planned, 0 observed\n</error>"),
+            std::string::npos)
+      << *xml;
+  results.erase("unfulfilled");
+  results["valid"] = true;
+  xml = RenderJunitXml(results, {{"backend", "redis"}, {"workload", "mutex"}}, 3);
+  ASSERT_TRUE(xml.ok()) << xml.error();
+  EXPECT_NE(xml->find("tests=\"2\" failures=\"0\" errors=\"0\""), std::string::npos) << *xml;
+  EXPECT_NE(xml->find("name=\"faults\" time=\"0\"/>"), std::string::npos) << *xml;
+}
+
 TEST(JunitReportTest, FailureBodyListsAnomaliesEscaped) {
   auto xml = RenderJunitXml(CompositeResults(), nullptr);
   ASSERT_TRUE(xml.ok()) << xml.error();

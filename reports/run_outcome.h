@@ -31,6 +31,9 @@ struct RunOutcome {
   // Why the run failed (exit 254 or 255): "servers: ...", "workload mutex
   // threw: ..."; empty when it did not.
   std::string error;
+  // results.json's "faults": the fault ledger (what every planned fault
+  // became); null when the run recorded none.
+  nlohmann::json faults;
 };
 
 }  // namespace locksmith

@@ -167,6 +167,38 @@ dl.legend{margin:-16px 0 24px;color:#444}dl.legend dt{font-weight:600}dl.legend 
 </style>)";
 }
 
+namespace {
+
+// "kill 3/3, client-pause 1/3": per family of the run's fault ledger, its
+// faults observed of those planned.
+std::string LedgerText(const nlohmann::json& results) {
+  if (!results.is_object() || !results.contains("faults") || !results["faults"].is_object()) {
+    return "";
+  }
+  std::string text;
+  for (const auto& f : results["faults"].value("families", nlohmann::json::array())) {
+    if (!f.is_object()) continue;
+    text += (text.empty() ? "" : ", ") + f.value("family", std::string("?")) + " " +
+            std::to_string(f.value("observed", 0)) + "/" + std::to_string(f.value("planned", 0));
+  }
+  return text;
+}
+
+// What the run asked for and did not get: results.json's "unfulfilled", or
+// the ledger's own line (a verdict in memory, without the run's extras).
+std::string UnfulfilledText(const nlohmann::json& results) {
+  if (!results.is_object()) return "";
+  const nlohmann::json faults = results.value("faults", nlohmann::json());
+  for (const nlohmann::json* j : {&results, &faults}) {
+    if (!j->is_object()) continue;
+    auto it = j->find("unfulfilled");
+    if (it != j->end() && it->is_string()) return it->get<std::string>();
+  }
+  return "";
+}
+
+}  // namespace
+
 SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& config) {
   SuiteRun run;
   run.verdict = "failed";
@@ -219,6 +251,8 @@ SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& confi
   if (config.is_object() && config.contains("steps") && !config["steps"].is_null()) {
     run.schedule += ", scripted steps";
   }
+  run.faults = LedgerText(results);
+  if (run.verdict == "unknown") run.error = UnfulfilledText(results);
   return run;
 }
 
@@ -311,7 +345,8 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
                     {"ops_per_s", Optional(r.ops_per_s)},
                     {"duration_s", r.duration_s},
                     {"lock", r.lock},
-                    {"schedule", r.schedule}});
+                    {"schedule", r.schedule},
+                    {"faults", r.faults}});
   }
   nlohmann::json cells = nlohmann::json::object();
   for (const auto& [cell, of] : GroupBy(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
@@ -388,6 +423,7 @@ Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary) {
     r.duration_s = number(j, "duration_s").value_or(0);
     r.lock = text(j, "lock");
     r.schedule = text(j, "schedule");
+    r.faults = text(j, "faults");
     if (std::find(s.cells.begin(), s.cells.end(), r.cell) == s.cells.end()) {
       s.cells.push_back(r.cell);
     }
@@ -499,13 +535,15 @@ void CellsTable(const SuiteRecord& suite, std::ostringstream& h) {
 
 void RunsTable(const SuiteRecord& suite, std::ostringstream& h) {
   h << "<h2>runs</h2>\n<table><tr><th>cell</th><th>#</th><th>seed</th><th>verdict</th>"
-       "<th>anomalies</th><th>first violation</th><th>availability in / out</th>"
-       "<th>acquire p50 / p99</th><th>ops/s</th><th>report</th></tr>\n";
+       "<th>anomalies</th><th>faults observed / planned</th><th>first violation</th>"
+       "<th>availability in / out</th><th>acquire p50 / p99</th><th>ops/s</th><th>report</th>"
+       "</tr>\n";
   for (const auto& r : suite.runs) {
     h << "<tr class=\"" << HtmlEscape(r.verdict) << "\"><td>" << HtmlEscape(r.cell) << "</td><td>"
       << r.repeat << "</td><td>" << r.seed << "</td><td>" << HtmlEscape(r.verdict);
     if (!r.error.empty()) h << "<br><small>" << HtmlEscape(r.error) << "</small>";
     h << "</td><td>" << HtmlEscape(AnomalyText(r)) << "</td><td>"
+      << (r.faults.empty() ? "-" : HtmlEscape(r.faults)) << "</td><td>"
       << Fixed(r.first_violation_s, 2, " s") << "</td><td>" << Percent(r.availability_inside)
       << " / " << Percent(r.availability_outside) << "</td><td>"
       << Fixed(r.acquire_p50_ms, 2) << " / " << Fixed(r.acquire_p99_ms, 2, " ms") << "</td><td>"

@@ -47,10 +47,14 @@ struct SuiteRun {
   double duration_s = 0;
   std::string lock;      // "redis/redis": the backend and its client
   std::string schedule;  // the workload and faults: "mutex, kill" or "scenario NAME"
+  // Its fault ledger in short: per family, faults observed of those
+  // planned ("kill 3/3, client-pause 1/3"); empty when it planned none.
+  std::string faults;
 };
 
 // A run's row from its results.json and config.json (either may be null:
-// a run that failed before it was judged).
+// a run that failed before it was judged). A run whose faults did not all
+// happen ("unfulfilled") has that line as its error.
 SuiteRun SuiteRunFrom(const nlohmann::json& results, const nlohmann::json& config);
 
 // The severity order of exit codes: a crash (or bad input) beats invalid,

@@ -202,5 +202,25 @@ TEST(SuiteReportTest, TheSummaryAndIndexCompareLocksAndLinkEveryRun) {
   EXPECT_EQ(html.find("nightly<&>"), std::string::npos);
 }
 
+// A run's row shows its fault ledger in short, and a run made unknown by it
+// says why; the summary keeps both.
+TEST(SuiteReportTest, ARowShowsTheFaultLedgerAndWhatDidNotHappen) {
+  const nlohmann::json results = nlohmann::json::parse(R"({
+    "valid": "unknown", "reason": "nemesis pause: none of its 2 faults was observed",
+    "faults": {"families": [{"family": "kill", "planned": 3, "observed": 3},
+                            {"family": "pause", "planned": 2, "observed": 0}],
+               "unfulfilled": "nemesis pause: none of its 2 faults was observed"}})");
+  SuiteRun row = SuiteRunFrom(results, {{"backend", "redis"}, {"workload", "mutex"}});
+  EXPECT_EQ(row.faults, "kill 3/3, pause 0/2");
+  EXPECT_EQ(row.error, "nemesis pause: none of its 2 faults was observed");
+  SuiteRecord suite;
+  suite.name = "s";
+  suite.runs = {row};
+  EXPECT_EQ(SuiteRecordFromJson(SuiteSummaryJson(suite))->runs[0].faults, "kill 3/3, pause 0/2");
+  EXPECT_NE(RenderSuiteIndex(suite).find("<td>kill 3/3, pause 0/2</td>"), std::string::npos);
+  // No ledger: no figure; a judged run's error is not the ledger's.
+  EXPECT_EQ(SuiteRunFrom({{"valid", true}}, nullptr).faults, "");
+}
+
 }  // namespace
 }  // namespace locksmith

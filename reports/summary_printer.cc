@@ -1,5 +1,7 @@
 #include "reports/summary_printer.h"
 
+#include <algorithm>
+
 namespace locksmith {
 namespace {
 
@@ -69,23 +71,71 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   out << "\n";
 }
 
+// "faults:  kill: 3 planned, 3 fired, 3 applied, 3 healed, 3 observed", one
+// line per family of the ledger, then each scripted step that did not get
+// through (never fired, failed, or never observed).
+void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
+  if (!faults.is_object()) return;
+  const char* label = "faults:  ";
+  for (const auto& family : faults.value("families", nlohmann::json::array())) {
+    if (!family.is_object()) continue;
+    out << label << family.value("family", "?") << ":";
+    const char* sep = " ";
+    for (const char* count : {"planned", "fired", "applied", "healed", "observed"}) {
+      out << sep << family.value(count, 0) << " " << count;
+      sep = ", ";
+    }
+    out << "\n";
+    label = "         ";
+  }
+  for (const auto& row : faults.value("rows", nlohmann::json::array())) {
+    if (!row.is_object() || !row.contains("step")) continue;
+    std::string status;
+    if (!row.value("fired", false)) {
+      status = "never fired";
+    } else if (!row.value("applied", false)) {
+      status = "failed: " + row.value("error", std::string());
+    } else if (row.value("phase", "") == "begin" && !row.value("observed", false)) {
+      status = "not observed";
+    }
+    if (status.empty()) continue;
+    out << "  step " << row["step"] << " (" << row.value("what", "?") << "): " << status << "\n";
+  }
+}
+
+// Whether an anomaly of `kind` (its "class" or "type") is among `anomalies`.
+bool HasAnomalyOfKind(const nlohmann::json& anomalies, const std::string& kind) {
+  if (!anomalies.is_array()) return false;
+  return std::any_of(anomalies.begin(), anomalies.end(), [&](const nlohmann::json& a) {
+    return a.is_object() && (a.value("class", "") == kind || a.value("type", "") == kind);
+  });
+}
+
 }  // namespace
 
-nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid) {
+nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid,
+                             const nlohmann::json& anomalies) {
   const std::string predicted = config.value("prediction", std::string());
   if (predicted.empty()) return nullptr;
   const std::string observed = valid == Validity::kFalse  ? "Y"
                                : valid == Validity::kTrue ? "N"
                                                           : "?";
-  return {{"scenario", config.value("scenario", std::string())},
-          {"predicted", predicted},
-          {"observed", observed},
-          {"matches", predicted == observed}};
+  const std::string kind = config.value("predicted_anomaly", std::string());
+  bool matches = predicted == observed;
+  nlohmann::json debate = {{"scenario", config.value("scenario", std::string())},
+                           {"predicted", predicted}};
+  if (!kind.empty()) {
+    debate["predicted_anomaly"] = kind;
+    matches = matches && (observed != "Y" || HasAnomalyOfKind(anomalies, kind));
+  }
+  debate["observed"] = observed;
+  debate["matches"] = matches;
+  return debate;
 }
 
 void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
                      const nlohmann::json& config, const std::string& interrupted,
-                     const std::string& error) {
+                     const std::string& error, const nlohmann::json& faults) {
   out << "run:     " << run_dir << "\n";
   // A composite's stats hold each checker's result under its name.
   for (const auto& [name, checker] : r.stats.items()) {
@@ -104,6 +154,7 @@ void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckR
     }
     PrintAnomaly(out, a);
   }
+  PrintFaultLedger(out, faults);
   if (!interrupted.empty()) out << "interrupted: " << interrupted << "\n";
   if (!error.empty()) out << "error:   " << error << "\n";
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"
@@ -111,11 +162,21 @@ void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckR
                                                       : "UNKNOWN";
   for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
   out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
-  if (auto debate = DebateOutcome(config, r.valid); !debate.is_null()) {
+  if (auto debate = DebateOutcome(config, r.valid, r.anomalies); !debate.is_null()) {
+    const std::string kind = debate.value("predicted_anomaly", std::string());
+    const std::string observed = debate["observed"].get<std::string>();
     out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
-        << debate["predicted"].get<std::string>() << ", this run observed "
-        << debate["observed"].get<std::string>()
-        << (debate["matches"].get<bool>() ? " (as predicted)" : " (NOT as predicted)") << "\n";
+        << debate["predicted"].get<std::string>() << (kind.empty() ? "" : " (" + kind + ")")
+        << ", this run observed " << observed;
+    if (observed == "?") {
+      out << " (an unknown verdict: nothing to compare)\n";
+    } else if (debate["matches"].get<bool>()) {
+      out << " (as predicted)\n";
+    } else {
+      out << (observed == "Y" && !kind.empty() ? " (NOT as predicted: no " + kind + ")"
+                                                : std::string(" (NOT as predicted)"))
+          << "\n";
+    }
   }
   out << "report:  " << run_dir << "/report.html\n";
 }
@@ -123,7 +184,7 @@ void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckR
 void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& outcome) {
   if (outcome.result) {
     PrintRunSummary(out, outcome.run_dir, *outcome.result, outcome.config, outcome.interrupted,
-                    outcome.error);
+                    outcome.error, outcome.faults);
     return;
   }
   if (outcome.run_dir.empty()) {

@@ -15,18 +15,23 @@
 
 namespace locksmith {
 
-// What a scenario file predicted (Y: two holders at once possible, N: not)
-// next to what the run observed: {"scenario", "predicted", "observed",
-// "matches"}; null when the config predicts nothing. results.json and the
-// summary both show it.
-nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid);
+// What a scenario file predicted (Y: two holders at once possible, N: not;
+// and, with "predicted_anomaly", the kind of anomaly: a "class" or "type"
+// the checkers emit) next to what the run observed: {"scenario",
+// "predicted", "predicted_anomaly" (when given), "observed" (Y, N, or ?
+// for an unknown verdict, which matches nothing), "matches"}; null when the
+// config predicts nothing. results.json and the summary both show it.
+nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid,
+                             const nlohmann::json& anomalies = nlohmann::json::array());
 
 // The summary of a judged run. `interrupted` (the text after
 // "interrupted: ") and `error` each add a line just above the verdict, where
-// a reader of the verdict cannot miss them.
+// a reader of the verdict cannot miss them. `faults` (results.json's fault
+// ledger) adds a line per fault family (planned, fired, applied, healed,
+// observed) and one per scripted step that did not get through.
 void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& result,
                      const nlohmann::json& config, const std::string& interrupted = "",
-                     const std::string& error = "");
+                     const std::string& error = "", const nlohmann::json& faults = nullptr);
 
 // A run's outcome: its summary on `out` when it was judged; otherwise its
 // directory and error on `out`, or only the error on `err` when it has no

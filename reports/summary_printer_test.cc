@@ -110,6 +110,41 @@ TEST(SummaryPrinterTest, DebateOutcomeComparesPredictionAndObservation) {
   auto d = DebateOutcome({{"scenario", "6"}, {"prediction", "Y"}}, Validity::kUnknown);
   EXPECT_EQ(d["observed"], "?");
   EXPECT_EQ(d["matches"], false);
+  // A predicted kind of anomaly must be among what the run found.
+  const nlohmann::json config = {
+      {"scenario", "6"}, {"prediction", "Y"}, {"predicted_anomaly", "unsafe-grant"}};
+  const nlohmann::json expired = {{{"type", "double-holder"}, {"class", "expired-lease-use"}}};
+  d = DebateOutcome(config, Validity::kFalse, expired);
+  EXPECT_EQ(d["predicted_anomaly"], "unsafe-grant");
+  EXPECT_EQ(d["observed"], "Y");
+  EXPECT_EQ(d["matches"], false);
+  const nlohmann::json unsafe = {{{"type", "double-holder"}, {"class", "unsafe-grant"}}};
+  EXPECT_EQ(DebateOutcome(config, Validity::kFalse, unsafe)["matches"], true);
+}
+
+// The ledger's families, and every step that did not happen, stand above
+// the verdict; a run made unknown by it claims nothing of its prediction.
+TEST(SummaryPrinterTest, TheFaultLedgerStandsAboveTheVerdict) {
+  const nlohmann::json faults = nlohmann::json::parse(R"({
+    "families": [{"family": "kill", "planned": 1, "fired": 0, "applied": 0, "healed": 0,
+                  "observed": 0}],
+    "rows": [{"step": 1, "phase": "begin", "what": "kill n1 after acquire of no-such-key",
+              "fired": false, "applied": false, "observed": false},
+             {"step": 2, "phase": "end", "what": "restart at 3000 ms",
+              "fired": true, "applied": true, "observed": false}]})");
+  CheckResult r;
+  r.valid = Validity::kUnknown;
+  r.reason = "step 1 (kill n1 after acquire of no-such-key) never fired";
+  std::ostringstream out;
+  PrintRunSummary(out, "d", r, {{"scenario", "x"}, {"prediction", "N"}}, "", "", faults);
+  EXPECT_EQ(out.str(),
+            "run:     d\n"
+            "faults:  kill: 1 planned, 0 fired, 0 applied, 0 healed, 0 observed\n"
+            "  step 1 (kill n1 after acquire of no-such-key): never fired\n"
+            "verdict: UNKNOWN (step 1 (kill n1 after acquire of no-such-key) never fired)\n"
+            "debate:  scenario x predicts N, this run observed ? (an unknown verdict: nothing "
+            "to compare)\n"
+            "report:  d/report.html\n");
 }
 
 }  // namespace

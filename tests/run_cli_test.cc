@@ -132,7 +132,8 @@ TEST(RunCliTest, TheScenarioLibraryIsListedAndRunByName) {
   TempDir dir;
   std::string out;
   ASSERT_EQ(Locksmith(dir, {"scenarios"}, &out), 0) << out;
-  EXPECT_NE(out.find("redis-client-pause-past-lease  (predicts two holders at once; debate row 1)"),
+  EXPECT_NE(out.find("redis-client-pause-past-lease  (predicts two holders at once: "
+                     "expired-lease-use; debate row 1)"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("redis-kill-fsync-always"), std::string::npos) << out;

@@ -35,7 +35,7 @@ TEST(TestCountIntegrationTest, TheRateAndIntervalAreTheIndividualRunsOwn) {
        "--concurrency", "3", "--keys", "1", "--test-count", "10", "--seed", "7", "--store",
        "store"},
       seconds(300), &out);
-  ASSERT_TRUE(code == 0 || code == 1) << code << "\n" << out;
+  ASSERT_LE(code, 2) << out;  // a verdict, not a failed run
 
   // The suite directory: store/suites/NAME/STAMP.
   std::vector<fs::path> suites;
@@ -66,7 +66,9 @@ TEST(TestCountIntegrationTest, TheRateAndIntervalAreTheIndividualRunsOwn) {
     if (verdict == "invalid") firsts.push_back(row["first_violation_s"].get<double>());
   }
   std::printf("violations in %d of %d judged runs (of 10)\n", invalid, judged);
-  EXPECT_EQ(code, invalid > 0 ? 1 : 0);
+  // Invalid beats unknown (a run whose pause never outlasted its lease
+  // before the time limit cut it short) beats valid.
+  EXPECT_EQ(code, invalid > 0 ? 1 : judged < 10 ? 2 : 0);
 
   ASSERT_EQ(summary["cells"].size(), 1u);
   const json cell = summary["cells"].begin().value();

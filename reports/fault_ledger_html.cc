@@ -1,0 +1,84 @@
+#include "reports/fault_ledger_html.h"
+
+#include <cstdio>
+
+#include "reports/escape.h"
+
+namespace locksmith {
+namespace {
+
+constexpr const char* kCounts[] = {"planned", "fired", "applied", "healed", "observed"};
+
+std::string Cell(const std::string& text, const char* cls = nullptr) {
+  return std::string("<td") + (cls != nullptr ? std::string(" class=\"") + cls + "\"" : "") +
+         ">" + text + "</td>";
+}
+
+// A step's yes / no, marked for the eye.
+std::string Mark(const nlohmann::json& row, const char* key) {
+  const bool yes = row.value(key, false);
+  return Cell(yes ? "\xE2\x9C\x93" : "\xE2\x9C\x97", yes ? "n" : "n bad");
+}
+
+std::string FamiliesTable(const nlohmann::json& families) {
+  std::string out = "<table class=\"grid\"><tr><th>family</th>";
+  for (const char* count : kCounts) out += std::string("<th>") + count + "</th>";
+  out += "</tr>";
+  for (const auto& f : families) {
+    if (!f.is_object()) continue;
+    // Fewer observed than planned stands out.
+    const bool short_of_plan = f.value("observed", 0) < f.value("planned", 0);
+    out += "<tr>" + Cell(HtmlEscape(f.value("family", std::string("?"))));
+    for (const char* count : kCounts) {
+      const bool flagged = short_of_plan && std::string(count) == "observed";
+      out += Cell(std::to_string(f.value(count, 0)), flagged ? "n bad" : "n");
+    }
+    out += "</tr>";
+  }
+  return out + "</table>";
+}
+
+std::string StepsTable(const nlohmann::json& rows) {
+  std::string out =
+      "<table class=\"grid\"><tr><th>step</th><th>planned</th><th>fired</th><th>applied</th>"
+      "<th>healed</th><th>observed</th><th>at</th><th>done</th></tr>";
+  for (const auto& row : rows) {
+    char at[32] = "";
+    if (row.contains("at_s") && row["at_s"].is_number()) {
+      std::snprintf(at, sizeof at, "%.3f s", row["at_s"].get<double>());
+    }
+    std::string done = row.value("done", std::string());
+    if (const std::string error = row.value("error", std::string()); !error.empty()) {
+      done += (done.empty() ? "" : " \xE2\x80\x94 ") + error;
+    }
+    out += "<tr>" + Cell(std::to_string(row.value("step", 0)), "n") +
+           Cell(HtmlEscape(row.value("what", std::string()))) + Mark(row, "fired") +
+           Mark(row, "applied") + Mark(row, "healed") + Mark(row, "observed") + Cell(at, "n") +
+           Cell(HtmlEscape(done)) + "</tr>";
+  }
+  return out + "</table>";
+}
+
+}  // namespace
+
+std::string FaultLedgerHtml(const nlohmann::json& faults) {
+  if (!faults.is_object()) return "";
+  const nlohmann::json families = faults.value("families", nlohmann::json::array());
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& row : faults.value("rows", nlohmann::json::array())) {
+    if (row.is_object() && row.contains("step")) steps.push_back(row);
+  }
+  if (!families.is_array() || (families.empty() && steps.empty())) return "";
+  std::string out =
+      "<h3>Fault ledger</h3><p class=\"muted\">Every fault the run planned: whether its op "
+      "fired, applied without an error, was healed, and was observed: seen to take effect by "
+      "its family's own check from outside.</p>" +
+      FamiliesTable(families);
+  if (!steps.empty()) out += StepsTable(steps);
+  if (const std::string line = faults.value("unfulfilled", std::string()); !line.empty()) {
+    out += "<p class=\"bad\">Not done as asked: " + HtmlEscape(line) + "</p>";
+  }
+  return out;
+}
+
+}  // namespace locksmith
