@@ -4,10 +4,7 @@
 
 namespace locksmith {
 
-namespace {
-
-// Length of the valid UTF-8 sequence starting at text[i], or 0 if invalid.
-size_t ValidSequenceLength(std::string_view text, size_t i) {
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
   const uint8_t b0 = byte(i);
   if (b0 < 0x80) return 1;
@@ -33,13 +30,11 @@ size_t ValidSequenceLength(std::string_view text, size_t i) {
   return len;
 }
 
-}  // namespace
-
 std::string SanitizeUtf8(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size();) {
-    size_t len = ValidSequenceLength(text, i);
+    size_t len = Utf8SequenceLength(text, i);
     if (len == 0) {
       out += kUtf8Replacement;
       ++i;

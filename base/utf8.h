@@ -15,4 +15,8 @@ inline constexpr std::string_view kUtf8Replacement = "\xEF\xBF\xBD";
 // surrogates included) with U+FFFD.
 std::string SanitizeUtf8(std::string_view text);
 
+// The length of the valid UTF-8 sequence starting at text[i] (1 to 4), or 0
+// when the bytes there are not one. `i` must be less than text.size().
+size_t Utf8SequenceLength(std::string_view text, size_t i);
+
 }  // namespace locksmith

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "base/terminal_text.h"
 #include "checker/history_file.h"
 #include "checker/linearizability_checker.h"
 #include "checker/value_table.h"
@@ -75,7 +76,7 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
     return Error{valid.error()};
   }
   std::vector<SkippedLine> skipped;
-  auto history = LoadHistoryFile(path, options.format, &skipped);
+  auto history = LoadHistoryFile(path, options.format, &skipped, options.max_history_bytes);
   if (!history) return Error{history.error()};
   auto result = CheckLinearizable(*history, options);
   if (!result) return result;
@@ -90,21 +91,21 @@ std::string FormatLinearizabilityVerdict(const CheckResult& result) {
   switch (result.valid) {
     case Validity::kTrue: out = "valid: true (linearizable)"; break;
     case Validity::kFalse: out = "valid: false (not linearizable)"; break;
-    case Validity::kUnknown: out = "valid: unknown (" + result.reason + ")"; break;
+    case Validity::kUnknown: out = "valid: unknown (" + TerminalSafe(result.reason) + ")"; break;
   }
   if (!summary.empty()) out += "\n  " + summary;
   if (std::string leases = LeasesLine(result.stats); !leases.empty()) out += "\n  " + leases;
-  for (const auto& warning : result.warnings) out += "\n  warning: " + warning;
+  for (const auto& warning : result.warnings) out += "\n  warning: " + TerminalSafe(warning);
   out += "\n";
   for (const auto& anomaly : result.anomalies) {
     if (anomaly.value("type", std::string()) != "nonlinearizable") continue;
     const std::string key = anomaly.value("key", std::string());
-    out += "\n" + (key.empty() ? std::string("history") : "key " + key) +
+    out += "\n" + (key.empty() ? std::string("history") : "key " + TerminalSafe(key)) +
            ": this op cannot be linearized\n";
-    out += "    " + OpLine(anomaly["op"]) + "\n";
+    out += "    " + TerminalSafe(OpLine(anomaly["op"])) + "\n";
     const size_t length = anomaly.value("prefix_length", size_t{0});
     out += "  after the longest linearizable prefix of " + std::to_string(length) +
-           " op(s), state " + anomaly.value("state", std::string("?")) + "\n";
+           " op(s), state " + TerminalSafe(anomaly.value("state", std::string("?"))) + "\n";
     if (anomaly.value("proof", std::string()) == "window") {
       const auto& window = anomaly["window"];
       out += "  (shown on a window alone: the ops completing between index " +
@@ -120,7 +121,7 @@ std::string FormatLinearizabilityVerdict(const CheckResult& result) {
       out += "    ... " + std::to_string(length - shown) + " earlier op(s)\n";
     }
     for (size_t i = prefix.size() - shown; i < prefix.size(); ++i) {
-      out += "    " + OpLine(prefix[i]) + "\n";
+      out += "    " + TerminalSafe(OpLine(prefix[i])) + "\n";
     }
   }
   return out;

@@ -22,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/limits.h"
 #include "base/result.h"
 #include "checker/checker.h"
 #include "checker/history.h"
@@ -39,6 +40,9 @@ struct LinearizabilityOptions {
   std::string format;
   double timeout_s = 10;
   size_t memory_limit_bytes = 2ull << 30;
+  // The largest history file CheckHistoryFile reads (it holds the file and
+  // its ops in memory).
+  uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
   // Whether a failed release is a lease that expires later (see
   // checker/leased_lock_checker.h); auto: when the history records leases.
   LeaseRule leases = LeaseRule::kAuto;
@@ -68,7 +72,8 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
 Result<CheckResult> CheckLinearizable(const History& history,
                                       const LinearizabilityOptions& options);
 
-// Multi-line verdict for the terminal.
+// Multi-line verdict for the terminal: text from the history (keys, values,
+// errors) has its control characters escaped (base/terminal_text.h).
 std::string FormatLinearizabilityVerdict(const CheckResult& result);
 
 // A Checker for the run lifecycle, e.g. {.model = "owner-mutex"}. Invalid

@@ -1,8 +1,10 @@
 #include "checker/history.h"
 
-#include <fstream>
-#include <sstream>
 #include <unordered_map>
+
+#include "base/input_file.h"
+#include "base/json_input.h"
+#include "base/option_set.h"
 
 namespace locksmith {
 
@@ -21,8 +23,7 @@ Result<OpType> ParseOpType(std::string_view name) {
   if (name == "ok") return OpType::kOk;
   if (name == "fail") return OpType::kFail;
   if (name == "info") return OpType::kInfo;
-  return Error{"unknown op type \"" + std::string(name) +
-               "\" (expected invoke, ok, fail or info)"};
+  return Error{"unknown op type " + QuoteInput(name) + " (expected invoke, ok, fail or info)"};
 }
 
 nlohmann::json OpToJson(const Op& op) {
@@ -139,9 +140,14 @@ Result<Op> OpFromJson(const nlohmann::json& j) {
 }
 
 Result<Op> ParseOpLine(std::string_view line) {
-  nlohmann::json j = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Error{"not valid JSON"};
-  return OpFromJson(j);
+  auto j = ParseJsonInput(line);
+  if (!j) {
+    // The position is within the line, whose number the caller gives.
+    std::string error = j.error();
+    if (size_t at = error.find("line 1, column "); at != std::string::npos) error.erase(at, 8);
+    return Error{error};
+  }
+  return OpFromJson(*j);
 }
 
 Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_tail,
@@ -174,12 +180,10 @@ Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_ta
 }
 
 Result<History> ReadHistoryJsonl(const std::string& path, bool allow_truncated_tail,
-                                 std::vector<SkippedLine>* skipped) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot open history file " + path};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  auto history = ParseHistoryJsonl(buffer.str(), allow_truncated_tail, skipped);
+                                 std::vector<SkippedLine>* skipped, uint64_t max_bytes) {
+  auto text = ReadInputFile(path, max_bytes, kRaiseHistoryLimit);
+  if (!text) return Error{text.error()};
+  auto history = ParseHistoryJsonl(*text, allow_truncated_tail, skipped);
   if (!history) return Error{path + ": " + history.error()};
   return history;
 }

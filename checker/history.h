@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/limits.h"
 #include "base/result.h"
 
 namespace locksmith {
@@ -76,14 +77,19 @@ struct SkippedLine {
   bool operator==(const SkippedLine&) const = default;
 };
 
-// Reads a history.jsonl. Blank lines are skipped; a malformed line is an
+// What a history too large to read says to do about it.
+inline constexpr std::string_view kRaiseHistoryLimit = "--max-history-mb raises the limit";
+
+// Reads a history.jsonl: a regular file of at most `max_bytes` (see
+// base/input_file.h). Blank lines are skipped; a malformed line is an
 // error naming its line number. A final line without a newline that does not
 // parse is treated as a write cut short by a crash and dropped when
 // `allow_truncated_tail` is set; it is then appended to `skipped` (when
 // given), so callers can say so.
 Result<History> ReadHistoryJsonl(const std::string& path,
                                  bool allow_truncated_tail = true,
-                                 std::vector<SkippedLine>* skipped = nullptr);
+                                 std::vector<SkippedLine>* skipped = nullptr,
+                                 uint64_t max_bytes = kDefaultMaxHistoryBytes);
 Result<History> ParseHistoryJsonl(std::string_view text,
                                   bool allow_truncated_tail = true,
                                   std::vector<SkippedLine>* skipped = nullptr);

@@ -1,8 +1,6 @@
 #include "checker/history_file.h"
 
-#include <fstream>
-#include <sstream>
-
+#include "base/input_file.h"
 #include "checker/jepsen_import.h"
 
 namespace locksmith {
@@ -106,13 +104,10 @@ Result<History> ParseHistoryText(std::string_view text, const std::string& forma
 }
 
 Result<History> LoadHistoryFile(const std::string& path, const std::string& format,
-                                std::vector<SkippedLine>* skipped) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot open the history file"};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read the history file"};
-  return ParseHistoryText(buffer.str(), format, path, skipped);
+                                std::vector<SkippedLine>* skipped, uint64_t max_bytes) {
+  auto text = ReadInputFile(path, max_bytes, kRaiseHistoryLimit);
+  if (!text) return Error{text.error()};
+  return ParseHistoryText(*text, format, path, skipped);
 }
 
 std::vector<std::string> DescribeSkippedLines(const std::string& source,

@@ -30,8 +30,12 @@ std::optional<HistoryFormat> DetectHistoryFormat(std::string_view text);
 Result<History> ParseHistoryText(std::string_view text, const std::string& format,
                                  const std::string& source,
                                  std::vector<SkippedLine>* skipped = nullptr);
+// ParseHistoryText of a file: a regular file of at most `max_bytes` (a FIFO
+// or /dev/zero is refused at once; see base/input_file.h). The text and the
+// ops parsed from it are both held in memory.
 Result<History> LoadHistoryFile(const std::string& path, const std::string& format,
-                                std::vector<SkippedLine>* skipped = nullptr);
+                                std::vector<SkippedLine>* skipped = nullptr,
+                                uint64_t max_bytes = kDefaultMaxHistoryBytes);
 
 // One line per skipped line for the user, naming it as "SOURCE:LINE:".
 std::vector<std::string> DescribeSkippedLines(const std::string& source,

@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 
+#include "base/json_input.h"
 #include "checker/edn_reader.h"
 
 namespace locksmith {
@@ -42,7 +43,7 @@ std::string Located(const std::string& source, size_t line, const std::string& r
 // One EDN op map to an Op; `position` is the op's place in the file.
 Result<Op> OpFromEdnMap(const nlohmann::json& map, int64_t position,
                         ProcessNumbering& processes) {
-  if (!map.is_object()) return Error{"expected an op map, got " + map.dump()};
+  if (!map.is_object()) return Error{"expected an op map, got " + JsonExcerpt(map)};
   Op op;
   auto type = map.find("type");
   if (type == map.end()) return Error{"op map has no :type"};

@@ -14,6 +14,17 @@ History MustParse(Result<History> parsed) {
   return parsed.ok() ? std::move(parsed).value() : History{};
 }
 
+TEST(JepsenEdnTest, AFormThatIsNoOpMapIsQuotedShort) {
+  // A 5 MB string where an op map should be: the error quotes 200 characters.
+  auto h = ParseJepsenEdnHistory("[\"" + std::string(5 << 20, 'x') + "\"]", "h.edn");
+  ASSERT_FALSE(h.ok());
+  EXPECT_EQ(h.error(), "h.edn:1: expected an op map, got \"" + std::string(199, 'x') + "...");
+  // So is an op type that is no op type.
+  h = ParseJepsenEdnHistory("{:type :" + std::string(1000, 'y') + ", :process 0, :f :read}", "h");
+  ASSERT_FALSE(h.ok());
+  EXPECT_LT(h.error().size(), 200u) << h.error();
+}
+
 TEST(JepsenEdnTest, VectorOfOpMaps) {
   const History h = MustParse(ParseJepsenEdnHistory(R"([
     {:type :invoke, :f :cas, :value [1 2], :process 3, :time 10, :index 0}

@@ -14,6 +14,8 @@
 #include <sstream>
 
 #include "base/atomic_file.h"
+#include "base/input_file.h"
+#include "base/json_input.h"
 #include "cluster/net_plan.h"
 #include "cluster/proc_info.h"
 
@@ -37,8 +39,10 @@ std::string SerializeRunRecord(const RunRecord& r) {
 }
 
 Result<RunRecord> ParseRunRecord(std::string_view text) {
+  auto parsed = ParseJsonInput(text);
+  if (!parsed) return Error{"malformed run record: " + parsed.error()};
   try {
-    json j = json::parse(text);
+    const json& j = *parsed;
     RunRecord r;
     r.tag = j.at("tag").get<std::string>();
     r.controller_pid = j.at("controller_pid").get<int>();
@@ -103,16 +107,19 @@ Status WriteRunController(const std::string& run_dir) {
   return WriteFileAtomically(run_dir + "/" + kRunControllerFile, j.dump(2) + "\n");
 }
 
+// controller.json holds a pid, a start time and a boot id: anything larger
+// was not written by a run.
+constexpr uint64_t kMaxControllerFileBytes = 64 << 10;
+
 Result<std::optional<int>> LiveRunController(const std::string& run_dir) {
   const std::string path = run_dir + "/" + kRunControllerFile;
-  std::ifstream in(path);
-  if (!in) {
-    if (!fs::exists(path)) return std::optional<int>();
-    return Error{"cannot read " + path};
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  const json j = json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::optional<int>();
+  // A run directory may be anyone's: a FIFO here must not hang `check`.
+  auto text = ReadInputFile(path, kMaxControllerFileBytes);
+  if (!text) return Error{text.error()};
+  auto parsed = ParseJsonInput(*text);
+  const json j = parsed ? std::move(parsed).value() : json();
   const bool well_formed = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
                            j.contains("start_time") && j["start_time"].is_number_unsigned() &&
                            j.contains("boot_id") && j["boot_id"].is_string();

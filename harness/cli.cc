@@ -12,6 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "base/exit_codes.h"
+#include "base/json_input.h"
+#include "base/limits.h"
+#include "base/terminal_text.h"
 #include "checker/check_file.h"
 #include "checker/model.h"
 #include "cluster/cleanup.h"
@@ -28,7 +31,7 @@ namespace locksmith {
 namespace {
 
 int BadInput(const std::string& message) {
-  std::cerr << "locksmith: " << message << "\n";
+  std::cerr << "locksmith: " << TerminalSafe(message) << "\n";
   return kExitBadInput;
 }
 
@@ -154,16 +157,6 @@ std::vector<std::string> SubcommandList(const CLI::App& app) {
 // "run, check, cleanup": the subcommands `app` knows, for errors.
 std::string SubcommandNames(const CLI::App& app) { return JoinNames(SubcommandList(app)); }
 
-// Echoes of user input in one-line errors stay short and on one line.
-std::string Truncated(const std::string& text) {
-  constexpr size_t kMax = 40;
-  std::string shown = text.size() <= kMax ? text : text.substr(0, kMax) + "...";
-  for (char& c : shown) {
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  }
-  return shown;
-}
-
 // `locksmith cleanup`'s flags: the local provider's options, or the nodes
 // of the ssh provider.
 struct CleanupFlags {
@@ -193,7 +186,7 @@ int RunCleanup(const CleanupFlags& flags) {
   }
   if (!report.failed.empty()) {
     std::cerr << "locksmith: cleanup incomplete:";
-    for (const auto& f : report.failed) std::cerr << "\n  " << f;
+    for (const auto& f : report.failed) std::cerr << "\n  " << TerminalSafe(f);
     std::cerr << "\n";
     return kExitRunFailed;
   }
@@ -208,7 +201,18 @@ int RunCleanup(const CleanupFlags& flags) {
 struct CheckFlags {
   std::string path, model, initial, format, leases = "auto";
   double timeout_s = 10;
+  uint64_t max_history_mb = kDefaultMaxHistoryBytes >> 20;
 };
+
+// --max-history-mb: how much of a history `check` and `report` read.
+CLI::Option* AddMaxHistoryFlag(CLI::App& command, uint64_t& mb) {
+  return command
+      .add_option("--max-history-mb", mb,
+                  "refuse a history file larger than this many MiB; a history is read whole "
+                  "and its ops kept in memory (about 4x the file's size) [default: " +
+                      std::to_string(kDefaultMaxHistoryBytes >> 20) + "]")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 24));
+}
 
 int RunCheck(const CLI::App& check, const CheckFlags& f) {
   struct stat st {};
@@ -223,7 +227,7 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
                         f.path + "/history.jsonl)");
       }
     }
-    const int code = RecheckRun(f.path, std::cout);
+    const int code = RecheckRun(f.path, std::cout, f.max_history_mb << 20);
     // A verdict judged again is the store index's to show.
     if (auto root = StoreRootOf(f.path); root && code != kExitBadInput) {
       UpdateStoreIndex(*root, std::cerr);
@@ -237,16 +241,18 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
   options.model = f.model;
   options.format = f.format;
   options.timeout_s = f.timeout_s;
+  options.max_history_bytes = f.max_history_mb << 20;
   auto leases = ParseLeaseRule(f.leases);
   if (!leases) return BadInput(leases.error());
   options.leases = *leases;
   if (check.count("--initial")) {
     const std::string text = f.initial == "nil" ? "null" : f.initial;
-    auto value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) {
-      return BadInput("--initial must be a JSON value or nil, not \"" + f.initial + "\"");
+    auto value = ParseJsonInput(text);
+    if (!value) {
+      return BadInput("--initial must be a JSON value or nil, not " + QuoteInput(f.initial) +
+                      " (" + value.error() + ")");
     }
-    options.initial = value;
+    options.initial = *value;
   }
   std::string path = f.path;
   if (S_ISDIR(st.st_mode)) path += "/history.jsonl";
@@ -272,6 +278,7 @@ CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
   check->add_option("--leases", check_flags.leases,
                     "auto | on | off: a failed release is a lease that expires later (auto: when "
                     "the history records leases, as locksmith's do) [default: auto]");
+  AddMaxHistoryFlag(*check, check_flags.max_history_mb);
   return check;
 }
 
@@ -326,7 +333,8 @@ int RunRun(const CLI::App& run, RunFlags& run_flags) {
   }
   if (Status s = ValidateRunConfig(config); !s) return BadInput(s.error());
   for (const auto& warning : config.UnusedKeyWarnings()) {
-    std::cerr << "locksmith: warning: " << run_flags.config_file << ": " << warning << "\n";
+    std::cerr << "locksmith: warning: " << TerminalSafe(run_flags.config_file + ": " + warning)
+              << "\n";
   }
   if (run_flags.test_count > 1) {
     Suite suite;
@@ -405,12 +413,14 @@ int CliMain(int argc, char** argv) {
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
 
   std::string report_dir;
+  uint64_t report_max_history_mb = kDefaultMaxHistoryBytes >> 20;
   CLI::App* report = app.add_subcommand(
       "report",
       "write a run's report.html again from its history.jsonl, results.json and config.json "
       "(without re-judging: see check), or every run's report and the tables of a suite "
       "directory; then the store's index.html");
   report->add_option("dir", report_dir, "run directory or suite directory")->required();
+  AddMaxHistoryFlag(*report, report_max_history_mb);
 
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
@@ -423,7 +433,7 @@ int CliMain(int argc, char** argv) {
   if (const std::string first = argv[1];
       !first.empty() && first[0] != '-' &&
       std::find(known.begin(), known.end(), first) == known.end()) {
-    return BadInput("unknown subcommand \"" + Truncated(first) + "\" (known: " +
+    return BadInput("unknown subcommand " + QuoteInput(first) + " (known: " +
                     SubcommandNames(app) + ")");
   }
 
@@ -442,7 +452,9 @@ int CliMain(int argc, char** argv) {
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_flags);
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
-  if (report->parsed()) return RegenerateReports(report_dir, std::cout, std::cerr);
+  if (report->parsed()) {
+    return RegenerateReports(report_dir, std::cout, std::cerr, report_max_history_mb << 20);
+  }
   if (scenarios->parsed()) {
     auto list = ListScenarios();
     if (!list) return BadInput(list.error());

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "base/exit_codes.h"
+#include "base/terminal_text.h"
 #include "cluster/process_supervisor.h"
 #include "harness/cli.h"
 
@@ -53,7 +54,7 @@ int main(int argc, char** argv) {
   try {
     return locksmith::CliMain(argc, argv);
   } catch (const std::exception& e) {
-    std::cerr << "locksmith: crashed: " << e.what() << "\n";
+    std::cerr << "locksmith: crashed: " << locksmith::TerminalSafe(e.what()) << "\n";
   } catch (...) {
     std::cerr << "locksmith: crashed\n";
   }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/terminal_text.h"
+
 namespace locksmith {
 namespace {
 
@@ -22,14 +24,18 @@ size_t Columns(const std::string& text) {
 }  // namespace
 
 std::string ProgressLine::Format(size_t width) const {
+  // The label names a suite's cell and the faults come from the run: either
+  // could carry a terminal's control characters, and "\r" would move the line.
   std::string line;
-  if (!label.empty()) line += label + " | ";
+  if (!label.empty()) line += TerminalSafe(label) + " | ";
   line += Number(elapsed_s, 1) + "/" + Number(limit_s, limit_s == std::floor(limit_s) ? 0 : 1) +
           " s | " + Number(ops_per_s, 0) + " ops/s | ok " + std::to_string(counts.ok) +
           " fail " + std::to_string(counts.fail) + " info " + std::to_string(counts.info) +
           " | faults: ";
   if (counts.faults.empty()) line += "none";
-  for (size_t i = 0; i < counts.faults.size(); ++i) line += (i ? "," : "") + counts.faults[i];
+  for (size_t i = 0; i < counts.faults.size(); ++i) {
+    line += (i ? "," : "") + TerminalSafe(counts.faults[i]);
+  }
   line += " | double holders: " + std::to_string(counts.double_holders);
   if (width == 0 || Columns(line) <= width) return line;
   // Cut at a character boundary, leaving a column for the ellipsis.

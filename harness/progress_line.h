@@ -2,7 +2,8 @@
 // snapshot and the run's clock, e.g.
 //   run 3/12 redis.kill | 12.5/30 s | 1520 ops/s | ok 10234 fail 523 info 2 |
 //   faults: kill | double holders: 1
-// (one line). Pure; thread-safe.
+// (one line: the label's and the faults' control characters are escaped).
+// Pure; thread-safe.
 #pragma once
 
 #include <cstddef>

@@ -34,6 +34,16 @@ TEST(ProgressLineTest, ALoneRunHasNoLabelAndNoFaultsSaysNone) {
             "0.0/2.5 s | 0 ops/s | ok 0 fail 0 info 0 | faults: none | double holders: 0");
 }
 
+TEST(ProgressLineTest, ControlCharactersInTheLabelAndFaultsAreEscaped) {
+  ProgressLine line = Sample();
+  line.label = "run 1/2 a\rverdict: VALID\x1b[K";
+  line.counts.faults = {"kill\n"};
+  const std::string text = line.Format();
+  EXPECT_EQ(text.rfind("run 1/2 a\\rverdict: VALID\\x1b[K | ", 0), 0u) << text;
+  EXPECT_NE(text.find("faults: kill\\n |"), std::string::npos) << text;
+  EXPECT_EQ(text.find_first_of("\r\n\x1b"), std::string::npos) << text;
+}
+
 TEST(ProgressLineTest, IsCutToTheTerminalsWidth) {
   const std::string cut = Sample().Format(20);
   EXPECT_EQ(cut, "run 3/12 redis.kill\xE2\x80\xA6");  // 19 columns and the ellipsis

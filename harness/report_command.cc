@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/exit_codes.h"
+#include "base/terminal_text.h"
 #include "cluster/run_registry.h"
 #include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
@@ -23,7 +24,7 @@ bool Exists(const fs::path& p) {
 }
 
 int BadInput(std::ostream& err, const std::string& message) {
-  err << "locksmith: " << message << "\n";
+  err << "locksmith: " << TerminalSafe(message) << "\n";
   return kExitBadInput;
 }
 
@@ -38,7 +39,7 @@ std::string LiveRunError(const std::string& run_dir) {
   return "";
 }
 
-std::string RunReport(const std::string& run_dir) {
+std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
   if (!Exists(fs::path(run_dir) / "history.jsonl") &&
       !Exists(fs::path(run_dir) / "results.json")) {
     return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
@@ -48,14 +49,16 @@ std::string RunReport(const std::string& run_dir) {
   // described now, for the page (results.json stays as it was).
   HtmlReportOptions options;
   options.describe_faults = [](const History& history) { return DescribeFaults(history); };
+  options.max_history_bytes = max_history_bytes;
   if (Status s = WriteHtmlReport(run_dir, options); !s) {
     return "cannot write " + run_dir + "/report.html: " + s.error();
   }
   return "";
 }
 
-int SuiteReports(const std::string& suite_dir, std::ostream& out, std::ostream& err) {
-  auto summary = ReadJsonFile(suite_dir + "/summary.json", "summary.json");
+int SuiteReports(const std::string& suite_dir, uint64_t max_history_bytes, std::ostream& out,
+                 std::ostream& err) {
+  auto summary = ReadJsonFile(suite_dir + "/summary.json");
   if (!summary) return BadInput(err, summary.error());
   auto record = SuiteRecordFromJson(*summary);
   if (!record) return BadInput(err, suite_dir + "/summary.json: " + record.error());
@@ -66,7 +69,7 @@ int SuiteReports(const std::string& suite_dir, std::ostream& out, std::ostream& 
     const std::string run_dir = (fs::path(suite_dir) / run.dir).string();
     // A run that failed before its workload has no history: nothing to draw.
     if (run.verdict == "failed" && !Exists(fs::path(run_dir) / "history.jsonl")) continue;
-    if (std::string e = RunReport(run_dir); !e.empty()) {
+    if (std::string e = RunReport(run_dir, max_history_bytes); !e.empty()) {
       if (failed++ == 0) first_error = e;
       continue;
     }
@@ -75,8 +78,8 @@ int SuiteReports(const std::string& suite_dir, std::ostream& out, std::ostream& 
   if (Status s = WriteSuiteReports(*record, suite_dir); !s) {
     return BadInput(err, "cannot write the suite's tables in " + suite_dir + ": " + s.error());
   }
-  out << "suite " << record->name << ": " << written << " run reports written; index: "
-      << suite_dir << "/index.html\n";
+  out << "suite " << TerminalSafe(record->name) << ": " << written
+      << " run reports written; index: " << TerminalSafe(suite_dir) << "/index.html\n";
   if (failed > 0) {
     return BadInput(err, std::to_string(failed) + " of " + std::to_string(failed + written) +
                              " run reports could not be written; the first: " + first_error);
@@ -104,26 +107,31 @@ std::optional<std::string> StoreRootOf(const std::string& dir) {
 }
 
 void UpdateStoreIndex(const std::string& root, std::ostream& err) {
-  if (Status s = WriteStoreIndex(root); !s) {
-    err << "locksmith: warning: store index not written: " << s.error() << "\n";
+  std::vector<std::string> damaged;
+  if (Status s = WriteStoreIndex(root, &damaged); !s) {
+    err << "locksmith: warning: store index not written: " << TerminalSafe(s.error()) << "\n";
+  }
+  for (const std::string& file : damaged) {
+    err << "locksmith: warning: store index: skipped " << TerminalSafe(file) << "\n";
   }
 }
 
-int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err) {
+int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err,
+                      uint64_t max_history_bytes) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return BadInput(err, "no such directory: " + dir);
   if (!S_ISDIR(st.st_mode)) {
     return BadInput(err, dir + " is not a directory (give a run's or a suite's directory)");
   }
   if (Exists(fs::path(dir) / "summary.json")) {
-    if (int code = SuiteReports(dir, out, err); code != 0) return code;
+    if (int code = SuiteReports(dir, max_history_bytes, out, err); code != 0) return code;
   } else {
-    if (std::string e = RunReport(dir); !e.empty()) return BadInput(err, e);
-    out << "report: " << dir << "/report.html\n";
+    if (std::string e = RunReport(dir, max_history_bytes); !e.empty()) return BadInput(err, e);
+    out << "report: " << TerminalSafe(dir) << "/report.html\n";
   }
   if (auto root = StoreRootOf(dir)) {
     UpdateStoreIndex(*root, err);
-    out << "store index: " << *root << "/index.html\n";
+    out << "store index: " << TerminalSafe(*root) << "/index.html\n";
   }
   return 0;
 }

@@ -6,9 +6,12 @@
 // Functions of the main thread; not reentrant.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
+
+#include "base/limits.h"
 
 namespace locksmith {
 
@@ -19,12 +22,16 @@ namespace locksmith {
 std::optional<std::string> StoreRootOf(const std::string& dir);
 
 // Rewrites store/index.html (reports/store_index.h); a failure is one
-// warning line on `err`, never a failed run.
+// warning line on `err`, never a failed run, and so is each damaged file the
+// index had to leave out.
 void UpdateStoreIndex(const std::string& root, std::ostream& err);
 
 // `locksmith report DIR`: 0 when every page was written; 254 with one line
 // on `err` when DIR is not a run or suite directory, a run is still going,
-// or a history or results file is missing or corrupt.
-int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err);
+// a history, results or summary file is missing or damaged (a summary's run
+// directory outside the suite's included), or a history is larger than
+// `max_history_bytes`.
+int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err,
+                      uint64_t max_history_bytes = kDefaultMaxHistoryBytes);
 
 }  // namespace locksmith

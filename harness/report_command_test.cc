@@ -131,6 +131,8 @@ TEST_F(ReportCommandTest, BadInputIsOneLineAndExit254) {
   // A suite whose run lost its history: the tables are still written, the exit says so.
   one_line(outcome_.dir, "2 of 2 run reports could not be written");
   std::ofstream(outcome_.dir + "/summary.json") << "{\"suite\": 3}";
+  one_line(outcome_.dir, "summary.json: \"suite\" must be a string");
+  std::ofstream(outcome_.dir + "/summary.json") << "{\"suite\": \"s\"}";
   one_line(outcome_.dir, "not a suite summary");
 }
 

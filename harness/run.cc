@@ -13,6 +13,7 @@
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
 #include "base/seed.h"
+#include "base/terminal_text.h"
 #include "checker/availability.h"
 #include "checker/history_file.h"
 #include "cluster/run_registry.h"
@@ -86,14 +87,15 @@ nlohmann::json LedgerOf(const History& history, const nlohmann::json& extra,
 }  // namespace
 
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
-                                   const nlohmann::json& extra, nlohmann::json* written) {
+                                   const nlohmann::json& extra, uint64_t max_history_bytes,
+                                   nlohmann::json* written) {
   auto workload = WorkloadFromConfig(config);
   if (!workload) return Error{workload.error()};
   // The loader `check FILE` uses: the same errors ("FILE:LINE: reason"), the
   // same tolerance of a last line cut short by a crash, said in a warning.
   const std::string history_file = run_dir + "/history.jsonl";
   std::vector<SkippedLine> skipped;
-  auto history = LoadHistoryFile(history_file, "jsonl", &skipped);
+  auto history = LoadHistoryFile(history_file, "jsonl", &skipped, max_history_bytes);
   if (!history) return Error{history.error()};
   // Every workload's own checkers, and how available the lock was with
   // faults in force and without (whatever the workload).
@@ -521,7 +523,8 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
   if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
   nlohmann::json results;
-  auto result = JudgeAndReport(store->dir, outcome.config, extra, &results);
+  // The run's own history: however long it ran, it is judged whole.
+  auto result = JudgeAndReport(store->dir, outcome.config, extra, UINT64_MAX, &results);
   if (!result) {
     log.Error("check: " + result.error());
     // The full disk that cut the history short may refuse the results too:
@@ -553,33 +556,30 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   return outcome.exit_code;
 }
 
-int RecheckRun(const std::string& run_dir, std::ostream& out) {
-  // The stored config names the workload, hence the checkers.
-  auto config_json = ReadJsonFile(run_dir + "/config.json", "config.json");
-  RunConfig config;
-  Status loaded = config_json ? MergeRunConfigJson(*config_json, config) : Error{config_json.error()};
-  if (!loaded) {
-    std::fprintf(stderr, "locksmith: %s is not a run directory: %s\n", run_dir.c_str(),
-                 loaded.error().c_str());
+int RecheckRun(const std::string& run_dir, std::ostream& out, uint64_t max_history_bytes) {
+  auto bad_input = [](const std::string& message) {
+    std::cerr << "locksmith: " << TerminalSafe(message) << "\n";
     return kExitBadInput;
-  }
+  };
+  // The stored config names the workload, hence the checkers.
+  auto config_json = ReadJsonFile(run_dir + "/config.json");
+  RunConfig config;
+  Status loaded =
+      config_json ? MergeRunConfigJson(*config_json, config) : Error{config_json.error()};
+  if (!loaded) return bad_input(run_dir + " is not a run directory: " + loaded.error());
   // A run still going rewrites these files itself when it ends; re-judging
   // it now would hand readers a verdict on part of it, then replace it.
   auto live = LiveRunController(run_dir);
-  if (!live) {
-    std::fprintf(stderr, "locksmith: %s\n", live.error().c_str());
-    return kExitBadInput;
-  }
+  if (!live) return bad_input(live.error());
   if (live->has_value()) {
-    std::fprintf(stderr,
-                 "locksmith: %s is still running (locksmith pid %d): check it once the run "
-                 "ends, or check %s/history.jsonl --model owner-mutex, which rewrites nothing\n",
-                 run_dir.c_str(), **live, run_dir.c_str());
-    return kExitBadInput;
+    return bad_input(run_dir + " is still running (locksmith pid " + std::to_string(**live) +
+                     "): check it once the run ends, or check " + run_dir +
+                     "/history.jsonl --model owner-mutex, which rewrites nothing");
   }
-  // Facts only the run itself could record survive the re-check.
+  // Facts only the run itself could record survive the re-check (a damaged
+  // results.json has none to give: it is replaced).
   nlohmann::json extra{{"rechecked", true}};
-  if (auto previous = ReadJsonFile(run_dir + "/results.json", "results.json"); previous) {
+  if (auto previous = ReadJsonFile(run_dir + "/results.json"); previous && previous->is_object()) {
     // The ledger's plan is only in results.json: its outcomes are judged again.
     for (const char* key : {"interrupted", "interruption", "nemesis", "faults", "workload_error",
                             "history_error"}) {
@@ -587,11 +587,8 @@ int RecheckRun(const std::string& run_dir, std::ostream& out) {
     }
   }
   nlohmann::json results;
-  auto result = JudgeAndReport(run_dir, *config_json, extra, &results);
-  if (!result) {
-    std::fprintf(stderr, "locksmith: %s\n", result.error().c_str());
-    return kExitBadInput;
-  }
+  auto result = JudgeAndReport(run_dir, *config_json, extra, max_history_bytes, &results);
+  if (!result) return bad_input(result.error());
   PrintRunSummary(out, run_dir, *result, *config_json, "", "",
                   results.value("faults", nlohmann::json()));
   return ExitCodeFor(result->valid);

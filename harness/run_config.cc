@@ -1,17 +1,12 @@
 #include "harness/run_config.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
-#include <cstring>
 #include <regex>
 #include <stdexcept>
 
 #include "backends/backend_registry.h"
+#include "base/json_input.h"
 #include "base/limits.h"
 #include "cluster/ssh_command.h"
 #include "nemesis/partition_nemesis.h"
@@ -25,100 +20,6 @@ std::vector<std::string> NemesisPresetsAndNames() {
   std::vector<std::string> names = {"all", "none"};
   for (const auto& name : NemesisNames()) names.push_back(name);
   return names;
-}
-
-// Follows a parse that failed to say where: the key path of the value being
-// read ("a.b[2]") and the offending token. Builds nothing.
-class FailurePlace : public nlohmann::json_sax<nlohmann::json> {
- public:
-  std::string path() const {
-    std::string p;
-    for (const auto& level : levels_) {
-      if (level.in_array) {
-        p += "[" + std::to_string(level.index) + "]";
-      } else if (!level.key.empty()) {
-        p += (p.empty() ? "" : ".") + level.key;
-      }
-    }
-    return p;
-  }
-  const std::string& token() const { return token_; }
-  int id() const { return id_; }
-
-  bool null() override { return Value(); }
-  bool boolean(bool) override { return Value(); }
-  bool number_integer(number_integer_t) override { return Value(); }
-  bool number_unsigned(number_unsigned_t) override { return Value(); }
-  bool number_float(number_float_t, const string_t&) override { return Value(); }
-  bool string(string_t&) override { return Value(); }
-  bool binary(binary_t&) override { return Value(); }
-  bool start_object(std::size_t) override {
-    Value();
-    levels_.push_back({});
-    return true;
-  }
-  bool key(string_t& key) override {
-    levels_.back().key = key;
-    return true;
-  }
-  bool end_object() override {
-    levels_.pop_back();
-    return true;
-  }
-  bool start_array(std::size_t) override {
-    Value();
-    levels_.push_back({.in_array = true});
-    return true;
-  }
-  bool end_array() override {
-    levels_.pop_back();
-    return true;
-  }
-  bool parse_error(std::size_t, const std::string& last_token,
-                   const nlohmann::detail::exception& ex) override {
-    token_ = last_token;
-    id_ = ex.id;
-    // The failing value counts as the array's next element.
-    if (!levels_.empty() && levels_.back().in_array) ++levels_.back().index;
-    return false;
-  }
-
- private:
-  struct Level {
-    bool in_array = false;
-    int64_t index = -1;  // of the current element, in an array
-    std::string key;     // of the current member, in an object
-  };
-  bool Value() {
-    if (!levels_.empty() && levels_.back().in_array) ++levels_.back().index;
-    return true;
-  }
-  std::vector<Level> levels_;
-  std::string token_;
-  int id_ = 0;
-};
-
-// One line saying why `text` is not a config: for a number out of range the
-// key and the number, otherwise nlohmann's position and reason.
-std::string JsonErrorLine(const std::string& text, const nlohmann::json::exception& e) {
-  FailurePlace place;
-  nlohmann::json::sax_parse(text, &place, nlohmann::json::input_format_t::json,
-                            /*strict=*/true, /*ignore_comments=*/true);
-  if (place.id() == 406) {  // nlohmann: "number overflow"
-    const std::string where = place.path().empty() ? "" : QuoteInput(place.path()) + ": ";
-    std::string number = place.token();
-    if (number.size() > 40) number = number.substr(0, 40) + "...";
-    return where + "the number " + number + " is out of range (beyond a double's +-1.8e308)";
-  }
-  std::string reason = e.what();
-  if (size_t at = reason.find("parse error at "); at != std::string::npos) {
-    reason = reason.substr(at + 15);
-  } else if (size_t bracket = reason.find("] "); bracket != std::string::npos) {
-    reason = reason.substr(bracket + 2);
-  }
-  constexpr size_t kMaxReason = 200;
-  if (reason.size() > kMaxReason) reason = reason.substr(0, kMaxReason) + "...";
-  return "not valid JSON: " + reason;
 }
 
 Status ReadSeed(const nlohmann::json& j, std::optional<uint64_t>& seed) {
@@ -426,7 +327,8 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   for (const auto& [key, value] : j.items()) {
     if (key == "seed" || common.Find(key) != nullptr) continue;
     if (std::none_of(ModuleKeys().begin(), ModuleKeys().end(),
-                     [&](const ModuleKey& m) { return m.spec.key == key; })) {
+                     // An init-capture: clang 14 (the fuzz build) captures no binding.
+                     [&key = key](const ModuleKey& m) { return m.spec.key == key; })) {
       return Error{"unknown config key " + QuoteInput(key)};
     }
   }
@@ -447,7 +349,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   for (const auto& [key, value] : j.items()) {
     if (key == "seed" || common.Find(key) != nullptr) continue;
     if (std::any_of(chosen.begin(), chosen.end(),
-                    [&](ModuleOptions* o) { return o->set().Find(key) != nullptr; })) {
+                    [&key = key](ModuleOptions* o) { return o->set().Find(key) != nullptr; })) {
       c.unused_keys.erase(key);  // a later value wins over one kept aside
       continue;
     }
@@ -461,50 +363,7 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
 }
 
 Result<nlohmann::json> ReadConfigJsonFile(const std::string& path) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is
-  // checked on the descriptor, so a swap after a stat cannot slip through.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) return Error{"cannot read config file " + path + ": " + std::strerror(errno)};
-  std::string text;
-  std::string problem;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    problem = "cannot read config file " + path + ": " + std::strerror(errno);
-  } else if (!S_ISREG(st.st_mode)) {
-    problem = "config file " + path + " is not a regular file (a FIFO, device or directory " +
-              "cannot be a config; save it to a file)";
-  } else if (static_cast<uint64_t>(st.st_size) > kMaxConfigFileBytes) {
-    problem = "config file " + path + " is " + std::to_string(st.st_size) +
-              " bytes; at most " + std::to_string(kMaxConfigFileBytes) + " (1 MiB) are allowed";
-  } else {
-    // Read one byte past the limit: the file may have grown since fstat.
-    text.resize(kMaxConfigFileBytes + 1);
-    size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        problem = "cannot read config file " + path + ": " + std::strerror(errno);
-        break;
-      }
-      if (n == 0) break;
-      got += static_cast<size_t>(n);
-    }
-    text.resize(got);
-    if (problem.empty() && got > kMaxConfigFileBytes) {
-      problem = "config file " + path + " is larger than " + std::to_string(kMaxConfigFileBytes) +
-                " bytes (1 MiB), the most allowed";
-    }
-  }
-  ::close(fd);
-  if (!problem.empty()) return Error{problem};
-
-  try {
-    return nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/true,
-                                 /*ignore_comments=*/true);
-  } catch (const nlohmann::json::exception& e) {
-    return Error{path + ": " + JsonErrorLine(text, e)};
-  }
+  return ReadJsonInputFile(path, kMaxConfigFileBytes, JsonComments::kAllowed);
 }
 
 Status LoadRunConfigFile(const std::string& path, RunConfig& config) {

@@ -210,6 +210,13 @@ TEST(RunConfigTest, ANumberOutOfRangeIsNamedWithItsKey) {
   EXPECT_NE(e.find("not valid JSON: line 1, column 19"), std::string::npos) << e;
 }
 
+TEST(RunConfigTest, DeepNestingIsAnErrorNotACrash) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string e = LoadError("// scripted\n{\"steps\": " + deep + "}");
+  EXPECT_NE(e.find("config.json: arrays and objects nest more than 200 deep"), std::string::npos)
+      << e;
+}
+
 TEST(RunConfigTest, OnlyRegularFilesUpToOneMebibyteAreRead) {
   testing::TempDir dir;
   RunConfig c;

@@ -1,5 +1,6 @@
 // RunLog: the run's log, locksmith.log in the run directory, also echoed to
-// stderr when verbose. Every line is "elapsed-seconds LEVEL message".
+// stderr when verbose. Every line is "elapsed-seconds LEVEL message", the
+// message's control characters escaped (base/terminal_text.h).
 // Thread-safe.
 #pragma once
 

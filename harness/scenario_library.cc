@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <regex>
-#include <sstream>
+#include <utility>
 
 #include "base/option_set.h"
+#include "base/terminal_text.h"
+#include "harness/run_config.h"
 
 namespace locksmith {
 namespace {
@@ -46,28 +46,38 @@ Result<std::string> ScenarioPath(const std::string& name) {
   return path;
 }
 
+Result<ScenarioInfo> ScenarioInfoFromJson(const nlohmann::json& j, const std::string& name) {
+  if (!j.is_object()) return Error{"not a JSON object"};
+  ScenarioInfo info{name, "", "", "", "", ""};
+  for (auto [key, field] : {std::pair{"description", &info.description},
+                            std::pair{"prediction", &info.prediction},
+                            std::pair{"scenario", &info.row},
+                            std::pair{"predicted_verdict", &info.predicted_verdict},
+                            std::pair{"predicted_anomaly", &info.predicted_anomaly}}) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) continue;
+    if (!it->is_string()) return Error{std::string("\"") + key + "\" must be a string"};
+    *field = it->get<std::string>();
+  }
+  return info;
+}
+
 Result<std::vector<ScenarioInfo>> ListScenarios() {
   std::vector<ScenarioInfo> scenarios;
   for (const auto& name : ScenarioNames()) {
     const std::string path = ScenarioDirectory() + "/" + name + ".json";
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-    if (!j.is_object()) return Error{path + ": not a JSON object"};
-    auto field = [&](const char* key) {
-      auto it = j.find(key);
-      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    scenarios.push_back({name, field("description"), field("prediction"), field("scenario"),
-                         field("predicted_verdict"), field("predicted_anomaly")});
+    auto j = ReadConfigJsonFile(path);
+    if (!j) return Error{j.error()};
+    auto info = ScenarioInfoFromJson(*j, name);
+    if (!info) return Error{path + ": " + info.error()};
+    scenarios.push_back(std::move(info).value());
   }
   return scenarios;
 }
 
 void PrintScenarios(std::ostream& out, const std::vector<ScenarioInfo>& scenarios) {
   for (const auto& s : scenarios) {
-    out << s.name;
+    std::string line = s.name;
     std::string predicts;
     if (!s.prediction.empty()) {
       predicts = s.prediction == "Y" ? "two holders at once" : "no double holder";
@@ -76,11 +86,11 @@ void PrintScenarios(std::ostream& out, const std::vector<ScenarioInfo>& scenario
     }
     if (!s.predicted_anomaly.empty()) predicts += ": " + s.predicted_anomaly;
     if (!predicts.empty()) {
-      out << "  (predicts " << predicts;
-      if (!s.row.empty()) out << "; debate row " << s.row;
-      out << ")";
+      line += "  (predicts " + predicts;
+      if (!s.row.empty()) line += "; debate row " + s.row;
+      line += ")";
     }
-    out << "\n    " << s.description << "\n";
+    out << TerminalSafe(line) << "\n    " << TerminalSafe(s.description) << "\n";
   }
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "base/result.h"
 
 namespace locksmith {
@@ -28,8 +30,12 @@ std::string ScenarioDirectory();
 // is none (or the name could leave the directory).
 Result<std::string> ScenarioPath(const std::string& name);
 
-// Every scenario, by name; a file that is not a JSON object is an error
-// naming it.
+// What `locksmith scenarios` lists of one scenario file's JSON: an error
+// (one line) when it is not an object or a listed field is not a string.
+Result<ScenarioInfo> ScenarioInfoFromJson(const nlohmann::json& j, const std::string& name);
+
+// Every scenario, by name, each file read as a config file is (a regular
+// file, bounded; see ReadConfigJsonFile); a damaged one is an error naming it.
 Result<std::vector<ScenarioInfo>> ListScenarios();
 
 // One block per scenario: name, predictions and row, then the description.

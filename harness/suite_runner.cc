@@ -8,6 +8,7 @@
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
 #include "base/seed.h"
+#include "base/terminal_text.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
@@ -106,8 +107,9 @@ class SuiteRuns {
     config.test_name = cell.name;
     config.seed = seed;
     ++done_;
-    out_ << "suite " << suite_.name << ": run " << done_ << " of " << record_.planned_runs
-         << ": " << cell.name << " #" << repeat << " seed " << seed << "\n"
+    out_ << "suite " << TerminalSafe(suite_.name) << ": run " << done_ << " of "
+         << record_.planned_runs << ": " << TerminalSafe(cell.name) << " #" << repeat << " seed "
+         << seed << "\n"
          << std::flush;
     const RunOutcome run =
         ExecuteRun(std::move(config), signals_, modules_,
@@ -115,8 +117,10 @@ class SuiteRuns {
                        " " + cell.name);
     record_.runs.push_back(RowOf(cell, repeat, seed, run, outcome_.dir));
     const SuiteRun& row = record_.runs.back();
-    out_ << "suite " << suite_.name << ": " << cell.name << " #" << repeat << ": " << row.verdict
-         << (row.error.empty() ? "" : " (" + row.error + ")") << "\n"
+    out_ << TerminalSafe("suite " + suite_.name + ": " + cell.name + " #" +
+                         std::to_string(repeat) + ": " + row.verdict +
+                         (row.error.empty() ? "" : " (" + row.error + ")"))
+         << "\n"
          << std::flush;
     if (!run.interrupted.empty()) {
       record_.interrupted = "by a signal during " + cell.name + " #" + std::to_string(repeat) +
@@ -168,12 +172,12 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
 int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
   SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
   if (!outcome.error.empty()) {
-    std::cerr << "locksmith: " << outcome.error << "\n";
+    std::cerr << "locksmith: " << TerminalSafe(outcome.error) << "\n";
     return outcome.exit_code;
   }
   const SuiteRecord& record = outcome.record;
-  out << "\nsuite " << record.name << " (seed " << record.seed << "): " << record.runs.size()
-      << " of " << record.planned_runs << " runs"
+  out << "\nsuite " << TerminalSafe(record.name) << " (seed " << record.seed
+      << "): " << record.runs.size() << " of " << record.planned_runs << " runs"
       << (record.interrupted.empty() ? "" : ", interrupted " + record.interrupted) << "\n";
   for (const auto& cell : record.cells) {
     std::vector<const SuiteRun*> of;
@@ -182,14 +186,14 @@ int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
     }
     if (of.empty()) continue;
     const RunGroup g = Summarize(of);
-    out << "  " << cell << ": " << RateText(g);
+    out << "  " << TerminalSafe(cell) << ": " << RateText(g);
     if (g.median_first_violation_s) {
       out << ", median time to the first violation " << *g.median_first_violation_s << " s";
     }
     if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
     out << "\n";
   }
-  out << "index: " << outcome.dir << "/index.html\n";
+  out << "index: " << TerminalSafe(outcome.dir) << "/index.html\n";
   return outcome.exit_code;
 }
 

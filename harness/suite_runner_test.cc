@@ -90,5 +90,33 @@ TEST(SuiteRunnerTest, ASignalStopsTheSuiteAfterTheCurrentRunWithTheTablesWritten
   EXPECT_EQ(summary["interrupted"], outcome.record.interrupted);
 }
 
+TEST(SuiteRunnerTest, ADamagedSummaryInTheStoreIsSkippedNotFatal) {
+  // Another suite's summary.json, damaged: parses, but of the wrong types.
+  TempDir store;
+  const std::string other = store.path() + "/suites/other/20260101T000000.000Z";
+  std::filesystem::create_directories(other);
+  std::ofstream(other + "/summary.json") << R"({"suite": "other", "planned_runs": "many",
+                                                "runs": []})";
+  SignalWatcher signals;
+  std::ostringstream out;
+  ::testing::internal::CaptureStderr();
+  const SuiteOutcome outcome = ExecuteSuite(TwoCells(store.path()), signals, FakeRunModules(), out);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(outcome.error.empty()) << outcome.error;
+  EXPECT_EQ(outcome.record.runs.size(), 4u);
+  // Said when the suite starts and when it ends.
+  const std::string warning = "locksmith: warning: store index: skipped " + other +
+                              "/summary.json: \"planned_runs\" must be a whole number";
+  size_t said = 0;
+  for (size_t at = err.find(warning); at != std::string::npos; at = err.find(warning, at + 1)) {
+    ++said;
+  }
+  EXPECT_EQ(said, 2u) << err;
+  std::ifstream index(store.path() + "/index.html");
+  std::stringstream html;
+  html << index.rdbuf();
+  EXPECT_NE(html.str().find("suites/pair/"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace locksmith

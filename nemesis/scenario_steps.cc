@@ -57,7 +57,8 @@ Result<ScheduledFault> ParseStep(const nlohmann::json& step,
   for (const auto& [name, field] : step.items()) {
     static const char* kKeys[] = {"at_ms", "after", "delay_ms", "f", "value"};
     if (std::find_if(std::begin(kKeys), std::end(kKeys),
-                     [&](const char* k) { return name == k; }) == std::end(kKeys)) {
+                     // An init-capture: clang 14 (the fuzz build) captures no binding.
+                     [&name = name](const char* k) { return name == k; }) == std::end(kKeys)) {
       return Error{"unknown key " + QuoteInput(name) +
                    " (a step has at_ms or after, delay_ms, f, "
                    "value)"};

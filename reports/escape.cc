@@ -1,5 +1,6 @@
 #include "reports/escape.h"
 
+#include <cctype>
 #include <cstdint>
 
 namespace locksmith {
@@ -51,6 +52,21 @@ std::string XmlEscape(std::string_view text) {
     out += c;
   }
   return out;
+}
+
+std::string HrefOfPath(std::string_view path) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : path) {
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return HtmlEscape(out);
 }
 
 std::string Truncated(std::string text, size_t max) {

@@ -22,6 +22,12 @@ std::string HtmlEscape(std::string_view text);
 // a character reference to them makes the document ill-formed.
 std::string XmlEscape(std::string_view text);
 
+// An href for a relative path: bytes other than letters, digits, "-._~" and
+// '/' are percent-encoded (a test name may hold '#', '?', '%' or spaces, and
+// "javascript:x" becomes a path, "javascript%3Ax"), then the whole is
+// HTML-escaped for the attribute.
+std::string HrefOfPath(std::string_view path);
+
 // `text` cut to at most `max` bytes at a UTF-8 character boundary, with
 // "…" when cut (the escapers then have whole characters to work on).
 std::string Truncated(std::string text, size_t max);

@@ -265,7 +265,8 @@ Status WriteHtmlReport(const History& history, const nlohmann::json& results,
 Status WriteHtmlReport(const std::string& run_dir, const HtmlReportOptions& options) {
   auto docs = ReadRunDocuments(run_dir);
   if (!docs) return Error{docs.error()};
-  auto history = ReadHistoryJsonl(run_dir + "/history.jsonl");
+  auto history = ReadHistoryJsonl(run_dir + "/history.jsonl", /*allow_truncated_tail=*/true,
+                                  nullptr, options.max_history_bytes);
   if (!history) return Error{history.error()};
   return WriteHtmlReport(*history, docs->results, docs->config, run_dir + "/report.html", options);
 }

@@ -9,11 +9,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "base/limits.h"
 #include "base/result.h"
 #include "checker/history.h"
 #include "reports/report_model.h"
@@ -27,6 +29,9 @@ struct HtmlReportOptions {
   // Of those, the ones in the page's markup; the script adds the others
   // after its first frame (their markup travels as text until then).
   size_t inline_anomalies = 20;
+  // The largest history.jsonl WriteHtmlReport(run_dir) reads (it is held in
+  // memory whole).
+  uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
   // For results.json written before it carried "fault_descriptions" (see
   // reports/described_faults.h): what to describe the history's faults
   // with instead; unset, such faults get neutral lanes and their ops' names.

@@ -1,8 +1,9 @@
 #include "reports/run_results.h"
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <sys/stat.h>
+
+#include "base/json_input.h"
+#include "base/limits.h"
 
 namespace locksmith {
 
@@ -15,21 +16,8 @@ const char* VerdictText(Validity v) {
   return "unknown";
 }
 
-Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{"cannot open " + what + " at " + path};
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    return Error{what + " at " + path + " is empty"};
-  }
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    return Error{what + " at " + path + " is not valid JSON (byte " + std::to_string(e.byte) +
-                 "): " + e.what()};
-  }
+Result<nlohmann::json> ReadJsonFile(const std::string& path) {
+  return ReadJsonInputFile(path, kMaxStoredJsonBytes);
 }
 
 Result<RunResults> RunResults::Parse(const nlohmann::json& results) {
@@ -109,9 +97,20 @@ Result<RunResults> RunResults::Parse(const nlohmann::json& results) {
   return r;
 }
 
+namespace {
+
+// Why results.json could not be read, with what to do when it is missing.
+std::string ResultsError(const std::string& path, const std::string& error) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) return error;
+  return error + " (run the checkers first to produce it)";
+}
+
+}  // namespace
+
 Result<RunResults> RunResults::Read(const std::string& path) {
-  auto j = ReadJsonFile(path, "results.json");
-  if (!j) return Error{j.error() + " (run the checkers first to produce it)"};
+  auto j = ReadJsonFile(path);
+  if (!j) return Error{ResultsError(path, j.error())};
   auto r = Parse(*j);
   if (!r) return Error{path + ": " + r.error()};
   return r;
@@ -119,16 +118,17 @@ Result<RunResults> RunResults::Read(const std::string& path) {
 
 Result<RunDocuments> ReadRunDocuments(const std::string& run_dir) {
   RunDocuments docs;
-  auto results = ReadJsonFile(run_dir + "/results.json", "results.json");
-  if (!results) return Error{results.error() + " (run the checkers first to produce it)"};
+  auto results = ReadJsonFile(run_dir + "/results.json");
+  if (!results) return Error{ResultsError(run_dir + "/results.json", results.error())};
   if (auto parsed = RunResults::Parse(*results); !parsed) {
     return Error{run_dir + "/results.json: " + parsed.error()};
   }
   docs.results = std::move(results).value();
-  if (auto c = ReadJsonFile(run_dir + "/config.json", "config.json"); c) {
+  const std::string config = run_dir + "/config.json";
+  if (auto c = ReadJsonFile(config); c) {
     docs.config = std::move(c).value();
-  } else if (std::ifstream(run_dir + "/config.json").good()) {
-    return Error{c.error()};  // present but malformed: say so rather than hide it
+  } else if (struct stat st {}; ::lstat(config.c_str(), &st) == 0) {
+    return Error{c.error()};  // present but unreadable: say so rather than hide it
   }
   return docs;
 }

@@ -55,7 +55,9 @@ struct RunDocuments {
 };
 Result<RunDocuments> ReadRunDocuments(const std::string& run_dir);
 
-// Reads a whole JSON file. `what` names it in errors ("results.json").
-Result<nlohmann::json> ReadJsonFile(const std::string& path, const std::string& what);
+// Reads a JSON document of a run's or a suite's directory: a regular file of
+// at most kMaxStoredJsonBytes, nesting bounded (base/json_input.h). Errors
+// name the file.
+Result<nlohmann::json> ReadJsonFile(const std::string& path);
 
 }  // namespace locksmith

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "base/atomic_file.h"
+#include "base/input_file.h"
+#include "base/limits.h"
 #include "reports/escape.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
@@ -75,12 +77,18 @@ class ResultsFacts : public nlohmann::json_sax<json> {
   std::string key_;  // the current top-level key
 };
 
-std::optional<json> ReadSmallJson(const fs::path& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return std::nullopt;
-  return j;
+// The facts of a run's results.json, or why it is damaged.
+Result<ResultsFacts> ReadResultsFacts(const std::string& path) {
+  auto text = ReadInputFile(path, kMaxStoredJsonBytes);
+  if (!text) return Error{text.error()};
+  ResultsFacts facts;
+  if (!json::sax_parse(*text, &facts)) return Error{path + ": not valid JSON"};
+  if (!facts.verdict) return Error{path + ": not a run's results (no \"valid\" at its top)"};
+  return facts;
+}
+
+void Warn(std::vector<std::string>* warnings, const std::string& line) {
+  if (warnings != nullptr) warnings->push_back(line);
 }
 
 bool IsDir(const fs::path& p) {
@@ -102,21 +110,30 @@ bool Exists(const fs::path& p) {
   return fs::exists(p, ec);
 }
 
-StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::string& stamp) {
+// A run's entry. A damaged results.json or config.json is left out (and
+// said in `warnings`): the entry shows what remains.
+StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::string& stamp,
+                    std::vector<std::string>* warnings) {
   StoreEntry e;
   e.kind = StoreEntry::Kind::kRun;
   e.name = name;
   e.stamp = stamp;
   e.dir = name + "/" + stamp;
-  if (std::ifstream in(dir / "results.json"); in) {
-    ResultsFacts facts;
-    if (json::sax_parse(in, &facts) && facts.verdict) {
-      e.verdict = *facts.verdict;
-      e.anomalies = facts.anomalies;
-      e.interrupted = facts.interrupted;
+  if (Exists(dir / "results.json")) {  // a run still going has none yet
+    if (auto facts = ReadResultsFacts((dir / "results.json").string()); facts) {
+      e.verdict = *facts->verdict;
+      e.anomalies = facts->anomalies;
+      e.interrupted = facts->interrupted;
+    } else {
+      Warn(warnings, facts.error());
     }
   }
-  if (auto config = ReadSmallJson(dir / "config.json"); config && config->is_object()) {
+  const std::string config_path = (dir / "config.json").string();
+  auto config = ReadJsonFile(config_path);
+  if (config && !config->is_object()) config = Error{config_path + ": not a JSON object"};
+  if (!config) {
+    Warn(warnings, config.error());
+  } else {
     const RunSummary s = RunSummary::FromConfig(*config);
     std::string client;
     if (auto it = config->find("client"); it != config->end() && it->is_string()) {
@@ -131,55 +148,46 @@ StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::str
   return e;
 }
 
-StoreEntry SuiteEntry(const fs::path& dir, const std::string& name, const std::string& stamp) {
+// A suite's entry, from its summary.json read as `report SUITE_DIR` reads
+// it; a damaged one is left out (and said in `warnings`).
+StoreEntry SuiteEntry(const fs::path& dir, const std::string& name, const std::string& stamp,
+                      std::vector<std::string>* warnings) {
   StoreEntry e;
   e.kind = StoreEntry::Kind::kSuite;
   e.name = name;
   e.stamp = stamp;
   e.dir = "suites/" + name + "/" + stamp;
-  if (auto summary = ReadSmallJson(dir / "summary.json"); summary && summary->is_object()) {
-    const json& s = *summary;
-    const int planned = s.value("planned_runs", 0);
-    const int completed = s.value("completed_runs", 0);
-    std::map<std::string, int> by_verdict;
-    if (auto runs = s.find("runs"); runs != s.end() && runs->is_array()) {
-      for (const auto& r : *runs) {
-        if (r.is_object() && r.contains("verdict") && r["verdict"].is_string()) {
-          ++by_verdict[r["verdict"].get<std::string>()];
-        }
-      }
-    }
-    const int code = s.value("exit_code", 0);
-    if (completed > 0) {
-      e.verdict = code == 0 ? "valid" : code == 1 ? "invalid" : code == 2 ? "unknown" : "failed";
-    }
-    e.anomalies = by_verdict["invalid"];
-    e.interrupted = s.contains("interrupted");
-    e.details = std::to_string(completed) + " of " + std::to_string(planned) + " runs";
-    for (const char* v : {"invalid", "unknown", "failed"}) {
-      if (by_verdict[v] > 0) e.details += ", " + std::to_string(by_verdict[v]) + " " + v;
-    }
-  }
   if (Exists(dir / "index.html")) e.link = e.dir + "/index.html";
-  return e;
-}
-
-// An href for a relative path: bytes outside the unreserved set and '/' are
-// percent-encoded (a test name may hold '#', '?', '%' or spaces), then the
-// whole is HTML-escaped for the attribute.
-std::string Href(const std::string& path) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
+  const std::string path = (dir / "summary.json").string();
+  if (!Exists(path)) return e;  // the suite is only starting
+  auto summary = ReadJsonFile(path);
+  if (!summary) {
+    Warn(warnings, summary.error());
+    return e;
   }
-  return HtmlEscape(out);
+  auto record = SuiteRecordFromJson(*summary);
+  if (!record) {
+    Warn(warnings, path + ": " + record.error());
+    return e;
+  }
+  std::map<std::string, int> by_verdict;
+  std::vector<int> codes;
+  for (const SuiteRun& run : record->runs) {
+    ++by_verdict[run.verdict];
+    codes.push_back(run.exit_code);
+  }
+  if (!codes.empty()) {
+    const int code = WorstExitCode(codes);
+    e.verdict = code == 0 ? "valid" : code == 1 ? "invalid" : code == 2 ? "unknown" : "failed";
+  }
+  e.anomalies = by_verdict["invalid"];
+  e.interrupted = !record->interrupted.empty();
+  e.details = std::to_string(record->runs.size()) + " of " +
+              std::to_string(record->planned_runs) + " runs";
+  for (const char* v : {"invalid", "unknown", "failed"}) {
+    if (by_verdict[v] > 0) e.details += ", " + std::to_string(by_verdict[v]) + " " + v;
+  }
+  return e;
 }
 
 // "20261124T035720.389Z" -> "2026-11-24 03:57:20 UTC"; other names as they are.
@@ -194,7 +202,7 @@ std::string StampText(const std::string& stamp) {
 
 }  // namespace
 
-std::vector<StoreEntry> ScanStore(const std::string& root) {
+std::vector<StoreEntry> ScanStore(const std::string& root, std::vector<std::string>* warnings) {
   std::vector<StoreEntry> entries;
   const fs::path base(root);
   for (const fs::path& name_dir : SubDirs(base)) {
@@ -203,7 +211,7 @@ std::vector<StoreEntry> ScanStore(const std::string& root) {
       for (const fs::path& suite_dir : SubDirs(name_dir)) {
         for (const fs::path& stamp_dir : SubDirs(suite_dir)) {
           entries.push_back(SuiteEntry(stamp_dir, suite_dir.filename().string(),
-                                       stamp_dir.filename().string()));
+                                       stamp_dir.filename().string(), warnings));
         }
       }
       continue;
@@ -211,7 +219,7 @@ std::vector<StoreEntry> ScanStore(const std::string& root) {
     for (const fs::path& stamp_dir : SubDirs(name_dir)) {
       // A run directory has its config.json from its first moment on.
       if (!Exists(stamp_dir / "config.json")) continue;
-      entries.push_back(RunEntry(stamp_dir, name, stamp_dir.filename().string()));
+      entries.push_back(RunEntry(stamp_dir, name, stamp_dir.filename().string(), warnings));
     }
   }
   std::sort(entries.begin(), entries.end(), [](const StoreEntry& a, const StoreEntry& b) {
@@ -244,7 +252,7 @@ std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::
     h << "<tr class=\"" << HtmlEscape(css) << "\"><td>" << HtmlEscape(StampText(e.stamp))
       << "</td><td>" << (run ? "run" : "suite") << "</td><td>";
     if (!e.link.empty()) {
-      h << "<a href=\"" << Href(e.link) << "\">" << HtmlEscape(e.name) << "</a>";
+      h << "<a href=\"" << HrefOfPath(e.link) << "\">" << HtmlEscape(e.name) << "</a>";
     } else {
       h << HtmlEscape(e.name);
     }
@@ -260,8 +268,9 @@ std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::
   return h.str();
 }
 
-Status WriteStoreIndex(const std::string& root) {
-  return WriteFileAtomically(root + "/index.html", RenderStoreIndex(ScanStore(root), root));
+Status WriteStoreIndex(const std::string& root, std::vector<std::string>* warnings) {
+  return WriteFileAtomically(root + "/index.html",
+                             RenderStoreIndex(ScanStore(root, warnings), root));
 }
 
 }  // namespace locksmith

@@ -4,8 +4,8 @@
 // at ROOT/NAME/STAMP/ and suites at ROOT/suites/NAME/STAMP/ (their runs live
 // inside the suite's directory and are listed by its own index). Built from
 // each run's config.json and results.json (the verdict and the anomaly count
-// are streamed out of results.json without building it in memory) and each
-// suite's summary.json: never a history, so a store of thousands of runs
+// are streamed out of results.json without building a tree) and each
+// suite's summary.json (read as `report SUITE_DIR` reads it): never a history, so a store of thousands of runs
 // indexes in well under a second. Every value shown is escaped. Free
 // functions; thread-safe, but two writers of one store race on the file
 // (each write is atomic: the last one wins).
@@ -34,14 +34,19 @@ struct StoreEntry {
 };
 
 // Every run and suite under `root`, newest first. Unreadable or foreign
-// directories are skipped (or listed with "no verdict"), never an error; a
-// missing root is an empty list.
-std::vector<StoreEntry> ScanStore(const std::string& root);
+// directories are skipped, never an error; a missing root is an empty list.
+// A damaged file (a results.json, config.json or summary.json that is not a
+// regular file, too large, not JSON, nested too deep, or of the wrong shape
+// or types) is left out of its entry, which shows what remains ("no
+// verdict"), and `warnings` (when given) gets one line naming the file: one
+// file someone broke never stops the index.
+std::vector<StoreEntry> ScanStore(const std::string& root,
+                                  std::vector<std::string>* warnings = nullptr);
 
 // The page, with links relative to the store root.
 std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::string& root);
 
 // ScanStore + RenderStoreIndex, written atomically to root/index.html.
-Status WriteStoreIndex(const std::string& root);
+Status WriteStoreIndex(const std::string& root, std::vector<std::string>* warnings = nullptr);
 
 }  // namespace locksmith

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -57,13 +59,14 @@ TEST_F(StoreIndexTest, ListsRunsAndSuitesNewestFirstWithTheirVerdicts) {
   Run("redlock/20261124T020000.000Z", {{"backend", "redlock"}}, {{"valid", "unknown"}});
   Write("running/20261124T040000.000Z/config.json", "{}");  // no results yet
   Write("suites/nightly/20261124T005000.000Z/summary.json",
-        nlohmann::json{{"planned_runs", 4},
+        nlohmann::json{{"suite", "nightly"},
+                       {"planned_runs", 4},
                        {"completed_runs", 3},
                        {"exit_code", 1},
                        {"runs",
-                        {{{"verdict", "invalid"}},
-                         {{"verdict", "valid"}},
-                         {{"verdict", "unknown"}}}}}
+                        {{{"verdict", "invalid"}, {"exit_code", 1}},
+                         {{"verdict", "valid"}, {"exit_code", 0}},
+                         {{"verdict", "unknown"}, {"exit_code", 2}}}}}
             .dump());
   Write("suites/nightly/20261124T005000.000Z/index.html", "<html></html>");
   Write("not-a-run/20261124T050000.000Z/notes.txt", "x");  // no config.json: skipped
@@ -119,13 +122,51 @@ TEST_F(StoreIndexTest, AnEmptyOrMissingStoreIsAnEmptyList) {
   EXPECT_NE(RenderStoreIndex({}, root_).find("0 runs and 0 suites"), std::string::npos);
 }
 
-TEST_F(StoreIndexTest, ACorruptResultsFileIsNoVerdictNotAnError) {
+TEST_F(StoreIndexTest, ADamagedFileIsLeftOutWithAWarningNamingIt) {
   Run("broken/20261124T010000.000Z", {{"backend", "redis"}}, nullptr);
   Write("broken/20261124T010000.000Z/results.json", "{\"valid\": fal");
   Write("suites/s/20261124T010000.000Z/summary.json", "not json");
-  const std::vector<StoreEntry> entries = ScanStore(root_);
-  ASSERT_EQ(entries.size(), 2u);
-  for (const auto& e : entries) EXPECT_EQ(e.verdict, "no verdict") << e.dir;
+  // Parses, but of the wrong types: what crashed every index before.
+  Write("suites/t/20261124T020000.000Z/summary.json",
+        R"({"suite": "t", "planned_runs": "many", "runs": []})");
+  Write("suites/u/20261124T030000.000Z/summary.json",
+        R"({"suite": "u", "runs": [{"dir": "../../../../etc", "exit_code": 1}]})");
+  // Nested past the bound, out of a double's range, not an object.
+  Run("deep/20261124T040000.000Z", {{"backend", "redis"}}, nullptr);
+  Write("deep/20261124T040000.000Z/config.json", std::string(1000, '[') + std::string(1000, ']'));
+  Write("deep/20261124T040000.000Z/results.json", R"({"valid": true, "x": 1e400})");
+  Run("array/20261124T050000.000Z", nlohmann::json::array(), {{"valid", true}});
+  // Not a regular file: a FIFO would block the index forever.
+  Run("fifo/20261124T060000.000Z", {{"backend", "redis"}}, nullptr);
+  ASSERT_EQ(mkfifo((root_ + "/fifo/20261124T060000.000Z/results.json").c_str(), 0600), 0);
+
+  std::vector<std::string> warnings;
+  const std::vector<StoreEntry> entries = ScanStore(root_, &warnings);
+  ASSERT_EQ(entries.size(), 7u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.verdict, e.name == "array" ? "valid" : "no verdict") << e.dir;
+  }
+  const std::vector<std::string> expected = {
+      "/array/20261124T050000.000Z/config.json: not a JSON object",
+      "/broken/20261124T010000.000Z/results.json: not valid JSON",
+      "/deep/20261124T040000.000Z/results.json: not valid JSON",
+      "/deep/20261124T040000.000Z/config.json: arrays and objects nest more than 200 deep",
+      "/fifo/20261124T060000.000Z/results.json is not a regular file",
+      "/suites/s/20261124T010000.000Z/summary.json: not valid JSON",
+      "/suites/t/20261124T020000.000Z/summary.json: \"planned_runs\" must be a whole number",
+      "/suites/u/20261124T030000.000Z/summary.json: runs[0]: \"dir\" must be a relative path",
+  };
+  ASSERT_EQ(warnings.size(), expected.size());
+  for (const std::string& start : expected) {
+    const bool said = std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) {
+      return w.rfind(root_ + start, 0) == 0;
+    });
+    EXPECT_TRUE(said) << start;
+  }
+  // The page is written all the same.
+  warnings.clear();
+  ASSERT_TRUE(WriteStoreIndex(root_, &warnings).ok());
+  EXPECT_EQ(warnings.size(), expected.size());
 }
 
 TEST_F(StoreIndexTest, ListsAStoreOfThousandsOfRuns) {

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <sstream>
 #include <tuple>
 
 #include "base/atomic_file.h"
+#include "base/input_file.h"
+#include "base/json_fields.h"
+#include "base/option_set.h"
 #include "reports/escape.h"
 #include "reports/run_results.h"
 
@@ -373,65 +377,79 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
   return j;
 }
 
+namespace {
+
+// One run of a summary's "runs", every field's type checked; its directory
+// must lie inside the suite's, since `report SUITE_DIR` writes a report there.
+Result<SuiteRun> SuiteRunFromJson(const nlohmann::json& j, const std::string& place) {
+  JsonFields f(j, place);
+  SuiteRun r;
+  r.cell = f.Text("cell");
+  r.repeat = static_cast<int>(f.Integer("repeat", 0, INT32_MAX));
+  r.seed = f.Unsigned("seed");
+  r.dir = f.Text("dir");
+  r.exit_code = static_cast<int>(f.Integer("exit_code", 0, 255));
+  r.verdict = f.Text("verdict");
+  r.error = f.Text("error");
+  if (const nlohmann::json* anomalies = f.Object("anomalies")) {
+    for (const auto& [type, n] : anomalies->items()) {
+      if (!n.is_number_integer() || n.get<int64_t>() < 0 || n.get<int64_t>() > INT32_MAX) {
+        return Error{place + ": \"anomalies\" must count each type with a whole number"};
+      }
+      r.anomalies[type] = static_cast<int>(n.get<int64_t>());
+    }
+  }
+  r.first_violation_s = f.Number("first_violation_s");
+  r.availability_inside = f.Number("availability_inside");
+  r.availability_outside = f.Number("availability_outside");
+  r.answered_inside = f.Number("answered_inside");
+  r.answered_outside = f.Number("answered_outside");
+  r.acquire_p50_ms = f.Number("acquire_p50_ms");
+  r.acquire_p99_ms = f.Number("acquire_p99_ms");
+  r.unanswered_inside = f.Number("unanswered_inside");
+  r.unanswered_outside = f.Number("unanswered_outside");
+  r.in_doubt = f.Number("in_doubt");
+  r.grants_per_s = f.Number("grants_per_s");
+  r.ops_per_s = f.Number("ops_per_s");
+  r.duration_s = f.Number("duration_s").value_or(0);
+  r.lock = f.Text("lock");
+  r.schedule = f.Text("schedule");
+  r.faults = f.Text("faults");
+  if (Status s = f.status(); !s) return Error{s.error()};
+  if (!r.dir.empty() && !IsPathBelow(r.dir)) {
+    return Error{place + ": \"dir\" must be a relative path inside the suite's directory, not " +
+                 QuoteInput(r.dir)};
+  }
+  return r;
+}
+
+}  // namespace
+
 Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary) {
-  if (!summary.is_object() || !summary.contains("suite") || !summary["suite"].is_string() ||
-      !summary.contains("runs") || !summary["runs"].is_array()) {
+  JsonFields f(summary, "");
+  SuiteRecord s;
+  s.name = f.Text("suite");
+  s.description = f.Text("description");
+  s.interrupted = f.Text("interrupted");
+  s.seed = f.Unsigned("seed");
+  s.planned_runs = static_cast<int>(f.Integer("planned_runs", 0, INT32_MAX));
+  const nlohmann::json* runs = f.Array("runs");
+  const nlohmann::json* cells = f.Object("cells");
+  if (Status st = f.status(); !st) return Error{st.error()};
+  if (s.name.empty() || runs == nullptr) {
     return Error{"not a suite summary (an object with \"suite\" and \"runs\")"};
   }
-  auto text = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  auto number = [](const nlohmann::json& j, const char* key) -> std::optional<double> {
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return std::nullopt;
-    return it->get<double>();
-  };
-  SuiteRecord s;
-  s.name = text(summary, "suite");
-  s.description = text(summary, "description");
-  s.interrupted = text(summary, "interrupted");
-  s.seed = number(summary, "seed") ? summary["seed"].get<uint64_t>() : 0;
-  s.planned_runs = static_cast<int>(number(summary, "planned_runs").value_or(0));
-  for (const auto& j : summary["runs"]) {
-    if (!j.is_object()) return Error{"a run of \"runs\" is not an object"};
-    SuiteRun r;
-    r.cell = text(j, "cell");
-    r.repeat = static_cast<int>(number(j, "repeat").value_or(0));
-    r.seed = number(j, "seed") ? j["seed"].get<uint64_t>() : 0;
-    r.dir = text(j, "dir");
-    r.exit_code = static_cast<int>(number(j, "exit_code").value_or(0));
-    r.verdict = text(j, "verdict");
-    r.error = text(j, "error");
-    if (auto it = j.find("anomalies"); it != j.end() && it->is_object()) {
-      for (const auto& [type, n] : it->items()) {
-        if (n.is_number_integer()) r.anomalies[type] = n.get<int>();
-      }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    auto r = SuiteRunFromJson((*runs)[i], "runs[" + std::to_string(i) + "]");
+    if (!r) return Error{r.error()};
+    if (std::find(s.cells.begin(), s.cells.end(), r->cell) == s.cells.end()) {
+      s.cells.push_back(r->cell);
     }
-    r.first_violation_s = number(j, "first_violation_s");
-    r.availability_inside = number(j, "availability_inside");
-    r.availability_outside = number(j, "availability_outside");
-    r.answered_inside = number(j, "answered_inside");
-    r.answered_outside = number(j, "answered_outside");
-    r.acquire_p50_ms = number(j, "acquire_p50_ms");
-    r.acquire_p99_ms = number(j, "acquire_p99_ms");
-    r.unanswered_inside = number(j, "unanswered_inside");
-    r.unanswered_outside = number(j, "unanswered_outside");
-    r.in_doubt = number(j, "in_doubt");
-    r.grants_per_s = number(j, "grants_per_s");
-    r.ops_per_s = number(j, "ops_per_s");
-    r.duration_s = number(j, "duration_s").value_or(0);
-    r.lock = text(j, "lock");
-    r.schedule = text(j, "schedule");
-    r.faults = text(j, "faults");
-    if (std::find(s.cells.begin(), s.cells.end(), r.cell) == s.cells.end()) {
-      s.cells.push_back(r.cell);
-    }
-    s.runs.push_back(std::move(r));
+    s.runs.push_back(std::move(r).value());
   }
   // Cells that had not run yet are in "cells" only.
-  if (auto it = summary.find("cells"); it != summary.end() && it->is_object()) {
-    for (const auto& [cell, _] : it->items()) {
+  if (cells != nullptr) {
+    for (const auto& [cell, _] : cells->items()) {
       if (std::find(s.cells.begin(), s.cells.end(), cell) == s.cells.end()) s.cells.push_back(cell);
     }
   }
@@ -457,7 +475,8 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
     } else if (r.verdict != "valid") {
       ++errors;
       const std::string why = r.error.empty() ? r.verdict : r.verdict + ": " + r.error;
-      cases << "      <error message=\"" << XmlEscape(why) << "\" type=\"" << r.verdict << "\">"
+      cases << "      <error message=\"" << XmlEscape(why) << "\" type=\"" << XmlEscape(r.verdict)
+            << "\">"
             << XmlEscape(why) << "</error>\n";
     }
     if (!r.dir.empty()) {
@@ -549,7 +568,7 @@ void RunsTable(const SuiteRecord& suite, std::ostringstream& h) {
       << Fixed(r.acquire_p50_ms, 2) << " / " << Fixed(r.acquire_p99_ms, 2, " ms") << "</td><td>"
       << Fixed(r.ops_per_s, 0) << "</td><td>";
     if (!r.dir.empty()) {
-      h << "<a href=\"" << HtmlEscape(r.dir + "/report.html") << "\">report</a>";
+      h << "<a href=\"" << HrefOfPath(r.dir + "/report.html") << "\">report</a>";
     }
     h << "</td></tr>\n";
   }

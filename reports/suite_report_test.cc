@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 namespace locksmith {
 namespace {
 
@@ -220,6 +222,62 @@ TEST(SuiteReportTest, ARowShowsTheFaultLedgerAndWhatDidNotHappen) {
   EXPECT_NE(RenderSuiteIndex(suite).find("<td>kill 3/3, pause 0/2</td>"), std::string::npos);
   // No ledger: no figure; a judged run's error is not the ledger's.
   EXPECT_EQ(SuiteRunFrom({{"valid", true}}, nullptr).faults, "");
+}
+
+TEST(SuiteReportTest, ARunDirectoryIsALinkThatStaysAPath) {
+  SuiteRecord suite = TwoLocks();
+  suite.runs[0].dir = "javascript:alert(document.cookie)//";
+  suite.runs[1].dir = "cell #1/2026 \"x\"";
+  const std::string html = RenderSuiteIndex(suite);
+  EXPECT_EQ(html.find("href=\"javascript:"), std::string::npos) << html;
+  EXPECT_NE(html.find("href=\"javascript%3Aalert%28document.cookie%29///report.html\""),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("href=\"cell%20%231/2026%20%22x%22/report.html\""), std::string::npos)
+      << html;
+}
+
+TEST(SuiteReportTest, ASummaryIsReadWithEveryTypeChecked) {
+  const nlohmann::json good = SuiteSummaryJson(TwoLocks());
+  ASSERT_TRUE(SuiteRecordFromJson(good).ok());
+  auto error_of = [&](const std::function<void(nlohmann::json&)>& damage) {
+    nlohmann::json j = good;
+    damage(j);
+    auto record = SuiteRecordFromJson(j);
+    return record.ok() ? std::string("accepted") : record.error();
+  };
+  EXPECT_EQ(error_of([](auto& j) { j["planned_runs"] = "many"; }),
+            "\"planned_runs\" must be a whole number from 0 to 2147483647");
+  EXPECT_EQ(error_of([](auto& j) { j["seed"] = -1; }),
+            "\"seed\" must be a whole number from 0 to 18446744073709551615");
+  EXPECT_EQ(error_of([](auto& j) { j["runs"][1]["repeat"] = 1e300; }),
+            "runs[1]: \"repeat\" must be a whole number from 0 to 2147483647");
+  EXPECT_EQ(error_of([](auto& j) { j["runs"][2]["exit_code"] = "1"; }),
+            "runs[2]: \"exit_code\" must be a whole number from 0 to 255");
+  EXPECT_EQ(error_of([](auto& j) { j["runs"][0]["duration_s"] = "long"; }),
+            "runs[0]: \"duration_s\" must be a number");
+  EXPECT_EQ(error_of([](auto& j) { j["runs"][0]["anomalies"] = {{"double-holder", "two"}}; }),
+            "runs[0]: \"anomalies\" must count each type with a whole number");
+  EXPECT_EQ(error_of([](auto& j) { j["runs"][3] = 5; }), "runs[3] is not an object");
+  EXPECT_EQ(error_of([](auto& j) { j["cells"] = "a,b"; }), "\"cells\" must be an object");
+  EXPECT_EQ(error_of([](auto& j) { j.erase("suite"); }),
+            "not a suite summary (an object with \"suite\" and \"runs\")");
+  // A run directory is a relative path inside the suite's directory.
+  for (const char* outside : {"../../../etc", "/tmp/x", "a/../..", "."}) {
+    EXPECT_EQ(error_of([&](auto& j) { j["runs"][1]["dir"] = outside; }),
+              "runs[1]: \"dir\" must be a relative path inside the suite's directory, not \"" +
+                  std::string(outside) + "\"")
+        << outside;
+  }
+}
+
+TEST(SuiteReportTest, TheJunitVerdictAttributeIsEscaped) {
+  SuiteRecord suite = TwoLocks();
+  suite.runs[3].verdict = "failed\" injected=\"<&>";
+  const std::string xml = RenderSuiteJunit(suite);
+  EXPECT_EQ(xml.find("injected=\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"failed&quot; injected=&quot;&lt;&amp;&gt;\""), std::string::npos)
+      << xml;
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "reports/summary_printer.h"
 
 #include <algorithm>
+#include <sstream>
+
+#include "base/terminal_text.h"
 
 namespace locksmith {
 namespace {
@@ -25,7 +28,8 @@ void PrintFiller(std::ostream& out, const nlohmann::json& a) {
       << InvokeIndexOf(filler.value("fill", nlohmann::json())) << ")";
 }
 
-// "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ...".
+// "  double-holder unsafe-grant on lock-0: process 3 (acquire #12) ..."
+// (without its newline: the caller escapes the line).
 void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
   out << "  " << a.value("type", "anomaly") << " " << a.value("class", "") << " on "
       << a.value("key", "?") << ":";
@@ -68,7 +72,12 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
     out << " " << a["op"].value("f", "op") << " #" << a["op"].value("index", -1) << " by process "
         << a["op"]["process"] << " cannot be linearized";
   }
-  out << "\n";
+}
+
+// One line of text that may hold keys, values and errors from the history:
+// printed with its control characters escaped, so no key can add a line.
+void PrintLine(std::ostream& out, const std::string& text) {
+  out << TerminalSafe(text) << "\n";
 }
 
 // "faults:  kill: 3 planned, 3 fired, 3 applied, 3 healed, 3 observed", one
@@ -76,30 +85,45 @@ void PrintAnomaly(std::ostream& out, const nlohmann::json& a) {
 // through (never fired, failed, or never observed).
 void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   if (!faults.is_object()) return;
-  const char* label = "faults:  ";
-  for (const auto& family : faults.value("families", nlohmann::json::array())) {
+  // results.json may come from anyone: a member of the wrong type reads as absent.
+  auto text = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("?");
+  };
+  auto flag = [](const nlohmann::json& j, const char* key) {
+    auto it = j.find(key);
+    return it != j.end() && it->is_boolean() && it->get<bool>();
+  };
+  auto list = [&](const char* key) {
+    auto it = faults.find(key);
+    return it != faults.end() && it->is_array() ? *it : nlohmann::json::array();
+  };
+  std::string label = "faults:  ";
+  for (const auto& family : list("families")) {
     if (!family.is_object()) continue;
-    out << label << family.value("family", "?") << ":";
+    std::string line = label + text(family, "family") + ":";
     const char* sep = " ";
     for (const char* count : {"planned", "fired", "applied", "healed", "observed"}) {
-      out << sep << family.value(count, 0) << " " << count;
+      auto it = family.find(count);
+      line += sep + (it != family.end() && it->is_number() ? it->dump() : std::string("0")) + " " +
+              count;
       sep = ", ";
     }
-    out << "\n";
+    PrintLine(out, line);
     label = "         ";
   }
-  for (const auto& row : faults.value("rows", nlohmann::json::array())) {
+  for (const auto& row : list("rows")) {
     if (!row.is_object() || !row.contains("step")) continue;
     std::string status;
-    if (!row.value("fired", false)) {
+    if (!flag(row, "fired")) {
       status = "never fired";
-    } else if (!row.value("applied", false)) {
-      status = "failed: " + row.value("error", std::string());
-    } else if (row.value("phase", "") == "begin" && !row.value("observed", false)) {
+    } else if (!flag(row, "applied")) {
+      status = "failed: " + text(row, "error");
+    } else if (text(row, "phase") == "begin" && !flag(row, "observed")) {
       status = "not observed";
     }
     if (status.empty()) continue;
-    out << "  step " << row["step"] << " (" << row.value("what", "?") << "): " << status << "\n";
+    PrintLine(out, "  step " + row["step"].dump() + " (" + text(row, "what") + "): " + status);
   }
 }
 
@@ -136,15 +160,12 @@ nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid,
 void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckResult& r,
                      const nlohmann::json& config, const std::string& interrupted,
                      const std::string& error, const nlohmann::json& faults) {
-  out << "run:     " << run_dir << "\n";
+  PrintLine(out, "run:     " + run_dir);
   // A composite's stats hold each checker's result under its name.
   for (const auto& [name, checker] : r.stats.items()) {
     if (!checker.is_object() || !checker.contains("valid")) continue;
-    out << name << ": " << checker["valid"].dump();
-    if (const std::string s = checker.value("summary", std::string()); !s.empty()) {
-      out << " (" << s << ")";
-    }
-    out << "\n";
+    const std::string s = checker.value("summary", std::string());
+    PrintLine(out, name + ": " + checker["valid"].dump() + (s.empty() ? "" : " (" + s + ")"));
   }
   size_t shown = 0;
   for (const auto& a : r.anomalies) {
@@ -152,33 +173,36 @@ void PrintRunSummary(std::ostream& out, const std::string& run_dir, const CheckR
       out << "  ... " << r.anomalies.size() - kAnomaliesShown << " more in results.json\n";
       break;
     }
-    PrintAnomaly(out, a);
+    std::ostringstream line;
+    PrintAnomaly(line, a);
+    PrintLine(out, line.str());
   }
   PrintFaultLedger(out, faults);
-  if (!interrupted.empty()) out << "interrupted: " << interrupted << "\n";
-  if (!error.empty()) out << "error:   " << error << "\n";
+  if (!interrupted.empty()) PrintLine(out, "interrupted: " + interrupted);
+  if (!error.empty()) PrintLine(out, "error:   " + error);
   const char* verdict = r.valid == Validity::kTrue    ? "VALID"
                         : r.valid == Validity::kFalse ? "INVALID"
                                                       : "UNKNOWN";
-  for (const auto& warning : r.warnings) out << "warning: " << warning << "\n";
-  out << "verdict: " << verdict << (r.reason.empty() ? "" : " (" + r.reason + ")") << "\n";
+  for (const auto& warning : r.warnings) PrintLine(out, "warning: " + warning);
+  PrintLine(out,
+            std::string("verdict: ") + verdict + (r.reason.empty() ? "" : " (" + r.reason + ")"));
   if (auto debate = DebateOutcome(config, r.valid, r.anomalies); !debate.is_null()) {
     const std::string kind = debate.value("predicted_anomaly", std::string());
     const std::string observed = debate["observed"].get<std::string>();
-    out << "debate:  scenario " << debate["scenario"].get<std::string>() << " predicts "
-        << debate["predicted"].get<std::string>() << (kind.empty() ? "" : " (" + kind + ")")
-        << ", this run observed " << observed;
+    std::string line = "debate:  scenario " + debate["scenario"].get<std::string>() +
+                       " predicts " + debate["predicted"].get<std::string>() +
+                       (kind.empty() ? "" : " (" + kind + ")") + ", this run observed " + observed;
     if (observed == "?") {
-      out << " (an unknown verdict: nothing to compare)\n";
+      line += " (an unknown verdict: nothing to compare)";
     } else if (debate["matches"].get<bool>()) {
-      out << " (as predicted)\n";
+      line += " (as predicted)";
     } else {
-      out << (observed == "Y" && !kind.empty() ? " (NOT as predicted: no " + kind + ")"
-                                                : std::string(" (NOT as predicted)"))
-          << "\n";
+      line += observed == "Y" && !kind.empty() ? " (NOT as predicted: no " + kind + ")"
+                                               : std::string(" (NOT as predicted)");
     }
+    PrintLine(out, line);
   }
-  out << "report:  " << run_dir << "/report.html\n";
+  PrintLine(out, "report:  " + run_dir + "/report.html");
 }
 
 void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& outcome) {
@@ -188,12 +212,12 @@ void PrintRunOutcome(std::ostream& out, std::ostream& err, const RunOutcome& out
     return;
   }
   if (outcome.run_dir.empty()) {
-    if (!outcome.error.empty()) err << "locksmith: " << outcome.error << "\n";
+    if (!outcome.error.empty()) PrintLine(err, "locksmith: " + outcome.error);
     return;
   }
-  out << "run:     " << outcome.run_dir << "\n";
-  if (!outcome.interrupted.empty()) out << "interrupted: " << outcome.interrupted << "\n";
-  if (!outcome.error.empty()) out << "error:   " << outcome.error << "\n";
+  PrintLine(out, "run:     " + outcome.run_dir);
+  if (!outcome.interrupted.empty()) PrintLine(out, "interrupted: " + outcome.interrupted);
+  if (!outcome.error.empty()) PrintLine(out, "error:   " + outcome.error);
 }
 
 }  // namespace locksmith

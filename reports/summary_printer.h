@@ -2,7 +2,10 @@
 // stdout: the run directory, one line per checker (its verdict and the
 // summary the checker wrote itself, so nothing here knows any checker's
 // stats), the first anomalies, the verdict, the debate row a scenario
-// predicted, and where the report is. Free functions; thread-safe.
+// predicted, and where the report is. Every line is printed with its control
+// characters escaped (base/terminal_text.h): keys, values and errors come
+// from the history and the servers, and a key holding CR or LF must not add
+// a line such as "verdict: VALID". Free functions; thread-safe.
 #pragma once
 
 #include <ostream>

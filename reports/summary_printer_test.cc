@@ -50,6 +50,30 @@ TEST(SummaryPrinterTest, EachCheckerLineCarriesTheSummaryTheCheckerWrote) {
             "report:  store/t/1/report.html\n");
 }
 
+TEST(SummaryPrinterTest, AKeyOrAnErrorCannotAddALineOrDriveTheTerminal) {
+  History h = Overlap();
+  for (Op& op : h) op.key = "lock-0\r\nverdict: VALID\x1b[2J";
+  std::ostringstream out;
+  PrintRunSummary(out, "store/t/1", Judge(h), nlohmann::json::object(), "",
+                  "servers: \x1b]0;owned\x07 refused\nverdict: VALID");
+  const std::string s = out.str();
+  EXPECT_EQ(s.find_first_of("\r\x1b\x07"), std::string::npos) << s;
+  EXPECT_EQ(s.find("\nverdict: VALID"), std::string::npos) << s;
+  EXPECT_NE(s.find("  double-holder unsafe-grant on lock-0\\r\\nverdict: VALID\\x1b[2J: "),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("\nerror:   servers: \\x1b]0;owned\\x07 refused\\nverdict: VALID\n"),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("\nverdict: INVALID\n"), std::string::npos) << s;
+
+  std::ostringstream err;
+  RunOutcome failed;
+  failed.error = "cannot create store \x1b[31m\nverdict: VALID";
+  PrintRunOutcome(out, err, failed);
+  EXPECT_EQ(err.str(), "locksmith: cannot create store \\x1b[31m\\nverdict: VALID\n");
+}
+
 TEST(SummaryPrinterTest, InterruptionAndErrorStandJustAboveTheVerdict) {
   std::ostringstream out;
   PrintRunSummary(out, "d", Judge({}), {{"scenario", "6"}, {"prediction", "N"}},

@@ -44,6 +44,8 @@ if ((tests)); then
     docker.io docker-compose debootstrap
     # the source-size lint
     python3
+    # scripts/fuzz.sh: the fuzz targets under AddressSanitizer and UBSan
+    clang libclang-rt-14-dev
   )
   # The report scripts' syntax test runs node --check: Node.js as a command,
   # from wherever the machine has it (see below).

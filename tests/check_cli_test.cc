@@ -119,8 +119,11 @@ TEST(CheckCliTest, NothingToJudgeIsUnknownOnBothPaths) {
         << out;
     EXPECT_EQ(ReadJson(run.path() + "/results.json")["valid"], "unknown");
   }
+  // An empty file; /dev/null, a device, is not read at all (see hostile_input_test).
+  TempDir dir;
+  std::ofstream(dir.path() + "/empty.edn").close();
   std::string out;
-  EXPECT_EQ(Check({"/dev/null", "--model", "register"}, &out), 2) << out;
+  EXPECT_EQ(Check({dir.path() + "/empty.edn", "--model", "register"}, &out), 2) << out;
   EXPECT_NE(out.find("no client operation succeeded"), std::string::npos) << out;
 }
 
