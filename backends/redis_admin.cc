@@ -71,6 +71,30 @@ Result<int64_t> RedisTimeNs(const RedisEndpoint& endpoint, std::chrono::millisec
   return ParseRedisTime(*reply);
 }
 
+Result<int64_t> ParseInfoServerTime(const RedisReply& reply) {
+  auto bad = [&] {
+    return Error{"INFO server answered no server_time_usec: " + reply.Describe().substr(0, 200)};
+  };
+  if (reply.type != RedisReply::Type::kString) return bad();
+  static constexpr std::string_view kField = "server_time_usec:";
+  const size_t at = reply.str.find(kField);
+  if (at == std::string::npos || (at > 0 && reply.str[at - 1] != '\n')) return bad();
+  const char* begin = reply.str.data() + at + kField.size();
+  const char* end = reply.str.data() + reply.str.size();
+  int64_t usec = -1;
+  auto [stop, ec] = std::from_chars(begin, end, usec);
+  if (ec != std::errc() || stop == begin || usec < 0 || (stop != end && *stop != '\r')) {
+    return bad();
+  }
+  return usec * 1'000;
+}
+
+Result<int64_t> RedisInfoTimeNs(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {
+  auto reply = RedisCommandOnce(endpoint, {"INFO", "server"}, timeout);
+  if (!reply) return Error{"INFO server: " + reply.error()};
+  return ParseInfoServerTime(*reply);
+}
+
 Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout) {
   std::optional<Status> status;
   WithConnection(endpoint, timeout, [&](RedisConnection& c) -> asio::awaitable<void> {

@@ -30,6 +30,12 @@ Result<RedisReply> RedisCommandOnce(const RedisEndpoint& endpoint,
 Result<int64_t> ParseRedisTime(const RedisReply& reply);
 // The server's wall clock: TIME, parsed.
 Result<int64_t> RedisTimeNs(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);
+// The wall clock in an INFO server reply's server_time_usec line, in
+// nanoseconds since the Unix epoch.
+Result<int64_t> ParseInfoServerTime(const RedisReply& reply);
+// The server's wall clock from INFO server: how a Sentinel, which has no
+// TIME command, tells its clock.
+Result<int64_t> RedisInfoTimeNs(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);
 
 // OK when the server answers PING with PONG within `timeout`.
 Status RedisPing(const RedisEndpoint& endpoint, std::chrono::milliseconds timeout);

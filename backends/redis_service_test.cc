@@ -88,6 +88,21 @@ TEST(ParseRedisTimeTest, TimeRepliesBecomeNanosecondsAndOddRepliesErrors) {
   EXPECT_EQ(ParseRedisTime(RedisReply{}).error(), "TIME answered nil");
 }
 
+TEST(ParseRedisTimeTest, ASentinelsInfoServerGivesItsClock) {
+  RedisReply info;
+  info.type = RedisReply::Type::kString;
+  info.str = "# Server\r\nredis_version:7.0.15\r\nserver_time_usec:1795721600232021\r\n"
+             "uptime_in_seconds:1\r\n";
+  auto ns = ParseInfoServerTime(info);
+  ASSERT_TRUE(ns.ok()) << ns.error();
+  EXPECT_EQ(*ns, int64_t{1'795'721'600'232'021'000});
+  info.str = "# Server\r\nserver_time_usec:17x\r\n";
+  EXPECT_FALSE(ParseInfoServerTime(info).ok());
+  info.str = "# Server\r\nold_server_time_usec:1\r\n";
+  EXPECT_FALSE(ParseInfoServerTime(info).ok());
+  EXPECT_FALSE(ParseInfoServerTime(RedisReply{}).ok());
+}
+
 TEST(RedisConfigTextTest, BindsTheHostAddressWithAPasswordAndThePersistence) {
   std::string c = RedisConfigText("198.18.0.2", 6379, "p\"w", "everysec", "/d/data");
   EXPECT_NE(c.find("bind 198.18.0.2\n"), std::string::npos);

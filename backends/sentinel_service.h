@@ -15,7 +15,7 @@
 // turned into a replica by the sentinels, as in production.
 //
 // Killable and Pausable for every node (data nodes and sentinels), HasPrimary,
-// HasClocks for data nodes (TIME).
+// HasClocks for every node (a data node's TIME; a sentinel's INFO server).
 //
 // Thread-safety: Start/Stop from the run thread, capability calls from the
 // nemesis thread, NewClient from the io thread, Table() from any. Each node

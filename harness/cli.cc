@@ -25,6 +25,7 @@
 #include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"
 #include "harness/signal_watcher.h"
+#include "harness/suite_file.h"
 #include "harness/suite_runner.h"
 
 namespace locksmith {
@@ -353,6 +354,8 @@ int RunRun(const CLI::App& run, RunFlags& run_flags) {
 struct SuiteFlags {
   std::string file;
   double time_limit_s = 0;
+  double time_scale = 1;
+  int test_count = 1;
   std::string store;
   std::string seed;
 };
@@ -361,6 +364,12 @@ struct SuiteFlags {
 int RunSuiteCommand(const CLI::App& command, const SuiteFlags& f) {
   SuiteOverrides overrides;
   if (command.count("--time-limit") > 0) overrides.time_limit_s = f.time_limit_s;
+  if (command.count("--time-scale") > 0) {
+    if (overrides.time_limit_s) return BadInput("give --time-limit or --time-scale, not both");
+    if (Status s = CheckTimeScale(f.time_scale); !s) return BadInput(s.error());
+    overrides.time_scale = f.time_scale;
+  }
+  if (command.count("--test-count") > 0) overrides.test_count = f.test_count;
   if (command.count("--store") > 0) overrides.store = f.store;
   if (command.count("--seed") > 0) {
     auto seed = ParseSeedFlag(f.seed);
@@ -383,6 +392,12 @@ CLI::App* AddSuiteCommand(CLI::App& app, SuiteFlags& f) {
   suite->add_option("file", f.file, "suite file (JSON; see suites/)")->required();
   suite->add_option("--time-limit", f.time_limit_s, "seconds of workload of every run")
       ->check(CLI::Range(0.0, 86400.0));
+  suite->add_option("--time-scale", f.time_scale,
+                    "multiplies every run's time limit and fault interval (0.1: a tenth), not "
+                    "how long each fault, hold or lease lasts; cells with scripted steps keep "
+                    "their timing");
+  suite->add_option("--test-count", f.test_count, "runs of every cell [default: the file's]")
+      ->check(CLI::Range(1, kMaxTestCount));
   suite->add_option("--store", f.store, "store root of every run [default: each cell's]");
   suite->add_option("--seed", f.seed, "the suite's seed [default: the file's, or random]");
   return suite;

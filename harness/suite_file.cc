@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "base/seed.h"
 #include "harness/scenario_library.h"
@@ -78,9 +79,14 @@ nlohmann::json Layered(nlohmann::json base, const nlohmann::json& over) {
 Status Finish(SuiteCell& cell, const SuiteOverrides& overrides) {
   // Scripted steps are timed against the scenario's own time limit: those
   // cells keep it (a shorter one would cut off the faults they exist for).
-  if (overrides.time_limit_s && cell.config.steps.is_null()) {
-    cell.config.time_limit_s = *overrides.time_limit_s;
+  if (cell.config.steps.is_null()) {
+    if (overrides.time_limit_s) cell.config.time_limit_s = *overrides.time_limit_s;
+    if (overrides.time_scale) {
+      cell.config.time_limit_s *= *overrides.time_scale;
+      cell.config.nemesis_interval_s *= *overrides.time_scale;
+    }
   }
+  if (overrides.test_count) cell.test_count = *overrides.test_count;
   if (overrides.store) cell.config.store = *overrides.store;
   cell.config.test_name = cell.name;
   if (Status s = ValidateRunConfig(cell.config); !s) {
@@ -245,6 +251,15 @@ Status FinishCells(Suite& suite, const SuiteOverrides& overrides) {
 
 }  // namespace
 
+Status CheckTimeScale(double scale) {
+  if (scale > 0 && scale <= kMaxTimeScale) return OkStatus();
+  std::ostringstream text;
+  text << scale;
+  return Error{"--time-scale must be a number above 0 and at most " +
+               std::to_string(static_cast<int>(kMaxTimeScale)) +
+               " (0.1: a tenth of every run's time limit and fault interval), not " + text.str()};
+}
+
 uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {
   return repeat == 0 ? cell_seed : SubSeed(cell_seed, static_cast<uint64_t>(repeat));
 }
@@ -252,6 +267,13 @@ uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {
 Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
                          const SuiteOverrides& overrides) {
   if (!j.is_object()) return Error{"a suite file is a JSON object"};
+  if (overrides.time_scale) {
+    if (Status s = CheckTimeScale(*overrides.time_scale); !s) return Error{s.error()};
+  }
+  const std::optional<int>& count = overrides.test_count;
+  if (count && (*count < 1 || *count > kMaxTestCount)) {
+    return Error{"--test-count must be a whole number from 1 to " + std::to_string(kMaxTestCount)};
+  }
   Suite suite;
   suite.name = Label(name);
   if (Status s = ParseSuiteHeader(j, overrides, suite); !s) return Error{s.error()};

@@ -47,14 +47,26 @@ struct Suite {
   std::vector<SuiteCell> cells;
 };
 
-// What `locksmith suite` overrides in every run (quick checks, another store);
-// cells with scripted steps keep their time limit, which the steps are timed
-// against.
+// What `locksmith suite` overrides in every run (quick checks, another store).
+// Cells with scripted steps keep their time limit and interval, which the
+// steps are timed against. time_scale multiplies the time limit (after
+// time_limit_s) and the fault interval of every other cell, and nothing
+// else: how long each fault lasts, the workload's holds and leases and the
+// servers' timeouts are what the faults mean, so they stay (a window still
+// ends before its family's next one, which shortens the faults a shorter
+// interval would overrun).
 struct SuiteOverrides {
   std::optional<double> time_limit_s;
   std::optional<std::string> store;
   std::optional<uint64_t> seed;
+  std::optional<double> time_scale;  // above 0, at most kMaxTimeScale
+  std::optional<int> test_count;     // runs of every cell, instead of the file's
 };
+
+inline constexpr double kMaxTimeScale = 100;
+// Whether `scale` can scale a suite: a number above 0 and at most
+// kMaxTimeScale (the error names --time-scale).
+Status CheckTimeScale(double scale);
 
 // The suite `j` describes (named `name`), with `overrides` applied to every
 // cell. Errors are one line naming the field or the cell ("cell

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace locksmith {
 namespace {
 
@@ -53,6 +55,71 @@ TEST(SuiteFileTest, OverridesApplyToEveryCellAndExplicitCellsKeepTheirCounts) {
     EXPECT_EQ(cell.config.time_limit_s, 2);
     EXPECT_EQ(cell.config.store, "/tmp/elsewhere");
   }
+}
+
+TEST(SuiteFileTest, ATimeScaleShortensTheLimitAndIntervalOfCellsWithoutScriptedSteps) {
+  SuiteOverrides overrides;
+  overrides.time_scale = 0.25;
+  overrides.test_count = 1;
+  auto suite = Parse(R"({"test_count": 3,
+    "base": {"time_limit_s": 20, "nemesis_interval_s": 4, "hold": "10-50", "lease_ms": 1000},
+    "matrix": {"nemesis": ["kill"]},
+    "scenarios": ["redis-kill-no-persistence", "redlock-restart-no-persistence"],
+    "cells": [{"name": "paused", "nemesis": "client-pause", "client_pause_ms": 2000,
+               "test_count": 5}]})",
+                     overrides);
+  ASSERT_TRUE(suite.ok()) << suite.error();
+  ASSERT_EQ(Names(*suite), (std::vector<std::string>{"kill", "redis-kill-no-persistence",
+                                                     "redlock-restart-no-persistence",
+                                                     "paused"}));
+  const RunConfig& kill = suite->cells[0].config;
+  EXPECT_EQ(kill.time_limit_s, 5);
+  EXPECT_EQ(kill.nemesis_interval_s, 1);
+  // Only the schedule scales: a hold, a lease or a fault's length is what
+  // the cell is about.
+  EXPECT_EQ(kill.ToJson()["hold"], "10-50");
+  EXPECT_EQ(kill.ToJson()["lease_ms"], 1000);
+  EXPECT_EQ(suite->cells[3].config.ToJson()["client_pause_ms"], 2000);
+  // A library scenario on a seeded schedule scales; one with scripted steps
+  // keeps the timing its steps are written against.
+  RunConfig library;
+  ASSERT_TRUE(LoadRunConfigFile(LOCKSMITH_SOURCE_DIR "/scenarios/redis-kill-no-persistence.json",
+                                library));
+  EXPECT_EQ(suite->cells[1].config.time_limit_s, library.time_limit_s * 0.25);
+  EXPECT_EQ(suite->cells[1].config.nemesis_interval_s, library.nemesis_interval_s * 0.25);
+  RunConfig scripted;
+  ASSERT_TRUE(LoadRunConfigFile(
+      LOCKSMITH_SOURCE_DIR "/scenarios/redlock-restart-no-persistence.json", scripted));
+  ASSERT_FALSE(scripted.steps.is_null());
+  EXPECT_EQ(suite->cells[2].config.time_limit_s, scripted.time_limit_s);
+  // --test-count replaces every cell's count, an explicit cell's too.
+  for (const auto& cell : suite->cells) EXPECT_EQ(cell.test_count, 1) << cell.name;
+}
+
+TEST(SuiteFileTest, ATimeScaleIsAboveZeroAndAtMostAHundred) {
+  EXPECT_TRUE(CheckTimeScale(0.01));
+  EXPECT_TRUE(CheckTimeScale(100));
+  for (double bad : {0.0, -1.0, 100.5, std::nan(""), HUGE_VAL}) {
+    Status s = CheckTimeScale(bad);
+    ASSERT_FALSE(s) << bad;
+    EXPECT_EQ(s.error().rfind("--time-scale must be a number above 0 and at most 100", 0), 0u)
+        << s.error();
+  }
+  SuiteOverrides overrides;
+  overrides.time_scale = 0;
+  auto suite = Parse(R"({"cells": [{"name": "a"}]})", overrides);
+  ASSERT_FALSE(suite.ok());
+  EXPECT_NE(suite.error().find("--time-scale"), std::string::npos) << suite.error();
+}
+
+TEST(SuiteFileTest, AScaledIntervalBelowTheMinimumNamesTheCell) {
+  SuiteOverrides overrides;
+  overrides.time_scale = 0.01;
+  auto suite = Parse(R"({"base": {"nemesis_interval_s": 5}, "matrix": {"nemesis": ["kill"]}})",
+                     overrides);
+  ASSERT_FALSE(suite.ok());
+  EXPECT_NE(suite.error().find("cell kill: --nemesis-interval"), std::string::npos)
+      << suite.error();
 }
 
 TEST(SuiteFileTest, ScenarioCellsRunTheLibraryFileAsItIs) {

@@ -249,7 +249,10 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                                int concurrency, uint64_t seed) {
   const std::vector<std::string> hosts = TableHosts(table);
   std::string shape = TextField(value, "shape", "auto");
-  if (shape == "auto") shape = hosts.size() >= 2 ? "isolate" : "clients-from-nodes";
+  // auto's "clients" are its one-host case's (clients-from-nodes): on more
+  // hosts it isolates one and every client still reaches every host.
+  const bool auto_isolate = shape == "auto" && hosts.size() >= 2;
+  if (shape == "auto") shape = auto_isolate ? "isolate" : "clients-from-nodes";
   Grudge grudge;
   if (shape == "isolate" || shape == "primary") {
     auto isolated =
@@ -259,7 +262,7 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
     grudge = Isolate(hosts, *isolated);
     // Clients that go with the isolated hosts: each side's clients then
     // reach only their own side's hosts, as when a rack is cut off.
-    const bool split = value.is_object() && value.contains("clients") &&
+    const bool split = !auto_isolate && value.is_object() && value.contains("clients") &&
                        value.at("clients") != nlohmann::json("none");
     if (split) {
       if (concurrency <= 0) return Error{"the run has no clients to put with the isolated hosts"};

@@ -179,6 +179,25 @@ TEST(PartitionNemesisTest, AutoCutsClientsOffTheOnlyHostOfASingleNodeService) {
   EXPECT_TRUE(rig.nemesis->Teardown().empty());
 }
 
+// The seeded schedule's auto window carries --partition-clients for the
+// one-host case; with several hosts it isolates one host, clients untouched.
+TEST(PartitionNemesisTest, AutoIsolatesOneOfSeveralHostsAndEveryClientStillReachesEveryHost) {
+  Rig rig(3, 4);
+  OptionsOf<PartitionOptions> options;
+  const nlohmann::json value = PartitionWindowOf(options)(0, 9000)[0].op.value;
+  ASSERT_EQ(value, nlohmann::json({{"shape", "auto"}, {"target", "one"}, {"clients", "one"}}));
+  FaultResult r = rig.Do("partition", value);
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.value["grudge"].size(), 3u) << r.value.dump();
+  int isolated = 0;
+  for (const std::string host : {"n1", "n2", "n3"}) {
+    isolated += r.value["grudge"][host].size() == 2;
+    for (int c = 0; c < 4; ++c) EXPECT_TRUE(rig.ClientSees(c, host)) << c << " " << host;
+  }
+  EXPECT_EQ(isolated, 1) << r.value.dump();
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PartitionNemesisTest, BadOpsFailWithAReasonAndChangeNothing) {
   Rig rig(1, 4);
   FaultResult r = rig.Do("partition", {{"shape", "halves"}});

@@ -98,6 +98,7 @@ FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::secon
   args.insert(args.end(), flags.begin(), flags.end());
   f.code = RunLocksmith(dir.path(), args, timeout, &f.out);
   f.run = LatestRun(dir.path() + "/store");
+  f.config = ReadJson(f.run + "/config.json");
   f.results = ReadJson(f.run + "/results.json");
   auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
   EXPECT_TRUE(history.ok()) << history.error();
@@ -110,6 +111,24 @@ std::map<std::string, int> AnomalyClasses(const nlohmann::json& results) {
   std::map<std::string, int> classes;
   for (const auto& a : results["anomalies"]) ++classes[a.value("class", "")];
   return classes;
+}
+
+std::vector<Op> NemesisDone(const History& history, const std::string& f) {
+  std::vector<Op> done;
+  for (const Op& op : history) {
+    if (op.is_nemesis() && op.type == OpType::kInfo && op.f == f) done.push_back(op);
+  }
+  return done;
+}
+
+std::set<std::string> FamiliesStruck(const History& history) {
+  std::set<std::string> struck;
+  for (const Op& op : history) {
+    if (!op.is_nemesis() || op.type != OpType::kInfo || !op.error.empty()) continue;
+    auto mark = FaultMarkFromJson(op.fault);
+    if (mark.ok() && mark->begins) struck.insert(mark->family);
+  }
+  return struck;
 }
 
 std::string WriteConfigFile(const std::string& dir, const nlohmann::json& config,

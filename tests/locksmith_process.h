@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,8 @@ class LocksmithProcess {
 struct FinishedRun {
   int code = -1;
   std::string out;
-  std::string run;
+  std::string run;  // gone with its temporary directory once RunAndLoad returns
+  nlohmann::json config;
   nlohmann::json results;
   History history;
 };
@@ -52,6 +54,11 @@ struct FinishedRun {
 FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout);
 // The run's anomalies by class ("unsafe-grant", "expired-lease-use").
 std::map<std::string, int> AnomalyClasses(const nlohmann::json& results);
+// The completions of the nemesis's `f` ops (each an info op with what was
+// done, or an error), in history order.
+std::vector<Op> NemesisDone(const History& history, const std::string& f);
+// The fault families whose window-opening op completed without an error.
+std::set<std::string> FamiliesStruck(const History& history);
 
 // Runs locksmith to completion and returns its exit code (-1 on timeout).
 int RunLocksmith(const std::string& dir, const std::vector<std::string>& args,

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -102,6 +103,33 @@ TEST(RunCliTest, AFlagForAModuleTheRunDoesNotUseIsOneLineAnd254) {
   EXPECT_EQ(Locksmith(dir, {"run", "--config", file, "--restart-delay", "5"}, &out), 254) << out;
   EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_NE(out.find("applies to nemesis kill"), std::string::npos) << out;
+}
+
+// `suite --time-scale` and `--test-count`: every bad value stops the suite
+// before its first run, in one line.
+TEST(RunCliTest, ASuitesBadTimeScaleOrTestCountIsOneLineAnd254) {
+  TempDir dir;
+  const std::string quick = LOCKSMITH_SOURCE_DIR "/suites/quick-compare.json";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--time-scale", "0"}, "--time-scale must be a number above 0 and at most 100"},
+      {{"--time-scale", "-0.5"}, "--time-scale must be a number above 0 and at most 100"},
+      {{"--time-scale", "101"}, "--time-scale must be a number above 0 and at most 100"},
+      {{"--time-scale", "nan"}, "--time-scale must be a number above 0 and at most 100"},
+      {{"--time-scale", "fast"}, "--time-scale"},
+      {{"--time-scale", "0.5", "--time-limit", "3"}, "give --time-limit or --time-scale, not both"},
+      {{"--test-count", "0"}, "--test-count"},
+      // quick-compare's 3 s fault interval scaled below its 0.1 s minimum.
+      {{"--time-scale", "0.02"}, "cell redis.kill: --nemesis-interval"},
+  };
+  for (const auto& [flags, says] : cases) {
+    std::vector<std::string> args = {"suite", quick, "--store", "store"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::string out;
+    EXPECT_EQ(Locksmith(dir, args, &out), 254) << out;
+    EXPECT_NE(out.find(says), std::string::npos) << out;
+    EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.path() + "/store"));
 }
 
 TEST(RunCliTest, ModuleFlagsAreCheckedLikeTheirConfigKeys) {

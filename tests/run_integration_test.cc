@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include "checker/history.h"
@@ -78,59 +77,6 @@ TEST(RunIntegrationTest, KillWithoutPersistenceFindsDoubleHolders) {
   EXPECT_GE(results["nemesis"]["performed"].get<int>(), 6);
   EXPECT_EQ(results["nemesis"]["failed"], 0);
   ExpectNothingLeft(run);
-}
-
-// The README's main command (the first line of its first code block, after
-// `scripts/setup.sh &&`), shortened by --time-limit: the quick comparison
-// suite runs every backend to the end and writes its tables, every run's
-// report, and the store's index linking the suite.
-TEST(RunIntegrationTest, TheReadmesMainCommandRunsTheQuickComparisonSuite) {
-  std::ifstream readme_file(LOCKSMITH_SOURCE_DIR "/README.md");
-  std::string line;
-  while (std::getline(readme_file, line) && line != "```sh") {
-  }
-  ASSERT_TRUE(std::getline(readme_file, line));
-  const std::string prefix = "scripts/setup.sh && build/locksmith ";
-  ASSERT_EQ(line.rfind(prefix, 0), 0u) << line;
-  std::vector<std::string> args;
-  std::istringstream words(line.substr(prefix.size()));
-  for (std::string word; words >> word;) args.push_back(word);
-  ASSERT_EQ(args.size(), 2u) << line;
-  ASSERT_EQ(args[0], "suite") << line;
-  args[1] = LOCKSMITH_SOURCE_DIR "/" + args[1];
-  // Shortened, but long enough for each run's first fault (one 3 s interval
-  // in) to take effect: a run whose faults never came would be unknown.
-  for (const char* extra : {"--time-limit", "5", "--store", "store"}) args.push_back(extra);
-
-  TempDir dir;
-  std::string out;
-  const int code = RunLocksmith(dir.path(), args, seconds(600), &out);
-  EXPECT_TRUE(code == 0 || code == 1) << code << "\n" << out;
-  std::vector<std::string> suites;
-  for (const auto& stamp :
-       std::filesystem::directory_iterator(dir.path() + "/store/suites/quick-compare")) {
-    if (!std::filesystem::is_symlink(stamp)) suites.push_back(stamp.path().string());
-  }
-  ASSERT_EQ(suites.size(), 1u);
-  const nlohmann::json summary = ReadJson(suites[0] + "/summary.json");
-  EXPECT_GE(summary["planned_runs"].get<int>(), 8);
-  EXPECT_EQ(summary["completed_runs"], summary["planned_runs"]);
-  std::set<std::string> backends;
-  for (const auto& run : summary["runs"]) {
-    EXPECT_NE(run["verdict"], "failed") << run.dump();
-    EXPECT_TRUE(std::filesystem::exists(suites[0] + "/" + run["dir"].get<std::string>() +
-                                        "/report.html"))
-        << run.dump();
-    backends.insert(run["lock"].get<std::string>());
-  }
-  EXPECT_GE(backends.size(), 4u);
-  for (const char* page : {"/index.html", "/junit.xml"}) {
-    EXPECT_TRUE(std::filesystem::exists(suites[0] + page)) << page;
-  }
-  std::ifstream index_file(dir.path() + "/store/index.html");
-  std::stringstream index;
-  index << index_file.rdbuf();
-  EXPECT_NE(index.str().find("href=\"suites/quick-compare/"), std::string::npos) << index.str();
 }
 
 // The default chaos scenario from its data file, shortened by flags (flags

@@ -1,0 +1,114 @@
+// Every run config and suite the repository ships, through the parsers
+// `locksmith run --config` and `locksmith suite` use: each scenario file
+// (scenarios/*.json, and any other scenarios/ folder's) loads, validates and
+// warns about nothing, every library scenario is listed, and each suite
+// (suites/*.json) loads as it is and shortened as its integration test runs
+// it (--time-scale 0.1 --test-count 1). A key or bound that a change makes
+// wrong fails here instead of at night. Any other JSON file in the sources
+// fails too, until this test is told what it is.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/run_config.h"
+#include "harness/scenario_library.h"
+#include "harness/suite_file.h"
+
+namespace locksmith {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The folders the project's files live in (docs/design.md's map); a build
+// directory or a run store inside the checkout is none of them.
+const char* const kSourceFolders[] = {"base",   "cluster", "checker",   "backends", "workloads",
+                                      "nemesis", "reports", "harness",  "tests",    "scripts",
+                                      "scenarios", "suites", "docker",   "docs",     "cmake"};
+
+std::vector<fs::path> ShippedJsonFiles() {
+  std::vector<fs::path> files;
+  for (const char* folder : kSourceFolders) {
+    const fs::path root = fs::path(LOCKSMITH_SOURCE_DIR) / folder;
+    if (!fs::is_directory(root)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      if (entry.is_regular_file() && entry.path().extension() == ".json") {
+        files.push_back(entry.path());
+      }
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+bool IsScenario(const fs::path& file) { return file.parent_path().filename() == "scenarios"; }
+bool IsSuite(const fs::path& file) {
+  return file.parent_path() == fs::path(LOCKSMITH_SOURCE_DIR) / "suites";
+}
+
+TEST(ShippedFilesTest, EveryJsonFileIsAScenarioOrASuite) {
+  std::set<std::string> suites;
+  int scenarios = 0;
+  for (const auto& file : ShippedJsonFiles()) {
+    scenarios += IsScenario(file);
+    if (IsSuite(file)) suites.insert(file.stem().string());
+    EXPECT_TRUE(IsScenario(file) || IsSuite(file))
+        << file << " is neither a scenario nor a suite: parse it in this test";
+  }
+  EXPECT_GT(scenarios, 0);
+  for (const char* shipped : {"quick-compare", "compare-backends", "nightly"}) {
+    EXPECT_EQ(suites.count(shipped), 1u) << shipped;
+  }
+}
+
+TEST(ShippedFilesTest, EveryScenarioLoadsValidatesAndWarnsAboutNothing) {
+  for (const auto& file : ShippedJsonFiles()) {
+    if (!IsScenario(file)) continue;
+    RunConfig config;
+    Status loaded = LoadRunConfigFile(file.string(), config);
+    ASSERT_TRUE(loaded) << loaded.error();
+    Status valid = ValidateRunConfig(config);
+    EXPECT_TRUE(valid) << file << ": " << valid.error();
+    EXPECT_TRUE(config.UnusedKeyWarnings().empty())
+        << file << ": " << config.UnusedKeyWarnings().front();
+    EXPECT_FALSE(config.description.empty()) << file << " says nothing about itself";
+  }
+}
+
+TEST(ShippedFilesTest, TheLibraryListsEveryScenarioFile) {
+  auto listed = ListScenarios();
+  ASSERT_TRUE(listed.ok()) << listed.error();
+  std::set<std::string> names;
+  for (const auto& info : *listed) names.insert(info.name);
+  for (const auto& entry : fs::directory_iterator(fs::path(LOCKSMITH_SOURCE_DIR) / "scenarios")) {
+    EXPECT_EQ(names.count(entry.path().stem().string()), 1u) << entry.path();
+  }
+}
+
+TEST(ShippedFilesTest, EverySuiteLoadsAsItIsAndShortened) {
+  SuiteOverrides shortened;
+  shortened.time_scale = 0.1;
+  shortened.test_count = 1;
+  for (const auto& file : ShippedJsonFiles()) {
+    if (!IsSuite(file)) continue;
+    auto suite = LoadSuiteFile(file.string(), {});
+    ASSERT_TRUE(suite.ok()) << suite.error();
+    EXPECT_FALSE(suite->description.empty()) << file;
+    auto short_suite = LoadSuiteFile(file.string(), shortened);
+    ASSERT_TRUE(short_suite.ok()) << short_suite.error();
+    ASSERT_EQ(short_suite->cells.size(), suite->cells.size()) << file;
+    for (size_t i = 0; i < suite->cells.size(); ++i) {
+      const RunConfig& full = suite->cells[i].config;
+      const RunConfig& cut = short_suite->cells[i].config;
+      const double scale = full.steps.is_null() ? 0.1 : 1;
+      EXPECT_DOUBLE_EQ(cut.time_limit_s, full.time_limit_s * scale) << suite->cells[i].name;
+      EXPECT_EQ(short_suite->cells[i].test_count, 1);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace locksmith

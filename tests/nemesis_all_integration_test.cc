@@ -1,0 +1,138 @@
+// `--nemesis all` on every backend, end to end: the run completes, every
+// family that fits the backend struck at least once (kill, pause,
+// client-pause, clock, partition; failover too where another node takes
+// over), every window it opened closed, nothing is left behind, and the
+// verdict is the one the options make certain:
+//
+//  - Short holds (10-50 ms) under 1 s leases, persistence `always` (a
+//    restarted Redis keeps its locks), a clock that drifts slower for 300 ms
+//    (keys expire later, never earlier; its reset jumps forward 150 ms, far
+//    inside a lease, and no Sentinel goes into tilt as a backward jump would
+//    make it), server pauses and partitions far shorter than the Sentinels'
+//    down-after (2 s: no promotion but the failover family's): nothing the
+//    servers do can grant a lock twice.
+//  - A client pause of 1.5 s, past the 1 s lease (a stall shorter than the
+//    lease would not be a fault at all): on the Redis backends the stalled
+//    holder's key expires and the next client takes it while the stalled one
+//    goes on, so the run is invalid, and only by expired-lease uses of the
+//    stalled holder (each with the nonlinearizable release it makes). On
+//    ZooKeeper the lock lives as long as the session (6 s here), which a
+//    1.5 s stall does not end: valid.
+//
+// Each seed was chosen so the first window of each family opens apart from
+// the windows it would spoil (a clock read from a paused or killed node, a
+// client pause waiting for a holder while the only master is frozen, a
+// failover during a cut), and every family's first window opens at least a
+// second before the time limit.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <set>
+
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+struct AllCase {
+  std::string backend;
+  std::string seed;
+  std::string interval_s;
+  std::string time_limit_s;
+  bool promotes;  // failover fits: another node takes over
+  int exit_code;  // 1: the client pause's expired-lease uses, 0: valid
+};
+
+void PrintTo(const AllCase& c, std::ostream* os) { *os << c.backend; }
+
+class NemesisAllTest : public ::testing::TestWithParam<AllCase> {};
+
+std::vector<std::string> Flags(const AllCase& c) {
+  std::vector<std::string> flags = {
+      "--backend", c.backend, "--nemesis", "all", "--seed", c.seed, "--nemesis-interval",
+      c.interval_s, "--time-limit", c.time_limit_s, "--hold", "10-50", "--lease", "1000",
+      "--pause-ms", "300", "--client-pause-ms", "1500", "--clock-mode", "drift",
+      "--clock-rate", "0.5", "--clock-hold", "300", "--clock-observe-timeout", "5000",
+      "--partition-ms", "300"};
+  if (c.backend == "zookeeper") {
+    flags.insert(flags.end(), {"--session-timeout", "6000"});
+  } else {
+    flags.insert(flags.end(), {"--redis-persistence", "always"});
+  }
+  // Sentinels that wait 2 s (not 1) before they call a master down: a
+  // loaded machine's stall does not make them fail over on their own.
+  if (c.backend == "redis-sentinel") flags.insert(flags.end(), {"--sentinel-down-after", "2000"});
+  if (c.promotes) flags.insert(flags.end(), {"--failover-ms", "1000"});
+  return flags;
+}
+
+// The processes the client-pause family stalled.
+std::set<int64_t> StalledProcesses(const History& history) {
+  std::set<int64_t> stalled;
+  for (const Op& op : NemesisDone(history, "client-pause")) {
+    if (op.error.empty()) stalled.insert(op.value["process"].get<int64_t>());
+  }
+  return stalled;
+}
+
+TEST_P(NemesisAllTest, EveryFittingFamilyStrikesAndTheVerdictIsTheOptionsOwn) {
+  const AllCase& c = GetParam();
+  FinishedRun f = RunAndLoad(Flags(c), seconds(150));
+  ASSERT_EQ(f.code, c.exit_code) << f.out;
+
+  std::set<std::string> expected = {"kill", "pause", "client-pause", "clock", "partition"};
+  if (c.promotes) expected.insert("failover");
+  EXPECT_EQ(FamiliesStruck(f.history), expected) << f.out;
+  EXPECT_EQ(f.config["nemesis"], nlohmann::json::array({"all"}));
+  EXPECT_EQ(f.out.find("--nemesis all: leaves out failover") != std::string::npos, !c.promotes)
+      << f.out;
+  // Every window opened was closed.
+  std::map<std::string, int> open;
+  for (const Op& op : f.history) {
+    if (!op.is_nemesis() || op.type != OpType::kInfo || op.fault.is_null()) continue;
+    open[op.fault["family"].get<std::string>()] += op.fault["phase"] == "begin" ? 1 : -1;
+  }
+  for (const auto& [family, n] : open) EXPECT_EQ(n, 0) << family;
+
+  // The stall hit a holder that recorded it, and only its overlaps are
+  // anomalies: expired-lease uses with the stalled process as one holder,
+  // and the nonlinearizable history they make.
+  const std::set<int64_t> stalled = StalledProcesses(f.history);
+  ASSERT_FALSE(stalled.empty());
+  int expired = 0;
+  for (const auto& anomaly : f.results["anomalies"]) {
+    if (!anomaly.contains("class")) {
+      EXPECT_EQ(anomaly.value("type", ""), "nonlinearizable") << anomaly.dump();
+      continue;
+    }
+    EXPECT_EQ(anomaly["class"], "expired-lease-use") << anomaly.dump();
+    ++expired;
+    bool by_stalled = false;
+    for (const auto& holder : anomaly["holders"]) {
+      by_stalled |= stalled.contains(holder["process"].get<int64_t>());
+    }
+    EXPECT_TRUE(by_stalled) << anomaly.dump();
+  }
+  EXPECT_EQ(expired > 0, c.exit_code == 1) << f.out;
+  std::cout << c.backend << ": exit " << f.code << ", expired-lease uses " << expired << "\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, NemesisAllTest,
+    ::testing::Values(AllCase{"redis", "35", "3", "6.5", false, 1},
+                      AllCase{"redlock", "35", "3", "6.5", false, 1},
+                      AllCase{"redis-sentinel", "292", "3.5", "8", true, 1},
+                      AllCase{"zookeeper", "109", "3", "8", true, 0}),
+    [](const auto& info) {
+      std::string name;
+      for (char ch : info.param.backend) {
+        if (ch != '-') name += ch;
+      }
+      return name;
+    });
+
+}  // namespace
+}  // namespace locksmith::testing
