@@ -11,6 +11,7 @@
 #include "reports/html_report.h"
 #include "reports/run_results.h"
 #include "reports/store_index.h"
+#include "reports/suite_record_reader.h"
 #include "reports/suite_report.h"
 
 namespace locksmith {

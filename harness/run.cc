@@ -67,25 +67,6 @@ void MarkHistoryIncomplete(CheckResult& result, const std::string& write_error) 
 
 }  // namespace
 
-namespace {
-
-// The fault ledger the run planned (extra's "faults"), its outcomes filled
-// in from the history; null when the run recorded none.
-nlohmann::json LedgerOf(const History& history, const nlohmann::json& extra,
-                        std::optional<FaultLedger>& ledger) {
-  if (!extra.contains("faults")) return nullptr;
-  auto planned = FaultLedger::FromJson(extra["faults"]);
-  if (!planned) return extra["faults"];  // kept as it was; no verdict rests on it
-  const nlohmann::json nemesis = extra.value("nemesis", nlohmann::json::object());
-  const bool teardown_healed =
-      nemesis.value("heal_failures", nlohmann::json::array()).empty();
-  ledger = std::move(*planned);
-  ledger->Observe(history, RegisteredConfirmations(), teardown_healed);
-  return ledger->ToJson();
-}
-
-}  // namespace
-
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
                                    nlohmann::json* written) {
@@ -461,6 +442,20 @@ class ServerPhases {
   std::vector<std::string> secrets_;   // the servers' passwords, redacted from the node files
 };
 
+// What only the run itself knows, for results.json: whether it was cut
+// short, what its nemesis did and planned, what failed.
+nlohmann::json RunFactsForResults(const ServerPhaseFacts& facts, const Interruption& interruption,
+                                  double time_limit_s) {
+  const bool stopped = interruption.StoppedTheRun();
+  nlohmann::json extra{{"interrupted", stopped}};
+  if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, time_limit_s);
+  if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
+  if (!facts.faults.is_null()) extra["faults"] = facts.faults;
+  if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
+  if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
+  return extra;
+}
+
 }  // namespace
 
 RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules,
@@ -516,15 +511,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     return outcome;
   }
   const bool stopped = interruption.StoppedTheRun();
-  nlohmann::json extra{{"interrupted", stopped}};
-  if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, config.time_limit_s);
-  if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
-  if (!facts.faults.is_null()) extra["faults"] = facts.faults;
-  if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
-  if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
   nlohmann::json results;
   // The run's own history: however long it ran, it is judged whole.
-  auto result = JudgeAndReport(store->dir, outcome.config, extra, UINT64_MAX, &results);
+  auto result = JudgeAndReport(store->dir, outcome.config,
+                               RunFactsForResults(facts, interruption, config.time_limit_s),
+                               UINT64_MAX, &results);
   if (!result) {
     log.Error("check: " + result.error());
     // The full disk that cut the history short may refuse the results too:

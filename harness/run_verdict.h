@@ -8,11 +8,13 @@
 // stays invalid. Pure functions; thread-safe.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "checker/checker.h"
+#include "checker/history.h"
 #include "nemesis/fault_ledger.h"
 
 namespace locksmith {
@@ -30,5 +32,12 @@ std::string UnfulfilledRunLine(const nlohmann::json& interruption, double time_l
 // first); an invalid one, or an empty line, changes nothing. Returns whether
 // it applied.
 bool ApplyUnfulfilled(CheckResult& result, const std::string& line);
+
+// The fault ledger the run planned (`extra`'s "faults", as results.json
+// keeps it), its outcomes filled in from the history into `ledger`; returns
+// the ledger as results.json shows it, null when the run recorded none (and
+// a "faults" that is not a ledger as it was, leaving `ledger` empty).
+nlohmann::json LedgerOf(const History& history, const nlohmann::json& extra,
+                        std::optional<FaultLedger>& ledger);
 
 }  // namespace locksmith

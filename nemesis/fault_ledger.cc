@@ -268,8 +268,8 @@ Result<FaultLedger> FaultLedger::FromJson(const nlohmann::json& j) {
     return Error{"\"faults\" must be an object with \"rows\""};
   }
   FaultLedger ledger;
-  ledger.scripted_ = j.value("planned_by", std::string()) == "steps";
   try {
+    ledger.scripted_ = j.value("planned_by", std::string()) == "steps";
     ledger.request_.families =
         j.value("requested", nlohmann::json::array()).get<std::vector<std::string>>();
     ledger.request_.time_limit_s = j.value("time_limit_s", 0.0);

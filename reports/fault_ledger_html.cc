@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "reports/escape.h"
+#include "reports/html_text.h"
 
 namespace locksmith {
 namespace {
@@ -16,7 +17,7 @@ std::string Cell(const std::string& text, const char* cls = nullptr) {
 
 // A step's yes / no, marked for the eye.
 std::string Mark(const nlohmann::json& row, const char* key) {
-  const bool yes = row.value(key, false);
+  const bool yes = FieldFlag(row, key);
   return Cell(yes ? "\xE2\x9C\x93" : "\xE2\x9C\x97", yes ? "n" : "n bad");
 }
 
@@ -27,11 +28,11 @@ std::string FamiliesTable(const nlohmann::json& families) {
   for (const auto& f : families) {
     if (!f.is_object()) continue;
     // Fewer observed than planned stands out.
-    const bool short_of_plan = f.value("observed", 0) < f.value("planned", 0);
-    out += "<tr>" + Cell(HtmlEscape(f.value("family", std::string("?"))));
+    const bool short_of_plan = FieldCount(f, "observed") < FieldCount(f, "planned");
+    out += "<tr>" + Cell(HtmlEscape(FieldText(f, "family")));
     for (const char* count : kCounts) {
       const bool flagged = short_of_plan && std::string(count) == "observed";
-      out += Cell(std::to_string(f.value(count, 0)), flagged ? "n bad" : "n");
+      out += Cell(std::to_string(FieldCount(f, count)), flagged ? "n bad" : "n");
     }
     out += "</tr>";
   }
@@ -47,12 +48,12 @@ std::string StepsTable(const nlohmann::json& rows) {
     if (row.contains("at_s") && row["at_s"].is_number()) {
       std::snprintf(at, sizeof at, "%.3f s", row["at_s"].get<double>());
     }
-    std::string done = row.value("done", std::string());
-    if (const std::string error = row.value("error", std::string()); !error.empty()) {
+    std::string done = FieldText(row, "done");
+    if (const std::string error = FieldText(row, "error"); !error.empty()) {
       done += (done.empty() ? "" : " \xE2\x80\x94 ") + error;
     }
-    out += "<tr>" + Cell(std::to_string(row.value("step", 0)), "n") +
-           Cell(HtmlEscape(row.value("what", std::string()))) + Mark(row, "fired") +
+    out += "<tr>" + Cell(std::to_string(FieldCount(row, "step")), "n") +
+           Cell(HtmlEscape(FieldText(row, "what"))) + Mark(row, "fired") +
            Mark(row, "applied") + Mark(row, "healed") + Mark(row, "observed") + Cell(at, "n") +
            Cell(HtmlEscape(done)) + "</tr>";
   }
@@ -63,19 +64,24 @@ std::string StepsTable(const nlohmann::json& rows) {
 
 std::string FaultLedgerHtml(const nlohmann::json& faults) {
   if (!faults.is_object()) return "";
-  const nlohmann::json families = faults.value("families", nlohmann::json::array());
+  // results.json may come from anyone: a member of the wrong type reads as absent.
+  auto list = [&](const char* key) {
+    auto it = faults.find(key);
+    return it != faults.end() && it->is_array() ? *it : nlohmann::json::array();
+  };
+  const nlohmann::json families = list("families");
   nlohmann::json steps = nlohmann::json::array();
-  for (const auto& row : faults.value("rows", nlohmann::json::array())) {
+  for (const auto& row : list("rows")) {
     if (row.is_object() && row.contains("step")) steps.push_back(row);
   }
-  if (!families.is_array() || (families.empty() && steps.empty())) return "";
+  if (families.empty() && steps.empty()) return "";
   std::string out =
       "<h3>Fault ledger</h3><p class=\"muted\">Every fault the run planned: whether its op "
       "fired, applied without an error, was healed, and was observed: seen to take effect by "
       "its family's own check from outside.</p>" +
       FamiliesTable(families);
   if (!steps.empty()) out += StepsTable(steps);
-  if (const std::string line = faults.value("unfulfilled", std::string()); !line.empty()) {
+  if (const std::string line = FieldText(faults, "unfulfilled"); !line.empty()) {
     out += "<p class=\"bad\">Not done as asked: " + HtmlEscape(line) + "</p>";
   }
   return out;

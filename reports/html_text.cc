@@ -1,5 +1,6 @@
 #include "reports/html_text.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reports/escape.h"
@@ -20,6 +21,22 @@ std::string FieldText(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end() || it->is_null()) return "";
   return it->is_string() ? it->get<std::string>() : DumpJson(*it);
+}
+
+bool FieldFlag(const nlohmann::json& j, const char* name) {
+  if (!j.is_object()) return false;
+  auto it = j.find(name);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+int64_t FieldCount(const nlohmann::json& j, const char* name) {
+  if (!j.is_object()) return 0;
+  auto it = j.find(name);
+  if (it == j.end()) return 0;
+  if (it->is_number_unsigned()) {
+    return static_cast<int64_t>(std::min<uint64_t>(it->get<uint64_t>(), INT64_MAX));
+  }
+  return it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
 std::string WithThousands(int64_t v) {

@@ -18,6 +18,10 @@ std::string VerdictClass(Validity v);
 // `name` of an object as text (a string as it is, anything else as JSON);
 // empty when absent or null. Not escaped.
 std::string FieldText(const nlohmann::json& j, const char* name);
+// `name` of an object when it is true; false when absent or of another type.
+bool FieldFlag(const nlohmann::json& j, const char* name);
+// `name` of an object when it is a whole number; 0 when absent or not one.
+int64_t FieldCount(const nlohmann::json& j, const char* name);
 // "1,234,567".
 std::string WithThousands(int64_t v);
 // "12.5%" of a share in [0, 1].

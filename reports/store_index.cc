@@ -14,6 +14,7 @@
 #include "reports/escape.h"
 #include "reports/run_results.h"
 #include "reports/run_summary.h"
+#include "reports/suite_record_reader.h"
 #include "reports/suite_report.h"
 
 namespace locksmith {

@@ -100,13 +100,7 @@ struct SuiteRecord {
 };
 
 nlohmann::json SuiteSummaryJson(const SuiteRecord& suite);
-// The record a summary.json holds (SuiteSummaryJson's inverse), so the
-// tables can be written again (`locksmith report SUITE_DIR`) and the store
-// index can list the suite. A summary that is not an object with "suite" and
-// "runs", a field of the wrong type or range, or a run directory that is not
-// a relative path inside the suite's directory is an error naming what is
-// wrong.
-Result<SuiteRecord> SuiteRecordFromJson(const nlohmann::json& summary);
+// Read back by SuiteRecordFromJson (reports/suite_record_reader.h).
 std::string RenderSuiteJunit(const SuiteRecord& suite);
 std::string RenderSuiteIndex(const SuiteRecord& suite);
 // Writes summary.json, junit.xml and index.html into `dir`.

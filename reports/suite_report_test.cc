@@ -1,5 +1,6 @@
 // SuiteReport: rows from results.json, the exit-code order, the Wilson
 // interval, and the three files on hand-made rows.
+#include "reports/suite_record_reader.h"
 #include "reports/suite_report.h"
 
 #include <gtest/gtest.h>

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "base/terminal_text.h"
+#include "reports/html_text.h"
 
 namespace locksmith {
 namespace {
@@ -86,14 +87,6 @@ void PrintLine(std::ostream& out, const std::string& text) {
 void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   if (!faults.is_object()) return;
   // results.json may come from anyone: a member of the wrong type reads as absent.
-  auto text = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string("?");
-  };
-  auto flag = [](const nlohmann::json& j, const char* key) {
-    auto it = j.find(key);
-    return it != j.end() && it->is_boolean() && it->get<bool>();
-  };
   auto list = [&](const char* key) {
     auto it = faults.find(key);
     return it != faults.end() && it->is_array() ? *it : nlohmann::json::array();
@@ -101,12 +94,10 @@ void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   std::string label = "faults:  ";
   for (const auto& family : list("families")) {
     if (!family.is_object()) continue;
-    std::string line = label + text(family, "family") + ":";
+    std::string line = label + FieldText(family, "family") + ":";
     const char* sep = " ";
     for (const char* count : {"planned", "fired", "applied", "healed", "observed"}) {
-      auto it = family.find(count);
-      line += sep + (it != family.end() && it->is_number() ? it->dump() : std::string("0")) + " " +
-              count;
+      line += sep + std::to_string(FieldCount(family, count)) + " " + count;
       sep = ", ";
     }
     PrintLine(out, line);
@@ -115,15 +106,16 @@ void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   for (const auto& row : list("rows")) {
     if (!row.is_object() || !row.contains("step")) continue;
     std::string status;
-    if (!flag(row, "fired")) {
+    if (!FieldFlag(row, "fired")) {
       status = "never fired";
-    } else if (!flag(row, "applied")) {
-      status = "failed: " + text(row, "error");
-    } else if (text(row, "phase") == "begin" && !flag(row, "observed")) {
+    } else if (!FieldFlag(row, "applied")) {
+      status = "failed: " + FieldText(row, "error");
+    } else if (FieldText(row, "phase") == "begin" && !FieldFlag(row, "observed")) {
       status = "not observed";
     }
     if (status.empty()) continue;
-    PrintLine(out, "  step " + row["step"].dump() + " (" + text(row, "what") + "): " + status);
+    PrintLine(out, "  step " + FieldText(row, "step") + " (" + FieldText(row, "what") +
+                       "): " + status);
   }
 }
 

@@ -11,6 +11,7 @@
 #include "base/input_file.h"
 #include "base/json_input.h"
 #include "checker/fuzz/fuzz_common.h"
+#include "reports/suite_record_reader.h"
 #include "reports/suite_report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
