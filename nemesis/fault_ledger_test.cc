@@ -20,12 +20,7 @@ class NemesisOps {
   // The op pair of `fault`: its invoke, then its completion with `value`
   // and `error`.
   NemesisOps& Pair(const ScheduledFault& fault, nlohmann::json value, std::string error = "") {
-    Op invoke;
-    invoke.process = kNemesisProcess;
-    invoke.type = OpType::kInvoke;
-    invoke.f = fault.op.f;
-    invoke.value = fault.op.value;
-    invoke.fault = fault.mark.ToJson();
+    const Op invoke = fault.Invoke();
     Add(invoke);
     Op done = invoke;
     done.type = OpType::kInfo;

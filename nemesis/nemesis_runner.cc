@@ -114,12 +114,7 @@ ScheduledFault NemesisRunner::WithEvent(const ScheduledFault& fault, const Op& e
 }
 
 void NemesisRunner::Perform(const ScheduledFault& fault) {
-  Op invoke;
-  invoke.process = kNemesisProcess;
-  invoke.type = OpType::kInvoke;
-  invoke.f = fault.op.f;
-  invoke.value = fault.op.value;
-  invoke.fault = fault.mark.ToJson();
+  const Op invoke = fault.Invoke();
   recorder_.Record(invoke);
 
   FaultResult result = nemesis_.Invoke(fault.op);

@@ -17,6 +17,16 @@ WindowOps TimedWindow(FaultOp begin, FaultOp end, int64_t duration_ms) {
   };
 }
 
+Op ScheduledFault::Invoke() const {
+  Op invoke;
+  invoke.process = kNemesisProcess;
+  invoke.type = OpType::kInvoke;
+  invoke.f = op.f;
+  invoke.value = op.value;
+  invoke.fault = mark.ToJson();
+  return invoke;
+}
+
 std::vector<ScheduledFault> BuildSchedule(const ScheduleOptions& o) {
   const int64_t interval_ms = static_cast<int64_t>(o.interval_s * 1000);
   // A cycle shorter than a millisecond would never advance.

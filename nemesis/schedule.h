@@ -29,6 +29,9 @@ struct ScheduledFault {
 
   // Two schedules built from one seed compare equal (replay).
   bool operator==(const ScheduledFault&) const = default;
+
+  // The nemesis's invoke op for this fault, as the history records it.
+  Op Invoke() const;
 };
 
 // How a fault family fills one of its windows: the ops of one fault that
