@@ -97,7 +97,9 @@ asio::awaitable<AcquireResult> EtcdLockClient::Fence(const std::string& key,
   r.validity_ms =
       std::max<int64_t>(0, std::chrono::floor<milliseconds>(keeper->valid_until() - Clock::now())
                                .count());
-  r.detail = {{"lease_id", keeper->id()}, {"ttl_s", keeper->ttl_s()}};
+  // The id as a string: it needs all 64 bits, more than a JSON reader in a
+  // browser keeps.
+  r.detail = {{"lease_id", std::to_string(keeper->id())}, {"ttl_s", keeper->ttl_s()}};
   co_return r;
 }
 
