@@ -39,6 +39,16 @@ asio::awaitable<EtcdCall> EtcdLockClient::Call(const char* path, std::string bod
   co_return co_await shared->gateway.Call(path, std::move(body), Clock::now() + options_.timeout);
 }
 
+asio::awaitable<EtcdCall> EtcdLockClient::Revoke(int64_t lease_id, bool* retried) {
+  // A revoke may be repeated: a second try goes to the next member, which
+  // may be on the majority's side of a partition the first was not.
+  EtcdCall revoke = co_await Call("/v3/lease/revoke", EtcdLeaseIdBody(lease_id));
+  if (retried != nullptr) *retried = false;
+  if (revoke.fate == EtcdCall::Fate::kAnswered || shared_->closed) co_return revoke;
+  if (retried != nullptr) *retried = revoke.fate == EtcdCall::Fate::kNoAnswer;
+  co_return co_await Call("/v3/lease/revoke", EtcdLeaseIdBody(lease_id));
+}
+
 asio::awaitable<AcquireResult> EtcdLockClient::Acquire(const std::string& key, milliseconds lease) {
   std::shared_ptr<EtcdKeeperShared> shared = shared_;
   const std::string token = tokens_.Next();
@@ -108,7 +118,7 @@ asio::awaitable<AcquireResult> EtcdLockClient::GiveUp(AcquireResult given_up,
   keeper->Stop();
   // Revoking the lease deletes every key it holds: our place in the queue,
   // or the lock itself should it have been granted.
-  EtcdCall revoke = co_await Call("/v3/lease/revoke", EtcdLeaseIdBody(keeper->id()));
+  EtcdCall revoke = co_await Revoke(keeper->id(), nullptr);
   const bool gone = revoke.answered_ok() ||
                     (revoke.reply.error && EtcdLeaseNotFound(*revoke.reply.error));
   if (given_up.outcome == Outcome::kUnknown && revoke.fate == EtcdCall::Fate::kAnswered && gone) {
@@ -133,12 +143,14 @@ asio::awaitable<ReleaseResult> EtcdLockClient::Release(const std::string& key,
   held_.erase(it);
   held.keeper->Stop();
   EtcdCall unlock = co_await Call("/v3/lock/unlock", EtcdUnlockBody(held.lock_key));
-  EtcdCall revoke = co_await Call("/v3/lease/revoke", EtcdLeaseIdBody(held.keeper->id()));
+  bool retried = false;  // after a revoke that may have been applied
+  EtcdCall revoke = co_await Revoke(held.keeper->id(), &retried);
   if (held.keeper->lost()) {
     co_return ReleaseResult{Outcome::kFail, "lock lost: " + held.keeper->lost_reason()};
   }
   if (revoke.answered_ok()) co_return ReleaseResult{Outcome::kOk, ""};
-  if (revoke.fate == EtcdCall::Fate::kAnswered && EtcdLeaseNotFound(*revoke.reply.error)) {
+  if (revoke.fate == EtcdCall::Fate::kAnswered && EtcdLeaseNotFound(*revoke.reply.error) &&
+      !retried) {
     co_return ReleaseResult{Outcome::kFail, "lock lost: its lease expired before the release"};
   }
   if (unlock.answered_ok()) co_return ReleaseResult{Outcome::kOk, ""};

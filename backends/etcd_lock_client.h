@@ -102,6 +102,9 @@ class EtcdLockClient final : public LockClient {
   // lease, and says fail when the server answered, `why` kept otherwise.
   boost::asio::awaitable<AcquireResult> GiveUp(AcquireResult given_up,
                                                std::shared_ptr<EtcdLeaseKeeper> keeper);
+  // Revokes the lease, trying a second member when the first did not
+  // answer; `retried` (may be null): the first try may have been applied.
+  boost::asio::awaitable<EtcdCall> Revoke(int64_t lease_id, bool* retried);
   // POSTs with the client timeout.
   boost::asio::awaitable<EtcdCall> Call(const char* path, std::string body);
 
