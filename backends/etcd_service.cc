@@ -11,6 +11,12 @@ constexpr char kLogFile[] = "etcd.log";
 constexpr char kDataDir[] = "etcd-data";
 constexpr char kEtcd[] = "/usr/bin/etcd";
 constexpr char kStatusPath[] = "/v3/maintenance/status";
+// The write-ahead log files etcd preallocates at 64 MB each: the first
+// segment and the next one it keeps ready. A short run writes far less, so
+// the log of any run shorter than many minutes is these.
+constexpr const char* kPreallocatedWal[] = {
+    "etcd-data/member/wal/0000000000000000-0000000000000000.wal",
+    "etcd-data/member/wal/0.tmp", "etcd-data/member/wal/1.tmp"};
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{50};
 // Table() asks the members who leads at most this often.
@@ -174,6 +180,12 @@ Status EtcdService::AwaitLeader(std::chrono::steady_clock::time_point give_up) {
 
 void EtcdService::Stop() {
   servers_.StopAll();
+  // Once no member runs, the preallocated log goes: 128 MB a member would
+  // stay in the run's directory for nothing (the member's log and its
+  // database stay).
+  for (const auto& server : servers_.all()) {
+    for (const char* wal : kPreallocatedWal) (void)server->host()->RemoveFile(wal);
+  }
   std::lock_guard lock(mu_);
   leader_.clear();
 }

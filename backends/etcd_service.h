@@ -8,7 +8,9 @@
 //
 // A member's files live in its host's directory (Host::Directory()):
 // etcd.log (its stdout and stderr) and etcd-data/ (its write-ahead log and
-// snapshots, kept across a kill: a restarted member rejoins from them).
+// database, kept across a kill: a restarted member rejoins from them). Stop
+// removes the log segments etcd preallocated (64 MB each), which would
+// otherwise make every run's directory hundreds of MB.
 //
 // Capabilities: Killable, Pausable (SIGSTOP / SIGCONT), HasPrimary (the
 // member whose status names itself as leader) and HasNodeProcesses.

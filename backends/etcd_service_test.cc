@@ -1,7 +1,7 @@
 // EtcdService and its lock client's pure parts without servers: a member's
 // argv and initial cluster, the refusal of an even cluster, the table
-// before start, what a start asks of its host, a lease's TTL in seconds and
-// what one keep-alive's answer means for the lease.
+// before start, what a start and a stop ask of its host, a lease's TTL in
+// seconds and what one keep-alive's answer means for the lease.
 #include "backends/etcd_service.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +90,22 @@ TEST(EtcdServiceTest, StartingAMemberRunsEtcdThroughItsHost) {
   EXPECT_FALSE(service.IsUp("n3"));
   EXPECT_EQ(service.KillNode("n9").error(), "no etcd member n9 (members: n1, n2, n3)");
   EXPECT_TRUE(cluster.Fake("n1")->spawns().empty());
+}
+
+// Stop removes the log segments etcd preallocates (64 MB each) and keeps
+// the member's own log.
+TEST(EtcdServiceTest, StoppingRemovesThePreallocatedLogAndKeepsTheMembersLog) {
+  FakeCluster cluster({"n1", "n2", "n3"});
+  testing::FakeHost& n1 = *cluster.Fake("n1");
+  const std::string first = "etcd-data/member/wal/0000000000000000-0000000000000000.wal";
+  n1.PutFile(first, "wal");
+  n1.PutFile("etcd-data/member/wal/0.tmp", "next");
+  n1.PutFile("etcd.log", "started");
+  EtcdService service(cluster, EtcdServiceOptions{});
+  service.Stop();
+  EXPECT_EQ(n1.file(first), std::nullopt);
+  EXPECT_EQ(n1.file("etcd-data/member/wal/0.tmp"), std::nullopt);
+  EXPECT_EQ(n1.file("etcd.log"), "started");
 }
 
 TEST(EtcdServiceTest, ALeaseAsksForWholeSecondsRoundedUp) {
