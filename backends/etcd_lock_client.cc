@@ -97,7 +97,8 @@ asio::awaitable<AcquireResult> EtcdLockClient::Fence(const std::string& key,
   if (!revision) why = "granted, but its fence is unknown: " + revision.error();
   if (revision && *revision == 0) why = "granted, but its key was gone before its fence was read";
   if (why.empty() && keeper->lost()) why = "granted, but its lease is lost: " + keeper->lost_reason();
-  if (!why.empty() || shared_->closed) {
+  if (why.empty() && shared_->closed) why = "granted, but the client closed";
+  if (!why.empty()) {
     co_return co_await GiveUp(Ended(Outcome::kUnknown, token, why), keeper);
   }
   keeper->Hold(key, token);
