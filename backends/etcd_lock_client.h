@@ -24,6 +24,8 @@
 //     locks nothing)                                               fail
 //   the lock not granted before the wait ended, the lease revoked
 //     (our queued key with it)                                     fail, busy
+//     (busy as far as the client can tell: a lock call that hangs
+//     at a member cut off from the majority ends the same way)
 //   the server refused the lock for certain (its lease expired
 //     while queued: keep-alives unanswered)                        fail
 //   granted or maybe granted (no reply, an error that may have been
