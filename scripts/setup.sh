@@ -89,6 +89,11 @@ if ((${#missing[@]})); then
   if [[ " ${missing[*]} " == *" docker.io "* && -d /run/systemd/system ]]; then
     systemctl disable --now docker.service docker.socket >/dev/null 2>&1 || true
   fi
+  # etcd-server enables the machine's own etcd for the next boot; locksmith
+  # starts members of its own.
+  if [[ " ${missing[*]} " == *" etcd-server "* && -d /run/systemd/system ]]; then
+    systemctl disable --now etcd.service >/dev/null 2>&1 || true
+  fi
 fi
 if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
   echo "setup: warning: a Docker engine manages this machine's firewall (DOCKER chains);" \
