@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/etcd_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
@@ -32,6 +33,9 @@ const std::vector<BackendEntry>& Backends() {
        .options = MakeOptions<SentinelServiceOptions>, .make = MakeSentinelService,
        .clients = RedisClientNames(), .fencing_clients = RedisFencingClientNames(),
        .packages = {"redis-server", "redis-sentinel"}},
+      {.name = "etcd", .hosts = EtcdHosts, .options = MakeOptions<EtcdServiceOptions>,
+       .make = MakeEtcdService, .clients = {"etcd"}, .fencing_clients = {"etcd"},
+       .packages = {"etcd-server"}},
   };
   return kBackends;
 }

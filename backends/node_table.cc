@@ -6,11 +6,12 @@
 namespace locksmith {
 namespace {
 
-constexpr std::array<std::pair<NodeRole, std::string_view>, 4> kRoleNames = {{
+constexpr std::array<std::pair<NodeRole, std::string_view>, 5> kRoleNames = {{
     {NodeRole::kPrimary, "primary"},
     {NodeRole::kReplica, "replica"},
     {NodeRole::kSentinel, "sentinel"},
     {NodeRole::kZkPeer, "zk-peer"},
+    {NodeRole::kEtcdMember, "etcd-member"},
 }};
 
 }  // namespace

@@ -21,9 +21,10 @@ enum class NodeRole {
   kReplica,   // a Redis replica
   kSentinel,  // a Redis Sentinel
   kZkPeer,    // a ZooKeeper ensemble member
+  kEtcdMember,  // an etcd cluster member
 };
 
-// "primary", "replica", "sentinel", "zk-peer".
+// "primary", "replica", "sentinel", "zk-peer", "etcd-member".
 std::string_view RoleName(NodeRole role);
 std::optional<NodeRole> ParseRole(std::string_view name);
 

@@ -15,10 +15,12 @@ NodeTable SentinelTable() {
 
 TEST(NodeTableTest, RolesHaveStableNamesThatParseBack) {
   for (NodeRole role :
-       {NodeRole::kPrimary, NodeRole::kReplica, NodeRole::kSentinel, NodeRole::kZkPeer}) {
+       {NodeRole::kPrimary, NodeRole::kReplica, NodeRole::kSentinel, NodeRole::kZkPeer,
+        NodeRole::kEtcdMember}) {
     EXPECT_EQ(ParseRole(RoleName(role)), role);
   }
   EXPECT_EQ(RoleName(NodeRole::kZkPeer), "zk-peer");
+  EXPECT_EQ(RoleName(NodeRole::kEtcdMember), "etcd-member");
   EXPECT_EQ(ParseRole("master"), std::nullopt);
 }
 

@@ -107,8 +107,9 @@ TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
 }
 
 TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
-  EXPECT_EQ(FindBackend("etcd").error(),
-            "unknown backend \"etcd\" (known: redis, zookeeper, redlock, redis-sentinel)");
+  EXPECT_EQ(FindBackend("consul").error(),
+            "unknown backend \"consul\" (known: redis, zookeeper, redlock, redis-sentinel, "
+            "etcd)");
   EXPECT_EQ(FindWorkload("bank").error(),
             "unknown workload \"bank\" (known: mutex, inventory, counter, rw-cache)");
   EXPECT_EQ(FindNemesis("meteor").error(),

@@ -62,8 +62,8 @@ TEST(RunConfigTest, EachBadFieldIsNamed) {
 }
 
 TEST(RunConfigTest, UnknownNamesListTheKnownOnes) {
-  std::string e = ErrorAfter([](RunConfig& c) { c.backend = "etcd"; });
-  EXPECT_NE(e.find("\"etcd\""), std::string::npos) << e;
+  std::string e = ErrorAfter([](RunConfig& c) { c.backend = "consul"; });
+  EXPECT_NE(e.find("\"consul\""), std::string::npos) << e;
   EXPECT_NE(e.find("redis"), std::string::npos) << e;
   e = ErrorAfter([](RunConfig& c) { c.workload = "bank"; });
   EXPECT_NE(e.find("mutex"), std::string::npos) << e;

@@ -27,7 +27,7 @@ packages=(
   libboost1.81-dev libhiredis-dev libzookeeper-mt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev
   # servers the harness starts
-  redis-server redis-sentinel redis-tools zookeeper
+  redis-server redis-sentinel redis-tools zookeeper etcd-server
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps tar
   # the ssh provider (client)
@@ -88,6 +88,11 @@ if ((${#missing[@]})); then
   # Under systemd, nor at boot: the engine this script installed stays off.
   if [[ " ${missing[*]} " == *" docker.io "* && -d /run/systemd/system ]]; then
     systemctl disable --now docker.service docker.socket >/dev/null 2>&1 || true
+  fi
+  # etcd-server enables the machine's own etcd for the next boot; locksmith
+  # starts members of its own.
+  if [[ " ${missing[*]} " == *" etcd-server "* && -d /run/systemd/system ]]; then
+    systemctl disable --now etcd.service >/dev/null 2>&1 || true
   fi
 fi
 if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then

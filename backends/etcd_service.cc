@@ -1,0 +1,272 @@
+#include "backends/etcd_service.h"
+
+#include <thread>
+
+#include "backends/etcd_lock_client.h"
+
+namespace locksmith {
+namespace {
+
+constexpr char kLogFile[] = "etcd.log";
+constexpr char kDataDir[] = "etcd-data";
+constexpr char kEtcd[] = "/usr/bin/etcd";
+constexpr char kStatusPath[] = "/v3/maintenance/status";
+// The write-ahead log files etcd preallocates at 64 MB each: the first
+// segment and the next one it keeps ready. A short run writes far less, so
+// the log of any run shorter than many minutes is these.
+constexpr const char* kPreallocatedWal[] = {
+    "etcd-data/member/wal/0000000000000000-0000000000000000.wal",
+    "etcd-data/member/wal/0.tmp", "etcd-data/member/wal/1.tmp"};
+constexpr std::chrono::milliseconds kProbeTimeout{300};
+constexpr std::chrono::milliseconds kProbeInterval{50};
+// Table() asks the members who leads at most this often.
+constexpr std::chrono::milliseconds kLeaderCacheFor{100};
+
+std::string Url(const std::string& address, int port) {
+  return "http://" + address + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+void EtcdServiceOptions::Declare(OptionSet& set) {
+  set.Integer("etcd_nodes", "--etcd-nodes", &nodes, 1, 9,
+              "etcd cluster size (odd): one member per host")
+      .Integer("etcd_heartbeat_ms", "--etcd-heartbeat", &heartbeat_ms, int64_t{10},
+               int64_t{10'000}, "etcd --heartbeat-interval, ms")
+      .Integer("etcd_election_ms", "--etcd-election", &election_ms, int64_t{50},
+               int64_t{50'000},
+               "etcd --election-timeout, ms (the smallest lease TTL etcd grants is 1.5 election "
+               "timeouts, rounded up to whole seconds)")
+      .Require([this]() -> Status {
+        if (nodes % 2 == 0) {
+          return Error{"--etcd-nodes " + std::to_string(nodes) +
+                       ": a cluster needs an odd number of members (a majority of an even "
+                       "cluster tolerates no more failures than one member fewer)"};
+        }
+        if (election_ms < 5 * heartbeat_ms) {
+          return Error{"--etcd-election must be at least 5 times --etcd-heartbeat"};
+        }
+        return OkStatus();
+      });
+}
+
+int EtcdHosts(const ModuleOptions& options) { return OptionsAs<EtcdServiceOptions>(options).nodes; }
+
+std::string EtcdInitialCluster(const std::vector<EtcdMemberAddress>& members) {
+  std::string out;
+  for (const auto& m : members) {
+    out += (out.empty() ? "" : ",") + m.name + "=" + Url(m.address, m.peer_port);
+  }
+  return out;
+}
+
+std::vector<std::string> EtcdArgv(const EtcdServiceOptions& options,
+                                  const std::vector<EtcdMemberAddress>& members, size_t self,
+                                  const std::string& data_dir, const std::string& cluster_token) {
+  const EtcdMemberAddress& me = members.at(self);
+  const std::string client = Url(me.address, me.client_port);
+  const std::string peer = Url(me.address, me.peer_port);
+  return {kEtcd,
+          "--name=" + me.name,
+          "--data-dir=" + data_dir,
+          "--listen-client-urls=" + client,
+          "--advertise-client-urls=" + client,
+          "--listen-peer-urls=" + peer,
+          "--initial-advertise-peer-urls=" + peer,
+          "--initial-cluster=" + EtcdInitialCluster(members),
+          // Ignored once the data directory exists: a restarted member
+          // rejoins the cluster it belonged to.
+          "--initial-cluster-state=new",
+          "--initial-cluster-token=" + cluster_token,
+          "--heartbeat-interval=" + std::to_string(options.heartbeat_ms),
+          "--election-timeout=" + std::to_string(options.election_ms),
+          "--logger=zap",
+          "--log-outputs=stderr"};
+}
+
+Result<std::unique_ptr<LockService>> MakeEtcdService(const ModuleOptions& options,
+                                                     const BackendContext& context) {
+  EtcdServiceOptions o = OptionsAs<EtcdServiceOptions>(options);
+  if (Status s = options.set().Validate(); !s) return Error{s.error()};
+  o.client_timeout = context.client_timeout;
+  return std::unique_ptr<LockService>(new EtcdService(context.cluster, o));
+}
+
+EtcdService::EtcdService(Cluster& cluster, EtcdServiceOptions options)
+    : options_(std::move(options)),
+      cluster_token_("locksmith-" + cluster.Tag()),
+      servers_("etcd member", "members") {
+  auto hosts = cluster.Hosts();
+  for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
+    Host* host = hosts[static_cast<size_t>(i)];
+    EtcdMemberAddress member{host->Name(), host->Address(), host->ServicePort(2379),
+                             host->ServicePort(2380)};
+    ServiceNode info{host->Name(), NodeRole::kEtcdMember, host->Name(), "etcd",
+                     host->Address(), member.client_port};
+    table_.push_back(info);
+    members_.push_back(member);
+    servers_.Add({info, host, "the etcd member", kLogFile, options_.ready_timeout});
+  }
+}
+
+nlohmann::json EtcdService::Settings() const {
+  return {{"client", "etcd"},
+          {"heartbeat_ms", options_.heartbeat_ms},
+          {"election_ms", options_.election_ms},
+          // How long Start() took until every member answered and one led.
+          {"ready_ms", ready_after_ms_.load()}};
+}
+
+ServerLaunch EtcdService::LaunchOf(size_t index) const {
+  const Host& host = *servers_.all().at(index)->host();
+  return {{kDataDir},
+          {},
+          EtcdArgv(options_, members_, index, host.PathOf(kDataDir), cluster_token_)};
+}
+
+ReadinessProbe EtcdService::AnswersProbe(size_t index) const {
+  const EtcdEndpoint endpoint{members_.at(index).address, members_.at(index).client_port};
+  auto ask = [endpoint]() -> Status {
+    auto reply = EtcdPostNow(endpoint, kStatusPath, "{}", kProbeTimeout);
+    if (!reply) return Error{reply.error()};
+    if (reply->error) return Error{reply->error->message};
+    return OkStatus();
+  };
+  return {ask, kProbeInterval, "answer"};
+}
+
+Status EtcdService::Start() {
+  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
+    return Error{"the etcd backend needs " + std::to_string(options_.nodes) +
+                 " hosts, the cluster has " + std::to_string(servers_.size())};
+  }
+  for (size_t i = 0; i < members_.size(); ++i) {
+    if (members_[i].client_port == 0 || members_[i].peer_port == 0) {
+      return Error{table_[i].name + ": its host has no free port left"};
+    }
+  }
+  const auto began = std::chrono::steady_clock::now();
+  // Every member is spawned before any is awaited: a member serves only
+  // once a quorum has formed.
+  std::vector<int> pids;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    auto spawned = servers_.all()[i]->Spawn(LaunchOf(i));
+    if (!spawned) return Error{spawned.error()};
+    pids.push_back(*spawned);
+  }
+  const auto give_up = began + options_.ready_timeout;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    Status s = servers_.all()[i]->AwaitReady(pids[i], give_up, AnswersProbe(i));
+    if (!s) return s;
+  }
+  if (Status s = AwaitLeader(give_up); !s) return s;
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - began)
+                        .count();
+  return OkStatus();
+}
+
+Status EtcdService::AwaitLeader(std::chrono::steady_clock::time_point give_up) {
+  while (true) {
+    auto leader = LeaderNow();
+    if (leader) return OkStatus();
+    if (std::chrono::steady_clock::now() >= give_up) {
+      return Error{"the etcd cluster elected no leader within " +
+                   std::to_string(options_.ready_timeout.count()) + " ms: " + leader.error()};
+    }
+    std::this_thread::sleep_for(kProbeInterval);
+  }
+}
+
+void EtcdService::Stop() {
+  servers_.StopAll();
+  // Once no member runs, the preallocated log goes: 128 MB a member would
+  // stay in the run's directory for nothing (the member's log and its
+  // database stay).
+  for (const auto& server : servers_.all()) {
+    for (const char* wal : kPreallocatedWal) (void)server->host()->RemoveFile(wal);
+  }
+  std::lock_guard lock(mu_);
+  leader_.clear();
+}
+
+std::unique_ptr<LockClient> EtcdService::NewClient(boost::asio::any_io_executor executor,
+                                                   const ClientSlot& slot) {
+  EtcdLockClientOptions o;
+  for (const auto& m : members_) o.members.push_back({m.address, m.client_port});
+  o.source_address = slot.source_address;
+  o.first_member = static_cast<size_t>(std::max(0, slot.index));
+  o.timeout = options_.client_timeout;
+  return std::make_unique<EtcdLockClient>(std::move(executor), std::move(o), slot.seed);
+}
+
+Status EtcdService::KillNode(const std::string& name) {
+  Status s = servers_.Kill(name);
+  std::lock_guard lock(mu_);
+  if (leader_ == name) leader_.clear();
+  return s;
+}
+
+Status EtcdService::StartNode(const std::string& name) {
+  auto index = servers_.IndexOf(name);
+  if (!index) return Error{index.error()};
+  return servers_.all()[*index]->Launch(LaunchOf(*index), AnswersProbe(*index));
+}
+
+bool EtcdService::IsUp(const std::string& name) { return servers_.IsUp(name); }
+
+Status EtcdService::PauseNode(const std::string& name) { return servers_.Pause(name); }
+
+Status EtcdService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
+
+std::optional<NodeProcess> EtcdService::ProcessOf(const std::string& name) {
+  return servers_.ProcessOf(name);
+}
+
+Result<std::string> EtcdService::Primary() { return LeaderNow(); }
+
+Result<std::string> EtcdService::LeaderNow() const {
+  std::string leader;
+  std::string seen;
+  for (size_t i = 0; i < members_.size(); ++i) {
+    std::string said = "no answer";
+    if (servers_.all()[i]->Responsive()) {
+      auto reply = EtcdPostNow({members_[i].address, members_[i].client_port}, kStatusPath, "{}",
+                               kProbeTimeout);
+      auto status = reply && reply->ok() ? ParseMemberStatus(reply->body)
+                                         : Result<EtcdMemberStatus>(Error{"no status"});
+      if (status) {
+        const bool leads = status->leader_id != 0 && status->leader_id == status->member_id;
+        said = leads ? "leader" : (status->leader_id != 0 ? "follower" : "no leader");
+        if (leads && leader.empty()) leader = members_[i].name;
+      }
+    }
+    seen += (seen.empty() ? "" : ", ") + members_[i].name + ": " + said;
+  }
+  std::lock_guard lock(mu_);
+  leader_ = leader;
+  leader_seen_ = std::chrono::steady_clock::now();
+  if (leader.empty()) return Error{"no etcd member leads now (" + seen + ")"};
+  return leader;
+}
+
+NodeTable EtcdService::Table() const {
+  std::string leader;
+  bool stale = false;
+  {
+    std::lock_guard lock(mu_);
+    leader = leader_;
+    stale = std::chrono::steady_clock::now() - leader_seen_ > kLeaderCacheFor;
+  }
+  if (stale) {
+    auto leading = LeaderNow();
+    leader = leading ? *leading : "";
+  }
+  NodeTable table = table_;
+  for (auto& node : table) {
+    if (node.name == leader) node.role = NodeRole::kPrimary;
+  }
+  return table;
+}
+
+}  // namespace locksmith
