@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "backends/mariadb_lock_client.h"
+#include "backends/mariadb_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
@@ -32,6 +34,9 @@ const std::vector<BackendEntry>& Backends() {
        .options = MakeOptions<SentinelServiceOptions>, .make = MakeSentinelService,
        .clients = RedisClientNames(), .fencing_clients = RedisFencingClientNames(),
        .packages = {"redis-server", "redis-sentinel"}},
+      {.name = "mariadb", .hosts = FixedHosts<1>, .options = MakeOptions<MariadbServiceOptions>,
+       .make = MakeMariadbService, .clients = MariadbClientNames(),
+       .fencing_clients = MariadbClientNames(), .packages = {"mariadb-server"}},
   };
   return kBackends;
 }
