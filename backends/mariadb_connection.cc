@@ -66,7 +66,8 @@ struct MariadbConnection::State {
     Clock::time_point until = deadline;
     bool library_timeout = false;
     if ((status & MYSQL_WAIT_TIMEOUT) != 0) {
-      const auto asked = Clock::now() + std::chrono::milliseconds(mysql_get_timeout_value_ms(mysql));
+      const auto asked =
+          Clock::now() + std::chrono::milliseconds(mysql_get_timeout_value_ms(mysql));
       if (asked < until) {
         until = asked;
         library_timeout = true;

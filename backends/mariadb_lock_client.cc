@@ -88,7 +88,10 @@ awaitable<AcquireResult> MariadbLockClient::Acquire(const std::string& key, mill
 awaitable<void> MariadbLockClient::GetLock(const std::string& key, milliseconds lease,
                                            AcquireResult& result) {
   const auto deadline = Clock::now() + options_.timeout;
-  SqlReply got = co_await connection_.Query("SELECT GET_LOCK(" + SqlQuoted(key) + ", 0)", deadline);
+  // Statements are built before co_await: GCC 12 may destroy a temporary
+  // of a co_await's operand twice.
+  const std::string sql = "SELECT GET_LOCK(" + SqlQuoted(key) + ", 0)";
+  SqlReply got = co_await connection_.Query(sql, deadline);
   if (!got.ok()) co_return FailFrom(got, result);
   const auto value = got.Scalar();
   if (value == "1") co_return co_await Granted(key, lease, deadline, result);
@@ -112,24 +115,25 @@ awaitable<void> MariadbLockClient::SelectForUpdate(const std::string& key, milli
   const std::string name = SqlQuoted(key);
   auto deadline = Clock::now() + options_.timeout;
   if (!rows_made_.contains(key)) {
-    if (!co_await Prepare("INSERT IGNORE INTO locks (name) VALUES (" + name + ")", deadline,
-                          result)) {
-      co_return;
-    }
+    const std::string make_row = "INSERT IGNORE INTO locks (name) VALUES (" + name + ")";
+    if (!co_await Prepare(make_row, deadline, result)) co_return;
     rows_made_.insert(key);
   }
-  if (!co_await Prepare("START TRANSACTION", deadline, result)) co_return;
+  const std::string begin = "START TRANSACTION";
+  if (!co_await Prepare(begin, deadline, result)) co_return;
   const int64_t wait_s = LockWaitSeconds(wait_);
   deadline = Clock::now() + std::chrono::seconds(wait_s) + options_.timeout;
-  SqlReply locked = co_await connection_.Query(
-      "SELECT name FROM locks WHERE name = " + name + " FOR UPDATE " +
-          (wait_s == 0 ? std::string("NOWAIT") : "WAIT " + std::to_string(wait_s)),
-      deadline, /*may_connect=*/false);
-  if (locked.ok() && !locked.rows.empty()) co_return co_await Granted(key, lease, deadline, result);
+  const std::string wait = wait_s == 0 ? "NOWAIT" : "WAIT " + std::to_string(wait_s);
+  const std::string lock = "SELECT name FROM locks WHERE name = " + name + " FOR UPDATE " + wait;
+  SqlReply locked = co_await connection_.Query(lock, deadline, /*may_connect=*/false);
+  if (locked.ok() && !locked.rows.empty()) {
+    co_return co_await Granted(key, lease, deadline, result);
+  }
   if (locked.failure == SqlFailure::kInDoubt) co_return FailFrom(locked, result);
   // Refused (or the row is missing): end the transaction, holding nothing.
-  SqlReply rollback = co_await connection_.Query("ROLLBACK", Clock::now() + options_.timeout,
-                                                 /*may_connect=*/false);
+  const std::string end = "ROLLBACK";
+  SqlReply rollback =
+      co_await connection_.Query(end, Clock::now() + options_.timeout, /*may_connect=*/false);
   if (!rollback.ok()) connection_.Close();
   result.outcome = Outcome::kFail;
   result.busy = locked.code == kLockWaitTimeout;
@@ -141,9 +145,8 @@ awaitable<void> MariadbLockClient::SelectForUpdate(const std::string& key, milli
 awaitable<void> MariadbLockClient::Granted(const std::string& key, milliseconds lease,
                                            Clock::time_point deadline, AcquireResult& result) {
   if (options_.fencing) {
-    SqlReply fence = co_await connection_.Query(
-        "INSERT INTO fences (name) VALUES (" + SqlQuoted(key) + ")", deadline,
-        /*may_connect=*/false);
+    const std::string insert = "INSERT INTO fences (name) VALUES (" + SqlQuoted(key) + ")";
+    SqlReply fence = co_await connection_.Query(insert, deadline, /*may_connect=*/false);
     if (!fence.ok() || fence.insert_id == 0) {
       connection_.Close();  // the lock dies with the connection
       result.outcome = Outcome::kUnknown;
@@ -172,9 +175,8 @@ awaitable<ReleaseResult> MariadbLockClient::Release(const std::string& key,
   const bool get_lock = options_.recipe == MariadbRecipe::kGetLock;
   SqlReply reply;
   if (connection_.connected() && connection_.connects() == hold.connection) {
-    reply = co_await connection_.Query(get_lock ? "SELECT RELEASE_LOCK(" + SqlQuoted(key) + ")"
-                                                : std::string("COMMIT"),
-                                       Clock::now() + options_.timeout, /*may_connect=*/false);
+    const std::string sql = get_lock ? "SELECT RELEASE_LOCK(" + SqlQuoted(key) + ")" : "COMMIT";
+    reply = co_await connection_.Query(sql, Clock::now() + options_.timeout, /*may_connect=*/false);
   } else {
     reply.failure = SqlFailure::kNotSent;
     reply.lost = true;

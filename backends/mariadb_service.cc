@@ -83,7 +83,7 @@ std::vector<std::string> MariadbInstallArgv(const std::string& data_dir,
 Status MariadbPing(const MariadbEndpoint& endpoint, std::chrono::milliseconds timeout) {
   MYSQL* mysql = mysql_init(nullptr);
   if (mysql == nullptr) return Error{"mysql_init: out of memory"};
-  const unsigned seconds = static_cast<unsigned>(std::max<int64_t>(1, (timeout.count() + 999) / 1000));
+  const auto seconds = static_cast<unsigned>(std::max<int64_t>(1, (timeout.count() + 999) / 1000));
   const unsigned protocol = MYSQL_PROTOCOL_TCP;
   mysql_options(mysql, MYSQL_OPT_PROTOCOL, &protocol);
   mysql_options(mysql, MYSQL_OPT_CONNECT_TIMEOUT, &seconds);
@@ -157,17 +157,27 @@ Status MariadbService::Install(ServerProcess& node) {
 Status MariadbService::Launch(ServerProcess& node) {
   const ServiceNode& info = node.info();
   const MariadbEndpoint endpoint = EndpointOf(info);
-  ServerLaunch launch{{}, {}, MariadbServerArgv(node.host()->PathOf(kDataDir), info.address, info.port)};
+  ServerLaunch launch{
+      {}, {}, MariadbServerArgv(node.host()->PathOf(kDataDir), info.address, info.port)};
   return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kProbeTimeout); },
                               kProbeInterval, "answer a query"});
 }
 
+nlohmann::json MariadbService::Settings() const {
+  return {{"client", options_.client}, {"ready_ms", ready_after_ms_.load()}};
+}
+
 Status MariadbService::Start() {
   if (servers_.size() == 0) return Error{"the mariadb backend needs a host, the cluster has none"};
+  const auto start = std::chrono::steady_clock::now();
   ServerProcess& node = *servers_.all().front();
   if (node.info().port == 0) return Error{node.name() + ": its host has no free port left"};
   if (Status s = Install(node); !s) return s;
-  return Launch(node);
+  if (Status s = Launch(node); !s) return s;
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return OkStatus();
 }
 
 void MariadbService::Stop() { servers_.StopAll(); }

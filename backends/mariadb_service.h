@@ -24,7 +24,9 @@
 // process state (ServerProcess).
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -76,6 +78,8 @@ class MariadbService : public LockService,
 
   std::string Backend() const override { return "mariadb"; }
   NodeTable Table() const override { return table_; }
+  // ready_ms: how long the last Start took, the install included.
+  nlohmann::json Settings() const override;
   std::vector<std::string> Secrets() const override { return {options_.password}; }
   // Makes the data directory (once), then starts the server.
   Status Start() override;
@@ -101,6 +105,7 @@ class MariadbService : public LockService,
   const MariadbServiceOptions options_;
   NodeTable table_;    // fixed at construction
   ServerSet servers_;  // fixed at construction
+  std::atomic<int64_t> ready_after_ms_{-1};
 };
 
 }  // namespace locksmith
