@@ -13,6 +13,7 @@
 #include <csignal>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <regex>
 
 #include "base/testing/temp_dir.h"
@@ -66,16 +67,16 @@ FinishedRun RunConfig(nlohmann::json config) {
 
 TEST(MariadbIntegrationTest, EachClientWithoutFaultsIsValid) {
   for (const std::string client : {"mysql-get-lock", "mysql-for-update"}) {
-    FinishedRun f = RunMariadb({"--client", client, "--time-limit", "10", "--keys", "10",
+    FinishedRun f = RunMariadb({"--client", client, "--time-limit", "5", "--keys", "10",
                                 "--hold", "1-3", "--fencing", "on"});
     ASSERT_EQ(f.code, 0) << client << "\n" << f.out;
     std::smatch ready;
     ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
     const int acquires = OkOps(f.history, "acquire");
     std::cout << client << ": server ready after " << ready[1] << " ms, " << acquires
-              << " ok acquires in 10 s\n";
+              << " ok acquires in 5 s\n";
     EXPECT_LT(std::stoi(ready[1]), 10000) << "far beyond the ~1 s it takes on an idle machine";
-    EXPECT_GT(acquires, 2000) << client;
+    EXPECT_GT(acquires, 1500) << client;  // about 5000 on an idle machine
     // Each grant of a key carries a fence above the one before it.
     std::map<std::string, int64_t> last;
     for (const Op& op : f.history) {
@@ -151,7 +152,9 @@ TEST(MariadbIntegrationTest, AnInterruptedRunLeavesNoServerBehind) {
   ASSERT_TRUE(WaitForText(dir.path() + "/stderr.txt", "workload mutex for", seconds(60)))
       << run.Stderr();
   run.Signal(SIGINT);
-  ASSERT_TRUE(run.Wait(seconds(60)).has_value()) << run.Stdout();
+  const std::optional<int> code = run.Wait(seconds(60));
+  ASSERT_TRUE(code.has_value()) << run.Stdout();
+  EXPECT_EQ(*code, 2) << run.Stdout();  // cut short: unknown
   ExpectNothingLeft(LatestRun(dir.path() + "/store"));
 }
 
