@@ -135,6 +135,7 @@ awaitable<void> MariadbLockClient::SelectForUpdate(const std::string& key, milli
   SqlReply rollback =
       co_await connection_.Query(end, Clock::now() + options_.timeout, /*may_connect=*/false);
   if (!rollback.ok()) connection_.Close();
+  if (locked.ok()) rows_made_.erase(key);  // no row: make it again next time
   result.outcome = Outcome::kFail;
   result.busy = locked.code == kLockWaitTimeout;
   result.error = result.busy        ? std::string(kHeldByAnother)
