@@ -7,7 +7,7 @@
 // The server's files are in its host's directory: mariadb/ (the data
 // directory, made once by mariadb-install-db, owned by the `mysql` system
 // user the package made; mariadbd runs as that user, --user, from its
-// start as root), mariadb.log (its error log, on stderr). It reads no
+// start as root; removed by Stop), mariadb.log (its error log, on stderr). It reads no
 // option file of the machine's (--no-defaults) and shares nothing with the
 // machine's own MariaDB: its socket and pid file are in its data directory.
 // The clients' account, `locksmith` with a password from the kernel's
@@ -83,6 +83,7 @@ class MariadbService : public LockService,
   std::vector<std::string> Secrets() const override { return {options_.password}; }
   // Makes the data directory (once), then starts the server.
   Status Start() override;
+  // Stops the server and removes its data directory.
   void Stop() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;

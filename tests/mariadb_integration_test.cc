@@ -155,7 +155,11 @@ TEST(MariadbIntegrationTest, AnInterruptedRunLeavesNoServerBehind) {
   const std::optional<int> code = run.Wait(seconds(60));
   ASSERT_TRUE(code.has_value()) << run.Stdout();
   EXPECT_EQ(*code, 2) << run.Stdout();  // cut short: unknown
-  ExpectNothingLeft(LatestRun(dir.path() + "/store"));
+  const std::string run_dir = LatestRun(dir.path() + "/store");
+  ExpectNothingLeft(run_dir);
+  // The server's data went with it; its log stays with the run.
+  EXPECT_FALSE(std::filesystem::exists(run_dir + "/nodes/n1/mariadb"));
+  EXPECT_TRUE(std::filesystem::exists(run_dir + "/nodes/n1/mariadb.log"));
 }
 
 }  // namespace
