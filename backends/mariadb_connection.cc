@@ -134,7 +134,7 @@ struct MariadbConnection::State {
 
   const MariadbEndpoint endpoint;
   MYSQL* mysql = nullptr;
-  bool ready = false;  // connected, the handshake done
+  bool handshaken = false;  // connected, the handshake done
   uint64_t generation = 0;
   stream_descriptor socket;  // non-owning: released before mysql_close
   boost::asio::steady_timer timer;
@@ -146,10 +146,12 @@ MariadbConnection::MariadbConnection(boost::asio::any_io_executor executor,
 
 MariadbConnection::~MariadbConnection() { Close(); }
 
-bool MariadbConnection::connected() const { return state_->mysql != nullptr && state_->ready; }
+bool MariadbConnection::connected() const {
+  return state_->mysql != nullptr && state_->handshaken;
+}
 
 void MariadbConnection::Close() {
-  state_->ready = false;
+  state_->handshaken = false;
   state_->Close();
 }
 
@@ -183,7 +185,7 @@ awaitable<Status> MariadbConnection::Connect(Clock::time_point deadline) {
     Close();
     co_return Error{"cannot connect to " + where + ": " + why};
   }
-  s.ready = true;
+  s.handshaken = true;
   co_return OkStatus();
 }
 
