@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "backends/etcd_service.h"
+#include "backends/mariadb_lock_client.h"
+#include "backends/mariadb_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
@@ -36,6 +38,9 @@ const std::vector<BackendEntry>& Backends() {
       {.name = "etcd", .hosts = EtcdHosts, .options = MakeOptions<EtcdServiceOptions>,
        .make = MakeEtcdService, .clients = {"etcd"}, .fencing_clients = {"etcd"},
        .packages = {"etcd-server"}},
+      {.name = "mariadb", .hosts = FixedHosts<1>, .options = MakeOptions<MariadbServiceOptions>,
+       .make = MakeMariadbService, .clients = MariadbClientNames(),
+       .fencing_clients = MariadbClientNames(), .packages = {"mariadb-server"}},
   };
   return kBackends;
 }

@@ -93,6 +93,9 @@ std::string ReadText(const std::string& path) {
 
 FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout) {
   TempDir dir;
+  // Searchable (not readable) by others: a server that runs as a system user
+  // of its own (mariadbd as mysql) must reach its data in the run directory.
+  fs::permissions(dir.path(), fs::perms::others_exec, fs::perm_options::add);
   FinishedRun f;
   std::vector<std::string> args = {"run", "--store", "store"};
   args.insert(args.end(), flags.begin(), flags.end());

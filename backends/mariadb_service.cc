@@ -1,0 +1,228 @@
+#include "backends/mariadb_service.h"
+
+#include <mysql.h>
+
+#include <algorithm>
+
+#include "backends/mariadb_lock_client.h"
+#include "backends/redis_service.h"
+
+namespace locksmith {
+namespace {
+
+constexpr char kDataDir[] = "mariadb";
+constexpr char kLogFile[] = "mariadb.log";
+constexpr char kBootstrapFile[] = "mariadb-bootstrap.sql";
+constexpr char kUser[] = "locksmith";
+constexpr char kDatabase[] = "locksmith";
+// The system user Debian's package made; mariadbd switches to it.
+constexpr char kSystemUser[] = "mysql";
+constexpr int kPreferredPort = 3306;
+// A small server: the tests' servers hold a few rows.
+constexpr const char* kInnodbSizes[] = {"--innodb-buffer-pool-size=16M",
+                                     "--innodb-log-file-size=4M",
+                                     "--innodb-temp-data-file-path=ibtmp1:4M:autoextend"};
+constexpr std::chrono::milliseconds kInstallTimeout{60000};
+constexpr std::chrono::milliseconds kProbeTimeout{1000};
+constexpr std::chrono::milliseconds kProbeInterval{20};
+
+}  // namespace
+
+void MariadbServiceOptions::Declare(OptionSet& set) { (void)set; }
+
+std::string MariadbBootstrapSql(const std::string& password) {
+  const std::string account = SqlQuoted(kUser) + "@'%'";
+  const std::string db = std::string(kDatabase);
+  // mariadb-install-db runs this with the grant tables not yet loaded.
+  return "FLUSH PRIVILEGES;\n"
+         "CREATE USER " + account + " IDENTIFIED BY " + SqlQuoted(password) + ";\n"
+         "CREATE DATABASE " + db + ";\n"
+         "GRANT ALL ON " + db + ".* TO " + account + ";\n"
+         // The lock rows of mysql-for-update.
+         "CREATE TABLE " + db + ".locks (name VARBINARY(255) PRIMARY KEY) ENGINE=InnoDB;\n"
+         // The fences: InnoDB never gives an AUTO_INCREMENT id twice.
+         "CREATE TABLE " + db + ".fences (id BIGINT UNSIGNED AUTO_INCREMENT PRIMARY KEY, "
+         "name VARBINARY(255) NOT NULL) ENGINE=InnoDB;\n";
+}
+
+std::vector<std::string> MariadbServerArgv(const std::string& data_dir, const std::string& address,
+                                           int port) {
+  std::vector<std::string> argv = {
+      "mariadbd",
+      "--no-defaults",  // never the machine's option files
+      std::string("--user=") + kSystemUser,
+      "--datadir=" + data_dir,
+      "--bind-address=" + address,
+      "--port=" + std::to_string(port),
+      // Relative: in the data directory, where mariadbd runs.
+      "--socket=mariadbd.sock",
+      "--pid-file=mariadbd.pid",
+      "--skip-name-resolve",
+      "--innodb-flush-log-at-trx-commit=2",
+  };
+  argv.insert(argv.end(), std::begin(kInnodbSizes), std::end(kInnodbSizes));
+  return argv;
+}
+
+std::vector<std::string> MariadbInstallArgv(const std::string& data_dir,
+                                            const std::string& bootstrap_file) {
+  std::vector<std::string> argv = {
+      "mariadb-install-db",
+      "--no-defaults",
+      std::string("--user=") + kSystemUser,
+      "--datadir=" + data_dir,
+      "--auth-root-authentication-method=socket",  // root: the system's root only, no password
+      "--skip-test-db",
+      "--skip-name-resolve",
+      "--extra-file=" + bootstrap_file,
+  };
+  argv.insert(argv.end(), std::begin(kInnodbSizes), std::end(kInnodbSizes));
+  return argv;
+}
+
+Status MariadbPing(const MariadbEndpoint& endpoint, std::chrono::milliseconds timeout) {
+  MYSQL* mysql = mysql_init(nullptr);
+  if (mysql == nullptr) return Error{"mysql_init: out of memory"};
+  const auto seconds = static_cast<unsigned>(std::max<int64_t>(1, (timeout.count() + 999) / 1000));
+  const unsigned protocol = MYSQL_PROTOCOL_TCP;
+  mysql_options(mysql, MYSQL_OPT_PROTOCOL, &protocol);
+  mysql_options(mysql, MYSQL_OPT_CONNECT_TIMEOUT, &seconds);
+  mysql_options(mysql, MYSQL_OPT_READ_TIMEOUT, &seconds);
+  mysql_options(mysql, MYSQL_OPT_WRITE_TIMEOUT, &seconds);
+  Status answer = OkStatus();
+  if (mysql_real_connect(mysql, endpoint.host.c_str(), endpoint.user.c_str(),
+                         endpoint.password.c_str(), endpoint.database.c_str(), endpoint.port,
+                         nullptr, 0) == nullptr ||
+      mysql_query(mysql, "SELECT COUNT(*) FROM locks") != 0) {
+    answer = Error{mysql_error(mysql)};
+  } else if (MYSQL_RES* rows = mysql_store_result(mysql); rows != nullptr) {
+    mysql_free_result(rows);
+  }
+  mysql_close(mysql);
+  return answer;
+}
+
+Result<std::unique_ptr<LockService>> MakeMariadbService(const ModuleOptions& options,
+                                                        const BackendContext& context) {
+  MariadbServiceOptions m = OptionsAs<MariadbServiceOptions>(options);
+  auto password = NewServerPassword();
+  if (!password) return Error{password.error()};
+  m.password = *password;
+  m.client_timeout = context.client_timeout;
+  if (!context.client.empty()) m.client = context.client;
+  m.fencing = context.fencing;
+  return std::unique_ptr<LockService>(new MariadbService(context.cluster, m));
+}
+
+MariadbService::MariadbService(Cluster& cluster, MariadbServiceOptions options)
+    : options_(std::move(options)), servers_("mariadb server", "nodes") {
+  auto hosts = cluster.Hosts();
+  if (hosts.empty()) return;
+  Host* host = hosts.front();
+  table_.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "mariadbd", host->Address(),
+                    host->ServicePort(kPreferredPort)});
+  servers_.Add({table_.front(), host, "mariadbd", kLogFile, options_.ready_timeout});
+}
+
+MariadbEndpoint MariadbService::EndpointOf(const ServiceNode& node) const {
+  MariadbEndpoint e;
+  e.host = node.address;
+  e.port = static_cast<uint16_t>(node.port);
+  e.user = kUser;
+  e.password = options_.password;
+  e.database = kDatabase;
+  return e;
+}
+
+Status MariadbService::Install(ServerProcess& node) {
+  Host& host = *node.host();
+  if (Status s = host.WriteFile(kBootstrapFile, MariadbBootstrapSql(options_.password)); !s) {
+    return s;
+  }
+  auto done = host.Exec(MariadbInstallArgv(host.PathOf(kDataDir), host.PathOf(kBootstrapFile)),
+                        kInstallTimeout);
+  // The password stays in no file of the node's (the server keeps its hash).
+  (void)host.RemoveFile(kBootstrapFile);
+  if (!done) return Error{node.name() + ": mariadb-install-db: " + done.error()};
+  if (done->exit_code != 0) {
+    std::string output = done->output;
+    if (output.size() > 600) output = "..." + output.substr(output.size() - 600);
+    return Error{node.name() + ": mariadb-install-db exited " + std::to_string(done->exit_code) +
+                 " (the mysql user must reach " + host.Directory() +
+                 ": every directory above it searchable): " + output};
+  }
+  return OkStatus();
+}
+
+Status MariadbService::Launch(ServerProcess& node) {
+  const ServiceNode& info = node.info();
+  const MariadbEndpoint endpoint = EndpointOf(info);
+  ServerLaunch launch{
+      {}, {}, MariadbServerArgv(node.host()->PathOf(kDataDir), info.address, info.port)};
+  return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kProbeTimeout); },
+                              kProbeInterval, "answer a query"});
+}
+
+nlohmann::json MariadbService::Settings() const {
+  return {{"client", options_.client}, {"ready_ms", ready_after_ms_.load()}};
+}
+
+Status MariadbService::Start() {
+  if (servers_.size() == 0) return Error{"the mariadb backend needs a host, the cluster has none"};
+  const auto start = std::chrono::steady_clock::now();
+  ServerProcess& node = *servers_.all().front();
+  if (node.info().port == 0) return Error{node.name() + ": its host has no free port left"};
+  if (Status s = Install(node); !s) return s;
+  if (Status s = Launch(node); !s) return s;
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return OkStatus();
+}
+
+void MariadbService::Stop() {
+  servers_.StopAll();
+  // The data directory (tens of MB, nothing a checker reads) goes with the
+  // server; its log stays with the run.
+  for (const auto& node : servers_.all()) {
+    Host& host = *node->host();
+    (void)host.Exec({"rm", "-rf", "--", host.PathOf(kDataDir)}, kInstallTimeout);
+  }
+}
+
+std::unique_ptr<LockClient> MariadbService::NewClient(boost::asio::any_io_executor executor,
+                                                      const ClientSlot& slot) {
+  MariadbLockClientOptions o;
+  // No node only when the cluster had no host; Start() failed then.
+  if (!table_.empty()) o.endpoint = EndpointOf(table_.front());
+  o.endpoint.source_address = slot.source_address;
+  o.recipe = MariadbRecipeNamed(options_.client);
+  o.timeout = options_.client_timeout;
+  o.fencing = options_.fencing;
+  return std::make_unique<MariadbLockClient>(std::move(executor), std::move(o), slot.seed);
+}
+
+Status MariadbService::KillNode(const std::string& name) { return servers_.Kill(name); }
+
+Status MariadbService::StartNode(const std::string& name) {
+  auto node = servers_.FindOrError(name);
+  if (!node) return Error{node.error()};
+  return Launch(**node);
+}
+
+bool MariadbService::IsUp(const std::string& name) { return servers_.IsUp(name); }
+
+Status MariadbService::PauseNode(const std::string& name) { return servers_.Pause(name); }
+
+Status MariadbService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
+
+Result<std::string> MariadbService::Primary() {
+  if (table_.empty()) return Error{"the mariadb service has no node"};
+  return table_.front().name;
+}
+
+std::optional<NodeProcess> MariadbService::ProcessOf(const std::string& name) {
+  return servers_.ProcessOf(name);
+}
+
+}  // namespace locksmith

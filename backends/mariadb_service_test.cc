@@ -1,0 +1,52 @@
+#include "backends/mariadb_service.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace locksmith {
+namespace {
+
+bool Has(const std::vector<std::string>& argv, const std::string& arg) {
+  return std::find(argv.begin(), argv.end(), arg) != argv.end();
+}
+
+TEST(MariadbServiceTest, TheServerReadsNoOptionFileAndListensOnlyOnItsHost) {
+  const auto argv = MariadbServerArgv("/run/nodes/n1/mariadb", "198.18.0.1", 3306);
+  ASSERT_GE(argv.size(), 2u);
+  EXPECT_EQ(argv[0], "mariadbd");
+  EXPECT_EQ(argv[1], "--no-defaults");  // must come first to count
+  EXPECT_TRUE(Has(argv, "--user=mysql"));
+  EXPECT_TRUE(Has(argv, "--datadir=/run/nodes/n1/mariadb"));
+  EXPECT_TRUE(Has(argv, "--bind-address=198.18.0.1"));
+  EXPECT_TRUE(Has(argv, "--port=3306"));
+  // Never the machine's own socket or pid file.
+  EXPECT_TRUE(Has(argv, "--socket=mariadbd.sock"));
+  EXPECT_TRUE(Has(argv, "--pid-file=mariadbd.pid"));
+}
+
+TEST(MariadbServiceTest, InstallSizesTheDataLikeTheServer) {
+  const auto install = MariadbInstallArgv("/d/mariadb", "/d/boot.sql");
+  ASSERT_GE(install.size(), 2u);
+  EXPECT_EQ(install[1], "--no-defaults");
+  EXPECT_TRUE(Has(install, "--extra-file=/d/boot.sql"));
+  EXPECT_TRUE(Has(install, "--datadir=/d/mariadb"));
+  const auto server = MariadbServerArgv("/d/mariadb", "198.18.0.1", 3306);
+  for (const auto& arg : install) {
+    if (arg.rfind("--innodb-", 0) == 0) {
+      EXPECT_TRUE(Has(server, arg)) << arg;
+    }
+  }
+}
+
+TEST(MariadbServiceTest, TheBootstrapQuotesThePasswordAndMakesTheTables) {
+  const std::string sql = MariadbBootstrapSql("p'w\\d");
+  EXPECT_EQ(sql.rfind("FLUSH PRIVILEGES;\n", 0), 0u);  // grant tables loaded first
+  EXPECT_NE(sql.find("IDENTIFIED BY 'p\\'w\\\\d';"), std::string::npos) << sql;
+  EXPECT_NE(sql.find("CREATE TABLE locksmith.locks "), std::string::npos);
+  EXPECT_NE(sql.find("CREATE TABLE locksmith.fences (id BIGINT UNSIGNED AUTO_INCREMENT"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace locksmith
