@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backends/pg_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
@@ -32,6 +33,9 @@ const std::vector<BackendEntry>& Backends() {
        .options = MakeOptions<SentinelServiceOptions>, .make = MakeSentinelService,
        .clients = RedisClientNames(), .fencing_clients = RedisFencingClientNames(),
        .packages = {"redis-server", "redis-sentinel"}},
+      {.name = "postgres", .hosts = FixedHosts<1>, .options = MakeOptions<NoOptions>,
+       .make = MakePostgresService, .clients = PgClientNames(),
+       .fencing_clients = PgClientNames(), .packages = {"postgresql-15"}},
   };
   return kBackends;
 }
