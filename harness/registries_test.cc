@@ -108,7 +108,8 @@ TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
 
 TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
   EXPECT_EQ(FindBackend("etcd").error(),
-            "unknown backend \"etcd\" (known: redis, zookeeper, redlock, redis-sentinel)");
+            "unknown backend \"etcd\" (known: redis, zookeeper, redlock, redis-sentinel, "
+            "postgres)");
   EXPECT_EQ(FindWorkload("bank").error(),
             "unknown workload \"bank\" (known: mutex, inventory, counter, rw-cache)");
   EXPECT_EQ(FindNemesis("meteor").error(),
