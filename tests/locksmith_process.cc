@@ -93,10 +93,6 @@ std::string ReadText(const std::string& path) {
 
 FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout) {
   TempDir dir;
-  // Searchable by others (not readable): a server that runs as a user of its
-  // own (postgres) must reach its node directory below it.
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::others_exec,
-                               std::filesystem::perm_options::add);
   FinishedRun f;
   std::vector<std::string> args = {"run", "--store", "store"};
   args.insert(args.end(), flags.begin(), flags.end());

@@ -174,8 +174,6 @@ TEST(PostgresIntegrationTest, AFrozenServerTurnsCallsIntoInfo) {
 
 TEST(PostgresIntegrationTest, AnInterruptedRunLeavesNoServerAndNoDataDirectory) {
   TempDir dir;
-  std::filesystem::permissions(dir.path(), std::filesystem::perms::others_exec,
-                               std::filesystem::perm_options::add);
   LocksmithProcess run(dir.path(), {"run", "--backend", "postgres", "--time-limit", "120",
                                     "--store", "store"});
   ASSERT_TRUE(WaitForLines(dir.path() + "/store/latest/history.jsonl", 20, seconds(60)))
