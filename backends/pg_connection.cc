@@ -65,6 +65,8 @@ PgResponse PgConnection::Failed(PgCallError error, std::string why) {
 }
 
 bool PgConnection::TrackSocket(std::string& why) {
+  // One numeric address, no SSL or GSS to fall back from: libpq keeps the
+  // socket it opened for the whole session.
   const int fd = PQsocket(conn_);
   if (fd < 0) {
     why = "no socket: " + Trimmed(PQerrorMessage(conn_));
@@ -155,6 +157,7 @@ asio::awaitable<Status> PgConnection::PollConnect(Clock::time_point deadline) {
     co_return s;
   }
   ready_ = true;
+  ++sessions_opened_;
   co_return OkStatus();
 }
 

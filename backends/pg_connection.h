@@ -76,8 +76,11 @@ class PgConnection {
   void Close();
 
   bool connected() const { return conn_ != nullptr && ready_; }
-  // Sessions opened so far (a new session after each loss).
+  // Session attempts so far (each Connect that found none open): a lock taken
+  // in one session is gone once this has moved on.
   uint64_t generation() const { return generation_; }
+  // Sessions that were opened.
+  int64_t sessions_opened() const { return sessions_opened_; }
 
  private:
   enum class Wait { kRead, kWrite };
@@ -100,6 +103,7 @@ class PgConnection {
   bool ready_ = false;
   std::unique_ptr<Socket> socket_;
   uint64_t generation_ = 0;
+  int64_t sessions_opened_ = 0;
 };
 
 }  // namespace locksmith

@@ -184,7 +184,7 @@ asio::awaitable<ReleaseResult> PgLockClient::ReleaseRow(const std::string& key,
 }
 
 std::map<std::string, int64_t> PgLockClient::Counters() const {
-  return {{"sessions", connection_ ? static_cast<int64_t>(connection_->generation()) : 0},
+  return {{"sessions", connection_ ? connection_->sessions_opened() : 0},
           {"acquire_retries", retries_}};
 }
 
