@@ -28,6 +28,13 @@ std::string Trimmed(std::string s) {
   return s;
 }
 
+// The last line of a command's output: where initdb says what went wrong.
+std::string LastLine(const std::string& output) {
+  const std::string trimmed = Trimmed(output);
+  const size_t newline = trimmed.rfind('\n');
+  return newline == std::string::npos ? trimmed : trimmed.substr(newline + 1);
+}
+
 }  // namespace
 
 std::vector<std::string> PgClientNames() { return {"pg-advisory", "pg-lock-table"}; }
@@ -164,7 +171,7 @@ Status PostgresService::InitCluster(Host& host) {
              ": every directory above it needs search permission for others, o+x)";
     }
     return Error{"initdb exited " + std::to_string(initdb->exit_code) + ": " +
-                 Trimmed(initdb->output) + hint};
+                 LastLine(initdb->output) + hint};
   }
   if (Status s = host.WriteFile(kHbaFile, PgHbaText()); !s) return s;
   return chown({kHbaFile});
