@@ -111,8 +111,17 @@ asio::awaitable<bool> PgConnection::AwaitSocket(Wait wait, Clock::time_point dea
   co_return true;
 }
 
+bool PgConnection::Alive() {
+  if (!connected()) return false;
+  if (PQconsumeInput(conn_) == 0 || PQstatus(conn_) == CONNECTION_BAD) {
+    Drop();
+    return false;
+  }
+  return true;
+}
+
 asio::awaitable<Status> PgConnection::Connect(Clock::time_point deadline) {
-  if (connected()) co_return OkStatus();
+  if (Alive()) co_return OkStatus();
   Drop();
   const std::string port = std::to_string(endpoint_.port);
   // hostaddr: a numeric address, so libpq looks nothing up (that would block).

@@ -66,8 +66,14 @@ class PgConnection {
   PgConnection(const PgConnection&) = delete;
   PgConnection& operator=(const PgConnection&) = delete;
 
-  // Opens a session unless one is open; an error when none is by `deadline`.
+  // Opens a session unless one is open and alive (Alive); an error when none
+  // is by `deadline`.
   boost::asio::awaitable<Status> Connect(Clock::time_point deadline);
+  // Reads, without waiting, what the server sent while the session was idle:
+  // false, and the session ended here too, when the server had closed it (a
+  // killed server, a connection aborted under a partition), so a statement
+  // is never sent into a session already known dead.
+  bool Alive();
   // Runs one statement with text parameters ($1, $2, ...) in the open session.
   boost::asio::awaitable<PgResponse> Query(const std::string& sql,
                                            const std::vector<std::string>& params,

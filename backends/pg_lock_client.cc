@@ -145,7 +145,7 @@ asio::awaitable<ReleaseResult> PgLockClient::ReleaseAdvisory(const std::string& 
   }
   const uint64_t session = it->second.session;
   held_.erase(it);
-  if (!connection_->connected() || connection_->generation() != session) {
+  if (!connection_->Alive() || connection_->generation() != session) {
     co_return ReleaseResult{Outcome::kFail,
                             "lock lost: the session that took it has ended"};
   }

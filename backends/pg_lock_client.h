@@ -27,8 +27,10 @@
 // With fencing, the acquiring statement takes nextval('locksmith_fence') when
 // it grants: AcquireResult::fence.
 //
-// Outcome table (each call has the client timeout as its deadline; the
-// session is opened again by the next call when it was lost):
+// Outcome table (each call has the client timeout as its deadline; before
+// it sends, a call reads what the server sent on the idle session, and opens
+// a new one when the server had closed it, so nothing is sent into a session
+// already known dead):
 //   granted                                                            ok
 //   no session could be opened (nothing sent)                          fail
 //   the server answered "not granted" (for the whole wait: advisory)   fail, busy
@@ -36,7 +38,8 @@
 //   sent, then no answer by the deadline or the session lost           unknown
 //   release: the row / advisory lock deleted                           ok
 //   release: not held by this token (taken over, expired and gone,
-//     or, advisory, the session that took it has ended)                fail "lock lost"
+//     or, advisory, the session that took it has ended: dropped after
+//     an unknown, or found closed by the server before sending)        fail "lock lost"
 //   any call after Close()                                             fail
 // An unknown ends the session, so an advisory lock it may have taken dies
 // with it (once the server notices the connection closed).

@@ -20,7 +20,6 @@ constexpr char kLogFile[] = "postgres.log";
 constexpr int kPort = 5432;
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{20};
-constexpr std::chrono::milliseconds kCommandTimeout{5000};
 constexpr std::chrono::milliseconds kInitdbTimeout{60000};
 
 std::string Trimmed(std::string s) {
@@ -123,11 +122,9 @@ PgEndpoint PostgresService::Endpoint() const {
   return e;
 }
 
-Result<ExecResult> PostgresService::RunOn(Host& host, const std::vector<std::string>& argv) {
-  const bool initdb = argv.size() > run_as_.size() && argv[run_as_.size()].ends_with("/initdb");
-  auto r = host.Exec(argv, initdb ? kInitdbTimeout : kCommandTimeout);
-  if (!r) return Error{r.error()};
-  return r;
+Result<ExecResult> PostgresService::RunOn(Host& host, const std::vector<std::string>& argv,
+                                          std::chrono::milliseconds timeout) {
+  return host.Exec(argv, timeout);
 }
 
 Status PostgresService::LearnUser(Host& host) {
@@ -161,8 +158,9 @@ Status PostgresService::InitCluster(Host& host) {
     return OkStatus();
   };
   if (Status s = chown({kDataDir, kPasswordFile}); !s) return s;
-  auto initdb = RunOn(host, PgInitdbArgv(run_as_, host.PathOf(kDataDir),
-                                         host.PathOf(kPasswordFile)));
+  auto initdb = RunOn(host,
+                      PgInitdbArgv(run_as_, host.PathOf(kDataDir), host.PathOf(kPasswordFile)),
+                      kInitdbTimeout);
   if (!initdb) return Error{"initdb: " + initdb.error()};
   if (initdb->exit_code != 0) {
     std::string hint;
@@ -183,7 +181,8 @@ Status PostgresService::Launch(ServerProcess& node) {
   // killed its children too), and its pid may be another process's by now.
   if (!node.IsUp()) (void)host.RemoveFile(kPidFile);
   const ServiceNode& info = node.info();
-  ServerLaunch launch{{}, {}, PgServerArgv(run_as_, host.PathOf(kDataDir), info.address, info.port)};
+  ServerLaunch launch{
+      {}, {}, PgServerArgv(run_as_, host.PathOf(kDataDir), info.address, info.port)};
   const PgEndpoint endpoint = Endpoint();
   ReadinessProbe probe{[endpoint]() -> Status {
                          auto rows = PgRunOnce(endpoint, "SELECT 1", kProbeTimeout);
@@ -203,7 +202,9 @@ Status PostgresService::MakeSchema() {
 
 Status PostgresService::Start() {
   if (servers_.size() < 1) return Error{"the postgres backend needs 1 host, the cluster has none"};
-  if (table_.front().port == 0) return Error{table_.front().name + ": its host has no free port left"};
+  if (table_.front().port == 0) {
+    return Error{table_.front().name + ": its host has no free port left"};
+  }
   const auto began = std::chrono::steady_clock::now();
   ServerProcess& node = *servers_.all().front();
   if (Status s = LearnUser(*node.host()); !s) return s;

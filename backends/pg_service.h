@@ -113,7 +113,10 @@ class PostgresService : public LockService,
   Status MakeSchema();
   // Sends `signal` to every child of the node's postmaster.
   Status SignalChildren(ServerProcess& node, const std::string& signal);
-  Result<ExecResult> RunOn(Host& host, const std::vector<std::string>& argv);
+  // A short command on the host (id, chown, pkill, rm), or initdb with its own timeout.
+  static constexpr std::chrono::milliseconds kCommandTimeout{5000};
+  Result<ExecResult> RunOn(Host& host, const std::vector<std::string>& argv,
+                           std::chrono::milliseconds timeout = kCommandTimeout);
 
   const PostgresServiceOptions options_;
   NodeTable table_;
