@@ -133,6 +133,9 @@ asio::awaitable<Status> PgConnection::Connect(Clock::time_point deadline) {
       endpoint_.database.c_str(), "disable", "disable", "locksmith", nullptr};
   conn_ = PQconnectStartParams(keys.data(), values.data(), 0);
   if (conn_ == nullptr) co_return Error{"libpq could not allocate a connection"};
+  // libpq prints the server's notices and warnings (pg_advisory_unlock of a
+  // lock not held) to stderr by default: the run's output is not theirs.
+  PQsetNoticeProcessor(conn_, [](void*, const char*) {}, nullptr);
   if (PQstatus(conn_) == CONNECTION_BAD) {
     Status s = Error{"connect: " + Trimmed(PQerrorMessage(conn_))};
     Drop();
