@@ -166,7 +166,8 @@ TEST(RunCliTest, TheScenarioLibraryIsListedAndRunByName) {
       << out;
   EXPECT_NE(out.find("redis-kill-fsync-always"), std::string::npos) << out;
   EXPECT_EQ(Locksmith(dir, {"run", "--scenario", "nope"}, &out), 254);
-  EXPECT_NE(out.find("unknown scenario \"nope\" (known: redis-client-pause-past-lease"),
+  EXPECT_NE(out.find("unknown scenario \"nope\" (known: postgres-advisory-kill, "
+                     "postgres-lock-table-kill, redis-client-pause-past-lease"),
             std::string::npos)
       << out;
   EXPECT_EQ(Locksmith(dir, {"run", "--scenario", "../README"}, &out), 254) << out;
