@@ -5,6 +5,7 @@
 #include "backends/etcd_service.h"
 #include "backends/mariadb_lock_client.h"
 #include "backends/mariadb_service.h"
+#include "backends/pg_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_service.h"
 #include "backends/redlock_service.h"
@@ -41,6 +42,9 @@ const std::vector<BackendEntry>& Backends() {
       {.name = "mariadb", .hosts = FixedHosts<1>, .options = MakeOptions<MariadbServiceOptions>,
        .make = MakeMariadbService, .clients = MariadbClientNames(),
        .fencing_clients = MariadbClientNames(), .packages = {"mariadb-server"}},
+      {.name = "postgres", .hosts = FixedHosts<1>, .options = MakeOptions<NoOptions>,
+       .make = MakePostgresService, .clients = PgClientNames(),
+       .fencing_clients = PgClientNames(), .packages = {"postgresql-15"}},
   };
   return kBackends;
 }

@@ -83,6 +83,9 @@ asio::awaitable<void> Join(StatePtr state, std::shared_ptr<tcp::socket> client,
   if (!state->source_address.empty()) {
     server->bind(tcp::endpoint(asio::ip::make_address(state->source_address, ec), 0), ec);
   }
+  // Known to Close() while it connects: a connect a partition drops would
+  // otherwise keep the io_context running until the kernel gives up on it.
+  state->sockets.push_back(server);
   co_await server->async_connect(to, asio::redirect_error(asio::use_awaitable, ec));
   if (ec || state->closed) {
     CloseBoth(*client, *server);
@@ -90,7 +93,6 @@ asio::awaitable<void> Join(StatePtr state, std::shared_ptr<tcp::socket> client,
   }
   server->set_option(tcp::no_delay(true), ec);
   client->set_option(tcp::no_delay(true), ec);
-  state->sockets.push_back(server);
   asio::co_spawn(state->executor, Pump(state, client, server), asio::detached);
   asio::co_spawn(state->executor, Pump(state, server, client), asio::detached);
 }

@@ -109,7 +109,7 @@ TEST(RegistriesTest, ConfigJsonRoundTripsForEveryModule) {
 TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
   EXPECT_EQ(FindBackend("consul").error(),
             "unknown backend \"consul\" (known: redis, zookeeper, redlock, redis-sentinel, "
-            "etcd, mariadb)");
+            "etcd, mariadb, postgres)");
   EXPECT_EQ(FindWorkload("bank").error(),
             "unknown workload \"bank\" (known: mutex, inventory, counter, rw-cache)");
   EXPECT_EQ(FindNemesis("meteor").error(),

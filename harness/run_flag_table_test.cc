@@ -31,8 +31,9 @@ TEST(RunFlagTableTest, CommonOptionsShowTheirChoicesAndDefaults) {
   ASSERT_EQ(backend.size(), 1u);
   EXPECT_EQ(backend[0].owners, "common");
   EXPECT_EQ(backend[0].default_text, "redis");
-  EXPECT_NE(backend[0].meaning.find("(redis, zookeeper, redlock, redis-sentinel, mariadb)"),
-            std::string::npos)
+  EXPECT_NE(
+      backend[0].meaning.find("(redis, zookeeper, redlock, redis-sentinel, etcd, mariadb, postgres)"),
+      std::string::npos)
       << backend[0].meaning;
   const auto loopback = RowsOf(rows, "--loopback");
   ASSERT_EQ(loopback.size(), 1u);

@@ -24,10 +24,10 @@ esac
 packages=(
   # build
   g++ cmake make pkg-config
-  libboost1.81-dev libhiredis-dev libzookeeper-mt-dev libmariadb-dev nlohmann-json3-dev libcli11-dev
-  libgtest-dev
+  libboost1.81-dev libhiredis-dev libzookeeper-mt-dev libmariadb-dev libpq-dev nlohmann-json3-dev
+  libcli11-dev libgtest-dev
   # servers the harness starts
-  redis-server redis-sentinel redis-tools zookeeper etcd-server mariadb-server
+  redis-server redis-sentinel redis-tools zookeeper etcd-server mariadb-server postgresql-15
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps tar
   # the ssh provider (client)

@@ -14,6 +14,12 @@ class TempDir {
   explicit TempDir(const std::string& prefix = "locksmith-test") {
     std::string pattern = "/tmp/" + prefix + "-XXXXXX";
     path_ = mkdtemp(pattern.data());
+    // Searchable by others, not listable (mkdtemp makes it 0700): a server
+    // that runs as a user of its own (postgres) reaches its node directory
+    // below it.
+    std::error_code ec;
+    std::filesystem::permissions(path_, std::filesystem::perms::others_exec,
+                                 std::filesystem::perm_options::add, ec);
   }
   ~TempDir() {
     std::error_code ec;

@@ -1,0 +1,130 @@
+// PostgresService: the `postgres` backend's server (one PostgreSQL 15
+// postmaster on host n1, listening only on its test host's address, password
+// authentication by SCRAM for every client) and its lock clients
+// (pg-advisory, pg-lock-table: backends/pg_lock_client.h).
+//
+// The cluster is made with initdb in the host's directory (pgdata/) when the
+// service starts; the server runs with fsync off and a small
+// shared_buffers, for speed: a SIGKILLed server loses nothing it had
+// committed (the WAL is written before the commit returns; only a power
+// loss would need the fsync), so a restart finds every lock-table row again.
+// PostgreSQL refuses to run as root: when the host's commands run as root,
+// initdb and the server run as the `postgres` system user (setpriv, its
+// parent-death signal kept), which owns pgdata/, and the server gets an IPC
+// namespace of its own (unshare --ipc), so the System V segment of a killed
+// server goes with its processes. The password comes from the kernel's random
+// source (NewServerPassword), reaches initdb through a file removed right
+// after, and is one of Secrets().
+//
+// The postmaster's children (one backend per session, the checkpointer, ...)
+// are process-group leaders of their own, so a signal to the postmaster
+// reaches them only through this service: a kill SIGKILLs them too (after
+// stopping the postmaster, so it cannot fork or restart them) and a pause
+// stops and continues them with it (pkill -P on the host). Killable,
+// Pausable, HasPrimary (n1, never promoted), HasNodeProcesses (the
+// postmaster). Stop kills everything and removes pgdata/.
+//
+// Thread-safety: as RedisService (ServerProcess guards each node's state).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend_registry.h"
+#include "backends/lock_service.h"
+#include "backends/pg_connection.h"
+#include "backends/server_process.h"
+#include "backends/server_set.h"
+#include "cluster/host.h"
+
+namespace locksmith {
+
+// Not user options: filled in by MakePostgresService from the run.
+struct PostgresServiceOptions {
+  std::string password;  // required
+  std::chrono::milliseconds client_timeout{500};
+  std::chrono::milliseconds ready_timeout{20000};
+  std::string client = "pg-advisory";
+  bool fencing = false;
+};
+
+Result<std::unique_ptr<LockService>> MakePostgresService(const ModuleOptions& options,
+                                                         const BackendContext& context);
+
+// The clients the backend offers (the first is the default).
+std::vector<std::string> PgClientNames();
+
+// How a command runs on the host as the server's user: empty when the
+// host's commands do not run as root (the server runs as that user), else
+// setpriv to `user` keeping the parent-death signal (pure).
+std::vector<std::string> PgRunAs(bool root, const std::string& user);
+// initdb of `data_dir` with superuser locksmith whose password is in
+// `password_file` (pure).
+std::vector<std::string> PgInitdbArgv(const std::vector<std::string>& run_as,
+                                      const std::string& data_dir,
+                                      const std::string& password_file);
+// The postmaster of `data_dir` on address:port (pure). With `run_as`
+// non-empty it also gets an IPC namespace of its own.
+std::vector<std::string> PgServerArgv(const std::vector<std::string>& run_as,
+                                      const std::string& data_dir, const std::string& address,
+                                      int port);
+// pg_hba.conf: SCRAM for every TCP client, nothing else (pure).
+std::string PgHbaText();
+
+class PostgresService : public LockService,
+                        public Killable,
+                        public Pausable,
+                        public HasPrimary,
+                        public HasNodeProcesses {
+ public:
+  PostgresService(Cluster& cluster, PostgresServiceOptions options);
+
+  std::string Backend() const override { return "postgres"; }
+  NodeTable Table() const override { return table_; }
+  nlohmann::json Settings() const override;
+  std::vector<std::string> Secrets() const override { return {options_.password}; }
+  Status Start() override;
+  void Stop() override;
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
+                                        const ClientSlot& slot) override;
+
+  Status KillNode(const std::string& node) override;
+  Status StartNode(const std::string& node) override;
+  bool IsUp(const std::string& node) override;
+  Status PauseNode(const std::string& node) override;
+  Status ResumeNode(const std::string& node) override;
+  Result<std::string> Primary() override { return std::string("n1"); }
+  bool Promotes() const override { return false; }
+  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
+
+  // How a client reaches the server (tests).
+  PgEndpoint Endpoint() const;
+
+ private:
+  // Whether the host's commands run as root (then the server runs as the
+  // postgres user), asked once at Start.
+  Status LearnUser(Host& host);
+  // initdb, pg_hba.conf, the schema's first statements wait for Launch.
+  Status InitCluster(Host& host);
+  Status Launch(ServerProcess& node);
+  Status MakeSchema();
+  // Sends `signal` to every child of the node's postmaster.
+  Status SignalChildren(ServerProcess& node, const std::string& signal);
+  // A short command on the host (id, chown, pkill, rm), or initdb with its own timeout.
+  static constexpr std::chrono::milliseconds kCommandTimeout{5000};
+  Result<ExecResult> RunOn(Host& host, const std::vector<std::string>& argv,
+                           std::chrono::milliseconds timeout = kCommandTimeout);
+
+  const PostgresServiceOptions options_;
+  NodeTable table_;
+  ServerSet servers_;
+  std::vector<std::string> run_as_;  // set by Start, before any fault
+  bool initialized_ = false;         // Start made pgdata/ (run thread only)
+  // How long Start took to a first answer, initdb included (Settings).
+  std::atomic<int64_t> ready_after_ms_{0};
+};
+
+}  // namespace locksmith
