@@ -2,6 +2,7 @@
 
 #include "backends/backend_registry.h"
 #include "base/seed.h"
+#include "cluster/debian_packages.h"
 #include "cluster/local_cluster.h"
 #include "cluster/process_supervisor.h"
 #include "cluster/ssh_cluster.h"
@@ -47,6 +48,15 @@ Result<std::unique_ptr<Cluster>> MakeCluster(const RunConfig& config,
   // the service's node table, so no fault target ever resolves to it.
   if (WorkloadUsesResourceStore(config.workload)) options.node_names.push_back(kResourceHost);
   if (config.provider == "ssh") return MakeSshCluster(config, options.node_names, nodes_dir);
+  // The main job's setup installs only its own backends' servers: say which
+  // package a run here lacks rather than fail to start a server.
+  if (auto packages = BackendPackages(config.backend); packages) {
+    if (auto missing = MissingDebianPackages(*packages); !missing.empty()) {
+      return Error{"backend " + config.backend + " needs Debian's " + JoinNames(missing) +
+                   ", not installed here (scripts/setup.sh --servers installs every backend's "
+                   "servers)"};
+    }
+  }
   options.nodes_dir = nodes_dir;
   options.force_loopback = config.loopback;
   auto cluster = CreateLocalCluster(options);
