@@ -17,7 +17,18 @@
 //    goes on, so the run is invalid, and only by expired-lease uses of the
 //    stalled holder (each with the nonlinearizable release it makes). On
 //    ZooKeeper the lock lives as long as the session (6 s here), which a
-//    1.5 s stall does not end: valid.
+//    1.5 s stall does not end: valid. On MariaDB and PostgreSQL a lock lives
+//    in its connection and has no lease: the stalled holder keeps it, valid
+//    (on seed 3 no kill falls inside the stall; one that did would end the
+//    stalled holder's connection and hand its lock on: unsafe grants, as on
+//    seeds 4, 6 and 7). Neither has a clock the nemesis can move, nor a
+//    replica to fail over to.
+//  - etcd is not here yet: its lease is a TTL of at least 2 s from the last
+//    keep-alive, so a stall must be longer than that to be seen holding a
+//    lock past its validity (shorter ones leave the client-pause family
+//    unobserved and the run unknown), and what a 2.5 s stall does under
+//    leader kills and failovers, which extend every lease, is not yet
+//    certain enough to assert.
 //
 // Each seed was chosen so the first window of each family opens apart from
 // the windows it would spoil (a clock read from a paused or killed node, a
@@ -44,6 +55,7 @@ struct AllCase {
   std::string time_limit_s;
   bool promotes;  // failover fits: another node takes over
   int exit_code;  // 1: the client pause's expired-lease uses, 0: valid
+  bool clocks = true;  // the clock family fits: the servers' clocks can be moved
 };
 
 void PrintTo(const AllCase& c, std::ostream* os) { *os << c.backend; }
@@ -54,12 +66,15 @@ std::vector<std::string> Flags(const AllCase& c) {
   std::vector<std::string> flags = {
       "--backend", c.backend, "--nemesis", "all", "--seed", c.seed, "--nemesis-interval",
       c.interval_s, "--time-limit", c.time_limit_s, "--hold", "10-50", "--lease", "1000",
-      "--pause-ms", "300", "--client-pause-ms", "1500", "--clock-mode", "drift",
-      "--clock-rate", "0.5", "--clock-hold", "300", "--clock-observe-timeout", "5000",
-      "--partition-ms", "300"};
+      "--pause-ms", "300", "--partition-ms", "300"};
+  if (c.clocks) {
+    flags.insert(flags.end(), {"--clock-mode", "drift", "--clock-rate", "0.5", "--clock-hold",
+                               "300", "--clock-observe-timeout", "5000"});
+  }
+  flags.insert(flags.end(), {"--client-pause-ms", "1500"});
   if (c.backend == "zookeeper") {
     flags.insert(flags.end(), {"--session-timeout", "6000"});
-  } else {
+  } else if (c.backend.rfind("redis", 0) == 0 || c.backend == "redlock") {
     flags.insert(flags.end(), {"--redis-persistence", "always"});
   }
   // Sentinels that wait 2 s (not 1) before they call a master down: a
@@ -83,7 +98,8 @@ TEST_P(NemesisAllTest, EveryFittingFamilyStrikesAndTheVerdictIsTheOptionsOwn) {
   FinishedRun f = RunAndLoad(Flags(c), seconds(150));
   ASSERT_EQ(f.code, c.exit_code) << f.out;
 
-  std::set<std::string> expected = {"kill", "pause", "client-pause", "clock", "partition"};
+  std::set<std::string> expected = {"kill", "pause", "client-pause", "partition"};
+  if (c.clocks) expected.insert("clock");
   if (c.promotes) expected.insert("failover");
   EXPECT_EQ(FamiliesStruck(f.history), expected) << f.out;
   EXPECT_EQ(f.config["nemesis"], nlohmann::json::array({"all"}));
@@ -125,7 +141,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(AllCase{"redis", "35", "3", "6.5", false, 1},
                       AllCase{"redlock", "35", "3", "6.5", false, 1},
                       AllCase{"redis-sentinel", "292", "3.5", "8", true, 1},
-                      AllCase{"zookeeper", "109", "3", "8", true, 0}),
+                      AllCase{"zookeeper", "109", "3", "8", true, 0},
+                      AllCase{"mariadb", "3", "3", "6.5", false, 0, false},
+                      AllCase{"postgres", "3", "3", "6.5", false, 0, false}),
     [](const auto& info) {
       std::string name;
       for (char ch : info.param.backend) {
