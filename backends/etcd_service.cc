@@ -19,8 +19,6 @@ constexpr const char* kPreallocatedWal[] = {
     "etcd-data/member/wal/0.tmp", "etcd-data/member/wal/1.tmp"};
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{50};
-// Table() asks the members who leads at most this often.
-constexpr std::chrono::milliseconds kLeaderCacheFor{100};
 
 std::string Url(const std::string& address, int port) {
   return "http://" + address + ":" + std::to_string(port);
@@ -186,8 +184,7 @@ void EtcdService::Stop() {
   for (const auto& server : servers_.all()) {
     for (const char* wal : kPreallocatedWal) (void)server->host()->RemoveFile(wal);
   }
-  std::lock_guard lock(mu_);
-  leader_.clear();
+  leader_.Forget();
 }
 
 std::unique_ptr<LockClient> EtcdService::NewClient(boost::asio::any_io_executor executor,
@@ -202,8 +199,7 @@ std::unique_ptr<LockClient> EtcdService::NewClient(boost::asio::any_io_executor 
 
 Status EtcdService::KillNode(const std::string& name) {
   Status s = servers_.Kill(name);
-  std::lock_guard lock(mu_);
-  if (leader_ == name) leader_.clear();
+  leader_.Forget(name);
   return s;
 }
 
@@ -243,30 +239,13 @@ Result<std::string> EtcdService::LeaderNow() const {
     }
     seen += (seen.empty() ? "" : ", ") + members_[i].name + ": " + said;
   }
-  std::lock_guard lock(mu_);
-  leader_ = leader;
-  leader_seen_ = std::chrono::steady_clock::now();
+  leader_.Record(leader);
   if (leader.empty()) return Error{"no etcd member leads now (" + seen + ")"};
   return leader;
 }
 
 NodeTable EtcdService::Table() const {
-  std::string leader;
-  bool stale = false;
-  {
-    std::lock_guard lock(mu_);
-    leader = leader_;
-    stale = std::chrono::steady_clock::now() - leader_seen_ > kLeaderCacheFor;
-  }
-  if (stale) {
-    auto leading = LeaderNow();
-    leader = leading ? *leading : "";
-  }
-  NodeTable table = table_;
-  for (auto& node : table) {
-    if (node.name == leader) node.role = NodeRole::kPrimary;
-  }
-  return table;
+  return WithPrimary(table_, leader_.Leader([this] { return LeaderNow(); }));
 }
 
 }  // namespace locksmith

@@ -23,8 +23,8 @@
 //
 // Thread-safety: Start/Stop come from the run thread, the capability calls
 // from the nemesis thread, NewClient from the io thread, Table() from any.
-// Each member guards its own process state (ServerProcess); mu_ guards the
-// known leader. Neither is held while a member is asked (up to a timeout).
+// Each member guards its own process state (ServerProcess); the leader cache
+// guards itself. Neither is held while a member is asked (up to a timeout).
 #pragma once
 
 #include <atomic>
@@ -36,6 +36,7 @@
 
 #include "backends/backend_registry.h"
 #include "backends/etcd_gateway.h"
+#include "backends/leader_cache.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
 #include "backends/server_set.h"
@@ -121,9 +122,8 @@ class EtcdService : public LockService,
   NodeTable table_;
   std::vector<EtcdMemberAddress> members_;
   ServerSet servers_;
-  mutable std::mutex mu_;
-  mutable std::string leader_;  // guarded by mu_: the last leader seen
-  mutable std::chrono::steady_clock::time_point leader_seen_{};
+  // The last leader seen, asked again after 100 ms.
+  mutable LeaderCache leader_{std::chrono::milliseconds(100)};
   std::atomic<int64_t> ready_after_ms_{0};
 };
 

@@ -20,8 +20,6 @@ constexpr char kClassPath[] = "/usr/share/java/zookeeper.jar:/usr/share/java/slf
 constexpr char kMainClass[] = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
 constexpr std::chrono::milliseconds kProbeTimeout{300};
 constexpr std::chrono::milliseconds kProbeInterval{50};
-// Table() asks the peers who leads at most this often.
-constexpr std::chrono::milliseconds kLeaderCacheFor{100};
 
 bool IsLeading(const std::string& mode) { return mode == "leader" || mode == "standalone"; }
 
@@ -223,8 +221,7 @@ Status ZookeeperService::AwaitLeader(std::chrono::steady_clock::time_point give_
 
 void ZookeeperService::Stop() {
   servers_.StopAll();
-  std::lock_guard lock(mu_);
-  leader_.clear();
+  leader_.Forget();
 }
 
 std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_executor executor,
@@ -240,8 +237,7 @@ std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_exec
 
 Status ZookeeperService::KillNode(const std::string& name) {
   Status s = servers_.Kill(name);
-  std::lock_guard lock(mu_);
-  if (leader_ == name) leader_.clear();
+  leader_.Forget(name);
   return s;
 }
 
@@ -290,30 +286,13 @@ Result<std::string> ZookeeperService::LeaderNow() const {
             (modes[i].empty() ? "no answer" : modes[i]);
     if (leader.empty() && IsLeading(modes[i])) leader = table_[i].name;
   }
-  std::lock_guard lock(mu_);
-  leader_ = leader;
-  leader_seen_ = std::chrono::steady_clock::now();
+  leader_.Record(leader);
   if (leader.empty()) return Error{"no zookeeper peer leads now (" + seen + ")"};
   return leader;
 }
 
 NodeTable ZookeeperService::Table() const {
-  std::string leader;
-  bool stale = false;
-  {
-    std::lock_guard lock(mu_);
-    leader = leader_;
-    stale = std::chrono::steady_clock::now() - leader_seen_ > kLeaderCacheFor;
-  }
-  if (stale) {
-    auto leading = LeaderNow();
-    leader = leading ? *leading : "";
-  }
-  NodeTable table = table_;
-  for (auto& node : table) {
-    if (node.name == leader) node.role = NodeRole::kPrimary;
-  }
-  return table;
+  return WithPrimary(table_, leader_.Leader([this] { return LeaderNow(); }));
 }
 
 Host* ZookeeperService::NodeHost(const std::string& name) { return servers_.HostOf(name); }

@@ -21,8 +21,8 @@
 //
 // Thread-safe: Start/Stop come from the run thread, the capability calls from
 // the nemesis thread, NewClient from the io thread, Table() from any. Each
-// peer guards its own process state (ServerProcess); mu_ guards the known
-// leader. Neither is held while a peer is polled (seconds).
+// peer guards its own process state (ServerProcess); the leader cache guards
+// itself. Neither is held while a peer is polled (seconds).
 #pragma once
 
 #include <atomic>
@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "backends/backend_registry.h"
+#include "backends/leader_cache.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
 #include "backends/server_set.h"
@@ -142,9 +143,8 @@ class ZookeeperService : public LockService,
   NodeTable table_;  // fixed at construction; roles as at start
   std::vector<ZkPeerAddress> peers_;  // fixed at construction, in table order
   ServerSet servers_;                 // fixed at construction, in table order
-  mutable std::mutex mu_;
-  mutable std::string leader_;  // guarded by mu_: the last leader seen
-  mutable std::chrono::steady_clock::time_point leader_seen_{};
+  // The last leader seen, asked again after 100 ms.
+  mutable LeaderCache leader_{std::chrono::milliseconds(100)};
   std::atomic<int64_t> ready_after_ms_{0};
 };
 
