@@ -144,36 +144,20 @@ Status EtcdService::Start() {
     }
   }
   const auto began = std::chrono::steady_clock::now();
-  // Every member is spawned before any is awaited: a member serves only
-  // once a quorum has formed.
-  std::vector<int> pids;
-  for (size_t i = 0; i < servers_.size(); ++i) {
-    auto spawned = servers_.all()[i]->Spawn(LaunchOf(i));
-    if (!spawned) return Error{spawned.error()};
-    pids.push_back(*spawned);
-  }
   const auto give_up = began + options_.ready_timeout;
-  for (size_t i = 0; i < servers_.size(); ++i) {
-    Status s = servers_.all()[i]->AwaitReady(pids[i], give_up, AnswersProbe(i));
-    if (!s) return s;
+  const auto launch = [this](size_t i) { return LaunchOf(i); };
+  const auto probe = [this](size_t i) { return AnswersProbe(i); };
+  if (Status s = servers_.SpawnAllThenAwait(launch, probe, give_up); !s) return s;
+  const auto leader = [this] { return LeaderNow(); };
+  if (Status s =
+          AwaitLeader(leader, give_up, kProbeInterval, "the etcd cluster", options_.ready_timeout);
+      !s) {
+    return s;
   }
-  if (Status s = AwaitLeader(give_up); !s) return s;
   ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::steady_clock::now() - began)
                         .count();
   return OkStatus();
-}
-
-Status EtcdService::AwaitLeader(std::chrono::steady_clock::time_point give_up) {
-  while (true) {
-    auto leader = LeaderNow();
-    if (leader) return OkStatus();
-    if (std::chrono::steady_clock::now() >= give_up) {
-      return Error{"the etcd cluster elected no leader within " +
-                   std::to_string(options_.ready_timeout.count()) + " ms: " + leader.error()};
-    }
-    std::this_thread::sleep_for(kProbeInterval);
-  }
 }
 
 void EtcdService::Stop() {

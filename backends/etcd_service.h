@@ -113,7 +113,6 @@ class EtcdService : public LockService,
  private:
   ServerLaunch LaunchOf(size_t index) const;
   ReadinessProbe AnswersProbe(size_t index) const;
-  Status AwaitLeader(std::chrono::steady_clock::time_point give_up);
   // The member that leads now, asked with status; remembers it for Table().
   Result<std::string> LeaderNow() const;
 

@@ -72,4 +72,19 @@ void ServerSet::StopAll() const {
   for (auto it = servers_.rbegin(); it != servers_.rend(); ++it) (*it)->Stop();
 }
 
+Status ServerSet::SpawnAllThenAwait(const std::function<ServerLaunch(size_t)>& launch_of,
+                                    const std::function<ReadinessProbe(size_t)>& probe_of,
+                                    std::chrono::steady_clock::time_point give_up) const {
+  std::vector<int> pids;
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    auto spawned = servers_[i]->Spawn(launch_of(i));
+    if (!spawned) return Error{spawned.error()};
+    pids.push_back(*spawned);
+  }
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    if (Status s = servers_[i]->AwaitReady(pids[i], give_up, probe_of(i)); !s) return s;
+  }
+  return OkStatus();
+}
+
 }  // namespace locksmith

@@ -8,6 +8,8 @@
 // any thread (each ServerProcess guards its own state).
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +51,12 @@ class ServerSet {
   // Stops every server, the last started first (a service's watchers, such
   // as sentinels, go before what they watch and start no failover).
   void StopAll() const;
+  // Spawns every server with launch_of(index), then awaits each with
+  // probe_of(index) until `give_up`: the servers of a quorum answer only
+  // once enough of them run, so none is awaited before all are spawned.
+  Status SpawnAllThenAwait(const std::function<ServerLaunch(size_t)>& launch_of,
+                           const std::function<ReadinessProbe(size_t)>& probe_of,
+                           std::chrono::steady_clock::time_point give_up) const;
 
   // Every server, in start order.
   const std::vector<std::unique_ptr<ServerProcess>>& all() const { return servers_; }

@@ -131,8 +131,6 @@ class ZookeeperService : public LockService,
   // Ready once the peer at `peer` answers srvr; with `in_quorum`, with a
   // mode (it has joined a quorum).
   static ReadinessProbe ServingProbe(const ZkPeerAddress& peer, bool in_quorum);
-  // Polls until some peer leads, up to `give_up`.
-  Status AwaitLeader(std::chrono::steady_clock::time_point give_up);
   // The peer that leads now, asked with srvr; remembers it for Table().
   Result<std::string> LeaderNow() const;
   // The srvr mode of every peer now ("" for a peer that does not answer).
