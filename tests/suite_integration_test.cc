@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "checker/history_file.h"
+#include "reports/suite_report.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {
@@ -180,10 +181,7 @@ void ExpectSuite(const TempDir& dir, const SuiteRun& s, const std::string& name,
   EXPECT_EQ(s.summary["planned_runs"], expected.size()) << s.out;
   EXPECT_EQ(s.summary["completed_runs"], s.summary["planned_runs"]);
   std::set<std::string> seen;
-  // Worst by severity, not by number: a failure beats invalid (1), which
-  // beats unknown (2), which beats valid (0).
-  auto severity = [](int code) { return code == 0 ? 0 : code == 2 ? 1 : code == 1 ? 2 : 3; };
-  int worst = 0;
+  std::vector<int> codes;
   for (const auto& row : s.summary["runs"]) {
     const std::string cell = row["cell"].get<std::string>();
     seen.insert(cell);
@@ -193,11 +191,11 @@ void ExpectSuite(const TempDir& dir, const SuiteRun& s, const std::string& name,
       continue;
     }
     ExpectRun(s.dir + "/" + row["dir"].get<std::string>(), row, it->second);
-    const int code = row["exit_code"].get<int>();
-    if (severity(code) > severity(worst)) worst = code;
+    codes.push_back(row["exit_code"].get<int>());
   }
   EXPECT_EQ(seen.size(), expected.size());
-  EXPECT_EQ(s.code, worst) << s.out;
+  // Worst by severity, not by number: invalid (1) beats unknown (2).
+  EXPECT_EQ(s.code, WorstExitCode(codes)) << s.out;
   for (const char* page : {"/index.html", "/junit.xml"}) {
     EXPECT_TRUE(fs::exists(s.dir + page)) << page;
   }
