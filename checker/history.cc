@@ -1,5 +1,8 @@
 #include "checker/history.h"
 
+#include <map>
+#include <optional>
+#include <string>
 #include <unordered_map>
 
 #include "base/input_file.h"
@@ -190,19 +193,37 @@ Result<History> ReadHistoryJsonl(const std::string& path, bool allow_truncated_t
 
 std::vector<int64_t> PairCompletions(const History& history) {
   std::vector<int64_t> completion_of(history.size(), -1);
-  std::unordered_map<int64_t, size_t> open;  // process -> invoke position
+  std::unordered_map<int64_t, size_t> open;  // process -> its latest invoke's position
+  std::map<std::string, size_t> open_faults;  // nemesis fault mark -> invoke position
+  auto mark_of = [&](size_t i) {
+    const Op& op = history[i];
+    return op.is_nemesis() && op.fault.is_object() ? op.fault.dump() : std::string();
+  };
   for (size_t i = 0; i < history.size(); ++i) {
     const Op& op = history[i];
+    const std::string mark = mark_of(i);
     if (op.type == OpType::kInvoke) {
       open[op.process] = i;
+      if (!mark.empty()) open_faults[mark] = i;
       continue;
     }
-    auto it = open.find(op.process);
+    // A marked completion pairs with its window's invoke; one without a
+    // mark (a history whose completions do not repeat it) with the
+    // process's latest invoke.
+    std::optional<size_t> invoke;
+    if (auto it = open_faults.find(mark); !mark.empty() && it != open_faults.end()) {
+      invoke = it->second;
+    } else if (auto p = open.find(op.process); mark.empty() && p != open.end()) {
+      invoke = p->second;
+    }
     // A completion of another f than the open invoke is a lone op of its
     // own (a lock event: renew, lock-lost), not that invoke's completion.
-    if (it == open.end() || history[it->second].f != op.f) continue;
-    completion_of[it->second] = static_cast<int64_t>(i);
-    open.erase(it);
+    if (!invoke || history[*invoke].f != op.f) continue;
+    completion_of[*invoke] = static_cast<int64_t>(i);
+    if (auto p = open.find(op.process); p != open.end() && p->second == *invoke) open.erase(p);
+    if (const std::string invoked = mark_of(*invoke); !invoked.empty()) {
+      open_faults.erase(invoked);
+    }
   }
   return completion_of;
 }

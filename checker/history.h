@@ -99,7 +99,10 @@ Result<History> ParseHistoryJsonl(std::string_view text,
 // when history[i] is a completion or has none. A completion pairs with the
 // open invoke of its process when both have the same f; any other
 // completion is a lone op (a Jepsen-style lone :info, or a lock event a
-// client reported while holding a lock: see leased_lock_checker.h).
+// client reported while holding a lock: see leased_lock_checker.h). The
+// nemesis's ops that carry a fault mark pair by the mark (window and phase)
+// instead: its lanes run side by side (nemesis/nemesis_runner.h), so one
+// fault's invoke may be followed by another's.
 std::vector<int64_t> PairCompletions(const History& history);
 
 }  // namespace locksmith

@@ -159,5 +159,23 @@ TEST(HistoryTest, PairsCompletionsPerProcess) {
   EXPECT_EQ(c[2], -1);
 }
 
+// The nemesis's lanes overlap: its ops pair by fault window, not by order.
+TEST(HistoryTest, PairsTheNemesisOpsByTheirFaultWindow) {
+  const nlohmann::json pause = FaultMark{0, "pause", true}.ToJson();
+  const nlohmann::json stall = FaultMark{1, "client-pause", true}.ToJson();
+  const nlohmann::json resume = FaultMark{0, "pause", false}.ToJson();
+  History h(6);
+  h[0] = {0, 0, kNemesisProcess, OpType::kInvoke, "pause", "", nullptr, "", pause};
+  h[1] = {1, 1, kNemesisProcess, OpType::kInfo, "pause", "", nullptr, "", pause};
+  h[2] = {2, 2, kNemesisProcess, OpType::kInvoke, "client-pause", "", nullptr, "", stall};
+  h[3] = {3, 3, kNemesisProcess, OpType::kInvoke, "resume", "", nullptr, "", resume};
+  h[4] = {4, 4, kNemesisProcess, OpType::kInfo, "resume", "", nullptr, "", resume};
+  h[5] = {5, 5, kNemesisProcess, OpType::kInfo, "client-pause", "", nullptr, "", stall};
+  auto c = PairCompletions(h);
+  EXPECT_EQ(c[0], 1);
+  EXPECT_EQ(c[2], 5);
+  EXPECT_EQ(c[3], 4);
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -334,7 +334,8 @@ class ServerPhases {
     progress_ = &progress;
     ScopeExit forget_progress([&] { progress_ = nullptr; });
     EventRecorder observed(progress, events);
-    NemesisRunner runner(**nemesis, observed, std::move(schedule), &events);
+    NemesisRunner runner(**nemesis, observed, std::move(schedule), &events,
+                         FamiliesWithLanesOfTheirOwn());
     // The service's own events (Sentinel's failovers), recorded as they come.
     HasEvents* reports = Capability<HasEvents>(service);
     if (reports != nullptr) {

@@ -4,9 +4,11 @@
 // safe to call twice, and returns what it could not heal (the run logs it
 // and records it in results.json: a fault left in place may explain the
 // verdict and must not go unnoticed). Ops are plain data (FaultOp) so
-// schedules can be built by pure functions (nemesis/schedule.h). Called
-// from the nemesis thread only, except Teardown which the run lifecycle may
-// call from the run thread after the nemesis thread has stopped.
+// schedules can be built by pure functions (nemesis/schedule.h). A
+// nemesis's ops come from one thread at a time (its lane of the
+// NemesisRunner); a CompositeNemesis routes the ops of different lanes to
+// its parts concurrently. Teardown is called by the run lifecycle after the
+// lanes have stopped.
 #pragma once
 
 #include <memory>

@@ -22,7 +22,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook, nullptr, nullptr,
-       /*in_all=*/true, ClientPauseHeldPastValidity},
+       /*in_all=*/true, ClientPauseHeldPastValidity, /*own_lane=*/true},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
        MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, kClockLook, InstallClockShims,
        ClockUnfit},
@@ -35,7 +35,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
       // and the other families' figures would measure a shrinking run.
       {"client-crash", {"client-crash"}, "client-crash-end", MakeOptions<ClientCrashOptions>,
        MakeClientCrashNemesis, ClientCrashWindowOf, kClientCrashLook, nullptr, ClientCrashUnfit,
-       /*in_all=*/false},
+       /*in_all=*/false, nullptr, /*own_lane=*/true},
   };
   return kFamilies;
 }
@@ -43,6 +43,14 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
 std::vector<FamilyOpNames> NemesisOpNames() {
   std::vector<FamilyOpNames> names;
   for (const auto& e : NemesisFamilies()) names.push_back({e.name, e.begins, e.end});
+  return names;
+}
+
+std::set<std::string> FamiliesWithLanesOfTheirOwn() {
+  std::set<std::string> names;
+  for (const auto& e : NemesisFamilies()) {
+    if (e.own_lane) names.insert(e.name);
+  }
   return names;
 }
 

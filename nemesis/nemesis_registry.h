@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,15 @@ struct NemesisEntry {
   // FaultConfirmation, nemesis/fault_ledger.h); null when its ops' own
   // "observed" says it (FaultResult::observed).
   std::optional<bool> (*confirm)(const History& history, size_t begin_done) = nullptr;
+  // Whether its windows play on a lane of their own (NemesisRunner): its
+  // begin op waits for the workload (a holder to stall, an acquire to
+  // crash), which must not hold back the end of a server fault the workload
+  // is itself waiting on. Its ops touch only the lock clients.
+  bool own_lane = false;
 };
+
+// The families whose windows play on lanes of their own (own_lane).
+std::set<std::string> FamiliesWithLanesOfTheirOwn();
 
 // One family a run uses, with its options (made by the family's factory).
 struct ChosenFamily {

@@ -1,11 +1,28 @@
 #include "nemesis/nemesis_runner.h"
 
+#include <map>
 #include <set>
 
 namespace locksmith {
 
+NemesisRunner::NemesisRunner(Nemesis& nemesis, OpRecorder& recorder,
+                             std::vector<ScheduledFault> schedule, OpEvents* events,
+                             const std::set<std::string>& own_lanes)
+    : nemesis_(nemesis), recorder_(recorder), schedule_(std::move(schedule)), events_(events) {
+  std::map<std::string, size_t> lane_of;
+  for (size_t i = 0; i < schedule_.size(); ++i) {
+    const ScheduledFault& fault = schedule_[i];
+    const std::string name = fault.step > 0                          ? "steps"
+                             : own_lanes.contains(fault.mark.family) ? "family " + fault.mark.family
+                                                                     : "servers";
+    auto [it, added] = lane_of.try_emplace(name, lanes_.size());
+    if (added) lanes_.emplace_back();
+    lanes_[it->second].ops.push_back(i);
+  }
+}
+
 void NemesisRunner::Start(std::chrono::steady_clock::time_point zero) {
-  thread_ = std::thread([this, zero] { Loop(zero); });
+  for (Lane& lane : lanes_) lane.thread = std::thread([this, &lane, zero] { Loop(lane, zero); });
 }
 
 void NemesisRunner::Stop() {
@@ -14,7 +31,9 @@ void NemesisRunner::Stop() {
     stopping_ = true;
   }
   wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  for (Lane& lane : lanes_) {
+    if (lane.thread.joinable()) lane.thread.join();
+  }
 }
 
 int NemesisRunner::performed() const {
@@ -29,9 +48,14 @@ int NemesisRunner::failed() const {
 
 void NemesisRunner::Heal() {
   Stop();
-  // The loop has ended: next_ and the schedule are this thread's now.
+  // The lanes have ended: their positions are this thread's now.
+  std::vector<bool> performed(schedule_.size(), false);
+  for (const Lane& lane : lanes_) {
+    for (size_t k = 0; k < lane.next; ++k) performed[lane.ops[k]] = true;
+  }
   std::set<int64_t> open;
-  for (size_t i = 0; i < next_; ++i) {
+  for (size_t i = 0; i < schedule_.size(); ++i) {
+    if (!performed[i]) continue;
     const FaultMark& mark = schedule_[i].mark;
     if (mark.begins) {
       open.insert(mark.window);
@@ -39,23 +63,23 @@ void NemesisRunner::Heal() {
       open.erase(mark.window);
     }
   }
-  for (size_t i = next_; i < schedule_.size() && !open.empty(); ++i) {
+  for (size_t i = 0; i < schedule_.size() && !open.empty(); ++i) {
     const ScheduledFault& fault = schedule_[i];
-    if (!fault.mark.begins && open.erase(fault.mark.window) > 0) Perform(fault);
+    if (!performed[i] && !fault.mark.begins && open.erase(fault.mark.window) > 0) Perform(fault);
   }
 }
 
-void NemesisRunner::Loop(std::chrono::steady_clock::time_point zero) {
-  for (; next_ < schedule_.size(); ++next_) {
-    ScheduledFault fault = schedule_[next_];
+void NemesisRunner::Loop(Lane& lane, std::chrono::steady_clock::time_point zero) {
+  for (; lane.next < lane.ops.size(); ++lane.next) {
+    ScheduledFault fault = schedule_[lane.ops[lane.next]];
     auto at = zero + std::chrono::milliseconds(fault.at_ms);
     if (fault.after) {
-      auto fired = AwaitEvent(fault);
+      auto fired = AwaitEvent(fault, lane);
       if (!fired) return;
       fault = std::move(*fired);
       at = std::chrono::steady_clock::now() + std::chrono::milliseconds(fault.at_ms);
-    } else if (last_event_ && NamesEvent(fault)) {
-      fault = WithEvent(fault, *last_event_);  // a timed step after an event step
+    } else if (lane.last_event && NamesEvent(fault)) {
+      fault = WithEvent(fault, *lane.last_event);  // a timed step after an event step
     }
     {
       std::unique_lock lock(mu_);
@@ -83,7 +107,8 @@ void SubstituteEvent(nlohmann::json& value, const Op& event) {
 
 }  // namespace
 
-std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fault) {
+std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fault,
+                                                        Lane& lane) {
   if (events_ == nullptr) return std::nullopt;
   const int64_t seen = events_->Count(*fault.after);
   std::optional<Op> event;
@@ -96,7 +121,7 @@ std::optional<ScheduledFault> NemesisRunner::AwaitEvent(const ScheduledFault& fa
     event = events_->Wait(*fault.after, seen,
                           std::chrono::steady_clock::now() + std::chrono::milliseconds(50));
   }
-  last_event_ = *event;
+  lane.last_event = *event;
   return WithEvent(fault, *event);
 }
 

@@ -1,17 +1,32 @@
-// NemesisRunner: plays a fault schedule on its own thread, recording every
-// fault as a nemesis op pair (invoke, then info with what happened: as in
-// Jepsen, a fault's effect is never certain), marked with its fault window.
-// Stop() wakes the thread, lets a fault op in progress finish, and joins.
+// NemesisRunner: plays a fault schedule, recording every fault as a nemesis
+// op pair (invoke, then info with what happened: as in Jepsen, a fault's
+// effect is never certain), marked with its fault window.
+//
+// The schedule plays on lanes, each a thread performing its ops in order:
+// the server faults of the seeded schedule share one lane (one op at a
+// time touches the servers), each family named in `own_lanes` has one of
+// its own, and the scripted steps, an ordered script, have one. A family
+// gets its own lane when its begin op waits for the workload (a client
+// pause waits for a holder): on the servers' lane that wait would hold back
+// the end of a server pause or a cut that the holder is itself waiting on,
+// and a 300 ms pause would last the whole wait. Ops of different lanes may
+// overlap in the history; their pairs are matched by fault window
+// (PairCompletions).
+//
+// Stop() wakes the lanes, lets the fault ops in progress finish, and joins.
 // Heal() stops, then performs the scheduled end of every window begun and
-// not yet ended, recorded like any op, so every window in the history ends
-// (the run calls Nemesis::Teardown afterwards for anything left).
-// Start/Stop/Heal from one thread.
+// not yet ended, in schedule order, recorded like any op, so every window
+// in the history ends (the run calls Nemesis::Teardown afterwards for
+// anything left). Start/Stop/Heal from one thread; `nemesis` must take
+// concurrent Invoke calls for ops of different lanes.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,8 +40,7 @@ class NemesisRunner {
   // `events` must watch every trigger the schedule's steps wait for; may
   // be null when none does.
   NemesisRunner(Nemesis& nemesis, OpRecorder& recorder, std::vector<ScheduledFault> schedule,
-                OpEvents* events = nullptr)
-      : nemesis_(nemesis), recorder_(recorder), schedule_(std::move(schedule)), events_(events) {}
+                OpEvents* events = nullptr, const std::set<std::string>& own_lanes = {});
   ~NemesisRunner() { Stop(); }
   NemesisRunner(const NemesisRunner&) = delete;
   NemesisRunner& operator=(const NemesisRunner&) = delete;
@@ -40,14 +54,24 @@ class NemesisRunner {
   int failed() const;
 
  private:
-  void Loop(std::chrono::steady_clock::time_point zero);
+  // The positions in the schedule of one lane's ops, in order.
+  struct Lane {
+    std::vector<size_t> ops;
+    size_t next = 0;  // its first op not performed (its thread's until it joins)
+    // The latest event a step of the lane waited for: a timed step after
+    // it may name its fields too.
+    std::optional<Op> last_event;
+    std::thread thread;
+  };
+
+  void Loop(Lane& lane, std::chrono::steady_clock::time_point zero);
   void Perform(const ScheduledFault& fault);
 
   Nemesis& nemesis_;
   OpRecorder& recorder_;
   // Waits for the event `fault` names, then its delay: the step with the
   // event filled in, or nothing when the runner stops first.
-  std::optional<ScheduledFault> AwaitEvent(const ScheduledFault& fault);
+  std::optional<ScheduledFault> AwaitEvent(const ScheduledFault& fault, Lane& lane);
   // Whether the step's value names a "$event." field.
   static bool NamesEvent(const ScheduledFault& fault);
   // The step with the event's fields filled in ($event.key, .process,
@@ -59,13 +83,9 @@ class NemesisRunner {
   mutable std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  size_t next_ = 0;  // the schedule's first op not performed
-  // The latest event a step waited for (the loop's thread only): a timed
-  // step after it may name its fields too.
-  std::optional<Op> last_event_;
   int performed_ = 0;
   int failed_ = 0;
-  std::thread thread_;
+  std::vector<Lane> lanes_;
 };
 
 }  // namespace locksmith

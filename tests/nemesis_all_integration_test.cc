@@ -32,9 +32,12 @@
 //
 // Each seed was chosen so the first window of each family opens apart from
 // the windows it would spoil (a clock read from a paused or killed node, a
-// client pause waiting for a holder while the only master is frozen, a
 // failover during a cut), and every family's first window opens at least a
-// second before the time limit.
+// second before the time limit. The client pause plays on a lane of its own
+// (nemesis/nemesis_runner.h): its wait for a holder no longer holds back a
+// server's resume that the holder waits on, which on ZooKeeper (seed 109:
+// the peer holding the head of the lock queue paused) once made the pause
+// last 4 s and left the stall too late to take effect.
 #include <gtest/gtest.h>
 
 #include <iostream>
