@@ -68,7 +68,7 @@ for _ in $(seq 1 300); do
 done
 [[ $ready == 1 ]] || { echo "the etcd3 cluster did not come up" >&2; exit 255; }
 
-printf "%-8s %-12s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
+printf "%-8s %-16s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
 for c in $counts; do
   store="$dir/store-$c"
   "$locksmith" run --backend etcd --concurrency "$c" --keys 1 --hold 0 --backoff 0 \

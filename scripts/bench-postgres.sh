@@ -64,7 +64,7 @@ done
 printf 'SELECT pg_advisory_lock(:client_id);\nSELECT pg_advisory_unlock(:client_id);\n' \
   > "$dir/cycle.sql"
 
-printf "%-8s %-12s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
+printf "%-8s %-16s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
 for c in $counts; do
   for client in pg-advisory pg-lock-table; do
     store="$dir/store-$client-$c"

@@ -83,7 +83,7 @@ for _ in $(seq 1 300); do
 done
 [[ $ready == 1 ]] || { echo "the Curator ensemble did not come up" >&2; exit 255; }
 
-printf "%-8s %-12s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
+printf "%-8s %-16s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
 for c in $counts; do
   store="$dir/store-$c"
   "$locksmith" run --backend zookeeper --client zk-fair --concurrency "$c" --keys 1 \

@@ -13,7 +13,7 @@ import sys
 
 
 def row(clients, label, cycles_per_s, p50_ms):
-    print("%-8s %-12s %12.1f %15.2f" % (clients, label, cycles_per_s, p50_ms))
+    print("%-8s %-16s %12.1f %15.2f" % (clients, label, cycles_per_s, p50_ms))
 
 
 if sys.argv[1] == "--line":
