@@ -52,16 +52,16 @@ Result<std::vector<Record>> ReadRecords(const std::string& file) {
   return records;
 }
 
-std::string ParentOf(const std::string& path) { return path.substr(0, path.rfind('/')); }
-
 std::string SavedCopy(const std::string& journal_dir, const Record& rename) {
   return journal_dir + "/" + pj::kSavedPrefix + std::to_string(rename.pid) + "-" +
          std::to_string(rename.b);
 }
 
-// Marks what each successful sync made durable: a file's changes and its
-// creation, or a directory's creations and renames, recorded before the
-// sync began.
+// Marks what each successful sync made durable: a file's changes recorded
+// before the sync of that file began, and every creation and rename
+// recorded before any sync began (ext4 commits its journal in order, so an
+// fsync of one file commits every earlier change to a directory; a
+// directory's own fsync does too).
 void DropSynced(std::vector<Record>& records) {
   std::map<std::string, int> file_at;  // path -> file, following renames
   int files = 0;
@@ -94,12 +94,7 @@ void DropSynced(std::vector<Record>& records) {
         for (size_t j = 0; j < it->second; ++j) {
           Record& old = records[j];
           const bool names = old.kind == pj::Kind::kCreate || old.kind == pj::Kind::kRename;
-          if (sync.b == 0) {
-            old.dropped |= old.file == sync.file && old.kind != pj::Kind::kRename;
-          } else if (names) {
-            const std::string& entry = old.kind == pj::Kind::kRename ? old.payload : old.path;
-            old.dropped |= ParentOf(entry) == sync.path;
-          }
+          old.dropped |= names || (sync.b == 0 && old.file == sync.file);
         }
         break;
       }

@@ -93,12 +93,14 @@ TEST_F(PowerJournalTest, ReplayKeepsExactlyWhatWasSynced) {
   ASSERT_EQ(log.size(), 4096u);
   EXPECT_EQ(log.substr(0, 8), std::string("txn1") + std::string(4, '\0'));
   EXPECT_EQ(log.find_first_not_of('\0', 4), std::string::npos);
-  // Renamed without a directory sync: undone, the replaced file back; the
-  // rename a directory sync made durable stays.
+  // Renamed with no sync after: undone, the replaced file back; the renames
+  // a later sync of the directory or of another file made durable stay.
   EXPECT_EQ(File("manifest"), "old manifest");
   EXPECT_EQ(File("manifest.tmp"), "new manifest");
   EXPECT_EQ(File("kept"), "kept");
   EXPECT_FALSE(Exists("kept.tmp"));
+  EXPECT_EQ(File("epoch"), "1");
+  EXPECT_FALSE(Exists("epoch.tmp"));
   // Truncated below the synced size: the bytes come back.
   EXPECT_EQ(File("trunc"), "0123456789");
   // Never synced: removed.

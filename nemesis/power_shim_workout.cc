@@ -72,23 +72,27 @@ int main(int argc, char** argv) {
   PWrite(log, "txn2", 4);
   Check(fallocate(log, 0, 0, 8192), "fallocate");
 
-  // Renamed: a synced manifest replaced by a synced temporary, with no
-  // directory sync after the rename; and one made durable by a directory
-  // sync.
-  Durable("manifest", "old manifest");
-  Durable("manifest.tmp", "new manifest");
-  Durable("kept.tmp", "kept");
-  const int dirfd = Check(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), "dir");
-  Check(fsync(dirfd), "fsync dir");
-  Check(rename((dir + "/kept.tmp").c_str(), (dir + "/kept").c_str()), "rename kept");
-  Check(fsync(dirfd), "fsync dir");
-  Check(rename((dir + "/manifest.tmp").c_str(), (dir + "/manifest").c_str()), "rename manifest");
-
   // Truncated below its synced size, then written.
   Durable("trunc", "0123456789");
   const int trunc = Open("trunc", O_WRONLY);
   Check(ftruncate(trunc, 4), "ftruncate");
   PWrite(trunc, "ab", 4);
+
+  // ZooKeeper's epoch file: a synced temporary renamed in place; the next
+  // fsync of any file commits the rename (ext4 commits its journal in order).
+  Durable("epoch.tmp", "1");
+  Check(rename((dir + "/epoch.tmp").c_str(), (dir + "/epoch").c_str()), "rename epoch");
+  Durable("other", "x");
+
+  // Renamed: a rename made durable by the directory's fsync, and a synced
+  // manifest replaced by a synced temporary with no sync after the rename.
+  Durable("manifest", "old manifest");
+  Durable("manifest.tmp", "new manifest");
+  Durable("kept.tmp", "kept");
+  const int dirfd = Check(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC), "dir");
+  Check(rename((dir + "/kept.tmp").c_str(), (dir + "/kept").c_str()), "rename kept");
+  Check(fsync(dirfd), "fsync dir");
+  Check(rename((dir + "/manifest.tmp").c_str(), (dir + "/manifest").c_str()), "rename manifest");
 
   // Never synced: gone after the power loss.
   Write(Open("fresh", O_CREAT | O_WRONLY), "lost");
