@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -51,6 +52,23 @@ constexpr size_t kUndoChunk = 65536;
 long Sys(long number, long a = 0, long b = 0, long c = 0, long d = 0, long e = 0) {
   return syscall(number, a, b, c, d, e);
 }
+
+// The bookkeeping's lock; a thread never takes it twice.
+constinit std::atomic_flag busy = ATOMIC_FLAG_INIT;
+struct Guard {
+  Guard() {
+    while (busy.test_and_set(std::memory_order_acquire)) Sys(SYS_sched_yield);
+  }
+  ~Guard() { busy.clear(std::memory_order_release); }
+};
+
+// A fork while another thread holds the lock would leave the child's copy
+// held for good (a Redis rewrite child, forked while the fsync thread
+// records a sync): fork waits for it (registered on first use).
+void LockForFork() {
+  while (busy.test_and_set(std::memory_order_acquire)) Sys(SYS_sched_yield);
+}
+void UnlockAfterFork() { busy.clear(std::memory_order_release); }
 
 // The covered directory and the journal's, read once from the environment.
 enum class EnvState : int { kUnread, kReading, kOff, kOn };
@@ -80,6 +98,7 @@ bool Enabled() {
       const bool on = CopyEnv(pj::kScopeEnv, scope, &scope_len) &&
                       CopyEnv(pj::kJournalDirEnv, journal_dir, &journal_dir_len);
       state = static_cast<int>(on ? EnvState::kOn : EnvState::kOff);
+      if (on) pthread_atfork(LockForFork, UnlockAfterFork, UnlockAfterFork);
       env_state.store(state, std::memory_order_release);
     } else {
       state = expected;  // another thread reads it: not covered meanwhile
@@ -95,15 +114,6 @@ bool Below(const char* path, const char* dir, size_t dir_len) {
 bool InScope(const char* path) {
   return Below(path, scope, scope_len) && !Below(path, journal_dir, journal_dir_len);
 }
-
-// The bookkeeping's lock; a thread never takes it twice.
-constinit std::atomic_flag busy = ATOMIC_FLAG_INIT;
-struct Guard {
-  Guard() {
-    while (busy.test_and_set(std::memory_order_acquire)) Sys(SYS_sched_yield);
-  }
-  ~Guard() { busy.clear(std::memory_order_release); }
-};
 
 // Zero-initialised (the table lives in .bss): `used` false is a free slot.
 struct Covered {
@@ -308,8 +318,10 @@ mode_t ModeOf(int flags, va_list args) {
 // Records a sync's begin; returns its id (0: not covered).
 uint64_t BeginSync(int fd) {
   if (!Enabled()) return 0;
-  Guard guard;
-  if (Covered* file = SlotOf(fd); file != nullptr) {
+  if (SlotOf(fd) != nullptr) {
+    Guard guard;
+    Covered* file = SlotOf(fd);
+    if (file == nullptr) return 0;
     const uint64_t id = ++sync_ids;
     Append(pj::Kind::kSyncBegin, file->path, id, 0, nullptr, 0);
     for (Covered& other : covered) {
@@ -323,6 +335,7 @@ uint64_t BeginSync(int fd) {
   if (!Absolute(fd, ".", path)) return 0;
   path[strlen(path) - 2] = '\0';  // drop the "/."
   if (!InScope(path)) return 0;
+  Guard guard;
   const uint64_t id = ++sync_ids;
   Append(pj::Kind::kSyncBegin, path, id, 1, nullptr, 0);
   return id;
