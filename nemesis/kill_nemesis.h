@@ -47,7 +47,8 @@ Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
 // Why the backend cannot kill nodes (it is not Killable), empty when it can.
 std::string CannotKill(const NemesisContext& context);
 // Unfit also when power_loss is asked of a service with two servers on one
-// host (a power loss would hit both) or without the run's hosts.
+// host (a power loss would hit both), of etcd (the shim cannot see its
+// writes) or without the run's hosts.
 std::string KillUnfit(const ModuleOptions& options, const NemesisContext& context);
 WindowOps KillWindowOf(const ModuleOptions& options);
 // With power_loss: the power shim in every host's spawn environment.

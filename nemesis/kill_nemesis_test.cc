@@ -160,6 +160,9 @@ TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
   EXPECT_EQ(KillUnfit(options, context), "");
   const NemesisContext hostless{service, pauses};
   EXPECT_EQ(KillUnfit(options, hostless), "power loss needs the run's hosts");
+  service.table = {{"n1", NodeRole::kEtcdMember, "h1", "etcd", "198.18.0.1", 2379}};
+  EXPECT_EQ(KillUnfit(options, context),
+            "power loss cannot reach etcd's writes (its Go runtime bypasses the C library)");
 }
 
 TEST(KillNemesisTest, KillsAndStartsNodes) {
