@@ -17,7 +17,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
       {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf,
-       kKillLook, nullptr, KillUnfit},
+       kKillLook, InstallPowerShims, KillUnfit},
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
        kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
