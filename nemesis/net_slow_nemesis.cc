@@ -262,13 +262,40 @@ RelayCounts NetSlowNemesis::TotalCounts() {
   return total;
 }
 
+Result<NetSlowNemesis::SlowLinks> NetSlowNemesis::LinksOf(const nlohmann::json& value) {
+  SlowLinks links;
+  if (StringField(value, "shape") == "into") {
+    // Every connection the controller opens to the host: the lock clients'
+    // connections to the protected resource's store (they carry no client
+    // address of their own).
+    std::string name = StringField(value, "host");
+    if (name.empty()) name = "store";
+    Host* host = HostNamed(name);
+    if (host == nullptr) {
+      return Error{"\"host\" names " + QuoteInput(name) + ", which is no host of this run"};
+    }
+    auto controller = BridgeAddressOf(host->Address());
+    if (!controller) return Error{controller.error()};
+    links.grudge[name] = {"controller"};
+    links.plan[name].from = {*controller};
+    return links;
+  }
+  auto grudge = PartitionGrudge(value, table_(), concurrency_, SubSeed(seed_, begun_++));
+  if (!grudge) return Error{grudge.error()};
+  auto plan = PlanRedirects(*grudge, endpoints_);
+  if (!plan) return Error{plan.error()};
+  links.grudge = std::move(*grudge);
+  links.plan = std::move(*plan);
+  return links;
+}
+
 FaultResult NetSlowNemesis::Begin(const nlohmann::json& value) {
   auto toxics = ToxicsFromJson(value);
   if (!toxics) return {false, nullptr, toxics.error()};
-  auto grudge = PartitionGrudge(value, table_(), concurrency_, SubSeed(seed_, begun_++));
-  if (!grudge) return {false, nullptr, grudge.error()};
-  auto plan = PlanRedirects(*grudge, endpoints_);
-  if (!plan) return {false, nullptr, plan.error()};
+  auto links = LinksOf(value);
+  if (!links) return {false, nullptr, links.error()};
+  const Grudge* grudge = &links->grudge;
+  const std::map<std::string, HostRedirects>* plan = &links->plan;
   nlohmann::json done = {{"shape", StringField(value, "shape").empty()
                                        ? std::string("auto")
                                        : StringField(value, "shape")},

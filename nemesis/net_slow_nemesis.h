@@ -11,7 +11,9 @@
 // joins each connection to where it was going (SO_ORIGINAL_DST) and applies
 // the toxics (nemesis/toxics.h) the value asks for:
 //
-//   {"shape", "target", "clients": as a partition's,
+//   {"shape", "target", "clients": as a partition's, or "shape": "into"
+//    and "host": H (default "store", the protected resource's): every
+//    connection the controller opens to H (the clients' to the resource),
 //    "mode": "delay" | "stall" | "reset",
 //    "direction": "both" | "upstream" | "downstream",
 //    "latency_ms", "jitter_ms", "bandwidth_kbs"}
@@ -111,6 +113,14 @@ class NetSlowNemesis : public Nemesis {
   std::vector<HealFailure> Teardown() override;
 
  private:
+  // The links a begin op's value slows: as a partition would cut them, or
+  // {"shape": "into", "host": H} (default "store"): every connection the
+  // controller opens to host H.
+  struct SlowLinks {
+    Grudge grudge;
+    std::map<std::string, HostRedirects> plan;
+  };
+  Result<SlowLinks> LinksOf(const nlohmann::json& value);
   FaultResult Begin(const nlohmann::json& value);
   FaultResult Heal();
   Host* HostNamed(const std::string& name) const;

@@ -90,6 +90,10 @@ TEST(NetSlowNemesisTest, AHostThatCannotOpenASocketInItsNetworkFailsTheOpAndLeav
   EXPECT_NE(r.error.find("cannot open a socket inside its network"), std::string::npos)
       << r.error;
   EXPECT_TRUE(nemesis.Teardown().empty());
+  FaultResult into = nemesis.Invoke(
+      {"net-slow", {{"shape", "into"}, {"host", "nope"}, {"latency_ms", 100}}});
+  EXPECT_FALSE(into.ok);
+  EXPECT_EQ(into.error, "\"host\" names \"nope\", which is no host of this run");
   FaultResult bad = nemesis.Invoke({"net-slow", {{"mode", "gently"}}});
   EXPECT_FALSE(bad.ok);
   EXPECT_EQ(bad.error, "\"mode\" must be one of delay, stall, reset, not \"gently\"");

@@ -190,3 +190,19 @@ TEST(ToxicRelayTest, ClearingTheToxicsReleasesWhatIsHeldAndTheConnectionGoesOn) 
 
 }  // namespace
 }  // namespace locksmith
+
+namespace locksmith {
+namespace {
+
+TEST(ToxicRelayTest, ADelayOneWayStillArrivesWhileTheOtherWayIsUntouched) {
+  RelayRig rig;
+  rig.Set(*ToxicsFromJson({{"latency_ms", 100}, {"direction", "upstream"}}));
+  const int fd = rig.Connect();
+  EXPECT_EQ(RelayRig::Ping(fd), "+PONG\r\n");
+  EXPECT_EQ(RelayRig::Ping(fd), "+PONG\r\n");
+  close(fd);
+  EXPECT_EQ(rig.Counts().delayed_bytes, 2 * int64_t{sizeof kPing - 1});
+}
+
+}  // namespace
+}  // namespace locksmith
