@@ -387,6 +387,23 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
 }
 
+TEST(RunConfigTest, AnExecClientIsAProgramOnAnyBackendInEitherForm) {
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson(
+      {{"backend", "zookeeper"}, {"client", {{"exec", {"/usr/bin/python3", "kazoo_lock.py"}}}},
+       {"fencing", "on"}, {"read_fraction", 0.5}},
+      c));
+  EXPECT_EQ(c.client, "exec:/usr/bin/python3 kazoo_lock.py");
+  // Fences and shared locks are the program's to claim at its handshake.
+  EXPECT_TRUE(ValidateRunConfig(c));
+  EXPECT_EQ(c.ResolvedTestName(), "zookeeper-exec-kazoo_lock.py-mutex");
+  EXPECT_EQ(c.ToJson()["client"], "exec:/usr/bin/python3 kazoo_lock.py");
+  EXPECT_EQ(ErrorOfJson({{"client", {{"exec", {"has space"}}}}}),
+            "\"client\": {\"exec\": [...]} must be a non-empty array of strings without spaces");
+  EXPECT_EQ(ErrorOfJson({{"client", "exec:"}}),
+            "--client exec: names no program (exec:PROGRAM [ARGS...])");
+}
+
 TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {
   EXPECT_EQ(ErrorOfJson({{"backend", "zookeeper"}, {"client", "zk-rw"}, {"read_fraction", 0.5}}),
             "");

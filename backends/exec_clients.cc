@@ -1,0 +1,45 @@
+#include "backends/exec_clients.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "backends/exec_lock_client.h"
+
+namespace locksmith {
+
+nlohmann::json ExecServiceFacts(const LockService& service) {
+  nlohmann::json nodes = NodeTableJson(service.Table());
+  return {{"backend", service.Backend()}, {"password", service.ClientPassword()},
+          {"nodes", std::move(nodes)}};
+}
+
+ExecClients::ExecClients(ExecClientsOptions options) : options_(std::move(options)) {
+  // The program starts in its log directory: a relative path names a file
+  // from where the run was started.
+  std::string& program = options_.argv.front();
+  if (program.find('/') != std::string::npos && program.front() != '/') {
+    std::error_code ec;
+    const auto absolute = std::filesystem::absolute(program, ec);
+    if (!ec) program = absolute.lexically_normal().string();
+  }
+}
+
+ExecClients::~ExecClients() { (void)supervisor_.KillAll(); }
+
+std::unique_ptr<LockClient> ExecClients::NewClient(boost::asio::any_io_executor executor,
+                                                   const ClientSlot& slot) {
+  ExecClientOptions o;
+  o.argv = options_.argv;
+  o.facts = options_.facts;
+  o.index = slot.index;
+  o.source_address = slot.source_address;
+  o.timeout = options_.timeout;
+  o.start_timeout = options_.start_timeout;
+  o.log_path = options_.log_dir + "/client-" + std::to_string(slot.index) + ".log";
+  if (const char* path = std::getenv("PATH"); path != nullptr) o.env_path = path;
+  o.fencing = options_.fencing;
+  o.report = options_.report;
+  return std::make_unique<ExecLockClient>(std::move(executor), supervisor_, std::move(o));
+}
+
+}  // namespace locksmith
