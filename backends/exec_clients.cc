@@ -10,7 +10,7 @@ namespace locksmith {
 nlohmann::json ExecServiceFacts(const LockService& service) {
   nlohmann::json nodes = NodeTableJson(service.Table());
   return {{"backend", service.Backend()}, {"password", service.ClientPassword()},
-          {"nodes", std::move(nodes)}};
+          {"nodes", std::move(nodes)}, {"settings", service.Settings()}};
 }
 
 ExecClients::ExecClients(ExecClientsOptions options) : options_(std::move(options)) {

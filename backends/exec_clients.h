@@ -32,7 +32,8 @@ struct ExecClientsOptions {
 };
 
 // What the handshake tells a program of `service`: {"backend", "password",
-// "nodes": [{"name", "role", "host", "address", "port"}, ...]}.
+// "nodes": [{"name", "role", "host", "address", "port"}, ...], "settings"
+// (LockService::Settings: Sentinel's master_name, ...)}.
 nlohmann::json ExecServiceFacts(const LockService& service);
 
 class ExecClients {

@@ -319,11 +319,14 @@ void ExecLockClient::Crash() {
 
 void ExecLockClient::SetPaused(bool paused) {
   if (!program_ || program_->ended) return;
-  (void)supervisor_.Signal(owner_, program_->pid, paused ? SIGSTOP : SIGCONT);
+  const Status signalled = supervisor_.Signal(owner_, program_->pid, paused ? SIGSTOP : SIGCONT);
+  if (paused && signalled) ++stops_;
 }
 
 std::map<std::string, int64_t> ExecLockClient::Counters() const {
-  return {{"program_starts", starts_}, {"program_misbehaved", misbehaved_}};
+  return {{"program_starts", starts_},
+          {"program_misbehaved", misbehaved_},
+          {"program_stops", stops_}};
 }
 
 }  // namespace locksmith

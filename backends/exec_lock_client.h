@@ -124,6 +124,7 @@ class ExecLockClient : public LockClient {
   bool closed_ = false;
   int64_t starts_ = 0;
   int64_t misbehaved_ = 0;
+  int64_t stops_ = 0;  // SIGSTOPs sent (client-pause)
 };
 
 }  // namespace locksmith

@@ -220,6 +220,7 @@ TEST_F(ExecLockClientTest, PauseStopsTheProgramAndCrashKillsIt) {
     return stat ? stat->state : '?';
   };
   EXPECT_TRUE(Eventually([&] { return state() == 'T'; }, "the program stops"));
+  EXPECT_EQ(client->Counters().at("program_stops"), 1);
   client->SetPaused(false);
   EXPECT_TRUE(Eventually([&] { return state() != 'T'; }, "the program goes on"));
   client->Crash();

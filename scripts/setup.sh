@@ -10,8 +10,9 @@
 #   scripts/setup.sh --servers also every other backend's servers (etcd,
 #                              MariaDB, PostgreSQL)
 #   scripts/setup.sh --tests   also every server and what the tests need (ssh,
-#                              Chromium, xmllint, Docker, Node.js, Python,
-#                              clang), and every test target
+#                              Chromium, xmllint, Docker, Node.js, Python and
+#                              the libraries of adapters/, clang), and every
+#                              test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
 set -euo pipefail
@@ -55,8 +56,9 @@ if ((tests)); then
     chromium libxml2-utils
     # the docker/ compose cluster and its test (docker/cluster.sh starts its own engine)
     docker.io docker-compose debootstrap
-    # the source-size lint
-    python3
+    # the source-size lint; the exec clients' test programs and adapters
+    # (adapters/: redis-py's Lock, kazoo's Lock, run with Debian's /usr/bin/python3)
+    python3 python3-redis python3-kazoo
     # scripts/fuzz.sh: the fuzz targets under AddressSanitizer and UBSan
     clang libclang-rt-14-dev
   )
