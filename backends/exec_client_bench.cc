@@ -95,7 +95,8 @@ int main(int argc, char** argv) {
   asio::io_context ioc(1);
   std::vector<std::unique_ptr<locksmith::LockClient>> clients;
   for (int i = 0; i < flags.clients; ++i) {
-    clients.push_back(programs.NewClient(ioc.get_executor(), {i, 0, ""}));
+    clients.push_back(programs.NewClient(ioc.get_executor(), {i, 0, ""}, flags.clients,
+                                         [](int j) { return locksmith::ClientSlot{j, 0, ""}; }));
   }
   uint64_t ops = 0, failed = 0, at_start = 0;
   bool stop = false, connected = true;

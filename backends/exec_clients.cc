@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "backends/exec_lock_client.h"
 
 namespace locksmith {
 
@@ -24,10 +23,31 @@ ExecClients::ExecClients(ExecClientsOptions options) : options_(std::move(option
   }
 }
 
-ExecClients::~ExecClients() { (void)supervisor_.KillAll(); }
+ExecClients::~ExecClients() {
+  launched_.clear();  // their programs are killed by their own supervisor's calls
+  (void)supervisor_.KillAll();
+}
 
-std::unique_ptr<LockClient> ExecClients::NewClient(boost::asio::any_io_executor executor,
-                                                   const ClientSlot& slot) {
+std::unique_ptr<LockClient> ExecClients::NewClient(
+    boost::asio::any_io_executor executor, const ClientSlot& slot, int count,
+    const std::function<ClientSlot(int)>& slot_of) {
+  if (slot.index == 0 && launched_.empty()) {
+    for (int i = 0; i < count; ++i) {
+      auto client = Make(executor, slot_of(i));
+      (void)client->Launch();  // a failure is Connect's to report
+      launched_[i] = std::move(client);
+    }
+  }
+  if (auto it = launched_.find(slot.index); it != launched_.end()) {
+    auto client = std::move(it->second);
+    launched_.erase(it);
+    return client;
+  }
+  return Make(std::move(executor), slot);
+}
+
+std::unique_ptr<ExecLockClient> ExecClients::Make(boost::asio::any_io_executor executor,
+                                                  const ClientSlot& slot) {
   ExecClientOptions o;
   o.argv = options_.argv;
   o.facts = options_.facts;

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <nlohmann/json.hpp>
 
+#include "backends/exec_lock_client.h"
 #include "backends/lock_service.h"
 #include "cluster/process_supervisor.h"
 
@@ -43,11 +45,19 @@ class ExecClients {
   ExecClients(const ExecClients&) = delete;
   ExecClients& operator=(const ExecClients&) = delete;
 
+  // Client `slot`'s. The first call (slot 0) launches the programs of all
+  // `count` slots at once (`slot_of` gives each its slot), so they start
+  // side by side while the workload connects them one by one.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
-                                        const ClientSlot& slot);
+                                        const ClientSlot& slot, int count,
+                                        const std::function<ClientSlot(int)>& slot_of);
 
  private:
+  std::unique_ptr<ExecLockClient> Make(boost::asio::any_io_executor executor,
+                                       const ClientSlot& slot);
+
   ExecClientsOptions options_;
+  std::map<int, std::unique_ptr<ExecLockClient>> launched_;  // by slot index, not yet handed out
   ProcessSupervisor supervisor_{/*die_with_controller=*/true};
 };
 

@@ -82,16 +82,26 @@ std::string ExecLockClient::Name() const {
 
 int ExecLockClient::pid() const { return program_ && !program_->ended ? program_->pid : -1; }
 
-asio::awaitable<Status> ExecLockClient::Connect() { co_return co_await Start(); }
+asio::awaitable<Status> ExecLockClient::Connect() {
+  if (!program_) {
+    if (Status launched = Launch(); !launched) co_return launched;
+  }
+  co_return co_await AwaitHello();
+}
 
 asio::awaitable<Status> ExecLockClient::Start() {
+  if (Status launched = Launch(); !launched) co_return launched;
+  co_return co_await AwaitHello();
+}
+
+Status ExecLockClient::Launch() {
   auto to_program = OpenPipe();
-  if (!to_program) co_return Error{Name() + ": " + to_program.error()};
+  if (!to_program) return Error{Name() + ": " + to_program.error()};
   auto from_program = OpenPipe();
   if (!from_program) {
     close(to_program->read);
     close(to_program->write);
-    co_return Error{Name() + ": " + from_program.error()};
+    return Error{Name() + ": " + from_program.error()};
   }
   ProcessSpec spec{options_.argv, {}, options_.log_path, ""};
   if (!options_.env_path.empty()) spec.env.push_back("PATH=" + options_.env_path);
@@ -103,15 +113,22 @@ asio::awaitable<Status> ExecLockClient::Start() {
   auto program = std::make_shared<Program>(executor_);
   program->in.assign(to_program->write);
   program->out.assign(from_program->read);
-  if (!pid) co_return Error{Name() + ": " + pid.error()};
+  if (!pid) return Error{Name() + ": " + pid.error()};
   program->pid = *pid;
   program_ = program;
   ++starts_;
   BackgroundTasks(executor_).Spawn(owner_ + " reader", ReadLines(program));
+  hello_pending_ = std::make_unique<Pending>(executor_);
+  Status sent = Send(*program,
+                     ExecHelloRequest(options_.facts, options_.index, options_.source_address),
+                     0, *hello_pending_, options_.start_timeout);
+  if (!sent) hello_pending_->error = sent.error();
+  return sent;
+}
 
-  Reply reply = co_await Exchange(
-      program, ExecHelloRequest(options_.facts, options_.index, options_.source_address), 0,
-      options_.start_timeout);
+asio::awaitable<Status> ExecLockClient::AwaitHello() {
+  std::shared_ptr<Program> program = program_;
+  Reply reply = co_await Await(program, *hello_pending_, 0, "hello", options_.start_timeout);
   if (!reply.error.empty()) co_return Error{reply.error};
   auto hello = DecodeHelloReply(reply.body);
   if (!hello) {
@@ -141,39 +158,54 @@ asio::awaitable<ExecLockClient::Reply> ExecLockClient::Call(ExecRequest request,
 asio::awaitable<ExecLockClient::Reply> ExecLockClient::Exchange(
     std::shared_ptr<Program> program, const nlohmann::json& message, int64_t id,
     std::chrono::milliseconds deadline) {
-  Reply out{nullptr, "", false, program, id};
-  const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                           "\n";
+  Pending pending(executor_);
+  if (Status sent = Send(*program, message, id, pending, deadline); !sent) {
+    co_return Reply{nullptr, sent.error(), false, program, id};
+  }
+  co_return co_await Await(program, pending, id, message.value("op", ""), deadline);
+}
+
+Status ExecLockClient::Send(Program& program, const nlohmann::json& message, int64_t id,
+                            Pending& pending, std::chrono::milliseconds deadline) {
+  const std::string line =
+      message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   // The write never waits: a request fits a pipe that is empty but for
   // what the program has not read yet; one that stops reading its input
   // is a program that misbehaves.
   boost::system::error_code ec;
-  program->in.non_blocking(true, ec);
-  const size_t written = ec ? 0 : program->in.write_some(asio::buffer(line), ec);
+  program.in.non_blocking(true, ec);
+  const size_t written = ec ? 0 : program.in.write_some(asio::buffer(line), ec);
   if (ec || written != line.size()) {
     const std::string why = ec == asio::error::broken_pipe
                                 ? std::string("exited")
                                 : "does not read its input (" +
                                       (ec ? ec.message() : std::string("a short write")) + ")";
-    out.error = Misbehaved(*program, why + " before " + message.value("op", "") + " " +
-                                         std::to_string(id));
-    co_return out;
+    return Error{Misbehaved(program, why + " before " + message.value("op", "") + " " +
+                                         std::to_string(id))};
   }
-  out.sent = true;
-  Pending pending(executor_);
   pending.signal.expires_after(deadline);
-  program->pending[id] = &pending;
-  auto [wait_ec] = co_await pending.signal.async_wait(asio::as_tuple(asio::use_awaitable));
-  (void)wait_ec;
+  program.pending[id] = &pending;
+  return OkStatus();
+}
+
+asio::awaitable<ExecLockClient::Reply> ExecLockClient::Await(std::shared_ptr<Program> program,
+                                                             Pending& pending, int64_t id,
+                                                             const std::string& op,
+                                                             std::chrono::milliseconds deadline) {
+  Reply out{nullptr, "", true, program, id};
+  // The reply (or the program's end) may have come before anyone waited.
+  if (!pending.reply && pending.error.empty()) {
+    auto [wait_ec] = co_await pending.signal.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)wait_ec;
+  }
   program->pending.erase(id);
   if (pending.reply) {
     out.body = std::move(*pending.reply);
   } else if (!pending.error.empty()) {
     out.error = pending.error;
   } else {
-    out.error = Misbehaved(*program, "did not answer " + message.value("op", "") + " " +
-                                         std::to_string(id) + " within " +
-                                         std::to_string(deadline.count()) + " ms");
+    out.error = Misbehaved(*program, "did not answer " + op + " " + std::to_string(id) +
+                                         " within " + std::to_string(deadline.count()) + " ms");
   }
   co_return out;
 }

@@ -71,6 +71,11 @@ class ExecLockClient : public LockClient {
   void SetAcquireWait(std::chrono::milliseconds wait) override { wait_ = wait; }
   std::map<std::string, int64_t> Counters() const override;
 
+  // Starts the program and sends its handshake without waiting for the
+  // answer, which Connect then awaits: the run launches every client's
+  // program before it connects the first (ExecClients), so slow starters
+  // (an interpreter, a JVM) start side by side.
+  Status Launch();
   // What the program said of itself at its last handshake.
   const ExecHello& hello() const { return hello_; }
   // The running program's pid; -1 when none runs.
@@ -89,6 +94,7 @@ class ExecLockClient : public LockClient {
     int64_t id = 0;
   };
 
+  // Launch, then AwaitHello: a start of the program with its handshake.
   boost::asio::awaitable<Status> Start();
   // Sends `request` (starting the program first when none runs) and waits
   // at most `deadline` for its reply: the one place where a missed deadline
@@ -97,6 +103,16 @@ class ExecLockClient : public LockClient {
   boost::asio::awaitable<Reply> Exchange(std::shared_ptr<Program> program,
                                          const nlohmann::json& message, int64_t id,
                                          std::chrono::milliseconds deadline);
+  // Writes `message` and registers `pending` for reply `id`, due within
+  // `deadline`; an error naming the program when it cannot be written.
+  Status Send(Program& program, const nlohmann::json& message, int64_t id, Pending& pending,
+              std::chrono::milliseconds deadline);
+  // The reply `pending` receives (at once when it came already), or the
+  // error of a missed deadline or of the program's end.
+  boost::asio::awaitable<Reply> Await(std::shared_ptr<Program> program, Pending& pending,
+                                      int64_t id, const std::string& op,
+                                      std::chrono::milliseconds deadline);
+  boost::asio::awaitable<Status> AwaitHello();
   boost::asio::awaitable<void> ReadLines(std::shared_ptr<Program> program);
   void OnLine(Program& program, std::string_view line);
   // The program broke the protocol (`why`): the run log is told, and it
@@ -116,6 +132,7 @@ class ExecLockClient : public LockClient {
   ExecClientOptions options_;
   std::string owner_;  // the supervisor's name for this client's processes
   std::shared_ptr<Program> program_;
+  std::unique_ptr<Pending> hello_pending_;  // the last start's handshake
   ExecHello hello_;
   LockEventSink sink_;
   std::set<std::string> shared_tokens_;  // held shared: released with release_shared

@@ -228,6 +228,33 @@ TEST_F(ExecLockClientTest, PauseStopsTheProgramAndCrashKillsIt) {
   client->Close();
 }
 
+// The first client asked for launches every slot's program, so they start
+// side by side; each later client is handed its running program.
+TEST(ExecClientsTest, TheFirstClientLaunchesEverySlotsProgram) {
+  signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  asio::io_context io;
+  ExecClientsOptions o;
+  o.argv = {kFakeAdapter};
+  o.log_dir = dir.path();
+  ExecClients programs(o);
+  auto slot = [](int i) { return ClientSlot{i, 0, ""}; };
+  auto first = programs.NewClient(io.get_executor(), slot(0), 3, slot);
+  auto second = programs.NewClient(io.get_executor(), slot(1), 3, slot);
+  auto* exec = dynamic_cast<ExecLockClient*>(second.get());
+  ASSERT_NE(exec, nullptr);
+  EXPECT_GT(exec->pid(), 0);  // running before its Connect
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    Status connected = co_await second->Connect();
+    EXPECT_TRUE(connected) << connected.error();
+    AcquireResult a = co_await second->Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+  });
+  EXPECT_EQ(exec->Counters().at("program_starts"), 1);
+  first->Close();
+  second->Close();
+}
+
 // docs/exec-clients.md shows the minimal adapter whole: the file as it is.
 TEST(ExecClientDocTest, TheProtocolPageShowsTheMinimalAdapterAsItIs) {
   const std::string doc = ReadAll(std::string(LOCKSMITH_SOURCE_DIR) + "/docs/exec-clients.md");

@@ -394,7 +394,10 @@ class ServerPhases {
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
     if (exec) {
-      ctx.new_client = [&](const ClientSlot& slot) { return exec->NewClient(io.get_executor(), slot); };
+      ctx.new_client = [&](const ClientSlot& slot) {
+        return exec->NewClient(io.get_executor(), slot, options.concurrency,
+                               [&ctx](int i) { return ctx.Slot(i); });
+      };
     }
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });

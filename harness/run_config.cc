@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <regex>
 #include <stdexcept>
 
@@ -376,8 +377,39 @@ Status MergeRunConfigJson(const nlohmann::json& given, RunConfig& c, UnusedKeys 
   return OkStatus();
 }
 
+namespace {
+
+// Every "client": {"exec": [PROGRAM, ...]} in `j`, at any depth (a suite's
+// base, matrix and cells): a relative PROGRAM path made absolute from `dir`,
+// so a file names its adapter wherever locksmith is started.
+void ResolveExecPrograms(nlohmann::json& j, const std::filesystem::path& dir) {
+  if (j.is_array()) {
+    for (auto& item : j) ResolveExecPrograms(item, dir);
+    return;
+  }
+  if (!j.is_object()) return;
+  for (auto& [key, value] : j.items()) {
+    if (key == "client" && value.is_object() && value.contains("exec") &&
+        value["exec"].is_array() && !value["exec"].empty() && value["exec"][0].is_string()) {
+      const std::string program = value["exec"][0].get<std::string>();
+      if (program.find('/') != std::string::npos && program.front() != '/') {
+        value["exec"][0] = (dir / program).lexically_normal().string();
+      }
+    } else {
+      ResolveExecPrograms(value, dir);
+    }
+  }
+}
+
+}  // namespace
+
 Result<nlohmann::json> ReadConfigJsonFile(const std::string& path) {
-  return ReadJsonInputFile(path, kMaxConfigFileBytes, JsonComments::kAllowed);
+  auto j = ReadJsonInputFile(path, kMaxConfigFileBytes, JsonComments::kAllowed);
+  if (!j) return j;
+  std::error_code ec;
+  const auto dir = std::filesystem::absolute(path, ec).parent_path();
+  if (!ec) ResolveExecPrograms(*j, dir);
+  return j;
 }
 
 Status LoadRunConfigFile(const std::string& path, RunConfig& config) {

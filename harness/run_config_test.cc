@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "base/testing/temp_dir.h"
@@ -402,6 +403,19 @@ TEST(RunConfigTest, AnExecClientIsAProgramOnAnyBackendInEitherForm) {
             "\"client\": {\"exec\": [...]} must be a non-empty array of strings without spaces");
   EXPECT_EQ(ErrorOfJson({{"client", "exec:"}}),
             "--client exec: names no program (exec:PROGRAM [ARGS...])");
+}
+
+TEST(RunConfigTest, AFileNamesItsExecProgramFromItsOwnDirectory) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/suite.json";
+  std::ofstream(path) << R"({"base": {"client": {"exec": ["../adapters/x.py", "a/b"]}},
+                             "cells": [{"client": {"exec": ["python3", "y.py"]}}]})";
+  auto j = ReadConfigJsonFile(path);
+  ASSERT_TRUE(j) << j.error();
+  const std::string parent = std::filesystem::path(dir.path()).parent_path().string();
+  EXPECT_EQ((*j)["base"]["client"]["exec"],
+            nlohmann::json({parent + "/adapters/x.py", "a/b"}));  // arguments stay as given
+  EXPECT_EQ((*j)["cells"][0]["client"]["exec"], nlohmann::json({"python3", "y.py"}));
 }
 
 TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {

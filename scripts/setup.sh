@@ -11,7 +11,8 @@
 #                              MariaDB, PostgreSQL)
 #   scripts/setup.sh --tests   also every server and what the tests need (ssh,
 #                              Chromium, xmllint, Docker, Node.js, Python and
-#                              the libraries of adapters/, clang), and every
+#                              the libraries of adapters/ (Debian packages,
+#                              npm modules for node-redlock), clang), and every
 #                              test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
@@ -65,6 +66,8 @@ if ((tests)); then
   # The report scripts' syntax test runs node --check: Node.js as a command,
   # from wherever the machine has it (see below).
   command -v node >/dev/null || packages+=(nodejs)
+  # adapters/node-redlock's modules come from npm (below)
+  command -v npm >/dev/null || packages+=(npm)
 fi
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
@@ -115,6 +118,11 @@ if ((${#missing[@]})); then
   if [[ " ${missing[*]} " == *" etcd-server "* && -d /run/systemd/system ]]; then
     systemctl disable --now etcd.service >/dev/null 2>&1 || true
   fi
+fi
+# The exec adapters' npm modules (adapters/node-redlock), pinned by its
+# package-lock.json, into that folder only; already there: nothing to do.
+if ((tests)) && [[ ! -d adapters/node-redlock/node_modules/redlock ]]; then
+  npm ci --prefix adapters/node-redlock --no-audit --no-fund >/dev/null
 fi
 if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
   echo "setup: warning: a Docker engine manages this machine's firewall (DOCKER chains);" \
