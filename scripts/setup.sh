@@ -12,7 +12,7 @@
 #   scripts/setup.sh --tests   also every server and what the tests need (ssh,
 #                              Chromium, xmllint, Docker, Node.js, Python and
 #                              the libraries of adapters/ (Debian packages,
-#                              npm modules for node-redlock), clang), and every
+#                              a JDK, npm modules for node-redlock), clang), and every
 #                              test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
@@ -68,6 +68,9 @@ if ((tests)); then
   command -v node >/dev/null || packages+=(nodejs)
   # adapters/node-redlock's modules come from npm (below)
   command -v npm >/dev/null || packages+=(npm)
+  # adapters/curator: Curator's recipes and a JDK to compile the adapter
+  packages+=(libcurator-recipes-java)
+  command -v javac >/dev/null || packages+=(default-jdk-headless)
 fi
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
