@@ -2,7 +2,8 @@
 // through the exec protocol, on real servers: with no faults it is valid and
 // does >= 1,000 ops in 20 s on single Redis and on Sentinel; a real SIGSTOP
 // of the holder's process longer than its lease (client-pause) makes
-// expired-lease double holders, Redis itself doing nothing wrong. A machine
+// expired-lease double holders, Redis itself doing nothing wrong; a partition
+// cuts one redis-py client off Sentinel's hosts while the others go on. A machine
 // without python3-redis fails these tests naming the package.
 #include <gtest/gtest.h>
 
@@ -64,6 +65,33 @@ TEST_F(RedisPyTest, ASigstopPastTheLeaseMakesExpiredLeaseDoubleHolders) {
   EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
   // The pauses were real stops of the program, not a stalled coroutine.
   EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
+}
+
+// The adapter binds its client's own address, so a partition cuts one
+// redis-py client off every host of Sentinel's (master, replicas,
+// sentinels) while the other five go on: only worker 0's ops fail or end
+// info, and the run is valid.
+TEST_F(RedisPyTest, OneClientPartitionedOffTheMasterWhileTheOthersGoOn) {
+  FinishedRun f = RunAndLoad(
+      {"--backend", "redis-sentinel", "--client", "exec:" + kAdapter, "--seed", "4",
+       "--time-limit", "10", "--concurrency", "6", "--nemesis", "partition", "--partition-shape",
+       "clients-from-nodes", "--partition-clients", "0", "--nemesis-interval", "3",
+       "--partition-ms", "2000"},
+      seconds(120));
+  EXPECT_EQ(f.code, 0) << f.out;
+  int cut = 0, others_unanswered = 0, others_ok = 0;
+  for (const Op& op : f.history) {
+    if (!op.is_client() || op.f != "acquire") continue;
+    const bool worker_zero = op.process % 6 == 0;
+    if (op.type == OpType::kInfo || (op.type == OpType::kFail && !op.error.empty() &&
+                                      op.error != "held by another client")) {
+      (worker_zero ? cut : others_unanswered) += 1;
+    }
+    others_ok += !worker_zero && op.type == OpType::kOk;
+  }
+  EXPECT_GE(cut, 1) << "the partition cut nothing";
+  EXPECT_EQ(others_unanswered, 0);
+  EXPECT_GT(others_ok, 100);
 }
 
 }  // namespace

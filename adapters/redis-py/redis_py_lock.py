@@ -2,16 +2,34 @@
 """redis-py's Lock (Debian python3-redis) as a locksmith lock client
 (docs/exec-clients.md): on `redis` it talks to the primary, on `redis-sentinel`
 it finds the master through the sentinels (Sentinel.master_for) as an
-application would. Ops: acquire, release, renew (Lock.extend with replace_ttl)."""
+application would; its sockets bind the client's source address. Ops: acquire,
+release, renew (Lock.extend with replace_ttl)."""
 import json
+import socket
 import sys
 
 import redis
 from redis.exceptions import LockError, LockNotOwnedError, RedisError
-from redis.sentinel import Sentinel
+from redis.sentinel import MasterNotFoundError, Sentinel
+
+
+def bind_source(address):
+    """Every IPv4 socket redis-py opens binds the client's own address first
+    (redis-py takes none), so a partition can cut this one client off."""
+    if not address:
+        return
+    plain_connect = socket.socket.connect
+
+    def connect_from(sock, target):
+        if sock.family == socket.AF_INET:
+            sock.bind((address, 0))
+        return plain_connect(sock, target)
+
+    socket.socket.connect = connect_from
 
 
 def connect(hello):
+    bind_source(hello["source_address"])
     seconds = max(hello["timeout_ms"], 100) / 1000.0
     options = dict(password=hello["password"] or None, socket_timeout=seconds,
                    socket_connect_timeout=seconds)
@@ -74,6 +92,8 @@ def main():
                 reply.update(getattr(adapter, op)(request))
             else:
                 reply.update(result="fail", busy=False, error="unsupported op " + op)
+        except MasterNotFoundError as error:  # nothing was sent
+            reply.update(result="fail", busy=False, error="MasterNotFoundError: %s" % error)
         except (RedisError, LockError, OSError) as error:  # may have happened
             reply.update(result="info", error="%s: %s" % (type(error).__name__, error))
         print(json.dumps(reply), flush=True)
