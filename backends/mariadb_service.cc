@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "backends/mariadb_lock_client.h"
+#include "backends/non_root_server.h"
 #include "backends/redis_service.h"
 
 namespace locksmith {
@@ -15,8 +16,6 @@ constexpr char kLogFile[] = "mariadb.log";
 constexpr char kBootstrapFile[] = "mariadb-bootstrap.sql";
 constexpr char kUser[] = "locksmith";
 constexpr char kDatabase[] = "locksmith";
-// The system user Debian's package made; mariadbd switches to it.
-constexpr char kSystemUser[] = "mysql";
 constexpr int kPreferredPort = 3306;
 // A small server: the tests' servers hold a few rows.
 constexpr const char* kInnodbSizes[] = {"--innodb-buffer-pool-size=16M",
@@ -45,12 +44,13 @@ std::string MariadbBootstrapSql(const std::string& password) {
          "name VARBINARY(255) NOT NULL) ENGINE=InnoDB;\n";
 }
 
-std::vector<std::string> MariadbServerArgv(const std::string& data_dir, const std::string& address,
+std::vector<std::string> MariadbServerArgv(const std::vector<std::string>& run_as,
+                                           const std::string& data_dir, const std::string& address,
                                            int port) {
-  std::vector<std::string> argv = {
+  std::vector<std::string> argv = run_as;
+  argv.insert(argv.end(), {
       "mariadbd",
       "--no-defaults",  // never the machine's option files
-      std::string("--user=") + kSystemUser,
       "--datadir=" + data_dir,
       "--bind-address=" + address,
       "--port=" + std::to_string(port),
@@ -59,23 +59,24 @@ std::vector<std::string> MariadbServerArgv(const std::string& data_dir, const st
       "--pid-file=mariadbd.pid",
       "--skip-name-resolve",
       "--innodb-flush-log-at-trx-commit=2",
-  };
+  });
   argv.insert(argv.end(), std::begin(kInnodbSizes), std::end(kInnodbSizes));
   return argv;
 }
 
-std::vector<std::string> MariadbInstallArgv(const std::string& data_dir,
+std::vector<std::string> MariadbInstallArgv(const std::vector<std::string>& run_as,
+                                            const std::string& data_dir,
                                             const std::string& bootstrap_file) {
-  std::vector<std::string> argv = {
+  std::vector<std::string> argv = run_as;
+  argv.insert(argv.end(), {
       "mariadb-install-db",
       "--no-defaults",
-      std::string("--user=") + kSystemUser,
       "--datadir=" + data_dir,
       "--auth-root-authentication-method=socket",  // root: the system's root only, no password
       "--skip-test-db",
       "--skip-name-resolve",
       "--extra-file=" + bootstrap_file,
-  };
+  });
   argv.insert(argv.end(), std::begin(kInnodbSizes), std::end(kInnodbSizes));
   return argv;
 }
@@ -136,10 +137,14 @@ MariadbEndpoint MariadbService::EndpointOf(const ServiceNode& node) const {
 
 Status MariadbService::Install(ServerProcess& node) {
   Host& host = *node.host();
+  auto root = RunsAsRoot(host);
+  if (!root) return Error{node.name() + ": " + root.error()};
+  run_as_ = NonRootPrefix(*root, /*own_ipc=*/false);
   if (Status s = host.WriteFile(kBootstrapFile, MariadbBootstrapSql(options_.password)); !s) {
     return s;
   }
-  auto done = host.Exec(MariadbInstallArgv(host.PathOf(kDataDir), host.PathOf(kBootstrapFile)),
+  auto done = host.Exec(
+      MariadbInstallArgv(run_as_, host.PathOf(kDataDir), host.PathOf(kBootstrapFile)),
                         kInstallTimeout);
   // The password stays in no file of the node's (the server keeps its hash).
   (void)host.RemoveFile(kBootstrapFile);
@@ -148,8 +153,7 @@ Status MariadbService::Install(ServerProcess& node) {
     std::string output = done->output;
     if (output.size() > 600) output = "..." + output.substr(output.size() - 600);
     return Error{node.name() + ": mariadb-install-db exited " + std::to_string(done->exit_code) +
-                 " (the mysql user must reach " + host.Directory() +
-                 ": every directory above it searchable): " + output};
+                 ": " + output};
   }
   return OkStatus();
 }
@@ -158,7 +162,7 @@ Status MariadbService::Launch(ServerProcess& node) {
   const ServiceNode& info = node.info();
   const MariadbEndpoint endpoint = EndpointOf(info);
   ServerLaunch launch{
-      {}, {}, MariadbServerArgv(node.host()->PathOf(kDataDir), info.address, info.port)};
+      {}, {}, MariadbServerArgv(run_as_, node.host()->PathOf(kDataDir), info.address, info.port)};
   return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kProbeTimeout); },
                               kProbeInterval, "answer a query"});
 }

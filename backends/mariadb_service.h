@@ -5,9 +5,10 @@
 // (SIGSTOP / SIGCONT), HasPrimary (the one server) and HasNodeProcesses.
 //
 // The server's files are in its host's directory: mariadb/ (the data
-// directory, made once by mariadb-install-db, owned by the `mysql` system
-// user the package made; mariadbd runs as that user, --user, from its
-// start as root; removed by Stop), mariadb.log (its error log, on stderr). It reads no
+// directory, made once by mariadb-install-db; removed by Stop; when the
+// host's commands run as root, the install and mariadbd run as an ordinary
+// user of a user namespace of their own: backends/non_root_server.h),
+// mariadb.log (its error log, on stderr). It reads no
 // option file of the machine's (--no-defaults) and shares nothing with the
 // machine's own MariaDB: its socket and pid file are in its data directory.
 // The clients' account, `locksmith` with a password from the kernel's
@@ -58,11 +59,15 @@ Result<std::unique_ptr<LockService>> MakeMariadbService(const ModuleOptions& opt
 // The account, database and tables the clients use (pure; exposed for
 // tests): what mariadb-install-db runs after its own tables.
 std::string MariadbBootstrapSql(const std::string& password);
-// mariadbd's argv for a server on `address`:`port` with data in `data_dir`.
-std::vector<std::string> MariadbServerArgv(const std::string& data_dir, const std::string& address,
+// mariadbd's argv for a server on `address`:`port` with data in `data_dir`,
+// after the prefix `run_as` (NonRootPrefix).
+std::vector<std::string> MariadbServerArgv(const std::vector<std::string>& run_as,
+                                           const std::string& data_dir, const std::string& address,
                                            int port);
-// mariadb-install-db's argv: `data_dir` made, `bootstrap_file` run in it.
-std::vector<std::string> MariadbInstallArgv(const std::string& data_dir,
+// mariadb-install-db's argv: `data_dir` made, `bootstrap_file` run in it,
+// after the prefix `run_as`.
+std::vector<std::string> MariadbInstallArgv(const std::vector<std::string>& run_as,
+                                            const std::string& data_dir,
                                             const std::string& bootstrap_file);
 // One try: the server at `endpoint` answers a query on the clients' tables
 // within `timeout` (blocking; the readiness probe).
@@ -107,6 +112,7 @@ class MariadbService : public LockService,
   NodeTable table_;    // fixed at construction
   ServerSet servers_;  // fixed at construction
   std::atomic<int64_t> ready_after_ms_{-1};
+  std::vector<std::string> run_as_;  // set by Start, before any fault (NonRootPrefix)
 };
 
 }  // namespace locksmith

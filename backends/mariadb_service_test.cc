@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "backends/non_root_server.h"
+
 namespace locksmith {
 namespace {
 
@@ -12,11 +14,10 @@ bool Has(const std::vector<std::string>& argv, const std::string& arg) {
 }
 
 TEST(MariadbServiceTest, TheServerReadsNoOptionFileAndListensOnlyOnItsHost) {
-  const auto argv = MariadbServerArgv("/run/nodes/n1/mariadb", "198.18.0.1", 3306);
+  const auto argv = MariadbServerArgv({}, "/run/nodes/n1/mariadb", "198.18.0.1", 3306);
   ASSERT_GE(argv.size(), 2u);
   EXPECT_EQ(argv[0], "mariadbd");
   EXPECT_EQ(argv[1], "--no-defaults");  // must come first to count
-  EXPECT_TRUE(Has(argv, "--user=mysql"));
   EXPECT_TRUE(Has(argv, "--datadir=/run/nodes/n1/mariadb"));
   EXPECT_TRUE(Has(argv, "--bind-address=198.18.0.1"));
   EXPECT_TRUE(Has(argv, "--port=3306"));
@@ -25,13 +26,27 @@ TEST(MariadbServiceTest, TheServerReadsNoOptionFileAndListensOnlyOnItsHost) {
   EXPECT_TRUE(Has(argv, "--pid-file=mariadbd.pid"));
 }
 
+TEST(MariadbServiceTest, AsRootTheInstallAndTheServerRunAsAnOrdinaryUserOfTheirOwn) {
+  const auto run_as = NonRootPrefix(true, false);
+  for (const auto& argv : {MariadbServerArgv(run_as, "/d/mariadb", "198.18.0.1", 3306),
+                           MariadbInstallArgv(run_as, "/d/mariadb", "/d/boot.sql")}) {
+    EXPECT_EQ(std::vector<std::string>(argv.begin(), argv.begin() + run_as.size()), run_as);
+    EXPECT_EQ(argv[run_as.size() + 1], "--no-defaults");  // first after the program
+    EXPECT_FALSE(Has(argv, "--ipc"));
+    for (const auto& arg : argv) EXPECT_NE(arg.rfind("--user=", 0), 0u) << arg;
+  }
+  EXPECT_EQ(run_as.front(), "unshare");
+  EXPECT_TRUE(Has(run_as, "--user"));
+  EXPECT_TRUE(NonRootPrefix(false, false).empty());
+}
+
 TEST(MariadbServiceTest, InstallSizesTheDataLikeTheServer) {
-  const auto install = MariadbInstallArgv("/d/mariadb", "/d/boot.sql");
+  const auto install = MariadbInstallArgv({}, "/d/mariadb", "/d/boot.sql");
   ASSERT_GE(install.size(), 2u);
   EXPECT_EQ(install[1], "--no-defaults");
   EXPECT_TRUE(Has(install, "--extra-file=/d/boot.sql"));
   EXPECT_TRUE(Has(install, "--datadir=/d/mariadb"));
-  const auto server = MariadbServerArgv("/d/mariadb", "198.18.0.1", 3306);
+  const auto server = MariadbServerArgv({}, "/d/mariadb", "198.18.0.1", 3306);
   for (const auto& arg : install) {
     if (arg.rfind("--innodb-", 0) == 0) {
       EXPECT_TRUE(Has(server, arg)) << arg;

@@ -3,6 +3,7 @@
 #include <libpq-fe.h>
 
 #include <array>
+#include <optional>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/deferred.hpp>
@@ -10,6 +11,8 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include "backends/source_address_hook.h"
 
 namespace locksmith {
 namespace {
@@ -131,7 +134,18 @@ asio::awaitable<Status> PgConnection::Connect(Clock::time_point deadline) {
   const std::array<const char*, 9> values = {
       endpoint_.address.c_str(), port.c_str(), endpoint_.user.c_str(), endpoint_.password.c_str(),
       endpoint_.database.c_str(), "disable", "disable", "locksmith", nullptr};
-  conn_ = PQconnectStartParams(keys.data(), values.data(), 0);
+  std::optional<sockaddr_in> source;
+  if (!endpoint_.source_address.empty()) {
+    auto parsed = ScopedSourceAddress::Parse(endpoint_.source_address);
+    if (!parsed) co_return Error{"source address: " + parsed.error()};
+    source = *parsed;
+  }
+  source_ = source;
+  {
+    // libpq opens its socket and connects in here, or in a PQconnectPoll.
+    ScopedSourceAddress from(source_ ? &*source_ : nullptr);
+    conn_ = PQconnectStartParams(keys.data(), values.data(), 0);
+  }
   if (conn_ == nullptr) co_return Error{"libpq could not allocate a connection"};
   // libpq prints the server's notices and warnings (pg_advisory_unlock of a
   // lock not held) to stderr by default: the run's output is not theirs.
@@ -161,6 +175,7 @@ asio::awaitable<Status> PgConnection::PollConnect(Clock::time_point deadline) {
       Drop();
       co_return Error{"connect to " + where + ": " + why};
     }
+    ScopedSourceAddress from(source_ ? &*source_ : nullptr);
     poll = PQconnectPoll(conn_);
   }
   if (PQsetnonblocking(conn_, 1) != 0) {

@@ -21,8 +21,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <netinet/in.h>
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
@@ -41,6 +44,9 @@ struct PgEndpoint {
   std::string user = "locksmith";
   std::string password;
   std::string database = "postgres";
+  // The local address the session's socket is bound to (ScopedSourceAddress:
+  // libpq cannot bind one itself); empty: the kernel's choice.
+  std::string source_address;
 };
 
 enum class PgCallError {
@@ -110,6 +116,7 @@ class PgConnection {
   std::unique_ptr<Socket> socket_;
   uint64_t generation_ = 0;
   int64_t sessions_opened_ = 0;
+  std::optional<sockaddr_in> source_;  // endpoint_.source_address, parsed by Connect
 };
 
 }  // namespace locksmith

@@ -38,27 +38,21 @@ PgLockClient::PgLockClient(asio::any_io_executor executor, PgLockClientOptions o
     : executor_(executor),
       options_(std::move(options)),
       kind_(kind),
-      relay_(executor, {{options_.server.address, options_.server.port}},
-             options_.source_address),
       tokens_(seed) {}
 
 PgLockClient::~PgLockClient() { Close(); }
 
 asio::awaitable<Status> PgLockClient::Connect() {
   if (closed_) co_return Error{"the client is closed"};
-  auto local = relay_.Start();
-  if (!local) co_return Error{local.error()};
-  PgEndpoint through = options_.server;
-  through.address = local->front().address;
-  through.port = local->front().port;
-  connection_ = std::make_unique<PgConnection>(executor_, through);
+  PgEndpoint from_ours = options_.server;
+  from_ours.source_address = options_.source_address;
+  connection_ = std::make_unique<PgConnection>(executor_, from_ours);
   co_return co_await EnsureSession(Clock::now() + options_.timeout);
 }
 
 void PgLockClient::Close() {
   closed_ = true;
-  if (connection_) connection_->Close();  // before the relay it talks through
-  relay_.Close();
+  if (connection_) connection_->Close();
 }
 
 asio::awaitable<Status> PgLockClient::EnsureSession(Clock::time_point deadline) {

@@ -1,8 +1,8 @@
 // PgLockClient: the postgres backend's two lock clients over one PgConnection
 // (libpq's asynchronous API on the run's executor), the SQL of
-// backends/pg_lock_sql.h, and a TcpRelay of the client's own bound to the
-// slot's source address (libpq cannot bind one), so a partition cuts this
-// client off alone.
+// backends/pg_lock_sql.h, its socket bound to the slot's source address
+// (libpq cannot bind one: ScopedSourceAddress binds it as libpq connects),
+// so a partition cuts this client off alone.
 //
 //   pg-advisory    pg_try_advisory_lock on the key's number, tried again with
 //                  a growing backoff (5 ms doubling to 100 ms) until it is
@@ -58,15 +58,14 @@
 #include "backends/lock_client.h"
 #include "backends/pg_connection.h"
 #include "backends/redis_lock_token.h"
-#include "backends/tcp_relay.h"
 
 namespace locksmith {
 
 enum class PgLockKind { kAdvisory, kLockTable };
 
 struct PgLockClientOptions {
-  PgEndpoint server;           // the server's own address (reached through the relay)
-  std::string source_address;  // the relay's bound address; empty: the kernel's choice
+  PgEndpoint server;
+  std::string source_address;  // the client's own address; empty: the kernel's choice
   std::chrono::milliseconds timeout{500};
   bool fencing = false;
 };
@@ -104,8 +103,7 @@ class PgLockClient : public LockClient {
   boost::asio::any_io_executor executor_;
   const PgLockClientOptions options_;
   const PgLockKind kind_;
-  TcpRelay relay_;
-  std::unique_ptr<PgConnection> connection_;  // made by Connect, through the relay
+  std::unique_ptr<PgConnection> connection_;  // made by Connect
   LockTokenGenerator tokens_;
   std::chrono::milliseconds acquire_wait_{0};
   bool closed_ = false;

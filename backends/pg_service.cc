@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "backends/pg_admin.h"
+#include "backends/non_root_server.h"
 #include "backends/pg_lock_client.h"
 #include "backends/redis_service.h"
 #include "base/scope_exit.h"
@@ -11,7 +12,6 @@ namespace locksmith {
 namespace {
 
 constexpr char kBinDir[] = "/usr/lib/postgresql/15/bin";
-constexpr char kUser[] = "postgres";  // the system user the postgresql package makes
 constexpr char kDataDir[] = "pgdata";
 constexpr char kPasswordFile[] = "pg-initdb-password";
 constexpr char kHbaFile[] = "pgdata/pg_hba.conf";
@@ -38,14 +38,6 @@ std::string LastLine(const std::string& output) {
 
 std::vector<std::string> PgClientNames() { return {"pg-advisory", "pg-lock-table"}; }
 
-std::vector<std::string> PgRunAs(bool root, const std::string& user) {
-  if (!root) return {};
-  // setpriv clears the parent-death signal when it changes the user; keep
-  // it, so the server dies with the controller that started it.
-  return {"setpriv", "--reuid=" + user, "--regid=" + user, "--clear-groups",
-          "--pdeathsig", "keep", "--"};
-}
-
 std::vector<std::string> PgInitdbArgv(const std::vector<std::string>& run_as,
                                       const std::string& data_dir,
                                       const std::string& password_file) {
@@ -60,11 +52,7 @@ std::vector<std::string> PgInitdbArgv(const std::vector<std::string>& run_as,
 std::vector<std::string> PgServerArgv(const std::vector<std::string>& run_as,
                                       const std::string& data_dir, const std::string& address,
                                       int port) {
-  std::vector<std::string> argv;
-  // Its own IPC namespace: the System V segment of a SIGKILLed server goes
-  // with its last process (unshare execs: the pid stays the postmaster's).
-  if (!run_as.empty()) argv = {"unshare", "--ipc", "--"};
-  argv.insert(argv.end(), run_as.begin(), run_as.end());
+  std::vector<std::string> argv = run_as;
   argv.insert(argv.end(), {std::string(kBinDir) + "/postgres", "-D", data_dir});
   const std::vector<std::string> settings = {
       "listen_addresses=" + address, "port=" + std::to_string(port),
@@ -128,18 +116,9 @@ Result<ExecResult> PostgresService::RunOn(Host& host, const std::vector<std::str
 }
 
 Status PostgresService::LearnUser(Host& host) {
-  auto id = RunOn(host, {"id", "-u"});
-  if (!id) return Error{id.error()};
-  const bool root = id->exit_code == 0 && Trimmed(id->output) == "0";
-  if (root) {
-    auto user = RunOn(host, {"id", "-u", kUser});
-    if (!user) return Error{user.error()};
-    if (user->exit_code != 0) {
-      return Error{"host " + host.Name() + " has no user " + kUser +
-                   " to run PostgreSQL as (the postgresql-15 package makes it)"};
-    }
-  }
-  run_as_ = PgRunAs(root, kUser);
+  auto root = RunsAsRoot(host);
+  if (!root) return Error{root.error()};
+  run_as_ = NonRootPrefix(*root, /*own_ipc=*/true);
   return OkStatus();
 }
 
@@ -147,32 +126,15 @@ Status PostgresService::InitCluster(Host& host) {
   if (Status s = host.MakeDirectory(kDataDir); !s) return s;
   if (Status s = host.WriteFile(kPasswordFile, options_.password); !s) return s;
   ScopeExit forget([&] { (void)host.RemoveFile(kPasswordFile); });
-  const auto chown = [&](const std::vector<std::string>& paths) -> Status {
-    if (run_as_.empty()) return OkStatus();
-    std::vector<std::string> argv = {"chown", std::string(kUser) + ":"};
-    for (const auto& p : paths) argv.push_back(host.PathOf(p));
-    auto r = RunOn(host, argv);
-    if (!r) return Error{r.error()};
-    if (r->exit_code != 0) return Error{"chown exited " + std::to_string(r->exit_code) + ": " +
-                                        Trimmed(r->output)};
-    return OkStatus();
-  };
-  if (Status s = chown({kDataDir, kPasswordFile}); !s) return s;
   auto initdb = RunOn(host,
                       PgInitdbArgv(run_as_, host.PathOf(kDataDir), host.PathOf(kPasswordFile)),
                       kInitdbTimeout);
   if (!initdb) return Error{"initdb: " + initdb.error()};
   if (initdb->exit_code != 0) {
-    std::string hint;
-    if (!run_as_.empty() && initdb->output.find("Permission denied") != std::string::npos) {
-      hint = " (the " + std::string(kUser) + " user must reach " + host.Directory() +
-             ": every directory above it needs search permission for others, o+x)";
-    }
     return Error{"initdb exited " + std::to_string(initdb->exit_code) + ": " +
-                 LastLine(initdb->output) + hint};
+                 LastLine(initdb->output)};
   }
-  if (Status s = host.WriteFile(kHbaFile, PgHbaText()); !s) return s;
-  return chown({kHbaFile});
+  return host.WriteFile(kHbaFile, PgHbaText());
 }
 
 Status PostgresService::Launch(ServerProcess& node) {

@@ -9,10 +9,10 @@
 // committed (the WAL is written before the commit returns; only a power
 // loss would need the fsync), so a restart finds every lock-table row again.
 // PostgreSQL refuses to run as root: when the host's commands run as root,
-// initdb and the server run as the `postgres` system user (setpriv, its
-// parent-death signal kept), which owns pgdata/, and the server gets an IPC
-// namespace of its own (unshare --ipc), so the System V segment of a killed
-// server goes with its processes. The password comes from the kernel's random
+// initdb and the server run in a user namespace where they are an ordinary
+// user owning root's files, with an IPC namespace of their own (so the
+// System V segment of a killed server goes with its processes):
+// backends/non_root_server.h. The password comes from the kernel's random
 // source (NewServerPassword), reaches initdb through a file removed right
 // after, and is one of Secrets().
 //
@@ -57,17 +57,13 @@ Result<std::unique_ptr<LockService>> MakePostgresService(const ModuleOptions& op
 // The clients the backend offers (the first is the default).
 std::vector<std::string> PgClientNames();
 
-// How a command runs on the host as the server's user: empty when the
-// host's commands do not run as root (the server runs as that user), else
-// setpriv to `user` keeping the parent-death signal (pure).
-std::vector<std::string> PgRunAs(bool root, const std::string& user);
 // initdb of `data_dir` with superuser locksmith whose password is in
-// `password_file` (pure).
+// `password_file`, run after the prefix `run_as` (NonRootPrefix) (pure).
 std::vector<std::string> PgInitdbArgv(const std::vector<std::string>& run_as,
                                       const std::string& data_dir,
                                       const std::string& password_file);
-// The postmaster of `data_dir` on address:port (pure). With `run_as`
-// non-empty it also gets an IPC namespace of its own.
+// The postmaster of `data_dir` on address:port, run after the prefix
+// `run_as` (NonRootPrefix) (pure).
 std::vector<std::string> PgServerArgv(const std::vector<std::string>& run_as,
                                       const std::string& data_dir, const std::string& address,
                                       int port);
@@ -104,8 +100,8 @@ class PostgresService : public LockService,
   PgEndpoint Endpoint() const;
 
  private:
-  // Whether the host's commands run as root (then the server runs as the
-  // postgres user), asked once at Start.
+  // Whether the host's commands run as root (then initdb and the server run
+  // under NonRootPrefix), asked once at Start.
   Status LearnUser(Host& host);
   // initdb, pg_hba.conf, the schema's first statements wait for Launch.
   Status InitCluster(Host& host);
@@ -113,7 +109,7 @@ class PostgresService : public LockService,
   Status MakeSchema();
   // Sends `signal` to every child of the node's postmaster.
   Status SignalChildren(ServerProcess& node, const std::string& signal);
-  // A short command on the host (id, chown, pkill, rm), or initdb with its own timeout.
+  // A short command on the host (pkill, rm), or initdb with its own timeout.
   static constexpr std::chrono::milliseconds kCommandTimeout{5000};
   Result<ExecResult> RunOn(Host& host, const std::vector<std::string>& argv,
                            std::chrono::milliseconds timeout = kCommandTimeout);

@@ -1,12 +1,14 @@
 // What the postgres service runs, without a server: initdb and the
-// postmaster as the postgres user when the host's commands run as root (and
-// the postmaster in an IPC namespace of its own), as the host's user
-// otherwise; only SCRAM-authenticated TCP clients in pg_hba.conf.
+// postmaster as an ordinary user of a user namespace of their own (and an
+// IPC namespace of their own) when the host's commands run as root, as the
+// host's user otherwise; only SCRAM-authenticated TCP clients in pg_hba.conf.
 #include "backends/pg_service.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+
+#include "backends/non_root_server.h"
 
 namespace locksmith {
 namespace {
@@ -15,25 +17,22 @@ bool Has(const std::vector<std::string>& argv, const std::string& arg) {
   return std::find(argv.begin(), argv.end(), arg) != argv.end();
 }
 
-TEST(PgServiceTest, AsRootTheServerRunsAsThePostgresUserKeepingItsDeathSignal) {
-  const auto run_as = PgRunAs(true, "postgres");
-  ASSERT_FALSE(run_as.empty());
-  EXPECT_EQ(run_as.front(), "setpriv");
-  EXPECT_TRUE(Has(run_as, "--reuid=postgres"));
-  EXPECT_TRUE(Has(run_as, "--regid=postgres"));
-  EXPECT_TRUE(Has(run_as, "--pdeathsig"));
-  EXPECT_EQ(run_as.back(), "--");
+TEST(PgServiceTest, AsRootTheServerRunsAsAnOrdinaryUserOfItsOwnUserNamespace) {
+  const auto run_as = NonRootPrefix(true, true);
   const auto server = PgServerArgv(run_as, "/n/pgdata", "198.18.0.2", 5432);
-  EXPECT_EQ(std::vector<std::string>(server.begin(), server.begin() + 4),
-            (std::vector<std::string>{"unshare", "--ipc", "--", "setpriv"}));
+  EXPECT_EQ(std::vector<std::string>(server.begin(), server.begin() + run_as.size() + 1),
+            (std::vector<std::string>{"unshare", "--user", "--map-user=1", "--map-group=1",
+                                      "--ipc", "--", "/usr/lib/postgresql/15/bin/postgres"}));
   EXPECT_TRUE(Has(server, "listen_addresses=198.18.0.2"));
   EXPECT_TRUE(Has(server, "port=5432"));
   EXPECT_TRUE(Has(server, "unix_socket_directories="));
   EXPECT_TRUE(Has(server, "/n/pgdata"));
+  const auto initdb = PgInitdbArgv(run_as, "/n/pgdata", "/n/pw");
+  EXPECT_EQ(initdb[run_as.size()], "/usr/lib/postgresql/15/bin/initdb");
 }
 
 TEST(PgServiceTest, WithoutRootItRunsAsTheHostsUser) {
-  EXPECT_TRUE(PgRunAs(false, "postgres").empty());
+  EXPECT_TRUE(NonRootPrefix(false, true).empty());
   const auto server = PgServerArgv({}, "/n/pgdata", "127.0.0.1", 40001);
   EXPECT_EQ(server.front(), "/usr/lib/postgresql/15/bin/postgres");
   const auto initdb = PgInitdbArgv({}, "/n/pgdata", "/n/pw");

@@ -1,5 +1,7 @@
 #include "backends/sentinel_event_watcher.h"
 
+#include <atomic>
+
 #include <array>
 
 #include <boost/asio/co_spawn.hpp>
@@ -21,6 +23,7 @@ struct SentinelEventWatcher::State {
   bool stopping = false;  // on the io thread only
   std::vector<std::unique_ptr<RedisConnection>> connections;
   std::vector<std::unique_ptr<asio::steady_timer>> timers;
+  std::atomic<int> subscribed{0};  // sentinels whose every channel is confirmed now
 };
 
 namespace {
@@ -77,11 +80,14 @@ void SentinelEventWatcher::Start() {
               r = co_await c.Command(subscribe, Clock::now() + 2 * s->ping);
               if (!r.ok()) break;
             }
+            const bool confirmed = r.ok();
+            if (confirmed) ++s->subscribed;
             while (r.ok() && !s->stopping) {
               co_await Sleep(*s->timers[i], s->ping);
               if (s->stopping) break;
               r = co_await c.Command(kPing, Clock::now() + 2 * s->ping);
             }
+            if (confirmed) --s->subscribed;
             c.Close();
             if (!s->stopping) co_await Sleep(*s->timers[i], s->ping);
           }
@@ -91,6 +97,8 @@ void SentinelEventWatcher::Start() {
   // No work guard: run() returns once every loop has ended after Stop().
   thread_ = std::thread([s] { s->io.run(); });
 }
+
+int SentinelEventWatcher::Subscribed() const { return state_->subscribed.load(); }
 
 void SentinelEventWatcher::Stop() {
   if (!thread_.joinable()) return;

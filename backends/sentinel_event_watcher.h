@@ -45,6 +45,10 @@ class SentinelEventWatcher {
 
   void Start();
   void Stop();
+  // How many sentinels the watcher is subscribed to right now (every
+  // channel confirmed): events published before a sentinel's subscription
+  // are not seen. Any thread.
+  int Subscribed() const;
 
  private:
   struct State;

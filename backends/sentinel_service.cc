@@ -411,6 +411,12 @@ Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
   return OkStatus();
 }
 
+bool SentinelService::EventsSubscribed() const {
+  int sentinels = 0;
+  for (const auto& node : servers_.all()) sentinels += IsSentinel(*node) ? 1 : 0;
+  return watcher_ != nullptr && watcher_->Subscribed() == sentinels;
+}
+
 void SentinelService::StopEvents() {
   if (watcher_) watcher_->Stop();
   watcher_.reset();

@@ -111,6 +111,9 @@ class SentinelService : public LockService,
   // mentions: "node" (+sdown...), "from" / "to" (+switch-master)}.
   Status WatchEvents(std::function<void(ServiceEvent)> sink) override;
   void StopEvents() override;
+  // Whether WatchEvents is subscribed to every sentinel right now (run
+  // thread; tests wait for it before a fault whose events they expect).
+  bool EventsSubscribed() const;
 
   // The value of one event (pure given the table; exposed for tests).
   nlohmann::json EventValue(const std::string& sentinel, const std::string& channel,

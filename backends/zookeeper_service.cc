@@ -98,6 +98,14 @@ std::vector<std::string> ZookeeperArgv(const ZookeeperServiceOptions& options,
           "-Djava.net.preferIPv4Stack=true",
           "-Dzookeeper.log.dir=" + log_dir,
           "-Dzookeeper.jmx.log4j.disable=true",
+          // ZooKeeper writes its snapshot at start without an fsync, so a
+          // power loss soon after (kill --power-loss) leaves it empty beside
+          // a synced log, and the peer refuses to start ("No snapshot found,
+          // but there are log entries"). Its escape hatch (ZOOKEEPER-3056):
+          // replay the log from the beginning, which is all of it here (no
+          // later snapshot, no purge). Nothing else leaves a log without a
+          // snapshot.
+          "-Dzookeeper.snapshot.trust.empty=true",
           "-Dorg.slf4j.simpleLogger.showDateTime=true",
           "-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS",
           "-cp",

@@ -152,6 +152,13 @@ class Host {
   // `ss -K` through Exec; a provider may do it without a command.
   virtual Status AbortConnections(const std::set<std::string>& peers,
                                   std::chrono::milliseconds timeout);
+  // A new IPv4 TCP socket inside the host's own network, owned by the
+  // caller (a relay on the host's links listens and connects through it);
+  // an error where the provider cannot make one there (no network of its
+  // own, or a remote host).
+  virtual Result<int> OpenTcpSocket() {
+    return Error{"host " + Name() + ": cannot open a socket inside its network"};
+  }
 };
 
 class Cluster {

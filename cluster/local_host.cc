@@ -1,5 +1,7 @@
 #include "cluster/local_host.h"
 
+#include <sys/socket.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -8,6 +10,7 @@
 
 #include "base/atomic_file.h"
 #include "cluster/net_setup.h"
+#include "cluster/netns_socket.h"
 #include "cluster/tcp_abort.h"
 
 namespace locksmith {
@@ -134,6 +137,13 @@ Status LocalHost::AbortConnections(const std::set<std::string>& peers,
   auto r = AbortTcpConnections(NetnsPath(netns_), peers, timeout);
   if (!r) return Error{"host " + name_ + ": " + r.error()};
   return OkStatus();
+}
+
+Result<int> LocalHost::OpenTcpSocket() {
+  if (netns_.empty()) return Host::OpenTcpSocket();
+  auto fd = OpenSocketIn(NetnsPath(netns_), AF_INET, SOCK_STREAM, 0);
+  if (!fd) return Error{"host " + name_ + ": " + fd.error()};
+  return fd;
 }
 
 }  // namespace locksmith

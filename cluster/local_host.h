@@ -57,6 +57,8 @@ class LocalHost : public Host {
   // loopback host, Host's default.
   Status AbortConnections(const std::set<std::string>& peers,
                           std::chrono::milliseconds timeout) override;
+  // Inside the host's namespace; an error on loopback.
+  Result<int> OpenTcpSocket() override;
 
   // The namespace name (empty on loopback).
   const std::string& NetnsName() const { return netns_; }

@@ -1,5 +1,6 @@
 #include "cluster/net_plan.h"
 
+#include <algorithm>
 #include <random>
 
 namespace locksmith {
@@ -123,6 +124,20 @@ Result<std::string> ClientAddress(int slice, int index) {
   if (index < 0) return Error{"client index " + std::to_string(index) + " is negative"};
   if (index >= kMaxClientAddresses) return std::string();
   return "198.19." + std::to_string(slice) + "." + std::to_string(index + 1);
+}
+
+Result<std::string> BridgeAddressOf(std::string_view node_address) {
+  constexpr std::string_view kPrefix = "198.18.0.";
+  const std::string_view last = node_address.substr(std::min(kPrefix.size(), node_address.size()));
+  int octet = -1;
+  if (node_address.substr(0, kPrefix.size()) == kPrefix && !last.empty() && last.size() <= 3 &&
+      std::all_of(last.begin(), last.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    octet = std::stoi(std::string(last));
+  }
+  if (octet < 0 || octet > 255 || octet % 16 < 2) {
+    return Error{"no node of a local cluster has the address " + std::string(node_address)};
+  }
+  return BridgeAddress(octet / 16);
 }
 
 Result<std::string> NodeAddress(int slice, int node_index) {

@@ -63,6 +63,10 @@ std::optional<std::string> TagFromLinkName(std::string_view name);
 
 // Dotted address of the bridge in `slice` ("198.18.0.17" for slice 1).
 Result<std::string> BridgeAddress(int slice);
+// The bridge's address (the controller's, on the test network) of the slice
+// `node_address` belongs to: "198.18.0.17" for "198.18.0.19". An error for
+// an address outside the nodes' range.
+Result<std::string> BridgeAddressOf(std::string_view node_address);
 // Dotted address of node `node_index` (0-based) in `slice`.
 Result<std::string> NodeAddress(int slice, int node_index);
 // "198.19.<slice>.0/24": the clients' range of `slice`.

@@ -124,3 +124,18 @@ TEST(NetPlanTest, RandomTagsAreValid) {
 
 }  // namespace
 }  // namespace locksmith
+
+namespace locksmith {
+namespace {
+
+TEST(NetPlanTest, ANodesBridgeIsTheFirstAddressOfItsSlice) {
+  EXPECT_EQ(*BridgeAddressOf(*NodeAddress(1, 2)), *BridgeAddress(1));
+  EXPECT_EQ(*BridgeAddressOf("198.18.0.50"), "198.18.0.49");
+  EXPECT_FALSE(BridgeAddressOf("198.18.0.49").ok()) << "a bridge, not a node";
+  EXPECT_FALSE(BridgeAddressOf("10.0.0.2").ok());
+  EXPECT_FALSE(BridgeAddressOf("198.18.0.").ok());
+  EXPECT_FALSE(BridgeAddressOf("198.18.0.2x").ok());
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,20 +1,19 @@
 #include "cluster/tcp_abort.h"
 
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <thread>
 #include <vector>
+
+#include "cluster/netns_socket.h"
 
 namespace locksmith {
 namespace {
@@ -45,32 +44,10 @@ class Fd {
   int fd_;
 };
 
-// A sock_diag netlink socket created inside `netns_path`: a thread of its
-// own enters the namespace, makes the socket (which stays bound to that
-// namespace) and ends, so no caller's thread ever changes namespace.
+// A sock_diag netlink socket created inside `netns_path`.
 Result<int> OpenDiagSocket(const std::string& netns_path) {
-  int fd = -1;
-  std::string error;
-  std::thread opener([&] {
-    if (!netns_path.empty()) {
-      const int ns = open(netns_path.c_str(), O_RDONLY | O_CLOEXEC);
-      if (ns < 0) {
-        error = "cannot open network namespace " + netns_path + ": " + std::strerror(errno);
-        return;
-      }
-      const int entered = setns(ns, CLONE_NEWNET);
-      const int err = errno;
-      close(ns);
-      if (entered != 0) {
-        error = "cannot enter network namespace " + netns_path + ": " + std::strerror(err);
-        return;
-      }
-    }
-    fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-    if (fd < 0) error = std::string("cannot open a sock_diag socket: ") + std::strerror(errno);
-  });
-  opener.join();
-  if (fd < 0) return Error{error};
+  auto fd = OpenSocketIn(netns_path, AF_NETLINK, SOCK_RAW, NETLINK_SOCK_DIAG);
+  if (!fd) return Error{fd.error() + " (sock_diag)"};
   return fd;
 }
 

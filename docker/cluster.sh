@@ -82,9 +82,17 @@ build_images() {
      docker/node-entrypoint.sh docker/control-entrypoint.sh "$build/locksmith" \
      "$build/liblocksmith_clock_shim.so" "$ctx/"
   cp -r scenarios "$ctx/scenarios"
-  if ! "$docker" image inspect locksmith-node:bookworm >/dev/null 2>&1; then
-    say "building locksmith-node"
-    "$docker" build -q --network host -t locksmith-node:bookworm -f "$ctx/Dockerfile.node" "$ctx" >/dev/null
+  # The node image is rebuilt when its recipe changed (a new backend's
+  # servers), not only when it is missing: its label holds the recipe's hash.
+  local recipe built
+  recipe=$(cat docker/Dockerfile.node docker/sshd_config docker/node-entrypoint.sh \
+             "$build/liblocksmith_clock_shim.so" | sha256sum | cut -c1-16)
+  built=$("$docker" image inspect -f '{{index .Config.Labels "locksmith.recipe"}}' \
+            locksmith-node:bookworm 2>/dev/null || true)
+  if [[ "$built" != "$recipe" ]]; then
+    say "building locksmith-node (recipe $recipe)"
+    "$docker" build -q --network host --label "locksmith.recipe=$recipe" -t locksmith-node:bookworm \
+      -f "$ctx/Dockerfile.node" "$ctx" >/dev/null
   fi
   say "building locksmith-control (this build of locksmith)"
   "$docker" build -q --network host -t locksmith-control:bookworm -f "$ctx/Dockerfile.control" \

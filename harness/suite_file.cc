@@ -1,6 +1,8 @@
 #include "harness/suite_file.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -14,6 +16,14 @@ namespace {
 struct AxisValue {
   std::string label;
   nlohmann::json keys;
+};
+
+// One combination of the matrix: its cell label, its run keys, and each
+// axis's value label (what an "exclude" entry names).
+struct Combo {
+  std::string label;
+  nlohmann::json keys;
+  std::map<std::string, std::string> labels;
 };
 
 // Cell names are directory and test names: letters, digits, '.', '_', '-'.
@@ -98,12 +108,14 @@ Status Finish(SuiteCell& cell, const SuiteOverrides& overrides) {
 // The suite's own keys (no unknown one), its description and its seed (the
 // overrides' seed wins).
 Status ParseSuiteHeader(const nlohmann::json& j, const SuiteOverrides& overrides, Suite& suite) {
-  static const std::set<std::string> kKeys = {"description", "seed",     "test_count", "base",
-                                              "matrix",      "scenarios", "cells"};
+  static const std::set<std::string> kKeys = {"description", "seed",      "test_count",
+                                              "base",        "matrix",    "exclude",
+                                              "scenarios",   "cells"};
   for (const auto& [k, v] : j.items()) {
     if (kKeys.count(k) == 0) {
       return Error{"unknown key \"" + Label(k).substr(0, 40) +
-                   "\" (known: base, cells, description, matrix, scenarios, seed, test_count)"};
+                   "\" (known: base, cells, description, exclude, matrix, scenarios, seed, "
+                   "test_count)"};
     }
   }
   if (auto it = j.find("description"); it != j.end()) {
@@ -144,19 +156,23 @@ Result<CellDefaults> ParseCellDefaults(const nlohmann::json& j) {
 }
 
 // The matrix: every combination of one value per axis, axes in file order.
-Result<std::vector<AxisValue>> MatrixCombos(const nlohmann::json& matrix) {
+Result<std::vector<Combo>> MatrixCombos(const nlohmann::json& matrix,
+                                        std::map<std::string, std::set<std::string>>& labels) {
   if (!matrix.is_object() || matrix.empty()) {
     return Error{"\"matrix\" must be an object of axes (\"nemesis\": [\"none\", \"kill\"])"};
   }
-  std::vector<AxisValue> combos = {{"", nlohmann::json::object()}};
+  std::vector<Combo> combos = {{"", nlohmann::json::object(), {}}};
   for (const auto& [axis, values] : matrix.items()) {
     auto parsed = ParseAxis(axis, values);
     if (!parsed) return Error{parsed.error()};
-    std::vector<AxisValue> next;
+    std::vector<Combo> next;
     for (const auto& combo : combos) {
       for (const auto& value : *parsed) {
-        next.push_back({combo.label.empty() ? value.label : combo.label + "." + value.label,
-                        Layered(combo.keys, value.keys)});
+        Combo c{combo.label.empty() ? value.label : combo.label + "." + value.label,
+                Layered(combo.keys, value.keys), combo.labels};
+        c.labels[axis] = value.label;
+        labels[axis].insert(value.label);
+        next.push_back(std::move(c));
         if (next.size() > kMaxSuiteCells) {
           return Error{"the matrix has more than " + std::to_string(kMaxSuiteCells) + " cells"};
         }
@@ -167,10 +183,59 @@ Result<std::vector<AxisValue>> MatrixCombos(const nlohmann::json& matrix) {
   return combos;
 }
 
-Status AddMatrixCells(const nlohmann::json& matrix, const CellDefaults& defaults, Suite& suite) {
-  auto combos = MatrixCombos(matrix);
+// The "exclude" entries: each an object of axis -> a value's label or a list
+// of labels ({"lock": ["etcd", "postgres"], "nemesis": "clock"}); a combo
+// matching every axis of an entry is left out. Names that match nothing
+// are errors, so a typo cannot keep a cell in silently.
+using Exclusion = std::map<std::string, std::set<std::string>>;
+Result<std::vector<Exclusion>> ParseExclusions(
+    const nlohmann::json& j, const std::map<std::string, std::set<std::string>>& labels) {
+  const std::string usage =
+      "\"exclude\" must be a list of objects of matrix axes and value names "
+      "({\"lock\": [\"etcd\", \"postgres\"], \"nemesis\": \"clock\"})";
+  if (!j.is_array()) return Error{usage};
+  std::vector<Exclusion> out;
+  for (const auto& entry : j) {
+    if (!entry.is_object() || entry.empty()) return Error{usage};
+    Exclusion exclusion;
+    for (const auto& [axis, names] : entry.items()) {
+      auto known = labels.find(axis);
+      if (known == labels.end()) {
+        return Error{"\"exclude\": \"" + Label(axis).substr(0, 40) + "\" is not a matrix axis"};
+      }
+      const nlohmann::json list = names.is_array() ? names : nlohmann::json::array({names});
+      if (list.empty()) return Error{usage};
+      for (const auto& name : list) {
+        if (!name.is_string() || !known->second.contains(name.get<std::string>())) {
+          return Error{"\"exclude\": matrix \"" + axis + "\" has no value named " +
+                       (name.is_string() ? "\"" + Label(name.get<std::string>()).substr(0, 40) + "\""
+                                         : name.dump().substr(0, 40))};
+        }
+        exclusion[axis].insert(name.get<std::string>());
+      }
+    }
+    out.push_back(std::move(exclusion));
+  }
+  return out;
+}
+
+bool Excluded(const Combo& combo, const std::vector<Exclusion>& exclusions) {
+  return std::any_of(exclusions.begin(), exclusions.end(), [&](const Exclusion& e) {
+    return std::all_of(e.begin(), e.end(), [&](const auto& axis) {
+      return axis.second.contains(combo.labels.at(axis.first));
+    });
+  });
+}
+
+Status AddMatrixCells(const nlohmann::json& matrix, const nlohmann::json& exclude,
+                      const CellDefaults& defaults, Suite& suite) {
+  std::map<std::string, std::set<std::string>> labels;
+  auto combos = MatrixCombos(matrix, labels);
   if (!combos) return Error{combos.error()};
+  auto exclusions = ParseExclusions(exclude.is_null() ? nlohmann::json::array() : exclude, labels);
+  if (!exclusions) return Error{exclusions.error()};
   for (auto& combo : *combos) {
+    if (Excluded(combo, *exclusions)) continue;
     SuiteCell cell;
     cell.name = combo.label;
     cell.test_count = defaults.test_count;
@@ -279,8 +344,14 @@ Result<Suite> ParseSuite(const nlohmann::json& j, const std::string& name,
   if (Status s = ParseSuiteHeader(j, overrides, suite); !s) return Error{s.error()};
   auto defaults = ParseCellDefaults(j);
   if (!defaults) return Error{defaults.error()};
+  if (j.contains("exclude") && !j.contains("matrix")) {
+    return Error{"\"exclude\" leaves cells out of a \"matrix\", and the suite has none"};
+  }
   if (auto it = j.find("matrix"); it != j.end()) {
-    if (Status s = AddMatrixCells(*it, *defaults, suite); !s) return Error{s.error()};
+    if (Status s = AddMatrixCells(*it, j.value("exclude", nlohmann::json()), *defaults, suite);
+        !s) {
+      return Error{s.error()};
+    }
   }
   if (auto it = j.find("scenarios"); it != j.end()) {
     if (Status s = AddScenarioCells(*it, *defaults, suite); !s) return Error{s.error()};

@@ -3,7 +3,8 @@
 // "matrix" axes whose values are either a value of the key the axis is named
 // after ("nemesis": ["none", "kill"]) or an object of run keys with an
 // optional "name" ("lock": [{"name": "zk", "backend": "zookeeper", ...}]);
-// every combination of one value per axis is a cell. "scenarios" adds the
+// every combination of one value per axis is a cell, but for those an
+// "exclude" entry names (a family that does not fit a backend). "scenarios" adds the
 // named scenario files as cells (as they are: the base keys are for matrix
 // cells), and "cells" adds explicit ones. Every cell runs "test_count" times
 // (a cell may give its own). Pure but for reading the files; not
@@ -14,6 +15,7 @@
 //    "matrix": {"lock": [{"name": "redis", "backend": "redis"},
 //                        {"name": "zk", "backend": "zookeeper", "client": "zk-fair"}],
 //               "nemesis": ["none", "kill"]},
+//    "exclude": [{"lock": "zk", "nemesis": "kill"}],
 //    "scenarios": ["redlock-no-faults"],
 //    "cells": [{"name": "zk-rw", "backend": "zookeeper", "client": "zk-rw"}]}
 #pragma once

@@ -38,6 +38,17 @@ TEST(SuiteFileTest, AMatrixIsEveryCombinationOfItsAxesInFileOrder) {
   EXPECT_EQ(suite->name, "nightly");
 }
 
+TEST(SuiteFileTest, ExcludedCombinationsAreLeftOut) {
+  auto suite = Parse(R"({"matrix": {"lock": [{"name": "redis", "backend": "redis"},
+                                             {"name": "pg", "backend": "postgres"},
+                                             {"name": "etcd", "backend": "etcd"}],
+                                    "nemesis": ["none", "kill", "clock"]},
+    "exclude": [{"lock": ["pg", "etcd"], "nemesis": "clock"}, {"lock": "etcd", "nemesis": "kill"}]})");
+  ASSERT_TRUE(suite.ok()) << suite.error();
+  EXPECT_EQ(Names(*suite), (std::vector<std::string>{"redis.none", "redis.kill", "redis.clock",
+                                                     "pg.none", "pg.kill", "etcd.none"}));
+}
+
 TEST(SuiteFileTest, OverridesApplyToEveryCellAndExplicitCellsKeepTheirCounts) {
   SuiteOverrides overrides;
   overrides.time_limit_s = 2;
@@ -151,6 +162,15 @@ TEST(SuiteFileTest, BadSuitesAreOneLineNamingTheProblem) {
       {R"({"scenarios": ["no-such-scenario"]})", "scenarios: "},
       {R"({"seed": -1, "cells": [{"name": "a"}]})", "\"seed\" must be a whole number"},
       {R"({"cells": [{"name": "a", "concurrency": 0}]})", "cell a: "},
+      {R"({"cells": [{"name": "a"}], "exclude": []})", "the suite has none"},
+      {R"({"matrix": {"nemesis": ["none"]}, "exclude": {"nemesis": "none"}})",
+       "\"exclude\" must be a list"},
+      {R"({"matrix": {"nemesis": ["none"]}, "exclude": [{"lock": "x"}]})",
+       "\"lock\" is not a matrix axis"},
+      {R"({"matrix": {"nemesis": ["none"]}, "exclude": [{"nemesis": "clcok"}]})",
+       "matrix \"nemesis\" has no value named \"clcok\""},
+      {R"({"matrix": {"nemesis": ["none"]}, "exclude": [{"nemesis": []}]})",
+       "\"exclude\" must be a list"},
   };
   for (const auto& c : cases) {
     auto suite = Parse(c.text);

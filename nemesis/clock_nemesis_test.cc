@@ -186,7 +186,7 @@ TEST(ClockControllerTest, InstallPreloadsTheShimAndNamesTheHostsFile) {
             (std::vector<std::string>{"LD_PRELOAD=/opt/other.so:/opt/shim.so",
                                       "LOCKSMITH_CLOCK_FILE=/fake-hosts/n1/clock-shim.ctl"}));
   EXPECT_EQ(ClockController::Install(host, "shim.so").error(),
-            "clock shim library 'shim.so' must be an absolute path without spaces or colons");
+            "preload library 'shim.so' must be an absolute path without spaces or colons");
 }
 
 TEST(ClockControllerTest, AFailedWriteKeepsTheOldParametersButCountsTheFileAsThere) {

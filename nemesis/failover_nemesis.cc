@@ -38,7 +38,7 @@ std::string FailoverUnfit(const ModuleOptions& options, const NemesisContext& co
   if (primary == nullptr || !primary->Promotes()) {
     return backend + " has no replica or peer to take over from its primary";
   }
-  if (o.mode == "kill") return KillUnfit(options, context);
+  if (o.mode == "kill") return CannotKill(context);
   if (o.mode == "pause") return PauseUnfit(options, context);
   if (std::string why = PartitionUnfit(options, context); !why.empty()) {
     return "--failover-mode isolate: " + why;

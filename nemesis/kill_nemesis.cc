@@ -1,8 +1,11 @@
 #include "nemesis/kill_nemesis.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <thread>
 
+#include "nemesis/power_journal.h"
 #include "nemesis/targets.h"
 
 namespace locksmith {
@@ -15,6 +18,8 @@ void KillOptions::Declare(OptionSet& set) {
               "ms a killed node stays down, at most until the next fault cycle");
   set.Flag("delayed_restart", "--delayed-restart", &delayed_restart,
            "a killed node stays down at least the longest lease before it restarts");
+  set.Flag("power_loss", "--power-loss", &power_loss,
+           "a kill is a power loss: the node loses every write it did not fsync");
   set.Require([this]() -> Status {
     if (auto parsed = ParseTarget(target); !parsed)
       return Error{"--kill-target: " + parsed.error()};
@@ -27,9 +32,42 @@ WindowOps KillWindow(const KillOptions& options) {
                      options.restart_delay_ms);
 }
 
-std::string KillUnfit(const ModuleOptions&, const NemesisContext& context) {
+std::string CannotKill(const NemesisContext& context) {
   if (Capability<Killable>(context.service) != nullptr) return "";
   return "backend " + context.service.Backend() + " cannot kill nodes";
+}
+
+std::string KillUnfit(const ModuleOptions& options, const NemesisContext& context) {
+  if (std::string why = CannotKill(context); !why.empty()) return why;
+  if (!OptionsAs<KillOptions>(options).power_loss) return "";
+  if (context.cluster == nullptr) return "power loss needs the run's hosts";
+  std::set<std::string> hosts;
+  for (const ServiceNode& node : context.service.Table()) {
+    if (node.role == NodeRole::kEtcdMember) {
+      // Go makes its system calls itself: the power shim never sees a write.
+      return "power loss cannot reach etcd's writes (its Go runtime bypasses the C library)";
+    }
+    if (!hosts.insert(node.host).second) {
+      return "power loss needs one server per host (backend " + context.service.Backend() +
+             " runs two on " + node.host + ")";
+    }
+  }
+  return "";
+}
+
+Status InstallPowerShims(const ModuleOptions& options, Cluster& cluster) {
+  if (!OptionsAs<KillOptions>(options).power_loss) return OkStatus();
+  auto shim = FindPowerShimLibrary();
+  if (!shim) return Error{shim.error()};
+  for (Host* host : cluster.Hosts()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(host->Directory(), ec)) {
+      return Error{"power loss: host " + host->Name() +
+                   "'s directory is not on the controller's filesystem (local provider only)"};
+    }
+    if (Status s = PowerJournal::Install(*host, *shim); !s) return s;
+  }
+  return OkStatus();
 }
 
 Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
@@ -38,10 +76,22 @@ Result<std::unique_ptr<Nemesis>> MakeKillNemesis(const ModuleOptions& options,
   auto* killable = Capability<Killable>(context.service);
   const KillOptions& kill = OptionsAs<KillOptions>(options);
   LockService& service = context.service;
+  KillNemesis::AfterKill power_loss;
+  if (kill.power_loss) {
+    Cluster& cluster = *context.cluster;
+    power_loss = [&service, &cluster](const std::string& node) -> Result<nlohmann::json> {
+      const ServiceNode* entry = FindServiceNode(service.Table(), node);
+      Host* host = entry == nullptr ? nullptr : cluster.FindHost(entry->host);
+      if (host == nullptr) return Error{"power loss: no host for node " + node};
+      auto undo = PowerJournal::ReplayHost(*host);
+      if (!undo) return Error{undo.error()};
+      return undo->ToJson();
+    };
+  }
   return std::unique_ptr<Nemesis>(new KillNemesis(
       *killable, [&service] { return service.Table(); }, context.seed,
       kill.delayed_restart ? context.longest_lease : std::chrono::milliseconds(0),
-      Capability<HasNodeProcesses>(context.service)));
+      Capability<HasNodeProcesses>(context.service), std::move(power_loss)));
 }
 
 WindowOps KillWindowOf(const ModuleOptions& options) {
@@ -49,16 +99,21 @@ WindowOps KillWindowOf(const ModuleOptions& options) {
 }
 
 KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, uint64_t seed,
-                         std::chrono::milliseconds min_downtime, HasNodeProcesses* processes)
+                         std::chrono::milliseconds min_downtime, HasNodeProcesses* processes,
+                         AfterKill after_kill)
     : NodeFaultNemesis(std::move(table),
                        {"kill", "restart",
-                        [this, &service](const std::string& node) {
+                        [this, &service, after_kill](const std::string& node) -> Status {
                           std::optional<NodeProcess> before;
                           if (processes_ != nullptr) before = processes_->ProcessOf(node);
                           Status s = service.KillNode(node);
                           if (s) down_since_[node] = std::chrono::steady_clock::now();
                           if (s && before) killed_pid_[node] = before->pid;
-                          return s;
+                          if (!s || !after_kill) return s;
+                          auto done = after_kill(node);
+                          if (!done) return Error{done.error()};
+                          after_kill_done_[node] = std::move(*done);
+                          return OkStatus();
                         },
                         [this, &service, min_downtime](const std::string& node) {
                           if (auto it = down_since_.find(node); it != down_since_.end()) {
@@ -71,6 +126,10 @@ KillNemesis::KillNemesis(Killable& service, std::function<NodeTable()> table, ui
                         [this](const std::string& node, nlohmann::json& seen) {
                           if (auto it = killed_pid_.find(node); it != killed_pid_.end()) {
                             seen["killed_pid"] = it->second;
+                          }
+                          if (auto it = after_kill_done_.find(node); it != after_kill_done_.end()) {
+                            seen["power_loss"] = std::move(it->second);
+                            after_kill_done_.erase(it);
                           }
                           return std::optional<bool>();  // the restart tells
                         },

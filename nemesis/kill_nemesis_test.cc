@@ -5,6 +5,7 @@
 #include <map>
 
 #include "backends/redis_service.h"
+#include "backends/testing/fake_lock_service.h"
 #include "backends/testing/pong_server.h"
 #include "checker/testing/memory_recorder.h"
 #include "cluster/testing/fake_cluster.h"
@@ -91,7 +92,8 @@ TEST(KillOptionsTest, TheRestartDelayIsParsedValidatedAndShapesTheWindow) {
   ASSERT_TRUE(options.set().Validate().ok());
   EXPECT_EQ(options.set().ToJson(),
             nlohmann::json(
-                {{"kill_target", "one"}, {"restart_delay_ms", 100}, {"delayed_restart", false}}));
+                {{"kill_target", "one"}, {"restart_delay_ms", 100}, {"delayed_restart", false},
+                 {"power_loss", false}}));
   ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", -1}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--restart-delay must be 0 to 3600000");
   ASSERT_TRUE(options.set().Merge({{"restart_delay_ms", 250}, {"kill_target", "majority"}}).ok());
@@ -131,6 +133,36 @@ TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
   auto made = MakeNemesis({{"kill", &options}}, NemesisContext{service, pauses});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error(), "backend frozen cannot kill nodes");
+}
+
+// A killable service whose nodes sit on the hosts `table` names.
+class KillableTableService : public testing::FakeLockService, public FakeKillable {
+ public:
+  NodeTable Table() const override { return table; }
+  NodeTable table;
+};
+
+TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
+  OptionsOf<KillOptions> options;
+  KillableTableService service;
+  service.table = {{"n1", NodeRole::kPrimary, "h1", "redis-server", "198.18.0.1", 6379},
+                   {"s1", NodeRole::kSentinel, "h1", "redis-sentinel", "198.18.0.1", 26379},
+                   {"n2", NodeRole::kReplica, "h2", "redis-server", "198.18.0.2", 6379}};
+  ClientPauses pauses;
+  testing::FakeNet net;
+  testing::FakeCluster cluster({"h1", "h2"}, "fake01", &net);
+  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  EXPECT_EQ(KillUnfit(options, context), "");  // a plain kill is fine
+  options.value().power_loss = true;
+  EXPECT_EQ(KillUnfit(options, context),
+            "power loss needs one server per host (backend fake runs two on h1)");
+  service.table.erase(service.table.begin() + 1);
+  EXPECT_EQ(KillUnfit(options, context), "");
+  const NemesisContext hostless{service, pauses};
+  EXPECT_EQ(KillUnfit(options, hostless), "power loss needs the run's hosts");
+  service.table = {{"n1", NodeRole::kEtcdMember, "h1", "etcd", "198.18.0.1", 2379}};
+  EXPECT_EQ(KillUnfit(options, context),
+            "power loss cannot reach etcd's writes (its Go runtime bypasses the C library)");
 }
 
 TEST(KillNemesisTest, KillsAndStartsNodes) {

@@ -7,6 +7,8 @@
 #include "nemesis/clock_window.h"
 #include "nemesis/failover_nemesis.h"
 #include "nemesis/kill_nemesis.h"
+#include "nemesis/net_loss_nemesis.h"
+#include "nemesis/net_slow_nemesis.h"
 #include "nemesis/partition_nemesis.h"
 #include "nemesis/pause_nemesis.h"
 
@@ -17,7 +19,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
   // drop object files nothing references, taking their registrars with them.
   static const std::vector<NemesisEntry> kFamilies = {
       {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf,
-       kKillLook, nullptr, KillUnfit},
+       kKillLook, InstallPowerShims, KillUnfit},
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
        kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
@@ -28,6 +30,15 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        ClockUnfit},
       {"partition", {"partition"}, "heal", MakeOptions<PartitionOptions>, MakePartitionNemesis,
        PartitionWindowOf, kPartitionLook, nullptr, PartitionUnfit},
+      // Not in `all`: retransmissions on a lossy link (and a slow link's
+      // delays) stretch every call across it, and the runs `all` was tuned
+      // for (leases, down-after times) would change their figures and
+      // verdicts; name them to run them.
+      {"net-loss", {"net-loss"}, "net-loss-heal", MakeOptions<NetLossOptions>, MakeNetLossNemesis,
+       NetLossWindowOf, kNetLossLook, nullptr, NetLossUnfit, /*in_all=*/false},
+      // Not in `all`, for the same reason.
+      {"net-slow", {"net-slow"}, "net-slow-heal", MakeOptions<NetSlowOptions>, MakeNetSlowNemesis,
+       NetSlowWindowOf, kNetSlowLook, nullptr, NetSlowUnfit, /*in_all=*/false},
       {"failover", {"failover"}, "failover-heal", MakeOptions<FailoverOptions>,
        MakeFailoverNemesis, FailoverWindowOf, kFailoverLook, nullptr, FailoverUnfit},
       // Not in `all`: every crash removes a worker for good, so a schedule

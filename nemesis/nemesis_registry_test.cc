@@ -102,7 +102,9 @@ TEST(NemesisRegistryTest, ClientCrashNeedsTheWorkersAndIsNotInAll) {
   EXPECT_FALSE(MakeNemesis({{"client-crash", &*options}}, context).ok());
   const std::vector<std::string> all = AllPresetNemesisNames();
   EXPECT_EQ(std::count(all.begin(), all.end(), "client-crash"), 0);
-  EXPECT_EQ(all.size() + 1, NemesisNames().size());
+  EXPECT_EQ(std::count(all.begin(), all.end(), "net-loss"), 0);
+  EXPECT_EQ(std::count(all.begin(), all.end(), "net-slow"), 0);
+  EXPECT_EQ(all.size() + 3, NemesisNames().size());
 }
 
 }  // namespace

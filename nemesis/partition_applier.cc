@@ -1,6 +1,8 @@
 #include "nemesis/partition_applier.h"
 
 #include <chrono>
+#include <cstdio>
+#include <sstream>
 
 #include "base/parallel.h"
 
@@ -8,13 +10,13 @@ namespace locksmith {
 namespace {
 
 constexpr std::chrono::milliseconds kCommandTimeout{10000};
-constexpr const char* kRulesFile = "partition.rules";
 
 
 }  // namespace
 
 Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
-                                                const std::vector<NetEndpoint>& endpoints) {
+                                                const std::vector<NetEndpoint>& endpoints,
+                                                bool at_sender) {
   std::map<std::string, const NetEndpoint*> by_name;
   for (const auto& e : endpoints) by_name[e.name] = &e;
   auto find = [&](const std::string& name) -> Result<const NetEndpoint*> {
@@ -39,12 +41,12 @@ Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
         return Error{"clients " + d.name + " and " + s.name + " do not talk to each other: "
                      "no host can cut them apart"};
       }
-      if (d.host != nullptr) {
-        // The dropper filters what arrives from the source.
-        cuts[d.name].drop_from.insert(s.address);
-      } else {
-        // A client cannot filter: the node stops sending to it.
+      if (at_sender ? s.host != nullptr : d.host == nullptr) {
+        // The source's host stops sending (a client receiving cannot filter).
         cuts[s.name].drop_to.insert(d.address);
+      } else {
+        // The dropper filters what arrives (a client sending cannot filter).
+        cuts[d.name].drop_from.insert(s.address);
       }
       if (d.host != nullptr) cuts[d.name].peers.insert(s.address);
       if (s.host != nullptr) cuts[s.name].peers.insert(d.address);
@@ -53,8 +55,29 @@ Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
   return cuts;
 }
 
+std::string StatisticMatch(double drop_probability) {
+  if (drop_probability >= 1.0) return "";
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", drop_probability);
+  return std::string(" -m statistic --mode random --probability ") + text;
+}
+
+uint64_t DroppedPacketsIn(const std::string& listing) {
+  uint64_t dropped = 0;
+  std::istringstream lines(listing);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("-A ", 0) != 0 || line.find(" -j DROP") == std::string::npos) continue;
+    const size_t counters = line.find(" -c ");
+    if (counters == std::string::npos) continue;
+    unsigned long long packets = 0;
+    if (std::sscanf(line.c_str() + counters, " -c %llu", &packets) == 1) dropped += packets;
+  }
+  return dropped;
+}
+
 std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps,
-                     int spare_port) {
+                     int spare_port, double drop_probability) {
   std::string text = "*filter\n:" + chain + " - [0:0]\n";
   if (add_jumps) {
     text += "-I INPUT 1 -j " + chain + "\n";
@@ -65,8 +88,9 @@ std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jump
     text += "-A " + chain + " -p tcp --dport " + port + " -j RETURN\n";
     text += "-A " + chain + " -p tcp --sport " + port + " -j RETURN\n";
   }
-  for (const auto& a : cut.drop_from) text += "-A " + chain + " -s " + a + " -j DROP\n";
-  for (const auto& a : cut.drop_to) text += "-A " + chain + " -d " + a + " -j DROP\n";
+  const std::string drop = StatisticMatch(drop_probability) + " -j DROP\n";
+  for (const auto& a : cut.drop_from) text += "-A " + chain + " -s " + a + drop;
+  for (const auto& a : cut.drop_to) text += "-A " + chain + " -d " + a + drop;
   return text + "COMMIT\n";
 }
 
@@ -75,8 +99,9 @@ std::string RemovalRules(const std::string& chain) {
          "\n-X " + chain + "\nCOMMIT\n";
 }
 
-PartitionApplier::PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints)
-    : chain_(std::move(chain)), endpoints_(std::move(endpoints)) {}
+PartitionApplier::PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints,
+                                   CutStyle style)
+    : chain_(std::move(chain)), endpoints_(std::move(endpoints)), style_(style) {}
 
 Host* PartitionApplier::HostNamed(const std::string& name) const {
   for (const auto& e : endpoints_) {
@@ -85,11 +110,11 @@ Host* PartitionApplier::HostNamed(const std::string& name) const {
   return nullptr;
 }
 
-Status PartitionApplier::Restore(Host& host, const std::string& rules) {
-  if (Status s = host.WriteFile(kRulesFile, rules); !s) return s;
-  auto r = host.Exec({"iptables-restore", "-w", "--noflush", host.PathOf(kRulesFile)},
+Status RestoreRules(Host& host, const std::string& file, const std::string& rules) {
+  if (Status s = host.WriteFile(file, rules); !s) return s;
+  auto r = host.Exec({"iptables-restore", "-w", "--noflush", host.PathOf(file)},
                      kCommandTimeout);
-  (void)host.RemoveFile(kRulesFile);
+  (void)host.RemoveFile(file);
   if (!r) return Error{r.error()};
   if (r->exit_code != 0) {
     return Error{"host " + host.Name() + ": iptables-restore exited " +
@@ -98,8 +123,8 @@ Status PartitionApplier::Restore(Host& host, const std::string& rules) {
   return OkStatus();
 }
 
-Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
-  auto cuts = PlanCuts(grudge, endpoints_);
+Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge, double drop_probability) {
+  auto cuts = PlanCuts(grudge, endpoints_, style_.at_sender);
   if (!cuts) return Error{cuts.error()};
   std::lock_guard lock(mu_);
   // Every host that has rules now or will: the ones left out are flushed.
@@ -113,10 +138,11 @@ Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
     if (host == nullptr) return Error{"no host " + hosts[i]};
     auto it = cuts->find(hosts[i]);
     const HostCut cut = it == cuts->end() ? HostCut{} : it->second;
-    const std::string rules = CutRules(chain_, cut, !jumped[i], host->ControlPort());
-    if (Status s = Restore(*host, rules); !s) return s;
+    const std::string rules =
+        CutRules(chain_, cut, !jumped[i], host->ControlPort(), drop_probability);
+    if (Status s = RestoreRules(*host, chain_ + ".rules", rules); !s) return s;
     jumped[i] = true;
-    if (cut.peers.empty()) return OkStatus();
+    if (cut.peers.empty() || !style_.abort_connections) return OkStatus();
     // Abort this host's own connections to everyone it was cut from.
     return host->AbortConnections(cut.peers, kCommandTimeout);
   });
@@ -134,13 +160,35 @@ Result<nlohmann::json> PartitionApplier::Apply(const Grudge& grudge) {
   return done;
 }
 
+Result<uint64_t> PartitionApplier::DroppedPackets() {
+  std::lock_guard lock(mu_);
+  const std::vector<std::string> hosts(installed_.begin(), installed_.end());
+  std::vector<uint64_t> dropped(hosts.size());
+  Status read = ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
+    Host* host = HostNamed(hosts[i]);
+    if (host == nullptr) return Error{"no host " + hosts[i]};
+    auto r = host->Exec({"iptables", "-w", "-v", "-S", chain_}, kCommandTimeout);
+    if (!r) return Error{r.error()};
+    if (r->exit_code != 0) {
+      return Error{"host " + host->Name() + ": iptables -S exited " +
+                   std::to_string(r->exit_code) + ": " + r->output};
+    }
+    dropped[i] = DroppedPacketsIn(r->output);
+    return OkStatus();
+  });
+  if (!read) return Error{read.error()};
+  uint64_t total = 0;
+  for (uint64_t d : dropped) total += d;
+  return total;
+}
+
 Status PartitionApplier::Heal() {
   std::lock_guard lock(mu_);
   const std::vector<std::string> hosts(installed_.begin(), installed_.end());
   return ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
     Host* host = HostNamed(hosts[i]);
     if (host == nullptr) return Error{"no host " + hosts[i]};
-    return Restore(*host, CutRules(chain_, HostCut{}, false));
+    return RestoreRules(*host, chain_ + ".rules", CutRules(chain_, HostCut{}, false));
   });
 }
 
@@ -151,7 +199,7 @@ Status PartitionApplier::Teardown() {
   Status status = ForEachInParallel(hosts.size(), [&](size_t i) -> Status {
     Host* host = HostNamed(hosts[i]);
     if (host == nullptr) return Error{"no host " + hosts[i]};
-    Status s = Restore(*host, RemovalRules(chain_));
+    Status s = RestoreRules(*host, chain_ + ".rules", RemovalRules(chain_));
     removed[i] = s.ok();
     return s;
   });

@@ -20,6 +20,12 @@
 // ms of wall time), so apply runs one command per cut host and heal one per
 // host with rules; scripts/bench-partition.sh measures both.
 //
+// The same machinery makes lossy links (the net-loss family): a CutStyle
+// that places each rule on the sending side where a host sends, gives every
+// DROP iptables' statistic match (`-m statistic --mode random --probability
+// P`), and leaves connections alone; DroppedPackets reads the DROP rules'
+// packet counters back, to observe the loss.
+//
 // Thread-safe: one mutex serialises Apply, Heal and Teardown, so two faults
 // never interleave their rules.
 #pragma once
@@ -55,44 +61,72 @@ struct HostCut {
   bool operator==(const HostCut&) const = default;
 };
 
+// Where a cut's rules go and what else it does.
+struct CutStyle {
+  // false: the receiving host drops on the way in (a client, which has no
+  // firewall of its own, is served by the node, on the way out); true: the
+  // sending host drops on the way out, and a client's packets are dropped by
+  // the node on the way in.
+  bool at_sender = false;
+  // Each host aborts its connections to the peers it was cut from.
+  bool abort_connections = true;
+};
+
 // Per host name, what `grudge` asks of it. An error names an endpoint the
 // grudge uses that `endpoints` lacks (or a client without an address), and a
 // grudge between two clients, which no host can enforce.
 Result<std::map<std::string, HostCut>> PlanCuts(const Grudge& grudge,
-                                                const std::vector<NetEndpoint>& endpoints);
+                                                const std::vector<NetEndpoint>& endpoints,
+                                                bool at_sender = false);
+
+// " -m statistic --mode random --probability P" for 0 < P < 1; "" for P >= 1
+// (every packet: a plain DROP).
+std::string StatisticMatch(double drop_probability);
+// The packets the DROP rules of `chain` dropped, summed from the counters of
+// `iptables -v -S <chain>` ("-A C ... -c PACKETS BYTES -j DROP"). Pure.
+uint64_t DroppedPacketsIn(const std::string& listing);
 
 // The iptables-restore text for one host: `chain` flushed (created when
 // missing), the jumps from INPUT and OUTPUT when `add_jumps`, then the
-// cut's DROP rules. `spare_port` > 0 (Host::ControlPort): TCP to and from
-// that port returns from the chain before any DROP, so the provider's
-// control connection outlives a cut of the controller's address.
+// cut's DROP rules, each dropping a packet with `drop_probability`.
+// `spare_port` > 0 (Host::ControlPort): TCP to and from that port returns
+// from the chain before any DROP, so the provider's control connection
+// outlives a cut of the controller's address.
 std::string CutRules(const std::string& chain, const HostCut& cut, bool add_jumps,
-                     int spare_port = 0);
+                     int spare_port = 0, double drop_probability = 1.0);
 // The text that removes the jumps and the chain.
 std::string RemovalRules(const std::string& chain);
+
+// Runs `rules` through `iptables-restore -w --noflush` on `host`, from
+// `file` in its directory (removed afterwards; one name per chain, so two
+// families never write one file).
+Status RestoreRules(Host& host, const std::string& file, const std::string& rules);
 
 class PartitionApplier {
  public:
   // `chain`: the run's chain name (ChainName(tag, "part")); `endpoints`:
   // every host and client a grudge may name.
-  PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints);
+  PartitionApplier(std::string chain, std::vector<NetEndpoint> endpoints, CutStyle style = {});
 
-  // Replaces whatever partition is in place by `grudge`. Returns what was
-  // done: per host, the addresses it drops. An error leaves the hosts that
-  // did take their rules with them (Heal or Teardown removes them).
-  Result<nlohmann::json> Apply(const Grudge& grudge);
+  // Replaces whatever partition is in place by `grudge`, each of its rules
+  // dropping a packet with `drop_probability` (1: every packet). Returns
+  // what was done: per host, the addresses it drops. An error leaves the
+  // hosts that did take their rules with them (Heal or Teardown removes
+  // them).
+  Result<nlohmann::json> Apply(const Grudge& grudge, double drop_probability = 1.0);
+  // The packets the rules in place have dropped so far, over every host.
+  Result<uint64_t> DroppedPackets();
   // Flushes the chain on every host that has one: everyone sees everyone.
   Status Heal();
   // Heal, then removes the jumps and the chains; idempotent.
   Status Teardown();
 
  private:
-  // Runs `rules` through iptables-restore on `host`.
-  Status Restore(Host& host, const std::string& rules);
   Host* HostNamed(const std::string& name) const;
 
   const std::string chain_;
   const std::vector<NetEndpoint> endpoints_;
+  const CutStyle style_;
   std::mutex mu_;
   std::set<std::string> installed_;  // hosts whose chain and jumps exist; guarded by mu_
 };

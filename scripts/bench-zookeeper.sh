@@ -83,24 +83,13 @@ for _ in $(seq 1 300); do
 done
 [[ $ready == 1 ]] || { echo "the Curator ensemble did not come up" >&2; exit 255; }
 
-printf "%-8s %-9s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
+printf "%-8s %-16s %12s %15s\n" clients lock cycles/s "acquire p50 ms"
 for c in $counts; do
   store="$dir/store-$c"
   "$locksmith" run --backend zookeeper --client zk-fair --concurrency "$c" --keys 1 \
     --hold 0 --backoff 0 --client-timeout 10000 --time-limit "$secs" --seed 1 \
     --store "$store" > "$dir/run-$c.log" 2>&1 || { cat "$dir/run-$c.log" >&2; exit 255; }
-  python3 - "$store" "$c" <<'PY'
-import json, sys
-perf = json.load(open(sys.argv[1] + "/latest/results.json"))["stats"]["perf"]["stats"]
-ok = perf["by_f"]["acquire"]["ok"]
-p50 = perf["latency"]["acquire"]["ok"]["p50_ms"]
-print("%-8s %-9s %12.1f %15.2f" % (sys.argv[2], "zk-fair", ok / perf["duration_s"], p50))
-PY
+  python3 "$root/scripts/bench/run_figures.py" "$store" "$c" zk-fair
   line=$(java -cp "$dir/classes:$cp" CuratorMutexBench "$connect" "$c" "$secs" "/curator/lock-$c")
-  python3 - "$c" "$line" <<'PY'
-import sys
-kv = dict(p.split("=") for p in sys.argv[2].split())
-print("%-8s %-9s %12.1f %15.2f" % (sys.argv[1], "curator", float(kv["cycles_per_s"]),
-                                    float(kv["acquire_p50_ms"])))
-PY
+  python3 "$root/scripts/bench/run_figures.py" --line "$c" "curator" "$line"
 done

@@ -5,28 +5,25 @@
 # Run as root (apt-get, and the local cluster's namespaces need it).
 #
 #   scripts/setup.sh           what the main job needs: the servers of the
-#                              quick comparison (Redis, Sentinel, ZooKeeper), and
-#                              the locksmith binary with its clock shim
-#   scripts/setup.sh --servers also every other backend's servers (etcd,
-#                              MariaDB, PostgreSQL)
-#   scripts/setup.sh --tests   also every server and what the tests need (ssh,
-#                              Chromium, xmllint, Docker, Node.js, Python and
-#                              the libraries of adapters/ (Debian packages,
-#                              a JDK, npm modules for node-redlock), clang), and every
-#                              test target
+#                              quick comparison (every backend's: Redis, Sentinel,
+#                              ZooKeeper, etcd, MariaDB, PostgreSQL), and the
+#                              locksmith binary with its clock shim
+#   scripts/setup.sh --tests   also what the tests need (ssh, Chromium, xmllint,
+#                              Docker, Node.js, Python and the libraries of
+#                              adapters/ (Debian packages, a JDK, npm modules
+#                              for node-redlock), clang), and every test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bench=0 tests=0 servers=0
+bench=0 tests=0
 case "${1:-}" in
   "") ;;
-  --servers) servers=1 ;;
-  --tests) tests=1 servers=1 ;;
-  --bench) bench=1 tests=1 servers=1 ;;
+  --tests) tests=1 ;;
+  --bench) bench=1 tests=1 ;;
   *)
-    echo "setup: unknown argument '$1' (expected nothing, --servers, --tests or --bench)" >&2
+    echo "setup: unknown argument '$1' (expected nothing, --tests or --bench)" >&2
     exit 254
     ;;
 esac
@@ -36,18 +33,13 @@ packages=(
   g++ cmake make pkg-config
   libboost1.81-dev libhiredis-dev libzookeeper-mt-dev libmariadb-dev libpq-dev nlohmann-json3-dev
   libcli11-dev libgtest-dev
-  # the servers of the main job (suites/quick-compare.json)
-  redis-server redis-sentinel redis-tools zookeeper
+  # the servers of the main job (suites/quick-compare.json): every backend's
+  redis-server redis-sentinel redis-tools zookeeper etcd-server mariadb-server postgresql-15
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
   iproute2 iptables procps tar
   # the ssh provider (client)
   openssh-client
 )
-if ((servers)); then
-  # every other backend's servers (a run on a backend whose server is missing
-  # says which package it needs)
-  packages+=(etcd-server mariadb-server postgresql-15)
-fi
 if ((tests)); then
   packages+=(
     git

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The compose cluster end to end (label integration): docker/cluster.sh up,
-# then, for every backend (redis, redis-sentinel, redlock, zookeeper), a
-# no-fault run and a kill + partition run through the ssh provider from the
+# then, for every backend, a no-fault run (and for redis, redis-sentinel,
+# redlock and zookeeper a kill + partition run) through the ssh provider from the
 # control container get the verdicts the local provider gets with the same
 # flags and seed (exit code, the verdict line and every checker's
 # true/false); a kill without persistence on single Redis is INVALID on
@@ -62,6 +62,9 @@ cases=(
   "--backend redlock --seed 5 $kp --partition-shape isolate --redis-persistence always|faults|VALID"
   "--backend zookeeper --time-limit 6 --seed 7|-|VALID"
   "--backend zookeeper --seed 7 $kp --partition-shape isolate|faults|VALID"
+  "--backend etcd --time-limit 4 --seed 7|-|VALID"
+  "--backend mariadb --time-limit 4 --seed 7|-|VALID"
+  "--backend postgres --time-limit 4 --seed 7|-|VALID"
   "--scenario redis-kill-no-persistence --time-limit 7 --seed 5|-|INVALID"
 )
 flags_of() { echo "${cases[$1]%%|*}" | tr -s ' \n' '  '; }

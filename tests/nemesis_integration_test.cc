@@ -189,6 +189,90 @@ TEST(NemesisIntegrationTest, AHolderCutOffFromRedisLosesItsCallsWhileTheOthersGo
   EXPECT_TRUE(again);
 }
 
+TEST(NemesisIntegrationTest, ALossyLinkDropsPacketsThatTheHealCountsAndLeavesTheRunValid) {
+  // One Redis host: each loss makes one client's link to it drop half its
+  // packets for 2 s. TCP retransmits; Redis grants nothing twice.
+  Finished f = RunAndLoad({"--time-limit", "7", "--nemesis-interval", "3", "--seed", "3",
+                           "--nemesis", "net-loss", "--loss-probability", "0.5", "--loss-ms",
+                           "2000"},
+                          seconds(60));
+  EXPECT_EQ(f.code, 0) << f.out;
+  const auto losses = FaultsDone(f.history, "net-loss");
+  const auto heals = FaultsDone(f.history, "net-loss-heal");
+  ASSERT_GE(losses.size(), 1u);
+  ASSERT_EQ(heals.size(), losses.size());
+  for (const Op& loss : losses) {
+    ASSERT_TRUE(loss.error.empty()) << loss.error;
+    EXPECT_EQ(loss.value["probability"], 0.5);
+    EXPECT_TRUE(loss.value["rules"]["n1"].contains("drops_to")) << loss.value.dump();
+  }
+  for (const Op& heal : heals) {
+    ASSERT_TRUE(heal.error.empty()) << heal.error;
+    EXPECT_GT(heal.value["dropped"].get<int64_t>(), 0) << heal.value.dump();
+    EXPECT_EQ(heal.value["observed"], true);
+  }
+  for (const auto& row : f.results["faults"]["rows"]) {
+    EXPECT_EQ(row["observed"], true) << row.dump();
+    EXPECT_EQ(row["healed"], true) << row.dump();
+  }
+}
+
+TEST(NemesisIntegrationTest, ASlowLinkPutsTheClientsNewConnectionThroughTheRelayAndDelaysIt) {
+  // One Redis host: each window puts one client's link to it through a relay
+  // that adds 100 ms each way; the client's connection is cut, it connects
+  // again through the relay, and its calls take at least 200 ms.
+  // Four clients on ten keys: the slowed one is never kept waiting for a
+  // key through a whole window.
+  Finished f = RunAndLoad({"--time-limit", "7", "--nemesis-interval", "3", "--seed", "3",
+                           "--concurrency", "4", "--keys", "10", "--nemesis", "net-slow",
+                           "--slow-latency-ms", "100", "--slow-ms", "2000"},
+                          seconds(60));
+  EXPECT_EQ(f.code, 0) << f.out;
+  const auto slows = FaultsDone(f.history, "net-slow");
+  const auto heals = FaultsDone(f.history, "net-slow-heal");
+  ASSERT_GE(slows.size(), 1u);
+  ASSERT_EQ(heals.size(), slows.size());
+  for (const Op& slow : slows) {
+    ASSERT_TRUE(slow.error.empty()) << slow.error;
+    EXPECT_EQ(slow.value["toxics"]["upstream"]["latency_ms"], 100);
+    EXPECT_EQ(slow.value["relays"]["n1"]["from"].size(), 1u) << slow.value.dump();
+  }
+  for (const Op& heal : heals) {
+    ASSERT_TRUE(heal.error.empty()) << heal.error;
+    EXPECT_GE(heal.value["relayed"]["connected"].get<int64_t>(), 1) << heal.value.dump();
+    EXPECT_GT(heal.value["relayed"]["delayed_bytes"].get<int64_t>(), 0) << heal.value.dump();
+    EXPECT_EQ(heal.value["observed"], true);
+  }
+  // The slowed client's acquires inside the first window (done before its
+  // heal was invoked, which lets held bytes go at once) took the relay's
+  // two delays at least.
+  int64_t heal_invoked = 0;
+  for (const Op& op : f.history) {
+    if (op.is_nemesis() && op.f == "net-slow-heal" && op.type == OpType::kInvoke) {
+      heal_invoked = op.time;
+      break;
+    }
+  }
+  const std::string slowed = slows[0].value["grudge"].begin().key() == "n1"
+                                 ? slows[0].value["grudge"]["n1"][0].get<std::string>()
+                                 : slows[0].value["grudge"].begin().key();
+  const int64_t worker = std::stoll(slowed.substr(1));
+  std::map<int64_t, int64_t> invoked;
+  int slow_ok = 0;
+  for (const Op& op : f.history) {
+    if (op.is_nemesis() || op.f != "acquire") continue;
+    if (op.type == OpType::kInvoke) {
+      invoked[op.process] = op.time;
+      continue;
+    }
+    if (op.type != OpType::kOk || op.process % 4 != worker) continue;
+    if (invoked[op.process] <= slows[0].time || op.time >= heal_invoked) continue;
+    EXPECT_GE(op.time - invoked[op.process], 200'000'000) << "an acquire faster than the delay";
+    ++slow_ok;
+  }
+  EXPECT_GE(slow_ok, 1) << "the slowed client acquired nothing in the window";
+}
+
 // A SIGINT while a fault is in force: the heal ends it (recorded), the run
 // reports the interruption, and nothing of it is left.
 class InterruptDuringFaultTest : public ::testing::TestWithParam<std::vector<std::string>> {};
@@ -232,7 +316,9 @@ INSTANTIATE_TEST_SUITE_P(
                                                "60000", "--lease", "100000"},
                       std::vector<std::string>{"--nemesis", "clock", "--clock-hold", "60000"},
                       std::vector<std::string>{"--nemesis", "partition", "--partition-ms",
-                                               "60000"}),
+                                               "60000"},
+                      std::vector<std::string>{"--nemesis", "net-loss", "--loss-ms", "60000"},
+                      std::vector<std::string>{"--nemesis", "net-slow", "--slow-ms", "60000"}),
     [](const ::testing::TestParamInfo<std::vector<std::string>>& info) {
       std::string name = info.param[1];
       for (char& c : name) {

@@ -139,6 +139,12 @@ TEST(RunCliTest, ModuleFlagsAreCheckedLikeTheirConfigKeys) {
   EXPECT_EQ(out, "locksmith: --restart-delay must be a whole number, not \"soon\"\n");
   EXPECT_EQ(Locksmith(dir, {"run", "--nemesis", "kill", "--restart-delay", "-5"}, &out), 254);
   EXPECT_EQ(out, "locksmith: --restart-delay must be 0 to 3600000\n");
+  EXPECT_EQ(Locksmith(dir, {"run", "--nemesis", "net-loss", "--loss-probability", "0"}, &out),
+            254);
+  EXPECT_EQ(out, "locksmith: --loss-probability must be more than 0 and at most 1\n");
+  EXPECT_EQ(Locksmith(dir, {"run", "--nemesis", "net-loss", "--loss-probability", "1.5"}, &out),
+            254);
+  EXPECT_EQ(std::count(out.begin(), out.end(), '\n'), 1) << out;
   EXPECT_EQ(Locksmith(dir, {"run", "--lease", "0"}, &out), 254);
   EXPECT_EQ(out, "locksmith: --lease must be 1 to 86400000\n");
   EXPECT_EQ(Locksmith(dir, {"run", "--redis-persistence", "sometimes"}, &out), 254);

@@ -151,6 +151,25 @@ TEST_F(SshProviderTest, SentinelAndZooKeeperRunsGetTheLocalProvidersVerdicts) {
   }
 }
 
+// The backends whose servers refuse root (PostgreSQL, MariaDB) run inside
+// the node's private base directory (backends/non_root_server.h), and etcd's
+// members find each other at the nodes' addresses: each valid without faults.
+TEST_F(SshProviderTest, EtcdMariadbAndPostgresRunOnTheNodes) {
+  for (const std::string backend : {"etcd", "mariadb", "postgres"}) {
+    TempDir ssh_dir;
+    const Outcome ssh =
+        RunIn(ssh_dir, Ssh({"--backend", backend, "--time-limit", "3", "--seed", "3"}));
+    ASSERT_TRUE(ssh.results.is_object()) << backend << "\n" << ssh.out;
+    EXPECT_EQ(ssh.code, 0) << backend << "\n" << ssh.out;
+    EXPECT_EQ(ssh.results["valid"], true) << backend;
+    EXPECT_GT(ssh.results["stats"]["perf"]["stats"]["by_type"].value("ok", int64_t{0}), 10)
+        << backend;
+    const std::string tag = RunTag(ssh.run);
+    ASSERT_FALSE(tag.empty()) << ssh.out;
+    ExpectNodesClean(tag);
+  }
+}
+
 TEST_F(SshProviderTest, BadInputIsOneClearLine) {
   TempDir dir;
   std::string out;

@@ -15,8 +15,10 @@
 // instead of passing untested). iptables: the filter table's INPUT, OUTPUT
 // and FORWARD chains (policy ACCEPT), user chains (-N -X -F), rules
 // appended, inserted, deleted and checked (-A -I -D -C) that match
-// -s / -d (address or CIDR) and jump (-j) to DROP, REJECT, ACCEPT, RETURN or
-// a user chain; iptables-restore --noflush of such rules. Routes: the
+// -s / -d (address or CIDR), optionally `-m statistic --mode random
+// --probability P` (a rule that drops some packets: it never cuts a link),
+// and jump (-j) to DROP, REJECT, ACCEPT, RETURN or a user chain;
+// iptables-restore --noflush of such rules. Routes: the
 // controller's `local` route of the clients' range on a bridge, and a
 // namespace's route to it via a gateway (ReachableFrom).
 //
@@ -28,6 +30,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -285,11 +288,13 @@ class FakeNet : public NetOps {
   };
   struct Rule {
     std::string source, destination, target;
+    std::string probability;  // the statistic match's; empty: every packet
     bool operator==(const Rule&) const = default;
     std::string Text() const {
       std::string t;
       if (!source.empty()) t += "-s " + source + " ";
       if (!destination.empty()) t += "-d " + destination + " ";
+      if (!probability.empty()) t += "-m statistic --mode random --probability " + probability + " ";
       return t + "-j " + target;
     }
   };
@@ -541,6 +546,17 @@ class FakeNet : public NetOps {
       if (flag == "-s" || flag == "--source" || flag == "-d" || flag == "--destination") {
         if (!ValidAddressSpec(value)) return "host/network `" + value + "' not found";
         (flag[1] == 's' || flag == "--source" ? rule.source : rule.destination) = value;
+      } else if (flag == "-m" || flag == "--match") {
+        if (value != "statistic") return "FakeNet knows only the statistic match";
+      } else if (flag == "--mode") {
+        if (value != "random") return "FakeNet knows only the statistic match's random mode";
+      } else if (flag == "--probability") {
+        char* end = nullptr;
+        const double p = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end != '\0' || !(p >= 0.0 && p <= 1.0)) {
+          return "iptables v1.8.9: probability `" + value + "' is invalid";
+        }
+        rule.probability = value;
       } else if (flag == "-j" || flag == "--jump") {
         if (!IsVerdict(value) && (!ns.chains.contains(value) || IsBuiltinChain(value))) {
           return "iptables: No chain/target/match by that name.";
@@ -615,6 +631,7 @@ class FakeNet : public NetOps {
     for (const Rule& r : ns.chains[chain]) {
       if (!r.source.empty() && !Matches(r.source, source)) continue;
       if (!r.destination.empty() && !Matches(r.destination, destination)) continue;
+      if (!r.probability.empty()) continue;  // some packets pass: the link is not cut
       if (r.target == "DROP" || r.target == "REJECT") return Verdict::kDrop;
       if (r.target == "ACCEPT") return Verdict::kAccept;
       if (r.target == "RETURN") return Verdict::kNone;
