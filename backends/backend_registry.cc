@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/etcd_service.h"
+#include "backends/exec_protocol.h"
 #include "backends/mariadb_lock_client.h"
 #include "backends/mariadb_service.h"
 #include "backends/pg_service.h"
@@ -72,6 +73,10 @@ Result<std::string> ResolveClient(const std::string& backend, const std::string&
   if (!entry) return Error{entry.error()};
   const auto& clients = (*entry)->clients;
   if (client.empty()) return clients.front();
+  if (IsExecClient(client)) {
+    if (auto argv = ParseExecClient(client); !argv) return Error{argv.error()};
+    return client;
+  }
   if (std::find(clients.begin(), clients.end(), client) == clients.end()) {
     return Error{"--client " + client + ": backend " + backend + " has clients " +
                  JoinNames(clients)};
@@ -83,6 +88,8 @@ Status CheckSharedClient(const std::string& backend, const std::string& client,
                          const std::string& why) {
   auto resolved = ResolveClient(backend, client);
   if (!resolved) return Error{resolved.error()};
+  // A program says at its handshake whether it has them (ExecLockClient).
+  if (IsExecClient(*resolved)) return OkStatus();
   const auto& shared = (*FindBackend(backend))->shared_clients;
   if (std::find(shared.begin(), shared.end(), *resolved) != shared.end()) return OkStatus();
   std::string offer = "backend " + backend + " has none";
@@ -101,6 +108,8 @@ Status CheckSharedClient(const std::string& backend, const std::string& client,
 Status CheckFencingClient(const std::string& backend, const std::string& client) {
   auto resolved = ResolveClient(backend, client);
   if (!resolved) return Error{resolved.error()};
+  // A program says at its handshake whether it gives one (ExecLockClient).
+  if (IsExecClient(*resolved)) return OkStatus();
   const BackendEntry& entry = **FindBackend(backend);
   const auto& fencing = entry.fencing_clients;
   if (fencing.empty()) {

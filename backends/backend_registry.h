@@ -63,6 +63,10 @@ Result<std::vector<std::string>> BackendNodeNames(const std::string& backend,
                                                   const ModuleOptions& options);
 // The backend's lock client called `client`, or its default when `client` is
 // empty; an error naming the backend's clients when it has no such client.
+// Every backend takes an external program, "exec:PROGRAM ARGS..."
+// (backends/exec_protocol.h), which says at its handshake whether it has
+// fencing tokens and shared locks: CheckSharedClient and CheckFencingClient
+// accept it.
 Result<std::string> ResolveClient(const std::string& backend, const std::string& client);
 // OkStatus when the backend's client `client` (resolved as ResolveClient
 // does) takes shared (read) locks; otherwise an error saying that `why` (the

@@ -49,6 +49,10 @@ class LockService {
   // What must never reach a file the run keeps (its servers' passwords):
   // the run redacts each from the node files it copies into its directory.
   virtual std::vector<std::string> Secrets() const { return {}; }
+  // The password every node asks its clients for; empty when none does or
+  // the backend's clients log in otherwise. What an external lock client
+  // (exec:) is told at its handshake.
+  virtual std::string ClientPassword() const { return ""; }
 
   // Starts every node and waits until each answers.
   virtual Status Start() = 0;

@@ -112,6 +112,7 @@ class RedisService : public LockService,
   NodeTable Table() const override { return table_; }
   nlohmann::json Settings() const override;
   std::vector<std::string> Secrets() const override { return {options_.password}; }
+  std::string ClientPassword() const override { return options_.password; }
   Status Start() override;
   void Stop() override;
   // A client of the node with the primary role, or options.make_client's.

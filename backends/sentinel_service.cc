@@ -138,6 +138,7 @@ SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions option
 
 nlohmann::json SentinelService::Settings() const {
   return {{"persistence", options_.redis.persistence},
+          {"master_name", kSentinelMasterName},
           {"replicas", options_.replicas},
           {"sentinels", options_.sentinels},
           {"quorum", 2},

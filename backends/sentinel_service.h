@@ -87,6 +87,7 @@ class SentinelService : public LockService,
   NodeTable Table() const override;
   nlohmann::json Settings() const override;
   std::vector<std::string> Secrets() const override { return {options_.redis.password}; }
+  std::string ClientPassword() const override { return options_.redis.password; }
   Status Start() override;
   void Stop() override;
   // A client that finds the master through the sentinels and follows failovers.

@@ -40,6 +40,12 @@ struct ProcessSpec {
   std::vector<std::string> env;   // extra "NAME=value" entries, added to a clean base
   std::string log_path;           // stdout and stderr appended here; empty: /dev/null
   std::string cwd;                // empty: the log file's directory
+  // A program that talks over pipes (an external lock client): its stdin
+  // and stdout instead of /dev/null and the log (stderr still goes to the
+  // log). Descriptors of the caller's, which keeps them; -1: not used. Only
+  // the local provider's hosts and ProcessSupervisor honour them.
+  int stdin_fd = -1;
+  int stdout_fd = -1;
 };
 
 struct ExecResult {

@@ -126,6 +126,7 @@ struct ChildFds {
   int netns = -1;
   int in = -1;
   int out = -1;
+  int err = -1;
 };
 
 [[noreturn]] void ChildFail(int err_fd, int stage) {
@@ -151,7 +152,7 @@ struct ChildFds {
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);
   if (fds.netns >= 0 && setns(fds.netns, CLONE_NEWNET) != 0) ChildFail(err_fd, kStageSetns);
-  if (dup2(fds.in, 0) < 0 || dup2(fds.out, 1) < 0 || dup2(fds.out, 2) < 0) {
+  if (dup2(fds.in, 0) < 0 || dup2(fds.out, 1) < 0 || dup2(fds.err, 2) < 0) {
     ChildFail(err_fd, kStageDup);
   }
   if (chdir(p.cwd.c_str()) != 0) ChildFail(err_fd, kStageChdir);
@@ -235,7 +236,8 @@ Result<ExecResult> RunCommand(const std::vector<std::string>& argv, const std::s
     return Error{std::string("cannot create a pipe: ") + std::strerror(errno)};
   }
   Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
-  auto pid = ForkExec(*prepared, {netns.get(), devnull.get(), out_write.get()}, false);
+  auto pid =
+      ForkExec(*prepared, {netns.get(), devnull.get(), out_write.get(), out_write.get()}, false);
   if (!pid.ok()) return Error{pid.error()};
   out_write.Reset();
 
@@ -355,7 +357,8 @@ Result<int> ProcessSupervisor::Spawn(const std::string& owner, const ProcessSpec
                    "': " + std::strerror(errno)};
     }
   }
-  ChildFds fds{netns.get(), devnull.get(), log.get()};
+  ChildFds fds{netns.get(), spec.stdin_fd >= 0 ? spec.stdin_fd : devnull.get(),
+               spec.stdout_fd >= 0 ? spec.stdout_fd : log.get(), log.get()};
   // Registration happens on the spawner thread right after fork, under mu_,
   // so KillAll cannot miss a process that was just started.
   return RunOnSpawner([&]() -> Result<int> {

@@ -9,7 +9,8 @@
 // leads), default signal dispositions and an empty mask, umask 077 (what a
 // server writes, a config it rewrites with its password in it included, is
 // its owner's only), stdin /dev/null, stdout+stderr appended to the log file
-// (created 0600), every other descriptor closed.
+// (created 0600; or stdin and stdout on the pipes ProcessSpec names, stderr
+// to the log), every other descriptor closed.
 // The pid returned is the exec'd program's own pid (no wrapper).
 //
 // With die_with_controller, children get PR_SET_PDEATHSIG(SIGKILL). That

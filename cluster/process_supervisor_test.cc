@@ -70,6 +70,31 @@ TEST(ProcessSupervisorTest, NoticesExitAndReaps) {
   EXPECT_TRUE(sup.Unreaped().empty());
 }
 
+TEST(ProcessSupervisorTest, TalksOverPipesWithStderrInTheLog) {
+  TempDir dir;
+  int to_child[2], from_child[2];
+  ASSERT_EQ(pipe2(to_child, O_CLOEXEC), 0);
+  ASSERT_EQ(pipe2(from_child, O_CLOEXEC), 0);
+  ProcessSupervisor sup(true);
+  ProcessSpec spec{{"sh", "-c", "read line; echo \"got $line\"; echo oops >&2"},
+                   {"PATH=/usr/bin:/bin"}, dir.path() + "/err.log", ""};
+  spec.stdin_fd = to_child[0];
+  spec.stdout_fd = from_child[1];
+  auto pid = sup.Spawn("c1", spec, "", "/");
+  close(to_child[0]);
+  close(from_child[1]);
+  ASSERT_TRUE(pid.ok()) << pid.error();
+  ASSERT_EQ(write(to_child[1], "hello\n", 6), 6);
+  close(to_child[1]);
+  std::string out;
+  char buf[64];
+  for (ssize_t n; (n = read(from_child[0], buf, sizeof(buf))) > 0;) out.append(buf, n);
+  close(from_child[0]);
+  ASSERT_TRUE(Exits(sup, "c1", *pid));
+  EXPECT_EQ(out, "got hello\n");
+  EXPECT_EQ(ReadFile(dir.path() + "/err.log"), "oops\n");
+}
+
 TEST(ProcessSupervisorTest, LogsOutputWithACleanEnvironmentAndNoInheritedFds) {
   TempDir dir;
   // A descriptor without O_CLOEXEC in the controller must not reach servers.

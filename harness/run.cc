@@ -17,6 +17,7 @@
 #include "checker/availability.h"
 #include "checker/history_file.h"
 #include "cluster/run_registry.h"
+#include "harness/exec_client_setup.h"
 #include "harness/history_recorder.h"
 #include "harness/interruption.h"
 #include "harness/progress_counter.h"
@@ -374,6 +375,8 @@ class ServerPhases {
   void Generate(LockService& service, Workload& workload, OpRecorder& recorder,
                 HistoryRecorder& history, NemesisRunner& runner, const NemesisContext& faults,
                 const std::function<void()>& heal) {
+    // Before the io_context: clients left on it at a forced stop end last.
+    std::unique_ptr<ExecClients> exec = MakeRunExecClients(config_, service, store_.dir, log_);
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
@@ -390,6 +393,12 @@ class ServerPhases {
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
+    if (exec) {
+      ctx.new_client = [&](const ClientSlot& slot) {
+        return exec->NewClient(io.get_executor(), slot, options.concurrency,
+                               [&ctx](int i) { return ctx.Slot(i); });
+      };
+    }
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });
     ScopeExit detach_force([&] { signals_.OnForce(nullptr); });

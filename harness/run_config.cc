@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <regex>
 #include <stdexcept>
 
 #include "backends/backend_registry.h"
+#include "backends/exec_protocol.h"
 #include "base/json_input.h"
 #include "base/limits.h"
 #include "cluster/ssh_command.h"
@@ -128,8 +130,9 @@ void RunConfig::Declare(OptionSet& set) {
            "store directory name [default: backend-workload-nemesis]")
       .Text("store", "--store", &store, kMaxStoreBytes, "store root directory")
       .Choice("backend", "--backend", &backend, BackendNames(), "lock backend")
-      .Text("client", "--client", &client, 64,
-            "the backend's lock client [default: the backend's first]")
+      .Text("client", "--client", &client, kMaxStoreBytes,
+            "the backend's lock client [default: the backend's first], or exec:PROGRAM "
+            "[ARGS...]: an external program per client (docs/exec-clients.md)")
       .Choice("workload", "--workload", &workload, WorkloadNames(), "workload")
       .Integer("concurrency", "--concurrency", &concurrency, 1, kMaxRunClients,
                "concurrent clients, one connection each")
@@ -270,7 +273,10 @@ std::string RunConfig::ResolvedClient() const {
 std::string RunConfig::ResolvedTestName() const {
   if (!test_name.empty()) return test_name;
   std::string name = backend + "-" + workload;
-  if (!client.empty() && client != backend) name = backend + "-" + client + "-" + workload;
+  if (!client.empty() && client != backend) {
+    const std::string label = IsExecClient(client) ? ExecClientLabel(client) : client;
+    name = backend + "-" + label + "-" + workload;
+  }
   if (nemesis_all) return name + "-all";
   for (const auto& n : nemesis) name += "-" + n;
   return name;
@@ -320,8 +326,17 @@ nlohmann::json RunConfig::ToJson() const {
   return j;
 }
 
-Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unused) {
-  if (!j.is_object()) return Error{"a config must be a JSON object"};
+Status MergeRunConfigJson(const nlohmann::json& given, RunConfig& c, UnusedKeys unused) {
+  if (!given.is_object()) return Error{"a config must be a JSON object"};
+  // "client": {"exec": [PROGRAM, ARGS...]} is the flag's "exec:PROGRAM ARGS...".
+  nlohmann::json rewritten;
+  if (auto it = given.find("client"); it != given.end() && it->is_object()) {
+    auto text = ExecClientFromJson(*it);
+    if (!text) return Error{text.error()};
+    rewritten = given;
+    rewritten["client"] = *text;
+  }
+  const nlohmann::json& j = rewritten.is_null() ? given : rewritten;
   OptionSet common;
   c.Declare(common);
   for (const auto& [key, value] : j.items()) {
@@ -362,8 +377,39 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& c, UnusedKeys unus
   return OkStatus();
 }
 
+namespace {
+
+// Every "client": {"exec": [PROGRAM, ...]} in `j`, at any depth (a suite's
+// base, matrix and cells): a relative PROGRAM path made absolute from `dir`,
+// so a file names its adapter wherever locksmith is started.
+void ResolveExecPrograms(nlohmann::json& j, const std::filesystem::path& dir) {
+  if (j.is_array()) {
+    for (auto& item : j) ResolveExecPrograms(item, dir);
+    return;
+  }
+  if (!j.is_object()) return;
+  for (auto& [key, value] : j.items()) {
+    if (key == "client" && value.is_object() && value.contains("exec") &&
+        value["exec"].is_array() && !value["exec"].empty() && value["exec"][0].is_string()) {
+      const std::string program = value["exec"][0].get<std::string>();
+      if (program.find('/') != std::string::npos && program.front() != '/') {
+        value["exec"][0] = (dir / program).lexically_normal().string();
+      }
+    } else {
+      ResolveExecPrograms(value, dir);
+    }
+  }
+}
+
+}  // namespace
+
 Result<nlohmann::json> ReadConfigJsonFile(const std::string& path) {
-  return ReadJsonInputFile(path, kMaxConfigFileBytes, JsonComments::kAllowed);
+  auto j = ReadJsonInputFile(path, kMaxConfigFileBytes, JsonComments::kAllowed);
+  if (!j) return j;
+  std::error_code ec;
+  const auto dir = std::filesystem::absolute(path, ec).parent_path();
+  if (!ec) ResolveExecPrograms(*j, dir);
+  return j;
 }
 
 Status LoadRunConfigFile(const std::string& path, RunConfig& config) {

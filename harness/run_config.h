@@ -143,7 +143,9 @@ Status MergeRunConfigJson(const nlohmann::json& j, RunConfig& config,
 // range (1e400) the key holding it.
 Status LoadRunConfigFile(const std::string& path, RunConfig& config);
 // The JSON of such a file (comments allowed), with the same limits and
-// errors; for files that hold run keys among others (suite files).
+// errors; for files that hold run keys among others (suite files). A
+// relative program path in an exec client ("client": {"exec": [...]}) is
+// taken from the file's directory.
 Result<nlohmann::json> ReadConfigJsonFile(const std::string& path);
 
 }  // namespace locksmith

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "base/testing/temp_dir.h"
@@ -385,6 +386,36 @@ TEST(RunConfigTest, TheClientIsOneOfTheBackendsOwnOrItsDefault) {
             "--client zk-fair-ish: backend redis has clients redis, redis-watchdog, "
             "redis-reentrant, redis-get-set, redis-setnx-expire, redis-del-unlock");
   EXPECT_NE(ErrorOfJson({{"client", 3}}).find("client"), std::string::npos);
+}
+
+TEST(RunConfigTest, AnExecClientIsAProgramOnAnyBackendInEitherForm) {
+  RunConfig c;
+  ASSERT_TRUE(MergeRunConfigJson(
+      {{"backend", "zookeeper"}, {"client", {{"exec", {"/usr/bin/python3", "kazoo_lock.py"}}}},
+       {"fencing", "on"}, {"read_fraction", 0.5}},
+      c));
+  EXPECT_EQ(c.client, "exec:/usr/bin/python3 kazoo_lock.py");
+  // Fences and shared locks are the program's to claim at its handshake.
+  EXPECT_TRUE(ValidateRunConfig(c));
+  EXPECT_EQ(c.ResolvedTestName(), "zookeeper-exec-kazoo_lock.py-mutex");
+  EXPECT_EQ(c.ToJson()["client"], "exec:/usr/bin/python3 kazoo_lock.py");
+  EXPECT_EQ(ErrorOfJson({{"client", {{"exec", {"has space"}}}}}),
+            "\"client\": {\"exec\": [...]} must be a non-empty array of strings without spaces");
+  EXPECT_EQ(ErrorOfJson({{"client", "exec:"}}),
+            "--client exec: names no program (exec:PROGRAM [ARGS...])");
+}
+
+TEST(RunConfigTest, AFileNamesItsExecProgramFromItsOwnDirectory) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/suite.json";
+  std::ofstream(path) << R"({"base": {"client": {"exec": ["../adapters/x.py", "a/b"]}},
+                             "cells": [{"client": {"exec": ["python3", "y.py"]}}]})";
+  auto j = ReadConfigJsonFile(path);
+  ASSERT_TRUE(j) << j.error();
+  const std::string parent = std::filesystem::path(dir.path()).parent_path().string();
+  EXPECT_EQ((*j)["base"]["client"]["exec"],
+            nlohmann::json({parent + "/adapters/x.py", "a/b"}));  // arguments stay as given
+  EXPECT_EQ((*j)["cells"][0]["client"]["exec"], nlohmann::json({"python3", "y.py"}));
 }
 
 TEST(RunConfigTest, ReadersNeedAClientWithSharedLocks) {

@@ -8,9 +8,10 @@
 #                              quick comparison (every backend's: Redis, Sentinel,
 #                              ZooKeeper, etcd, MariaDB, PostgreSQL), and the
 #                              locksmith binary with its clock shim
-#   scripts/setup.sh --tests   also what the tests need (ssh,
-#                              Chromium, xmllint, Docker, Node.js, Python,
-#                              clang), and every test target
+#   scripts/setup.sh --tests   also what the tests need (ssh, Chromium, xmllint,
+#                              Docker, Node.js, Python and the libraries of
+#                              adapters/ (Debian packages, a JDK, npm modules
+#                              for node-redlock), clang), and every test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
 set -euo pipefail
@@ -48,14 +49,20 @@ if ((tests)); then
     chromium libxml2-utils
     # the docker/ compose cluster and its test (docker/cluster.sh starts its own engine)
     docker.io docker-compose debootstrap
-    # the source-size lint
-    python3
+    # the source-size lint; the exec clients' test programs and adapters
+    # (adapters/: redis-py's Lock, kazoo's Lock, run with Debian's /usr/bin/python3)
+    python3 python3-redis python3-kazoo
     # scripts/fuzz.sh: the fuzz targets under AddressSanitizer and UBSan
     clang libclang-rt-14-dev
   )
   # The report scripts' syntax test runs node --check: Node.js as a command,
   # from wherever the machine has it (see below).
   command -v node >/dev/null || packages+=(nodejs)
+  # adapters/node-redlock's modules come from npm (below)
+  command -v npm >/dev/null || packages+=(npm)
+  # adapters/curator: Curator's recipes and a JDK to compile the adapter
+  packages+=(libcurator-recipes-java)
+  command -v javac >/dev/null || packages+=(default-jdk-headless)
 fi
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
@@ -106,6 +113,11 @@ if ((${#missing[@]})); then
   if [[ " ${missing[*]} " == *" etcd-server "* && -d /run/systemd/system ]]; then
     systemctl disable --now etcd.service >/dev/null 2>&1 || true
   fi
+fi
+# The exec adapters' npm modules (adapters/node-redlock), pinned by its
+# package-lock.json, into that folder only; already there: nothing to do.
+if ((tests)) && [[ ! -d adapters/node-redlock/node_modules/redlock ]]; then
+  npm ci --prefix adapters/node-redlock --no-audit --no-fund >/dev/null
 fi
 if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
   echo "setup: warning: a Docker engine manages this machine's firewall (DOCKER chains);" \

@@ -103,6 +103,7 @@ FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::secon
   f.run = LatestRun(dir.path() + "/store");
   f.config = ReadJson(f.run + "/config.json");
   f.results = ReadJson(f.run + "/results.json");
+  f.log = ReadText(f.run + "/locksmith.log");
   auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
   EXPECT_TRUE(history.ok()) << history.error();
   if (history.ok()) f.history = *history;

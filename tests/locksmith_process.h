@@ -48,6 +48,7 @@ struct FinishedRun {
   nlohmann::json config;
   nlohmann::json results;
   History history;
+  std::string log;  // the run's locksmith.log
 };
 // Runs `locksmith run <flags> --store store` in a fresh temp dir, loads its
 // results and history, and checks that nothing of the run is left.

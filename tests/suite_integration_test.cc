@@ -267,7 +267,8 @@ TEST(SuiteIntegrationTest, TheReadmesMainCommandRunsTheQuickComparisonSuite) {
 }
 
 // compare-backends ten times faster (2 s runs, a fault every 0.4 s) on seed
-// 1, with 10-50 ms holds under 1 s leases.
+// 1, with 10-50 ms holds under 1 s leases; redis-py and kazoo (exec clients)
+// as the redis and zookeeper rows.
 //  - No faults, a partition (one host cut for at most 0.4 s: no Sentinel
 //    promotes before its 1 s down-after), and on ZooKeeper every fault:
 //    valid.
@@ -295,8 +296,9 @@ TEST(SuiteIntegrationTest, CompareBackendsShortened) {
                                "--time-scale", "0.1", "--test-count", "1", "--seed", "1"},
                               "compare-backends");
   Expectations expected;
-  for (const std::string lock : {"redis", "sentinel", "redlock", "zookeeper"}) {
-    const bool zk = lock == "zookeeper";
+  // The real libraries (redis-py, kazoo) as their backends' own clients.
+  for (const std::string lock : {"redis", "sentinel", "redlock", "zookeeper", "redis-py", "kazoo"}) {
+    const bool zk = lock == "zookeeper" || lock == "kazoo";
     expected[lock + ".none"] = {"valid", {}};
     expected[lock + ".partition"] = {"valid", {}};
     expected[lock + ".kill"] = zk ? Expected{"valid", {}} : Expected{"", kUnsafe};

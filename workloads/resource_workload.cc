@@ -93,7 +93,7 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
   }
   for (int i = 0; i < n; ++i) {
     states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
-    clients.push_back(ctx.service.NewClient(ctx.io.get_executor(), ctx.Slot(i)));
+    clients.push_back(ctx.NewClient(i));
     clients.back()->SetEventSink(states.back()->events.Sink());
     Status connected = co_await clients.back()->Connect();
     if (!connected) {

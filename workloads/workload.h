@@ -72,6 +72,9 @@ struct WorkloadContext {
   // The address client `index`'s sockets bind to (Cluster::ClientAddress);
   // empty, or no function: the kernel's choice.
   std::function<std::string(int index)> client_address = {};
+  // Makes the lock client of a slot in place of the service's own (an
+  // external program: --client exec:...); no function: the service's.
+  std::function<std::unique_ptr<LockClient>(const ClientSlot& slot)> new_client = {};
   // The protected resource's server (workloads that protect one: the run
   // starts it on its own host); null otherwise.
   ResourceStore* resource = nullptr;
@@ -84,6 +87,11 @@ struct WorkloadContext {
   ClientSlot Slot(int index) const {
     return {index, SubSeed(options.seed, static_cast<uint64_t>(index)),
             client_address ? client_address(index) : std::string()};
+  }
+  // Worker `index`'s lock client (new_client's, or the service's own).
+  std::unique_ptr<LockClient> NewClient(int index) const {
+    if (new_client) return new_client(Slot(index));
+    return service.NewClient(io.get_executor(), Slot(index));
   }
   std::chrono::steady_clock::time_point Now() const { return clock->Now(); }
 };

@@ -1,0 +1,219 @@
+// Apache Curator's InterProcessMutex as a locksmith lock client
+// (docs/exec-clients.md), on the `zookeeper` backend: one Curator session per
+// program with the run's session timeout, one mutex per lock path; a lock
+// reports a lease of one session timeout (what the holder can be sure of
+// without hearing from ZooKeeper) and lock-lost events when Curator says the
+// connection is LOST. Requests are handled on the main thread, one at a time
+// (an InterProcessMutex belongs to the thread that acquired it).
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.RetryNTimes;
+
+public class CuratorLock {
+  private static final String ROOT = "/locksmith-curator/";
+  private static CuratorFramework client;
+  private static int sessionMs = 2000;
+  private static final Map<String, InterProcessMutex> held = new ConcurrentHashMap<>();
+  private static final Map<String, String> keyOf = new ConcurrentHashMap<>();
+
+  public static void main(String[] args) throws Exception {
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    for (String line; (line = in.readLine()) != null;) {
+      @SuppressWarnings("unchecked")
+      Map<String, Object> request = (Map<String, Object>) new Json(line).value();
+      Map<String, Object> reply = new LinkedHashMap<>();
+      reply.put("id", request.get("id"));
+      try {
+        handle(request, reply);
+      } catch (Exception e) {  // may have happened
+        reply.put("result", "info");
+        reply.put("error", e.getClass().getSimpleName() + ": " + e.getMessage());
+      }
+      send(reply);
+    }
+    System.exit(0);
+  }
+
+  static void handle(Map<String, Object> request, Map<String, Object> reply) throws Exception {
+    String op = (String) request.get("op");
+    if (op.equals("hello")) {
+      connect(request);
+      reply.put("name", "curator");
+      reply.put("version", CuratorFramework.class.getPackage().getImplementationVersion());
+      Map<String, Object> caps = new LinkedHashMap<>();
+      caps.put("lock_lost", true);
+      reply.put("capabilities", caps);
+    } else if (op.equals("acquire")) {
+      String key = (String) request.get("key");
+      InterProcessMutex mutex = new InterProcessMutex(client, ROOT + key);
+      long wait = ((Number) request.get("wait_ms")).longValue();
+      if (!mutex.acquire(wait, TimeUnit.MILLISECONDS)) {
+        reply.put("result", "fail");
+        return;
+      }
+      String token = "curator-" + ProcessHandle.current().pid() + "-" + request.get("id");
+      held.put(token, mutex);
+      keyOf.put(token, key);
+      reply.put("result", "ok");
+      reply.put("token", token);
+      reply.put("validity_ms", sessionMs);
+    } else if (op.equals("release")) {
+      String token = (String) request.get("token");
+      InterProcessMutex mutex = held.remove(token);
+      keyOf.remove(token);
+      if (mutex == null) {
+        reply.put("result", "fail");
+        reply.put("error", "no lock with this token");
+        return;
+      }
+      mutex.release();
+      reply.put("result", "ok");
+    } else {
+      reply.put("result", "fail");
+      reply.put("busy", false);
+      reply.put("error", "unsupported op " + op);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  static void connect(Map<String, Object> hello) throws Exception {
+    StringBuilder hosts = new StringBuilder();
+    for (Object n : (List<Object>) hello.get("nodes")) {
+      Map<String, Object> node = (Map<String, Object>) n;
+      if (hosts.length() > 0) hosts.append(',');
+      hosts.append(node.get("address")).append(':').append(node.get("port"));
+    }
+    Map<String, Object> settings = (Map<String, Object>) hello.get("settings");
+    if (settings != null && settings.get("session_timeout_ms") instanceof Number) {
+      sessionMs = ((Number) settings.get("session_timeout_ms")).intValue();
+    }
+    client = CuratorFrameworkFactory.newClient(hosts.toString(), sessionMs, sessionMs,
+                                               new RetryNTimes(0, 0));
+    client.getConnectionStateListenable().addListener((c, state) -> {
+      if (state != ConnectionState.LOST) return;
+      for (Map.Entry<String, String> e : keyOf.entrySet()) {
+        Map<String, Object> event = new LinkedHashMap<>();
+        event.put("event", "lock-lost");
+        event.put("key", e.getValue());
+        event.put("token", e.getKey());
+        event.put("error", "Curator: connection LOST");
+        send(event);
+      }
+    });
+    client.start();
+    if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("no ZooKeeper connection within 30 s");
+    }
+  }
+
+  static synchronized void send(Map<String, Object> message) {
+    StringBuilder out = new StringBuilder();
+    Json.write(message, out);
+    System.out.println(out);
+    System.out.flush();
+  }
+
+  // Just enough JSON for the protocol: objects, arrays, strings, numbers,
+  // true, false, null.
+  static final class Json {
+    private final String s;
+    private int i = 0;
+
+    Json(String text) {
+      s = text;
+    }
+
+    Object value() {
+      skip();
+      char c = s.charAt(i);
+      if (c == '{') {
+        Map<String, Object> m = new LinkedHashMap<>();
+        i++;
+        skip();
+        if (s.charAt(i) == '}') { i++; return m; }
+        do {
+          skip();
+          String k = (String) value();
+          skip();
+          i++;  // ':'
+          m.put(k, value());
+          skip();
+        } while (s.charAt(i++) == ',');
+        return m;
+      }
+      if (c == '[') {
+        List<Object> a = new ArrayList<>();
+        i++;
+        skip();
+        if (s.charAt(i) == ']') { i++; return a; }
+        do {
+          a.add(value());
+          skip();
+        } while (s.charAt(i++) == ',');
+        return a;
+      }
+      if (c == '"') {
+        StringBuilder b = new StringBuilder();
+        for (i++; s.charAt(i) != '"'; i++) {
+          char d = s.charAt(i);
+          if (d != '\\') { b.append(d); continue; }
+          char e = s.charAt(++i);
+          if (e == 'u') { b.append((char) Integer.parseInt(s.substring(i + 1, i + 5), 16)); i += 4; }
+          else b.append(e == 'n' ? '\n' : e == 't' ? '\t' : e == 'r' ? '\r' : e == 'b' ? '\b' : e == 'f' ? '\f' : e);
+        }
+        i++;
+        return b.toString();
+      }
+      if (s.startsWith("true", i)) { i += 4; return true; }
+      if (s.startsWith("false", i)) { i += 5; return false; }
+      if (s.startsWith("null", i)) { i += 4; return null; }
+      int start = i;
+      while (i < s.length() && "+-0123456789.eE".indexOf(s.charAt(i)) >= 0) i++;
+      String number = s.substring(start, i);
+      if (number.matches("-?\\d+")) return Long.parseLong(number);
+      return Double.parseDouble(number);
+    }
+
+    private void skip() {
+      while (i < s.length() && Character.isWhitespace(s.charAt(i))) i++;
+    }
+
+    @SuppressWarnings("unchecked")
+    static void write(Object v, StringBuilder out) {
+      if (v instanceof Map) {
+        out.append('{');
+        boolean first = true;
+        for (Map.Entry<String, Object> e : ((Map<String, Object>) v).entrySet()) {
+          if (!first) out.append(',');
+          first = false;
+          write(e.getKey(), out);
+          out.append(':');
+          write(e.getValue(), out);
+        }
+        out.append('}');
+      } else if (v instanceof String) {
+        out.append('"');
+        for (char c : ((String) v).toCharArray()) {
+          if (c == '"' || c == '\\') out.append('\\').append(c);
+          else if (c < 0x20) out.append(String.format("\\u%04x", (int) c));
+          else out.append(c);
+        }
+        out.append('"');
+      } else {
+        out.append(v);  // numbers, booleans, null
+      }
+    }
+  }
+}

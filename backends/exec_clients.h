@@ -1,0 +1,64 @@
+// ExecClients: the run's external lock-client programs (`--client
+// exec:PROGRAM ARGS...`): one ExecLockClient per worker, each told the
+// run's facts at its handshake, each program's stderr in
+// <log_dir>/client-<index>.log. Owns the supervisor of their processes:
+// they die with the controller (PR_SET_PDEATHSIG) and are killed by pid when
+// this is destroyed. NewClient on the io thread; the clients it made must
+// be gone before it is.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <boost/asio/any_io_executor.hpp>
+#include <nlohmann/json.hpp>
+
+#include "backends/exec_lock_client.h"
+#include "backends/lock_service.h"
+#include "cluster/process_supervisor.h"
+
+namespace locksmith {
+
+struct ExecClientsOptions {
+  std::vector<std::string> argv;  // ParseExecClient's: the program first
+  nlohmann::json facts = nlohmann::json::object();  // ExecServiceFacts, and more
+  std::chrono::milliseconds timeout{500};
+  std::chrono::milliseconds start_timeout{30000};
+  std::string log_dir;  // where the programs' stderr goes
+  bool fencing = false;
+  std::function<void(const std::string&)> report;  // misbehaviours, for the run log
+};
+
+// What the handshake tells a program of `service`: {"backend", "password",
+// "nodes": [{"name", "role", "host", "address", "port"}, ...], "settings"
+// (LockService::Settings: Sentinel's master_name, ...)}.
+nlohmann::json ExecServiceFacts(const LockService& service);
+
+class ExecClients {
+ public:
+  explicit ExecClients(ExecClientsOptions options);
+  ~ExecClients();
+  ExecClients(const ExecClients&) = delete;
+  ExecClients& operator=(const ExecClients&) = delete;
+
+  // Client `slot`'s. The first call (slot 0) launches the programs of all
+  // `count` slots at once (`slot_of` gives each its slot), so they start
+  // side by side while the workload connects them one by one.
+  std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
+                                        const ClientSlot& slot, int count,
+                                        const std::function<ClientSlot(int)>& slot_of);
+
+ private:
+  std::unique_ptr<ExecLockClient> Make(boost::asio::any_io_executor executor,
+                                       const ClientSlot& slot);
+
+  ExecClientsOptions options_;
+  std::map<int, std::unique_ptr<ExecLockClient>> launched_;  // by slot index, not yet handed out
+  ProcessSupervisor supervisor_{/*die_with_controller=*/true};
+};
+
+}  // namespace locksmith

@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""A lock-client program for the exec client's tests: an in-memory lock table
+answered at once, which misbehaves as asked on request number AFTER + 1.
+Usage: fake_adapter.py [MODE [AFTER]]; MODE: ok, garbage, exit, hang, long,
+unknown-id, bad-result, lost (a lock-lost event after each acquire), no-hello,
+stderr (writes the hello it got to stderr)."""
+import json, os, sys, time
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
+after = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+held, fence, served = {}, 0, 0
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+for line in sys.stdin:
+    request = json.loads(line)
+    op, reply = request["op"], {"id": request["id"]}
+    if op == "hello":
+        if mode == "no-hello":
+            sys.exit(3)
+        if mode == "stderr":
+            sys.stderr.write("hello from the harness: client %d\n" % request["client"])
+            sys.stderr.flush()
+        send(dict(reply, name="fake", version="0.1", capabilities={"fence": True, "lock_lost": True}))
+        continue
+    served += 1
+    if served > after:
+        if mode == "garbage":
+            sys.stdout.write("this is not json\n"); sys.stdout.flush(); continue
+        if mode == "exit":
+            sys.exit(1)
+        if mode == "hang":
+            time.sleep(3600)
+        if mode == "long":
+            sys.stdout.write("x" * (2 << 20) + "\n"); sys.stdout.flush(); continue
+        if mode == "unknown-id":
+            reply["id"] = request["id"] + 1000
+        if mode == "bad-result":
+            send(dict(reply, result="maybe")); continue
+    key = request["key"]
+    if op == "acquire":
+        if key in held:
+            reply.update(result="fail")
+        else:
+            fence += 1
+            held[key] = "t%d-%d" % (os.getpid(), request["id"])
+            reply.update(result="ok", token=held[key], fence=fence, validity_ms=request["lease_ms"])
+    elif op == "release":
+        ok = held.get(key) == request["token"]
+        held.pop(key, None) if ok else None
+        reply.update(result="ok" if ok else "fail")
+    else:
+        reply.update(result="fail", busy=False, error="unsupported")
+    send(reply)
+    if mode == "lost" and op == "acquire" and reply["result"] == "ok":
+        send({"event": "lock-lost", "key": key, "token": held.pop(key), "error": "session expired"})

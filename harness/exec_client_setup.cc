@@ -1,0 +1,64 @@
+#include "harness/exec_client_setup.h"
+
+#include <map>
+#include <utility>
+
+#include "backends/exec_protocol.h"
+
+namespace locksmith {
+namespace {
+
+// The lock keys a workload uses, when there are few enough to list: its
+// key prefix and the option that counts them.
+nlohmann::json WorkloadKeys(const std::string& workload, const nlohmann::json& options) {
+  static const std::map<std::string, std::pair<std::string, std::string>> kKeys = {
+      {"mutex", {"lock", "keys"}},
+      {"inventory", {"item", "items"}},
+      {"counter", {"counter", "counters"}},
+      {"rw-cache", {"cache", "caches"}},
+  };
+  constexpr int64_t kMostListed = 10000;
+  auto it = kKeys.find(workload);
+  if (it == kKeys.end()) return nullptr;
+  const auto count = options.find(it->second.second);
+  if (count == options.end() || !count->is_number_integer()) return nullptr;
+  const int64_t n = count->get<int64_t>();
+  if (n > kMostListed) return nullptr;
+  nlohmann::json keys = nlohmann::json::array();
+  for (int64_t i = 0; i < n; ++i) keys.push_back(it->second.first + "-" + std::to_string(i));
+  return keys;
+}
+
+}  // namespace
+
+nlohmann::json ExecRunFacts(const RunConfig& config, const LockService& service) {
+  nlohmann::json facts = ExecServiceFacts(service);
+  const nlohmann::json options =
+      config.workload_options ? config.workload_options->set().ToJson() : nlohmann::json::object();
+  facts["workload"] = config.workload;
+  facts["lease_ms"] = options.value("lease_ms", int64_t{0});
+  facts["keys"] = WorkloadKeys(config.workload, options);
+  facts["fencing"] = config.fencing == "on";
+  facts["timeout_ms"] = config.client_timeout_ms;
+  return facts;
+}
+
+std::unique_ptr<ExecClients> MakeRunExecClients(const RunConfig& config,
+                                                const LockService& service,
+                                                const std::string& run_dir, RunLog& log) {
+  const std::string client = config.ResolvedClient();
+  if (!IsExecClient(client)) return nullptr;
+  auto argv = ParseExecClient(client);
+  if (!argv) return nullptr;  // ValidateRunConfig refused it already
+  ExecClientsOptions o;
+  o.argv = std::move(*argv);
+  o.facts = ExecRunFacts(config, service);
+  o.timeout = std::chrono::milliseconds(config.client_timeout_ms);
+  o.log_dir = run_dir + "/clients";
+  o.fencing = config.fencing == "on";
+  o.report = [&log](const std::string& line) { log.Info(line); };
+  log.Info("lock clients: " + client + ", one process per client, stderr in " + o.log_dir);
+  return std::make_unique<ExecClients>(std::move(o));
+}
+
+}  // namespace locksmith

@@ -1,0 +1,27 @@
+// The run's external lock clients: when --client names a program
+// (exec:PROGRAM ARGS...), the ExecClients that build one per worker, told
+// the run's facts at each handshake (the service's nodes and password, the
+// workload, its lease and lock keys, --fencing, the client timeout) and
+// reporting each misbehaviour to the run log. Called on the run thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "backends/exec_clients.h"
+#include "backends/lock_service.h"
+#include "harness/run_config.h"
+#include "harness/run_log.h"
+
+namespace locksmith {
+
+// The handshake's facts of the run (ExecServiceFacts and the workload's).
+nlohmann::json ExecRunFacts(const RunConfig& config, const LockService& service);
+
+// Null when the run's client is one of the backend's own; the programs'
+// stderr goes to <run_dir>/clients/.
+std::unique_ptr<ExecClients> MakeRunExecClients(const RunConfig& config,
+                                                const LockService& service,
+                                                const std::string& run_dir, RunLog& log);
+
+}  // namespace locksmith

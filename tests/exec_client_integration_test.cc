@@ -1,0 +1,114 @@
+// External lock clients (--client exec:...) end to end on a real Redis:
+// the minimal adapter of docs/exec-clients.md is valid and fast enough
+// (>= 1,000 ops in 20 s); programs that break the protocol (a line that is
+// not JSON, an exit mid-op, a hang, a 2 MiB line) have that op recorded
+// info naming the program and how, the run goes on to its verdict, and
+// nothing is left behind; a program that cannot start fails the run at
+// set-up with one line and exit 255; a SIGKILLed controller takes its
+// programs with it.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/exit_codes.h"
+#include "base/testing/eventually.h"
+#include "base/testing/temp_dir.h"
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+const std::string kSource = LOCKSMITH_SOURCE_DIR;
+const std::string kMinimal = kSource + "/adapters/minimal/lock_adapter.py";
+const std::string kMisbehaving = kSource + "/tests/exec_programs/misbehaving_adapter.py";
+
+// Live processes whose working directory is the run's clients/ folder: its
+// lock-client programs.
+int ProgramsOf(const std::string& run) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
+    const auto cwd = std::filesystem::read_symlink(proc.path() / "cwd", ec);
+    n += !ec && cwd.string() == run + "/clients";
+  }
+  return n;
+}
+
+int Count(const History& history, const std::string& f, OpType type) {
+  int n = 0;
+  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == type;
+  return n;
+}
+
+TEST(ExecClientTest, TheMinimalAdapterOnRedisIsValidAndFast) {
+  FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kMinimal, "--seed", "3",
+                              "--time-limit", "20", "--hold", "0-2", "--backoff", "0-2"},
+                             seconds(90));
+  EXPECT_EQ(f.code, 0) << f.out;
+  const int acquires = Count(f.history, "acquire", OpType::kOk) +
+                       Count(f.history, "acquire", OpType::kFail);
+  EXPECT_GE(acquires + Count(f.history, "release", OpType::kOk), 1000) << f.out;
+  EXPECT_EQ(Count(f.history, "acquire", OpType::kInfo), 0);
+  EXPECT_EQ(f.results["stats"]["double-holder"]["stats"].value("double_holders", -1), 0);
+}
+
+TEST(ExecClientTest, MisbehavingProgramsAreInfoNamedAndTheRunGoesOn) {
+  FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kMisbehaving,
+                              "--seed", "4", "--time-limit", "6", "--concurrency", "6"},
+                             seconds(90));
+  EXPECT_EQ(f.code, 0) << f.out;
+  std::vector<std::string> infos;
+  for (const Op& op : f.history) {
+    if (op.is_client() && op.type == OpType::kInfo) infos.push_back(op.error);
+  }
+  for (const std::string says : {"printed a line that is not JSON", "exited",
+                                 "did not answer", "wrote a line over 1 MiB"}) {
+    int named = 0;
+    for (const auto& error : infos) {
+      named += error.find(kMisbehaving) != std::string::npos &&
+               error.find(says) != std::string::npos;
+    }
+    EXPECT_GE(named, 1) << says << " in " << nlohmann::json(infos).dump();
+    EXPECT_NE(f.log.find(says), std::string::npos) << says;
+  }
+  // The well-behaved clients (4, 5) went on the whole run.
+  EXPECT_GT(Count(f.history, "acquire", OpType::kOk), 40);
+}
+
+TEST(ExecClientTest, AProgramThatCannotStartFailsTheRunAtSetUp) {
+  FinishedRun f = RunAndLoad(
+      {"--backend", "redis", "--client", "exec:" + kSource + "/no/such/adapter", "--time-limit",
+       "5"},
+      seconds(60));
+  EXPECT_EQ(f.code, kExitRunFailed) << f.out;
+  EXPECT_NE(f.out.find("cannot start"), std::string::npos) << f.out;
+}
+
+// The programs die with a SIGKILLed controller (PR_SET_PDEATHSIG), and
+// `locksmith cleanup` removes the rest of the run.
+TEST(ExecClientTest, SigkillThenCleanupLeavesNoProgram) {
+  TempDir dir;
+  const std::string store = dir.path() + "/store";
+  LocksmithProcess run_process(dir.path(), {"run", "--client", "exec:" + kMinimal,
+                                            "--time-limit", "120", "--store", "store"});
+  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+      << run_process.Stderr();
+  const std::string run = LatestRun(store);
+  EXPECT_EQ(ProgramsOf(run), 10) << "the test proves nothing without the programs running";
+  run_process.Signal(SIGKILL);
+  ASSERT_TRUE(run_process.Wait(seconds(10)).has_value());
+  EXPECT_TRUE(Eventually([&] { return ProgramsOf(run) == 0; }, "the programs die"));
+  std::string out;
+  EXPECT_EQ(RunLocksmith(dir.path(), {"cleanup", "--tag", RunTag(run)}, seconds(60), &out), 0)
+      << out;
+  const auto left = Leftovers(RunTag(run), run);
+  EXPECT_TRUE(left.empty()) << "left behind: " << left.front();
+}
+
+}  // namespace
+}  // namespace locksmith::testing

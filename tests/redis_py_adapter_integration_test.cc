@@ -1,0 +1,98 @@
+// redis-py's Lock (adapters/redis-py/, Debian python3-redis) under locksmith
+// through the exec protocol, on real servers: with no faults it is valid and
+// does >= 1,000 ops in 20 s on single Redis and on Sentinel; a real SIGSTOP
+// of the holder's process longer than its lease (client-pause) makes
+// expired-lease double holders, Redis itself doing nothing wrong; a partition
+// cuts one redis-py client off Sentinel's hosts while the others go on. A machine
+// without python3-redis fails these tests naming the package.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "tests/locksmith_process.h"
+
+namespace locksmith::testing {
+namespace {
+
+using std::chrono::seconds;
+
+const std::string kAdapter =
+    std::string(LOCKSMITH_SOURCE_DIR) + "/adapters/redis-py/redis_py_lock.py";
+
+class RedisPyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(std::system("/usr/bin/python3 -c 'import redis' 2>/dev/null"), 0)
+        << "redis-py is missing: install Debian's python3-redis (scripts/setup.sh --tests)";
+  }
+};
+
+int Count(const History& history, const std::string& f, OpType type) {
+  int n = 0;
+  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == type;
+  return n;
+}
+
+int64_t ClientStat(const nlohmann::json& results, const std::string& name) {
+  const auto& stats = results["stats"]["client-stats"]["stats"];
+  return stats.contains(name) ? stats[name].get<int64_t>() : -1;
+}
+
+TEST_F(RedisPyTest, NoFaultsIsValidOnRedisAndSentinel) {
+  for (const std::string backend : {"redis", "redis-sentinel"}) {
+    FinishedRun f = RunAndLoad({"--backend", backend, "--client", "exec:" + kAdapter, "--seed",
+                                "2", "--time-limit", "20", "--hold", "0-2", "--backoff", "0-2"},
+                               seconds(120));
+    EXPECT_EQ(f.code, 0) << backend << ": " << f.out;
+    EXPECT_GE(Count(f.history, "acquire", OpType::kOk) + Count(f.history, "release", OpType::kOk),
+              1000)
+        << backend << ": " << f.out;
+    EXPECT_EQ(ClientStat(f.results, "program_misbehaved"), 0) << f.results["stats"].dump();
+  }
+}
+
+TEST_F(RedisPyTest, ASigstopPastTheLeaseMakesExpiredLeaseDoubleHolders) {
+  FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kAdapter, "--seed", "5",
+                              "--time-limit", "10", "--nemesis", "client-pause",
+                              "--nemesis-interval", "3", "--client-pause-ms", "2500", "--lease",
+                              "1000", "--keys", "1"},
+                             seconds(120));
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = AnomalyClasses(f.results);
+  EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
+  EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
+  // The pauses were real stops of the program, not a stalled coroutine.
+  EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
+}
+
+// The adapter binds its client's own address, so a partition cuts one
+// redis-py client off every host of Sentinel's (master, replicas,
+// sentinels) while the other five go on: only worker 0's ops fail or end
+// info, and the run is valid.
+TEST_F(RedisPyTest, OneClientPartitionedOffTheMasterWhileTheOthersGoOn) {
+  FinishedRun f = RunAndLoad(
+      {"--backend", "redis-sentinel", "--client", "exec:" + kAdapter, "--seed", "4",
+       "--time-limit", "10", "--concurrency", "6", "--nemesis", "partition", "--partition-shape",
+       "clients-from-nodes", "--partition-clients", "0", "--nemesis-interval", "3",
+       "--partition-ms", "2000"},
+      seconds(120));
+  EXPECT_EQ(f.code, 0) << f.out;
+  int cut = 0, others_unanswered = 0, others_ok = 0;
+  for (const Op& op : f.history) {
+    if (!op.is_client() || op.f != "acquire") continue;
+    const bool worker_zero = op.process % 6 == 0;
+    if (op.type == OpType::kInfo || (op.type == OpType::kFail && !op.error.empty() &&
+                                      op.error != "held by another client")) {
+      (worker_zero ? cut : others_unanswered) += 1;
+    }
+    others_ok += !worker_zero && op.type == OpType::kOk;
+  }
+  EXPECT_GE(cut, 1) << "the partition cut nothing";
+  EXPECT_EQ(others_unanswered, 0);
+  EXPECT_GT(others_ok, 100);
+}
+
+}  // namespace
+}  // namespace locksmith::testing
