@@ -26,7 +26,7 @@ secs=${SECONDS_PER_RUN:-10}
 counts=${CLIENT_COUNTS:-"10 50"}
 locksmith="$build/locksmith"
 [[ -x "$locksmith" ]] || { echo "missing $locksmith: cmake --build $build --target locksmith" >&2; exit 254; }
-for tool in etcd node npm; do
+for tool in etcd etcdctl node npm; do
   command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
 

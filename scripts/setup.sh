@@ -65,8 +65,9 @@ if ((tests)); then
   command -v javac >/dev/null || packages+=(default-jdk-headless)
 fi
 if ((bench)); then
-  # Curator next to zk-fair (bench-zookeeper.sh); time and taskset for every bench script.
-  packages+=(time util-linux libcurator-recipes-java)
+  # Curator next to zk-fair (bench-zookeeper.sh); etcdctl, which bench-etcd.sh asks whether its
+  # peer cluster is up; time and taskset for every bench script.
+  packages+=(time util-linux libcurator-recipes-java etcd-client)
   # A JDK, Node.js and npm are wanted as commands, not as Debian's packages: a machine
   # that has them from elsewhere (NodeSource's nodejs bundles npm, and conflicts with
   # Debian's npm package) keeps its own.
