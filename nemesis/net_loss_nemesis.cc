@@ -98,11 +98,7 @@ Result<std::unique_ptr<Nemesis>> MakeNetLossNemesis(const ModuleOptions& options
   Cluster* cluster = context.cluster;
   auto chain = ChainName(cluster->Tag(), "loss");
   if (!chain) return Error{chain.error()};
-  std::vector<NetEndpoint> endpoints;
-  for (Host* host : cluster->Hosts()) endpoints.push_back({host->Name(), host->Address(), host});
-  for (int i = 0; i < context.concurrency; ++i) {
-    endpoints.push_back({"c" + std::to_string(i), cluster->ClientAddress(i), nullptr});
-  }
+  std::vector<NetEndpoint> endpoints = ClusterEndpoints(*cluster, context.concurrency);
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new NetLossNemesis(
       [&service] { return service.Table(); }, context.concurrency, context.seed,

@@ -127,11 +127,7 @@ Result<std::unique_ptr<Nemesis>> MakeNetSlowNemesis(const ModuleOptions& options
   Cluster* cluster = context.cluster;
   auto chain = ChainName(cluster->Tag(), "slow");
   if (!chain) return Error{chain.error()};
-  std::vector<NetEndpoint> endpoints;
-  for (Host* host : cluster->Hosts()) endpoints.push_back({host->Name(), host->Address(), host});
-  for (int i = 0; i < context.concurrency; ++i) {
-    endpoints.push_back({"c" + std::to_string(i), cluster->ClientAddress(i), nullptr});
-  }
+  std::vector<NetEndpoint> endpoints = ClusterEndpoints(*cluster, context.concurrency);
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(
       new NetSlowNemesis([&service] { return service.Table(); }, context.concurrency,

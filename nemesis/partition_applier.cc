@@ -7,6 +7,15 @@
 #include "base/parallel.h"
 
 namespace locksmith {
+
+std::vector<NetEndpoint> ClusterEndpoints(Cluster& cluster, int clients) {
+  std::vector<NetEndpoint> endpoints;
+  for (Host* host : cluster.Hosts()) endpoints.push_back({host->Name(), host->Address(), host});
+  for (int i = 0; i < clients; ++i) {
+    endpoints.push_back({"c" + std::to_string(i), cluster.ClientAddress(i), nullptr});
+  }
+  return endpoints;
+}
 namespace {
 
 constexpr std::chrono::milliseconds kCommandTimeout{10000};

@@ -52,6 +52,10 @@ struct NetEndpoint {
   Host* host = nullptr;  // the endpoint's own host; null for a client
 };
 
+// Every host of `cluster` and its first `clients` lock clients ("c0", ...,
+// at Cluster::ClientAddress): what a network fault's grudges may name.
+std::vector<NetEndpoint> ClusterEndpoints(Cluster& cluster, int clients);
+
 // What one host must do for a grudge (pure data, see PlanCuts).
 struct HostCut {
   std::set<std::string> drop_from;  // addresses whose packets it drops on the way in

@@ -349,14 +349,9 @@ Result<std::unique_ptr<Nemesis>> MakePartitionNemesis(const ModuleOptions& optio
 Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& context,
                                                      const std::string& purpose) {
   Cluster* cluster = context.cluster;
-  const std::vector<Host*> hosts = cluster->Hosts();
   auto chain = ChainName(cluster->Tag(), purpose);
   if (!chain) return Error{chain.error()};
-  std::vector<NetEndpoint> endpoints;
-  for (Host* host : hosts) endpoints.push_back({host->Name(), host->Address(), host});
-  for (int i = 0; i < context.concurrency; ++i) {
-    endpoints.push_back({"c" + std::to_string(i), cluster->ClientAddress(i), nullptr});
-  }
+  std::vector<NetEndpoint> endpoints = ClusterEndpoints(*cluster, context.concurrency);
   LockService& service = context.service;
   return std::unique_ptr<Nemesis>(new PartitionNemesis(
       [&service] { return service.Table(); }, context.concurrency, context.seed,
