@@ -1,5 +1,6 @@
 #include "base/text.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <utility>
 
@@ -29,6 +30,15 @@ std::string FormatDurationNs(double ns) {
     std::snprintf(buf, sizeof buf, "%.0f ns", ns);
   }
   return buf;
+}
+
+int64_t MillisToNs(double ms) {
+  const double ns = ms * 1e6;
+  if (!(ns == ns)) return 0;
+  // 2^63 is exactly representable; anything at or past it saturates.
+  if (ns >= 9223372036854775808.0) return INT64_MAX;
+  if (ns <= -9223372036854775808.0) return INT64_MIN;
+  return static_cast<int64_t>(ns);
 }
 
 }  // namespace locksmith

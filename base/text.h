@@ -3,6 +3,7 @@
 // functions; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace locksmith {
@@ -12,5 +13,10 @@ bool NaturalLess(const std::string& a, const std::string& b);
 
 // "2.408 s", "12.3 ms", "850 µs", "40 ns": a duration given in nanoseconds.
 std::string FormatDurationNs(double ns);
+
+// Milliseconds (from a file someone else wrote: any double, NaN included) as
+// nanoseconds, saturated to int64's range, so a wild value is a wild time
+// rather than an undefined conversion. NaN reads as 0.
+int64_t MillisToNs(double ms);
 
 }  // namespace locksmith

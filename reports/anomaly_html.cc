@@ -83,8 +83,8 @@ std::string SpanAttr(const nlohmann::json& a) {
     // A null end means "still overlapping when the run ended".
     if (name.size() > 3 && name.compare(name.size() - 3, 3, "_ns") == 0 && v.is_array() &&
         v.size() == 2 && v[0].is_number() && (v[1].is_number() || v[1].is_null())) {
-      return " data-span=\"" + std::to_string(v[0].get<int64_t>()) + "," +
-             (v[1].is_null() ? std::string("end") : std::to_string(v[1].get<int64_t>())) + "\"";
+      return " data-span=\"" + std::to_string(NanosecondsOf(v[0])) + "," +
+             (v[1].is_null() ? std::string("end") : std::to_string(NanosecondsOf(v[1]))) + "\"";
     }
   }
   return "";

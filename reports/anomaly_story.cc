@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "reports/escape.h"
+#include "base/text.h"
 #include "reports/op_refs.h"
 
 namespace locksmith {
@@ -55,11 +56,11 @@ void AddHolders(const nlohmann::json& holders, const LockHolds& model, AnomalySt
     TakeProcess(holder, &h);
     auto start = Number(holder, "start"), end = Number(holder, "end");
     if (start && end) {
-      h.start = start->get<int64_t>(), h.end = end->get<int64_t>();
+      h.start = NanosecondsOf(*start), h.end = NanosecondsOf(*end);
     } else if (!known) {
       continue;
     }
-    if (auto lease = Number(holder, "lease_end")) h.lease_end = lease->get<int64_t>();
+    if (auto lease = Number(holder, "lease_end")) h.lease_end = NanosecondsOf(*lease);
     if (auto release = holder.find("release"); release != holder.end() && release->is_null()) {
       h.open = true;
     }
@@ -94,7 +95,7 @@ int64_t WhenItHappened(const nlohmann::json& anomaly, const AnomalyStory& story,
                        const std::vector<int64_t>& times) {
   if (story.overlap_start >= 0) return story.overlap_start;
   if (auto from = Number(Member(anomaly, "window"), "from_ms")) {
-    return static_cast<int64_t>(from->get<double>() * 1e6);
+    return MillisToNs(from->get<double>());
   }
   if (int64_t op = RefTime(Member(anomaly, "op")); op >= 0) return op;
   return times.empty() ? -1 : *std::min_element(times.begin(), times.end());
@@ -153,8 +154,8 @@ AnomalyStory TellStory(const nlohmann::json& anomaly, const LockHolds& holds,
                    [](const StoryHold& a, const StoryHold& b) { return a.start < b.start; });
   if (const nlohmann::json& span = Member(anomaly, "overlap_ns");
       span.is_array() && span.size() == 2 && span[0].is_number()) {
-    story.overlap_start = span[0].get<int64_t>();
-    story.overlap_end = span[1].is_number() ? span[1].get<int64_t>() : end_time;
+    story.overlap_start = NanosecondsOf(span[0]);
+    story.overlap_end = span[1].is_number() ? NanosecondsOf(span[1]) : end_time;
   } else if (story.holds.size() >= 2) {
     std::tie(story.overlap_start, story.overlap_end) = OverlapOf(story.holds[0], story.holds[1]);
   }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "base/text.h"
 #include "reports/escape.h"
 #include "reports/html_text.h"
 #include "reports/run_summary.h"
@@ -60,7 +61,7 @@ std::string WindowRow(const nlohmann::json& w, const ReportModel& model,
   auto ms = [&](const char* name) {
     auto it = w.find(name);
     if (it == w.end() || !it->is_number()) return std::string("\xE2\x80\x93");
-    return FormatSeconds(static_cast<int64_t>(it->get<double>() * 1e6));
+    return FormatSeconds(MillisToNs(it->get<double>()));
   };
   const std::string from = fault ? FormatSeconds(fault->start) : ms("begin_ms");
   const std::string to =

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "base/text.h"
 #include "reports/json_columns.h"
 
 namespace locksmith {
@@ -20,7 +21,7 @@ int64_t LeaseEnd(const Op& acquired) {
   if (!acquired.value.is_object()) return -1;
   auto v = acquired.value.find("validity_ms");
   if (v == acquired.value.end() || !v->is_number()) return -1;
-  return acquired.time + static_cast<int64_t>(v->get<double>() * 1e6);
+  return acquired.time + MillisToNs(v->get<double>());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "reports/op_refs.h"
 
+#include "base/text.h"
+
 namespace locksmith {
 
 bool IsOpRef(const nlohmann::json& j) {
@@ -21,14 +23,14 @@ void CollectOpIndices(const nlohmann::json& j, std::set<int64_t>* out) {
 int64_t RefTime(const nlohmann::json& j) {
   if (!IsOpRef(j)) return -1;
   auto t = j.find("time");
-  return t != j.end() && t->is_number() ? t->get<int64_t>() : -1;
+  return t != j.end() && t->is_number_integer() ? t->get<int64_t>() : -1;
 }
 
 void CollectRefTimes(const nlohmann::json& j, std::vector<int64_t>* times,
                      std::vector<int64_t>* processes) {
   if (IsOpRef(j)) {
     auto t = j.find("time");
-    if (t != j.end() && t->is_number()) times->push_back(t->get<int64_t>());
+    if (t != j.end() && t->is_number_integer()) times->push_back(t->get<int64_t>());
     if (auto p = j.find("process"); p != j.end() && p->is_number_integer()) {
       processes->push_back(p->get<int64_t>());
     }
@@ -36,6 +38,11 @@ void CollectRefTimes(const nlohmann::json& j, std::vector<int64_t>* times,
   if (j.is_object() || j.is_array()) {
     for (const auto& child : j) CollectRefTimes(child, times, processes);
   }
+}
+
+int64_t NanosecondsOf(const nlohmann::json& number) {
+  if (number.is_number_integer()) return number.get<int64_t>();
+  return number.is_number() ? MillisToNs(number.get<double>() / 1e6) : 0;
 }
 
 }  // namespace locksmith

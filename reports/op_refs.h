@@ -21,5 +21,8 @@ void CollectRefTimes(const nlohmann::json& j, std::vector<int64_t>* times,
                      std::vector<int64_t>* processes);
 // The time of an op reference; -1 when `j` is none or has no time.
 int64_t RefTime(const nlohmann::json& j);
+// A time in nanoseconds that an anomaly gives (a number, whole or not, of
+// any size), saturated to int64's range rather than converted undefinedly.
+int64_t NanosecondsOf(const nlohmann::json& number);
 
 }  // namespace locksmith
