@@ -60,21 +60,37 @@ std::string ByteSizeText(uint64_t bytes) {
   return text + buffer;
 }
 
-Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
-                                  std::string_view how_to_raise) {
-  const std::string raise =
-      how_to_raise.empty() ? "" : " (" + std::string(how_to_raise) + ")";
+Result<int> OpenRegularFile(const std::string& path) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; the file type is
   // checked on the descriptor.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return Error{"cannot read " + path + ": " + std::strerror(errno)};
-  ScopeExit close_fd([fd] { ::close(fd); });
   struct stat st {};
-  if (::fstat(fd, &st) != 0) return Error{"cannot read " + path + ": " + std::strerror(errno)};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return Error{"cannot read " + path + ": " + std::strerror(err)};
+  }
   if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
     return Error{path + " is not a regular file (a FIFO, device or directory cannot be read " +
                  "as one; save it to a file)"};
   }
+  // Reads of a regular file never wait anyway; callers expect a plain descriptor.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
+                                  std::string_view how_to_raise) {
+  const std::string raise =
+      how_to_raise.empty() ? "" : " (" + std::string(how_to_raise) + ")";
+  auto opened = OpenRegularFile(path);
+  if (!opened) return Error{opened.error()};
+  const int fd = *opened;
+  ScopeExit close_fd([fd] { ::close(fd); });
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Error{"cannot read " + path + ": " + std::strerror(errno)};
   const auto size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes) {
     return Error{path + " is " + ByteSizeText(size) + "; at most " + ByteSizeText(max_bytes) +

@@ -23,6 +23,12 @@ namespace locksmith {
 Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
                                   std::string_view how_to_raise = "");
 
+// Opens `path` for reading as ReadInputFile does (a FIFO, device or
+// directory refused on the opened descriptor, without waiting for a FIFO's
+// writer): the descriptor (blocking, close-on-exec), or the error line. For
+// readers that stream a file rather than read it whole.
+Result<int> OpenRegularFile(const std::string& path);
+
 // Whether `path`, taken relative to a directory, names something inside it:
 // not empty, not absolute, no ".." component, not the directory itself, no
 // NUL. A file that names other files (a suite's summary.json names its runs'
