@@ -10,6 +10,7 @@
 // holder has the holder a client pause stalled past its session.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -326,9 +327,24 @@ TEST(SuiteIntegrationTest, CompareBackendsShortened) {
 // certain, so those are rates: on ZooKeeper only the holder a client pause
 // stalled past its session overlaps another, elsewhere any double holder.
 // Its scenario cells: the verdict each file predicts ("prediction": Y, two
-// holders; N, none), the scripted ones at their own length.
+// holders; N, none), the scripted ones at their own length. Three of its
+// scenarios (one scripted, two predicting opposite verdicts) stand for the
+// rest, which the scenario library's test runs one by one.
 TEST(SuiteIntegrationTest, NightlyShortened) {
-  const std::string file = LOCKSMITH_SOURCE_DIR "/suites/nightly.json";
+  TempDir dir;
+  const std::string file = dir.path() + "/nightly.json";
+  {
+    nlohmann::json nightly = ReadJson(LOCKSMITH_SOURCE_DIR "/suites/nightly.json");
+    const std::vector<std::string> kept = {"redlock-clock-jump-kleppmann",
+                                           "redis-kill-no-persistence", "redis-kill-fsync-always"};
+    for (const auto& name : kept) {
+      ASSERT_NE(std::find(nightly["scenarios"].begin(), nightly["scenarios"].end(), name),
+                nightly["scenarios"].end())
+          << name << " is no longer in the nightly suite";
+    }
+    nightly["scenarios"] = kept;
+    std::ofstream(file) << nightly.dump(2);
+  }
   Expectations expected;
   for (const std::string lock :
        {"redis", "redis-watchdog", "sentinel", "redlock", "zk-fair", "zk-naive"}) {
@@ -343,7 +359,6 @@ TEST(SuiteIntegrationTest, NightlyShortened) {
     expected[name.get<std::string>()] =
         scenario["prediction"] == "Y" ? Expected{"invalid", kEither} : Expected{"valid", {}};
   }
-  TempDir dir;
   const SuiteRun s = RunSuite(
       dir, {"suite", file, "--time-scale", "0.1", "--test-count", "1", "--seed", "1"}, "nightly");
   ExpectSuite(dir, s, "nightly", expected);
