@@ -159,7 +159,10 @@ struct ServiceEvent {
 // A service that reports its own events while it runs. WatchEvents starts
 // reporting to `sink` (called from a thread of the service's, possibly
 // concurrently with anything else) until StopEvents, which returns once
-// `sink` is no longer called. Both from the run thread.
+// `sink` is no longer called. Both from the run thread. WatchEvents returns
+// once every event source is heard (so the workload's first faults are
+// seen), or after a deadline with an error naming what is not; the sources
+// it does hear report either way.
 class HasEvents {
  public:
   virtual ~HasEvents() = default;

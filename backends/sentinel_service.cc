@@ -19,6 +19,8 @@ constexpr char kSentinelLogFile[] = "sentinel.log";
 // short, so a paused sentinel costs little.
 constexpr std::chrono::milliseconds kAskTimeout{300};
 constexpr std::chrono::milliseconds kPollInterval{100};
+// How long WatchEvents waits for every sentinel to confirm its subscription.
+constexpr std::chrono::milliseconds kEventsSubscribeTimeout{5000};
 
 // "field" of a flat [field, value, ...] reply (SENTINEL master); "" if absent.
 std::string Field(const RedisReply& reply, const std::string& field) {
@@ -401,6 +403,7 @@ Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
   for (const auto& node : servers_.all()) {
     if (IsSentinel(*node)) sentinels.push_back({node->name(), EndpointOf(*node)});
   }
+  const size_t sentinels_count = sentinels.size();
   watcher_ = std::make_unique<SentinelEventWatcher>(
       std::move(sentinels), [this, sink = std::move(sink)](const std::string& sentinel,
                                                            const std::string& channel,
@@ -408,6 +411,17 @@ Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
         sink(ServiceEvent{"sentinel", channel, EventValue(sentinel, channel, payload)});
       });
   watcher_->Start();
+  // Every sentinel is up at the start: a few round trips each.
+  const auto deadline = std::chrono::steady_clock::now() + kEventsSubscribeTimeout;
+  while (!EventsSubscribed()) {
+    if (std::chrono::steady_clock::now() >= deadline) {
+      return Error{"subscribed to " + std::to_string(watcher_->Subscribed()) + " of " +
+                   std::to_string(sentinels_count) + " sentinels within " +
+                   std::to_string(kEventsSubscribeTimeout.count()) +
+                   " ms; their events before they answer are not recorded"};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
   return OkStatus();
 }
 
