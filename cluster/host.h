@@ -159,6 +159,9 @@ class Host {
   virtual Result<int> OpenTcpSocket() {
     return Error{"host " + Name() + ": cannot open a socket inside its network"};
   }
+  // Whether OpenTcpSocket can succeed here (the controller reaches into the
+  // host's network), so a family that needs it can say so before the run.
+  virtual bool OpensSocketsInside() const { return false; }
 };
 
 class Cluster {

@@ -59,6 +59,7 @@ class LocalHost : public Host {
                           std::chrono::milliseconds timeout) override;
   // Inside the host's namespace; an error on loopback.
   Result<int> OpenTcpSocket() override;
+  bool OpensSocketsInside() const override { return !netns_.empty(); }
 
   // The namespace name (empty on loopback).
   const std::string& NetnsName() const { return netns_; }

@@ -116,9 +116,18 @@ WindowOps NetSlowWindowOf(const ModuleOptions& options) {
 }
 
 std::string NetSlowUnfit(const ModuleOptions& options, const NemesisContext& context) {
-  if (PartitionUnfit(options, context).empty()) return "";
-  return "--nemesis net-slow needs hosts with networks of their own: run as root, without "
-         "--loopback";
+  if (!PartitionUnfit(options, context).empty()) {
+    return "--nemesis net-slow needs hosts with networks of their own: run as root, without "
+           "--loopback";
+  }
+  // The relays listen inside the hosts' networks, from the controller.
+  for (Host* host : context.cluster->Hosts()) {
+    if (!host->OpensSocketsInside()) {
+      return "--nemesis net-slow needs hosts whose network the controller reaches (the local "
+             "provider's namespaces); host " + host->Name() + " is not one";
+    }
+  }
+  return "";
 }
 
 Result<std::unique_ptr<Nemesis>> MakeNetSlowNemesis(const ModuleOptions& options,

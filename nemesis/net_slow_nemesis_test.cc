@@ -78,6 +78,19 @@ TEST(NetSlowNemesisTest, LoopbackHostsAreUnfit) {
   EXPECT_FALSE(MakeNetSlowNemesis(options, context).ok());
 }
 
+TEST(NetSlowNemesisTest, HostsWhoseNetworkTheControllerCannotReachAreUnfit) {
+  testing::FakeNet net;
+  testing::FakeCluster cluster({"n1"}, "tag001", &net);  // own networks, but no sockets inside
+  testing::ClusterTableService service(cluster);
+  ClientPauses pauses;
+  OptionsOf<NetSlowOptions> options;
+  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  EXPECT_EQ(NetSlowUnfit(options, context),
+            "--nemesis net-slow needs hosts whose network the controller reaches (the local "
+            "provider's namespaces); host n1 is not one");
+  EXPECT_FALSE(MakeNetSlowNemesis(options, context).ok());
+}
+
 TEST(NetSlowNemesisTest, AHostThatCannotOpenASocketInItsNetworkFailsTheOpAndLeavesNoRule) {
   testing::FakeCluster cluster({"n1"}, "tag001");  // FakeHost: no socket in its network
   std::vector<NetEndpoint> endpoints = {{"n1", "198.18.0.2", cluster.Fake("n1")},
