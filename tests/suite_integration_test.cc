@@ -291,14 +291,32 @@ TEST(SuiteIntegrationTest, TheReadmesMainCommandRunsTheQuickComparisonSuite) {
 //    on: a rate of unsafe grants (on seed 1 the cuts did, 3 seeds of 3 were
 //    valid without).
 TEST(SuiteIntegrationTest, CompareBackendsShortened) {
+  // Curator's ten JVMs take longer to start on two cores than a run lasts at
+  // this scale (2 s), so its row is left out here; its adapter's own tests
+  // run it at full length.
   TempDir dir;
-  const SuiteRun s = RunSuite(dir,
-                              {"suite", LOCKSMITH_SOURCE_DIR "/suites/compare-backends.json",
-                               "--time-scale", "0.1", "--test-count", "1", "--seed", "1"},
-                              "compare-backends");
+  nlohmann::json suite = ReadJson(LOCKSMITH_SOURCE_DIR "/suites/compare-backends.json");
+  nlohmann::json& locks = suite["matrix"]["lock"];
+  const auto curator = std::find_if(locks.begin(), locks.end(),
+                                    [](const nlohmann::json& l) { return l["name"] == "curator"; });
+  ASSERT_NE(curator, locks.end());
+  locks.erase(curator);
+  // The adapters' paths are relative to the suite file's directory.
+  for (auto& lock : locks) {
+    if (lock.contains("client") && lock["client"].is_object()) {
+      lock["client"]["exec"][0] =
+          LOCKSMITH_SOURCE_DIR "/suites/" + lock["client"]["exec"][0].get<std::string>();
+    }
+  }
+  const std::string file = dir.path() + "/compare-backends.json";
+  std::ofstream(file) << suite.dump(2);
+  const SuiteRun s = RunSuite(
+      dir, {"suite", file, "--time-scale", "0.1", "--test-count", "1", "--seed", "1"},
+      "compare-backends");
   Expectations expected;
-  // The real libraries (redis-py, kazoo) as their backends' own clients.
-  for (const std::string lock : {"redis", "sentinel", "redlock", "zookeeper", "redis-py", "kazoo"}) {
+  // The real libraries (redis-py, node-redlock, kazoo) as their backends' own clients.
+  for (const std::string lock :
+       {"redis", "sentinel", "redlock", "zookeeper", "redis-py", "node-redlock", "kazoo"}) {
     const bool zk = lock == "zookeeper" || lock == "kazoo";
     expected[lock + ".none"] = {"valid", {}};
     expected[lock + ".partition"] = {"valid", {}};
