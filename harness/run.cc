@@ -376,7 +376,9 @@ class ServerPhases {
                 HistoryRecorder& history, NemesisRunner& runner, const NemesisContext& faults,
                 const std::function<void()>& heal) {
     // Before the io_context: clients left on it at a forced stop end last.
-    std::unique_ptr<ExecClients> exec = MakeRunExecClients(config_, service, store_.dir, log_);
+    auto made = MakeRunExecClients(config_, service, *cluster_, store_.dir, log_);
+    if (!made) return Fail(kExitRunFailed, made.error());
+    std::unique_ptr<ExecClients> exec = std::move(*made);
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
