@@ -57,7 +57,7 @@ std::string DescribeClientClock(const FaultOp& op) { return kClockLook.describe(
 
 void ClientClockOptions::Declare(OptionSet& set) {
   set.Choice("client_clock_mode", "--client-clock-mode", &clock.mode, ClockModes(),
-             "what a client clock fault does: bump, strobe or drift (as --clock-mode)")
+             "what a client clock fault does (as --clock-mode)")
       .Integer("client_clock_delta_ms", "--client-clock-delta", &clock.delta_ms, -kMaxDeltaMs,
                kMaxDeltaMs, "ms a client clock bump moves its clock, or a strobe's amplitude")
       .Integer("client_clock_period_ms", "--client-clock-period", &clock.period_ms, int64_t{2},
