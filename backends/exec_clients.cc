@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 
-
 namespace locksmith {
 
 nlohmann::json ExecServiceFacts(const LockService& service) {
@@ -53,6 +52,8 @@ std::unique_ptr<ExecLockClient> ExecClients::Make(boost::asio::any_io_executor e
   o.facts = options_.facts;
   o.index = slot.index;
   o.source_address = slot.source_address;
+  const auto index = static_cast<size_t>(slot.index);
+  if (slot.index >= 0 && index < options_.hosts.size()) o.host = options_.hosts[index];
   o.timeout = options_.timeout;
   o.start_timeout = options_.start_timeout;
   o.log_path = options_.log_dir + "/client-" + std::to_string(slot.index) + ".log";

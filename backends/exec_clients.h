@@ -3,7 +3,8 @@
 // run's facts at its handshake, each program's stderr in
 // <log_dir>/client-<index>.log. Owns the supervisor of their processes:
 // they die with the controller (PR_SET_PDEATHSIG) and are killed by pid when
-// this is destroyed. NewClient on the io thread; the clients it made must
+// this is destroyed (a program on a host of its own is its host's: the
+// cluster's supervisor and run record). NewClient on the io thread; the clients it made must
 // be gone before it is.
 #pragma once
 
@@ -31,6 +32,9 @@ struct ExecClientsOptions {
   std::string log_dir;  // where the programs' stderr goes
   bool fencing = false;
   std::function<void(const std::string&)> report;  // misbehaviours, for the run log
+  // By client index: the client's host of its own (Cluster::ClientHost),
+  // where its program runs; null or past the end: beside the controller.
+  std::vector<Host*> hosts;
 };
 
 // What the handshake tells a program of `service`: {"backend", "password",

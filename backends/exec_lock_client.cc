@@ -16,6 +16,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "backends/task_group.h"
+#include "cluster/host.h"
 #include "cluster/process_supervisor.h"
 
 namespace locksmith {
@@ -80,6 +81,24 @@ std::string ExecLockClient::Name() const {
   return name + " of client " + std::to_string(options_.index);
 }
 
+Result<int> ExecLockClient::SpawnProgram(const ProcessSpec& spec) {
+  if (options_.host != nullptr) return options_.host->Spawn(spec);
+  return supervisor_.Spawn(owner_, spec, "", "/");
+}
+
+Status ExecLockClient::SignalProgram(int pid, int signal) {
+  if (options_.host != nullptr) return options_.host->Signal(pid, signal);
+  return supervisor_.Signal(owner_, pid, signal);
+}
+
+void ExecLockClient::KillProgram(int pid) {
+  if (options_.host != nullptr) {
+    (void)options_.host->Kill(pid);
+  } else {
+    (void)supervisor_.Kill(owner_, pid);
+  }
+}
+
 int ExecLockClient::pid() const { return program_ && !program_->ended ? program_->pid : -1; }
 
 asio::awaitable<Status> ExecLockClient::Connect() {
@@ -107,7 +126,7 @@ Status ExecLockClient::Launch() {
   if (!options_.env_path.empty()) spec.env.push_back("PATH=" + options_.env_path);
   spec.stdin_fd = to_program->read;
   spec.stdout_fd = from_program->write;
-  auto pid = supervisor_.Spawn(owner_, spec, "", "/");
+  auto pid = SpawnProgram(spec);
   close(to_program->read);
   close(from_program->write);
   auto program = std::make_shared<Program>(executor_);
@@ -275,7 +294,7 @@ void ExecLockClient::End(Program& program, const std::string& why) {
   program.pending.clear();
   CloseQuietly(program.in);
   CloseQuietly(program.out);
-  if (program.pid > 0) (void)supervisor_.Kill(owner_, program.pid);
+  if (program.pid > 0) KillProgram(program.pid);
 }
 
 asio::awaitable<AcquireResult> ExecLockClient::AcquireAs(ExecOp op, const std::string& key,
@@ -351,7 +370,7 @@ void ExecLockClient::Crash() {
 
 void ExecLockClient::SetPaused(bool paused) {
   if (!program_ || program_->ended) return;
-  const Status signalled = supervisor_.Signal(owner_, program_->pid, paused ? SIGSTOP : SIGCONT);
+  const Status signalled = SignalProgram(program_->pid, paused ? SIGSTOP : SIGCONT);
   if (paused && signalled) ++stops_;
 }
 

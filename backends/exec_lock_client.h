@@ -27,6 +27,7 @@
 
 #include "backends/exec_protocol.h"
 #include "backends/lock_client.h"
+#include "cluster/host.h"
 
 namespace locksmith {
 
@@ -38,6 +39,10 @@ struct ExecClientOptions {
   nlohmann::json facts = nlohmann::json::object();
   int index = 0;               // the worker's client index
   std::string source_address;  // the address the program should bind, if it can
+  // The client's host of its own (Cluster::ClientHost), which starts,
+  // signals and kills the program inside its network; null: the program
+  // runs beside the controller, under the supervisor.
+  Host* host = nullptr;
   std::chrono::milliseconds timeout{500};         // each request's deadline (+ its wait)
   std::chrono::milliseconds start_timeout{30000};  // start + handshake (a JVM is slow)
   std::string log_path;  // the program's stderr, appended
@@ -122,6 +127,10 @@ class ExecLockClient : public LockClient {
   // `why`, its pipes close, its process is killed.
   void End(Program& program, const std::string& why);
   std::string Name() const;
+  // The program's process, on its host or under the supervisor.
+  Result<int> SpawnProgram(const ProcessSpec& spec);
+  Status SignalProgram(int pid, int signal);
+  void KillProgram(int pid);
   boost::asio::awaitable<AcquireResult> AcquireAs(ExecOp op, const std::string& key,
                                                   std::chrono::milliseconds lease);
   boost::asio::awaitable<ReleaseResult> ReleaseAs(ExecOp op, const std::string& key,

@@ -175,6 +175,16 @@ class Cluster {
   // cut one client off while the others still reach the service; empty when
   // the provider gives clients no address of their own (loopback).
   virtual std::string ClientAddress(int /*index*/) { return ""; }
+  // A host of its own for lock client `index`'s program (an external
+  // client, docs/exec-clients.md): a network namespace holding
+  // ClientAddress(index), so a partition that drops that address cuts the
+  // program off whatever library it uses. Made on the first call, removed
+  // by Teardown. Null when the provider has none to give (loopback, or a
+  // remote provider): the program then runs beside the controller.
+  virtual Result<Host*> ClientHost(int /*index*/) { return static_cast<Host*>(nullptr); }
+  // Client `index`'s host if ClientHost made one; null otherwise (a
+  // built-in client binds its address beside the controller).
+  virtual Host* MadeClientHost(int /*index*/) { return nullptr; }
   // Kills every process the run started, then removes every namespace,
   // bridge, veth and rule it created. Idempotent; safe from any thread.
   virtual Status Teardown() = 0;

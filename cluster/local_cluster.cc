@@ -86,6 +86,7 @@ LocalCluster::LocalCluster(const LocalClusterOptions& options, RunRecord record)
       registry_(options.state_dir.empty() ? RunRegistry::DefaultDir() : options.state_dir),
       port_pool_(options.port_pool ? options.port_pool : std::make_shared<LoopbackPortPool>()),
       supervisor_(options.die_with_controller),
+      nodes_dir_(fs::absolute(options.nodes_dir).lexically_normal().string()),
       record_(std::move(record)) {
   bool network = record_.slice >= 0;
   controller_address_ = network ? *BridgeAddress(record_.slice) : "127.0.0.1";
@@ -150,6 +151,73 @@ std::string LocalCluster::ClientAddress(int index) {
   if (!HasOwnNetwork() || index < 0) return "";
   auto address = locksmith::ClientAddress(record_.slice, index);
   return address ? *address : "";
+}
+
+Result<Host*> LocalCluster::ClientHost(int index) {
+  if (!HasOwnNetwork()) return static_cast<Host*>(nullptr);
+  const std::string address = ClientAddress(index);
+  if (address.empty()) {
+    return Error{"client " + std::to_string(index) + " has no address of its own (at most " +
+                 std::to_string(kMaxClientAddresses) + " clients get one)"};
+  }
+  std::lock_guard<std::mutex> lock(client_hosts_mu_);
+  if (auto it = client_hosts_.find(index); it != client_hosts_.end()) return it->second.get();
+  const std::string name = "client." + std::to_string(index);
+  const fs::path dir = fs::path(nodes_dir_) / name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{"cannot create client directory " + dir.string() + ": " + ec.message()};
+  if (auto s = BuildClientHost(index, address); !s.ok()) {
+    return Error{"cannot create the host of client " + std::to_string(index) + ": " + s.error()};
+  }
+  auto host = std::make_unique<LocalHost>(
+      name, address, ClientNetnsName(record_.tag, index), dir.string(), &supervisor_,
+      [this](const std::string& h, int pid) { return RecordSpawn(h, pid); }, port_pool_.get(),
+      record_.tag);
+  Host* made = host.get();
+  client_hosts_[index] = std::move(host);
+  return made;
+}
+
+Host* LocalCluster::MadeClientHost(int index) {
+  std::lock_guard<std::mutex> lock(client_hosts_mu_);
+  auto it = client_hosts_.find(index);
+  return it == client_hosts_.end() ? nullptr : it->second.get();
+}
+
+Status LocalCluster::BuildClientHost(int index, const std::string& address) {
+  const std::string& tag = record_.tag;
+  const std::string ns = ClientNetnsName(tag, index);
+  const std::string veth = ClientVethName(tag, index);
+  const std::string peer = ClientPeerVethName(tag, index);
+  const std::string mac = ClientMac(record_.slice, index);
+  {
+    std::lock_guard<std::mutex> lock(record_mu_);
+    record_.netns.push_back(ns);
+    record_.links.push_back(veth);
+    if (auto s = registry_.Save(record_); !s.ok()) return s;
+  }
+  std::vector<std::vector<std::string>> steps = {
+      {"netns", "add", ns},
+      {"link", "add", veth, "type", "veth", "peer", "name", peer, "address", mac, "netns", ns},
+      {"link", "set", veth, "master", BridgeName(tag), "up"},
+      {"-n", ns, "addr", "add", address + "/32", "dev", peer},
+      {"-n", ns, "link", "set", peer, "up"},
+      {"-n", ns, "link", "set", "lo", "up"},
+      {"-n", ns, "route", "add", *SliceNetwork(record_.slice), "dev", peer}};
+  // Each node reaches the client over the bridge, not through the
+  // controller, whose `local` route of the clients' range would take it.
+  for (size_t i = 0; i < hosts_.size(); ++i) {
+    const std::string node_ns = hosts_[i]->NetnsName();
+    const std::string node_veth = NodeVethName(tag, static_cast<int>(i));
+    steps.push_back({"-n", node_ns, "route", "add", address + "/32", "dev", node_veth});
+    steps.push_back({"-n", node_ns, "neigh", "replace", address, "lladdr", mac, "dev", node_veth,
+                     "nud", "permanent"});
+  }
+  for (const auto& args : steps) {
+    if (auto s = net_.Ip(args); !s.ok()) return s;
+  }
+  return OkStatus();
 }
 
 std::vector<Host*> LocalCluster::Hosts() {

@@ -3,7 +3,9 @@
 // run's bridge "lsm-<tag>-br", with an address in the run's /28 slice of
 // 198.18.0.0/24 (see net_plan.h); the controller reaches the nodes through
 // the bridge's address, and each lock client binds an address of its own in
-// the slice's client range, so a partition can cut one client off. Without root (or with force_loopback), every host is
+// the slice's client range, so a partition can cut one client off; an
+// external client's program gets a host of its own at that address
+// (ClientHost, see net_plan.h). Without root (or with force_loopback), every host is
 // 127.0.0.1 with distinct ports leased from a LoopbackPortPool (the
 // cluster's own, or one shared with clusters alive at the same time) and
 // released at teardown, and no network faults. Host <node>'s directory is
@@ -16,6 +18,7 @@
 // Thread-safe: hosts and Teardown may be used from any thread.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,6 +65,10 @@ class LocalCluster : public Cluster {
   // 198.19.<slice>.<index+1> with namespaces (see net_plan.h); empty on
   // loopback.
   std::string ClientAddress(int index) override;
+  // Namespace "lsm-<tag>-client.<index>" on the bridge, its directory
+  // <nodes_dir>/client.<index>/; null on loopback.
+  Result<Host*> ClientHost(int index) override;
+  Host* MadeClientHost(int index) override;
   Status Teardown() override;
 
   bool HasOwnNetwork() const { return record_.slice >= 0; }
@@ -78,6 +85,9 @@ class LocalCluster : public Cluster {
   // Creates bridge, namespaces and veths of record_ (already registered).
   Status BuildNetwork(const std::vector<std::string>& node_names);
   Status RecordSpawn(const std::string& host, int pid);
+  // Records, then creates client host `index`'s namespace and veth pair,
+  // and the nodes' routes to it.
+  Status BuildClientHost(int index, const std::string& address);
 
   NetOps& net_;
   RunRegistry registry_;
@@ -85,6 +95,9 @@ class LocalCluster : public Cluster {
   std::shared_ptr<LoopbackPortPool> port_pool_;  // outlives hosts_, which lease from it
   ProcessSupervisor supervisor_;
   std::vector<std::unique_ptr<LocalHost>> hosts_;
+  const std::string nodes_dir_;
+  std::mutex client_hosts_mu_;
+  std::map<int, std::unique_ptr<LocalHost>> client_hosts_;  // by client index
 
   std::mutex record_mu_;  // guards record_ (Tag() reads only the immutable tag)
   RunRecord record_;

@@ -4,6 +4,7 @@
 // was made, and `locksmith cleanup` removes a dead run's network.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "base/testing/temp_dir.h"
@@ -59,6 +60,40 @@ TEST_F(LocalClusterFakeNetTest, SetupThenTeardownLeavesNothing) {
   EXPECT_TRUE(Records().empty());
 }
 
+TEST_F(LocalClusterFakeNetTest, AClientHostIsOnTheBridgeAtItsClientAddressUntilTeardown) {
+  auto created = CreateLocalCluster(Options("fake05"));
+  ASSERT_TRUE(created.ok()) << created.error();
+  auto* cluster = static_cast<LocalCluster*>(created->get());
+  auto host = cluster->ClientHost(2);
+  ASSERT_TRUE(host.ok()) << host.error();
+  ASSERT_NE(*host, nullptr);
+  EXPECT_EQ((*host)->Address(), cluster->ClientAddress(2));
+  EXPECT_TRUE((*host)->HasOwnNetwork());
+  EXPECT_EQ(*cluster->ClientHost(2), *host);  // made once
+  EXPECT_EQ(cluster->Hosts().size(), 3u);    // not a node: no nemesis targets it
+  const std::string ns = ClientNetnsName("fake05", 2);
+  for (const char* node : {"n1", "n2", "n3"}) {
+    EXPECT_TRUE(net_.Reachable(ns, NetnsName("fake05", node))) << node;
+  }
+  const RunRecord record = cluster->Record();
+  EXPECT_NE(std::find(record.netns.begin(), record.netns.end(), ns), record.netns.end());
+  EXPECT_NE(std::find(record.links.begin(), record.links.end(), ClientVethName("fake05", 2)),
+            record.links.end());
+
+  ASSERT_TRUE(cluster->Teardown().ok());
+  EXPECT_TRUE(net_.Empty()) << ::testing::PrintToString(net_.Describe());
+}
+
+TEST_F(LocalClusterFakeNetTest, LoopbackHasNoClientHosts) {
+  LocalClusterOptions options = Options("fake06");
+  options.force_loopback = true;
+  auto created = CreateLocalCluster(options);
+  ASSERT_TRUE(created.ok()) << created.error();
+  auto host = (*created)->ClientHost(0);
+  ASSERT_TRUE(host.ok()) << host.error();
+  EXPECT_EQ(*host, nullptr);
+}
+
 TEST_F(LocalClusterFakeNetTest, APartialSetupFailureRemovesWhatItMade) {
   // Fails halfway (n2's veth pair), then at the last step (n3's loopback).
   for (const std::string& failing : {"link add " + HostVethName("fake02", 1),
@@ -84,6 +119,7 @@ TEST_F(LocalClusterFakeNetTest, CleanupRemovesADeadRunsNetworkAndUnregisteredObj
   auto created = CreateLocalCluster(Options("fake04"));
   ASSERT_TRUE(created.ok()) << created.error();
   auto* cluster = static_cast<LocalCluster*>(created->get());
+  ASSERT_TRUE(cluster->ClientHost(0).ok());
   // As if its controller had died: same pid, another start time.
   RunRecord dead = cluster->Record();
   dead.controller_start_time += 1;

@@ -1,6 +1,7 @@
 #include "cluster/net_plan.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 
 namespace locksmith {
@@ -15,8 +16,9 @@ bool IsTagChar(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z')
 bool IsAlnum(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
-bool IsDigits(std::string_view s) {
-  if (s.empty() || s.size() > 2) return false;
+// 1..`most` decimal digits (a node index has two at most, a client's three).
+bool IsDigits(std::string_view s, size_t most = 2) {
+  if (s.empty() || s.size() > most) return false;
   for (char c : s) {
     if (c < '0' || c > '9') return false;
   }
@@ -70,6 +72,25 @@ std::string NetnsName(std::string_view tag, std::string_view node) {
   return std::string(kNetnsPrefix) + std::string(tag) + "-" + std::string(node);
 }
 
+std::string ClientNetnsName(std::string_view tag, int index) {
+  return std::string(kNetnsPrefix) + std::string(tag) + "-client." + std::to_string(index);
+}
+
+std::string ClientVethName(std::string_view tag, int index) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-c" + std::to_string(index);
+}
+
+std::string ClientPeerVethName(std::string_view tag, int index) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-p" + std::to_string(index);
+}
+
+std::string ClientMac(int slice, int index) {
+  char mac[32];
+  std::snprintf(mac, sizeof(mac), "02:4c:53:%02x:%02x:%02x", slice & 0xff, (index >> 8) & 0xff,
+                index & 0xff);
+  return mac;
+}
+
 std::string BridgeName(std::string_view tag) {
   return std::string(kLinkPrefix) + std::string(tag) + "-br";
 }
@@ -96,7 +117,12 @@ Result<std::string> ChainName(std::string_view tag, std::string_view purpose) {
 
 std::optional<std::string> TagFromNetnsName(std::string_view name) {
   auto split = SplitTagged(name, kNetnsPrefix);
-  if (!split || !ValidateNodeName(split->second).ok()) return std::nullopt;
+  if (!split) return std::nullopt;
+  constexpr std::string_view kClient = "client.";
+  const std::string_view rest = split->second;
+  const bool client = rest.substr(0, kClient.size()) == kClient &&
+                      IsDigits(rest.substr(kClient.size()), 3);
+  if (!client && !ValidateNodeName(rest).ok()) return std::nullopt;
   return split->first;
 }
 
@@ -106,12 +132,18 @@ std::optional<std::string> TagFromLinkName(std::string_view name) {
   std::string_view rest = split->second;
   if (rest == "br") return split->first;
   if ((rest[0] == 'h' || rest[0] == 'n') && IsDigits(rest.substr(1))) return split->first;
+  if ((rest[0] == 'c' || rest[0] == 'p') && IsDigits(rest.substr(1), 3)) return split->first;
   return std::nullopt;
 }
 
 Result<std::string> BridgeAddress(int slice) {
   if (Status s = CheckSlice(slice); !s) return Error{s.error()};
   return "198.18.0." + std::to_string(slice * 16 + 1);
+}
+
+Result<std::string> SliceNetwork(int slice) {
+  if (Status s = CheckSlice(slice); !s) return Error{s.error()};
+  return "198.18.0." + std::to_string(slice * 16) + "/" + std::to_string(kSlicePrefixLength);
 }
 
 Result<std::string> ClientNetwork(int slice) {

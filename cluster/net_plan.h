@@ -16,6 +16,14 @@
 // run's bridge: any address in it can be bound without adding 254
 // addresses), and each node routes it back through the bridge's address.
 // Clients past the 254th share the kernel's choice of address.
+//
+// Client hosts: an external lock-client program may run in a namespace of
+// its own, "lsm-<tag>-client.<index>", joined to the run's bridge by the veth
+// pair "lsm-<tag>-c<index>" (controller side) / "lsm-<tag>-p<index>"
+// (inside, with the MAC ClientMac), holding the same ClientAddress: the
+// nodes reach it over the bridge (a /32 route and a permanent neighbour
+// entry each, since the controller's `local` route would answer ARP for it
+// too), so a partition that drops that address cuts the program off.
 #pragma once
 
 #include <optional>
@@ -43,6 +51,16 @@ Status ValidateNodeName(std::string_view name);
 
 // "lsm-<tag>-<node>" (a file under /var/run/netns, no IFNAMSIZ limit).
 std::string NetnsName(std::string_view tag, std::string_view node);
+// "lsm-<tag>-client.<index>": client host `index`'s namespace (a node name
+// has no '.', so it never collides with a node's).
+std::string ClientNetnsName(std::string_view tag, int index);
+// "lsm-<tag>-c<index>" (on the bridge) and "lsm-<tag>-p<index>" (inside the
+// client's namespace): client host `index`'s veth pair.
+std::string ClientVethName(std::string_view tag, int index);
+std::string ClientPeerVethName(std::string_view tag, int index);
+// "02:4c:53:<slice>:<index / 256>:<index % 256>" in hex: client host
+// `index`'s MAC, which the nodes' neighbour entries name.
+std::string ClientMac(int slice, int index);
 // "lsm-<tag>-br".
 std::string BridgeName(std::string_view tag);
 // "lsm-<tag>-h<index>": the veth end that stays in the root namespace and
@@ -69,6 +87,8 @@ Result<std::string> BridgeAddress(int slice);
 Result<std::string> BridgeAddressOf(std::string_view node_address);
 // Dotted address of node `node_index` (0-based) in `slice`.
 Result<std::string> NodeAddress(int slice, int node_index);
+// "198.18.0.<16 slice>/28": the nodes' and the bridge's network.
+Result<std::string> SliceNetwork(int slice);
 // "198.19.<slice>.0/24": the clients' range of `slice`.
 Result<std::string> ClientNetwork(int slice);
 // Client `index`'s address in `slice`; empty for index >= kMaxClientAddresses.

@@ -24,16 +24,30 @@ TEST(NetPlanTest, NamesParseBackToTheirTag) {
   EXPECT_EQ(TagFromLinkName(BridgeName("zz0099")), "zz0099");
   EXPECT_EQ(TagFromLinkName(HostVethName("a1b2c3", 7)), "a1b2c3");
   EXPECT_EQ(TagFromLinkName(NodeVethName("a1b2c3", 11)), "a1b2c3");
+  EXPECT_EQ(TagFromNetnsName(ClientNetnsName("a1b2c3", 253)), "a1b2c3");
+  EXPECT_EQ(TagFromLinkName(ClientVethName("a1b2c3", 253)), "a1b2c3");
+  EXPECT_EQ(TagFromLinkName(ClientPeerVethName("a1b2c3", 0)), "a1b2c3");
+}
+
+TEST(NetPlanTest, ClientHostNamesFitAndNeverCollideWithANode) {
+  EXPECT_EQ(ClientNetnsName("a1b2c3", 4), "lsm-a1b2c3-client.4");
+  EXPECT_FALSE(ValidateNodeName("client.4").ok());
+  EXPECT_EQ(ClientVethName("a1b2c3", 253), "lsm-a1b2c3-c253");
+  EXPECT_LE(ClientVethName("a1b2c3", 253).size(), static_cast<size_t>(kIfNameMax));
+  EXPECT_EQ(ClientPeerVethName("a1b2c3", 7), "lsm-a1b2c3-p7");
+  EXPECT_EQ(ClientMac(15, 253), "02:4c:53:0f:00:fd");
+  EXPECT_EQ(*SliceNetwork(2), "198.18.0.32/28");
+  EXPECT_FALSE(SliceNetwork(16).ok());
 }
 
 TEST(NetPlanTest, ForeignNamesAreNotOurs) {
   for (const char* name : {"eth0", "lo", "docker0", "lsm-abc-br", "lsm-ABCDEF-br", "lsm-a1b2c3-x1",
                            "lsm-a1b2c3-h", "lsm-a1b2c3-h123", "lsm-a1b2c3br", "xlsm-a1b2c3-br",
-                           "lsm-a1b2c3-hx"}) {
+                           "lsm-a1b2c3-hx", "lsm-a1b2c3-c1234", "lsm-a1b2c3-p"}) {
     EXPECT_EQ(TagFromLinkName(name), std::nullopt) << name;
   }
   for (const char* name : {"", "cni-1234", "lsm-a1b2c3-", "lsm-a1b2c3", "lsm-a1b2c3-../x",
-                           "lsm-a1b2c3--n1"}) {
+                           "lsm-a1b2c3--n1", "lsm-a1b2c3-client.", "lsm-a1b2c3-client.x"}) {
     EXPECT_EQ(TagFromNetnsName(name), std::nullopt) << name;
   }
 }

@@ -43,13 +43,14 @@ nlohmann::json ExecRunFacts(const RunConfig& config, const LockService& service)
   return facts;
 }
 
-std::unique_ptr<ExecClients> MakeRunExecClients(const RunConfig& config,
-                                                const LockService& service,
-                                                const std::string& run_dir, RunLog& log) {
+Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
+                                                        const LockService& service,
+                                                        Cluster& cluster,
+                                                        const std::string& run_dir, RunLog& log) {
   const std::string client = config.ResolvedClient();
-  if (!IsExecClient(client)) return nullptr;
+  if (!IsExecClient(client)) return std::unique_ptr<ExecClients>();
   auto argv = ParseExecClient(client);
-  if (!argv) return nullptr;  // ValidateRunConfig refused it already
+  if (!argv) return std::unique_ptr<ExecClients>();  // ValidateRunConfig refused it already
   ExecClientsOptions o;
   o.argv = std::move(*argv);
   o.facts = ExecRunFacts(config, service);
@@ -57,7 +58,16 @@ std::unique_ptr<ExecClients> MakeRunExecClients(const RunConfig& config,
   o.log_dir = run_dir + "/clients";
   o.fencing = config.fencing == "on";
   o.report = [&log](const std::string& line) { log.Info(line); };
-  log.Info("lock clients: " + client + ", one process per client, stderr in " + o.log_dir);
+  for (int i = 0; i < config.concurrency; ++i) {
+    auto host = cluster.ClientHost(i);
+    if (!host) return Error{"lock clients: " + host.error()};
+    if (*host == nullptr) break;  // the provider has none: every program beside the controller
+    o.hosts.push_back(*host);
+  }
+  log.Info("lock clients: " + client + ", one process per client" +
+           (o.hosts.empty() ? std::string(" beside the controller")
+                            : ", each in a network namespace of its own") +
+           ", stderr in " + o.log_dir);
   return std::make_unique<ExecClients>(std::move(o));
 }
 

@@ -10,6 +10,8 @@
 
 #include "backends/exec_clients.h"
 #include "backends/lock_service.h"
+#include "base/result.h"
+#include "cluster/host.h"
 #include "harness/run_config.h"
 #include "harness/run_log.h"
 
@@ -19,9 +21,12 @@ namespace locksmith {
 nlohmann::json ExecRunFacts(const RunConfig& config, const LockService& service);
 
 // Null when the run's client is one of the backend's own; the programs'
-// stderr goes to <run_dir>/clients/.
-std::unique_ptr<ExecClients> MakeRunExecClients(const RunConfig& config,
-                                                const LockService& service,
-                                                const std::string& run_dir, RunLog& log);
+// stderr goes to <run_dir>/clients/. Each of the run's clients gets a host
+// of its own from `cluster` (Cluster::ClientHost) where the provider has
+// one; an error when one cannot be made.
+Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
+                                                        const LockService& service,
+                                                        Cluster& cluster,
+                                                        const std::string& run_dir, RunLog& log);
 
 }  // namespace locksmith

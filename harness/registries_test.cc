@@ -119,7 +119,7 @@ TEST(RegistriesTest, UnknownNamesListTheKnownOnes) {
             "unknown workload \"bank\" (known: mutex, inventory, counter, rw-cache)");
   EXPECT_EQ(FindNemesis("meteor").error(),
             "unknown nemesis \"meteor\" (known: kill, pause, client-pause, clock, partition, "
-            "net-loss, net-slow, failover, client-crash)");
+            "net-loss, net-slow, failover, client-crash, client-clock)");
 }
 
 // The backend registry names the packages each backend's servers need; the

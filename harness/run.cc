@@ -312,7 +312,8 @@ class ServerPhases {
                                  (*workload)->LongestLease(),
                                  cluster_,
                                  config_.concurrency,
-                                 &crashes};
+                                 &crashes,
+                                 IsExecClient(config_.ResolvedClient())};
     if (config_.nemesis_all) LeaveOutUnfitNemeses(context);
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
@@ -376,7 +377,8 @@ class ServerPhases {
                 HistoryRecorder& history, NemesisRunner& runner, const NemesisContext& faults,
                 const std::function<void()>& heal) {
     // Before the io_context: clients left on it at a forced stop end last.
-    std::unique_ptr<ExecClients> exec = MakeRunExecClients(config_, service, store_.dir, log_);
+    auto exec = MakeRunExecClients(config_, service, *cluster_, store_.dir, log_);
+    if (!exec) return Fail(kExitRunFailed, exec.error());
     boost::asio::io_context io;
     WorkloadOptions options;
     options.concurrency = config_.concurrency;
@@ -393,9 +395,9 @@ class ServerPhases {
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
-    if (exec) {
+    if (*exec) {
       ctx.new_client = [&](const ClientSlot& slot) {
-        return exec->NewClient(io.get_executor(), slot, options.concurrency,
+        return (*exec)->NewClient(io.get_executor(), slot, options.concurrency,
                                [&ctx](int i) { return ctx.Slot(i); });
       };
     }

@@ -2,6 +2,7 @@
 
 #include "base/module_registry.h"
 #include "base/seed.h"
+#include "nemesis/client_clock_nemesis.h"
 #include "nemesis/client_crash_nemesis.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
@@ -47,6 +48,10 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
       {"client-crash", {"client-crash"}, "client-crash-end", MakeOptions<ClientCrashOptions>,
        MakeClientCrashNemesis, ClientCrashWindowOf, kClientCrashLook, nullptr, ClientCrashUnfit,
        /*in_all=*/false, nullptr, /*own_lane=*/true},
+      // Not in `all`: it needs external client programs (--client exec:).
+      {"client-clock", {"client-clock-bump", "client-clock-strobe", "client-clock-drift"},
+       "client-clock-reset", MakeOptions<ClientClockOptions>, MakeClientClockNemesis,
+       ClientClockWindowOf, kClientClockLook, nullptr, ClientClockUnfit, /*in_all=*/false},
   };
   return kFamilies;
 }

@@ -44,6 +44,9 @@ struct NemesisContext {
   // The handle through which client crashes reach acquiring workers; null
   // where a caller has none (the client-crash family is then unfit).
   ClientCrashes* crashes = nullptr;
+  // Whether the lock clients are external programs (`--client exec:`),
+  // whose processes and clocks a fault may reach (client-clock).
+  bool external_clients = false;
 };
 
 struct NemesisEntry {

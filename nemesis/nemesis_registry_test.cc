@@ -104,7 +104,8 @@ TEST(NemesisRegistryTest, ClientCrashNeedsTheWorkersAndIsNotInAll) {
   EXPECT_EQ(std::count(all.begin(), all.end(), "client-crash"), 0);
   EXPECT_EQ(std::count(all.begin(), all.end(), "net-loss"), 0);
   EXPECT_EQ(std::count(all.begin(), all.end(), "net-slow"), 0);
-  EXPECT_EQ(all.size() + 3, NemesisNames().size());
+  EXPECT_EQ(std::count(all.begin(), all.end(), "client-clock"), 0);
+  EXPECT_EQ(all.size() + 4, NemesisNames().size());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "nemesis/partition_nemesis.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 
 #include "base/limits.h"
@@ -353,9 +354,21 @@ Result<std::unique_ptr<Nemesis>> NewPartitionNemesis(const NemesisContext& conte
   if (!chain) return Error{chain.error()};
   std::vector<NetEndpoint> endpoints = ClusterEndpoints(*cluster, context.concurrency);
   LockService& service = context.service;
+  // A client whose program runs on a host of its own (an external client)
+  // is probed from there: replies to its address go to that host, so a
+  // connect from the controller would time out with or without the cut.
+  CutConnect connect = [cluster](const CutProbe& probe) {
+    CutProbe from = probe;
+    if (from.from.host == nullptr && from.from.name.size() > 1 && from.from.name[0] == 'c') {
+      from.from.host = cluster->MadeClientHost(std::atoi(from.from.name.c_str() + 1));
+    }
+    // A SYN and its answer cross a test network in well under a
+    // millisecond; a command on a host needs time to start.
+    return ConnectAcross(from, std::chrono::milliseconds(from.from.host ? 500 : 300));
+  };
   return std::unique_ptr<Nemesis>(new PartitionNemesis(
       [&service] { return service.Table(); }, context.concurrency, context.seed,
-      std::make_unique<PartitionApplier>(*chain, endpoints), endpoints));
+      std::make_unique<PartitionApplier>(*chain, endpoints), endpoints, std::move(connect)));
 }
 
 PartitionNemesis::PartitionNemesis(std::function<NodeTable()> table, int concurrency,

@@ -5,7 +5,7 @@
 // info naming the program and how, the run goes on to its verdict, and
 // nothing is left behind; a program that cannot start fails the run at
 // set-up with one line and exit 255; a SIGKILLed controller takes its
-// programs with it.
+// programs with it, and `locksmith cleanup` their client hosts' namespaces.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -35,6 +35,16 @@ int ProgramsOf(const std::string& run) {
   for (const auto& proc : std::filesystem::directory_iterator("/proc", ec)) {
     const auto cwd = std::filesystem::read_symlink(proc.path() / "cwd", ec);
     n += !ec && cwd.string() == run + "/clients";
+  }
+  return n;
+}
+
+// The run's client hosts: namespaces lsm-<tag>-client.<i>.
+int ClientHostsOf(const std::string& tag) {
+  int n = 0;
+  std::error_code ec;
+  for (const auto& ns : std::filesystem::directory_iterator("/var/run/netns", ec)) {
+    n += ns.path().filename().string().rfind("lsm-" + tag + "-client.", 0) == 0;
   }
   return n;
 }
@@ -100,6 +110,7 @@ TEST(ExecClientTest, SigkillThenCleanupLeavesNoProgram) {
       << run_process.Stderr();
   const std::string run = LatestRun(store);
   EXPECT_EQ(ProgramsOf(run), 10) << "the test proves nothing without the programs running";
+  EXPECT_EQ(ClientHostsOf(RunTag(run)), 10) << "each program runs on a client host of its own";
   run_process.Signal(SIGKILL);
   ASSERT_TRUE(run_process.Wait(seconds(10)).has_value());
   EXPECT_TRUE(Eventually([&] { return ProgramsOf(run) == 0; }, "the programs die"));

@@ -2,7 +2,8 @@
 // through the exec protocol, on real servers: with no faults it is valid and
 // does >= 1,000 ops in 20 s on single Redis and on Sentinel; a real SIGSTOP
 // of the holder's process longer than its lease (client-pause) makes
-// expired-lease double holders, Redis itself doing nothing wrong; a partition
+// expired-lease double holders, Redis itself doing nothing wrong, and with
+// the inventory workload and fencing off an oversell; a partition
 // cuts one redis-py client off Sentinel's hosts while the others go on. A machine
 // without python3-redis fails these tests naming the package.
 #include <gtest/gtest.h>
@@ -64,6 +65,25 @@ TEST_F(RedisPyTest, ASigstopPastTheLeaseMakesExpiredLeaseDoubleHolders) {
   EXPECT_GE(classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0, 1);
   EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
   // The pauses were real stops of the program, not a stalled coroutine.
+  EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
+}
+
+// The inventory workload, fencing off: the harness sells through redis-py's
+// lock, and a buyer whose program is stopped past its 500 ms lease between
+// reading the stock and writing it writes a stale stock after others sold:
+// the inventory checker finds more orders than units. 120 units sell out in
+// about 5 s at this pace, after the first stop (about 3 s in).
+TEST_F(RedisPyTest, ASigstopPastTheLeaseOversellsTheInventoryWithoutFencing) {
+  FinishedRun f = RunAndLoad(
+      {"--backend", "redis", "--client", "exec:" + kAdapter, "--workload", "inventory", "--items",
+       "1", "--stock", "120", "--work", "20", "--concurrency", "5", "--seed", "7", "--time-limit",
+       "7", "--nemesis", "client-pause", "--client-pause-ms", "1500", "--nemesis-interval", "2",
+       "--lease", "500"},
+      seconds(120));
+  ASSERT_EQ(f.code, 1) << f.out;
+  int oversold = 0;
+  for (const auto& a : f.results["anomalies"]) oversold += a.value("type", "") == "oversold";
+  EXPECT_GE(oversold, 1) << f.results["anomalies"];
   EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
 }
 

@@ -6,7 +6,10 @@
 // double holders (ZooKeeper expired the session and granted the lock to the
 // next waiter while the stopped holder still acted as holder: Curator's tech
 // note 10, reproduced with Curator itself); a stop shorter than the session
-// breaks nothing. A machine without a library fails naming its package.
+// breaks nothing. kazoo, which takes no source address, runs in a client
+// host of its own, so a partition cuts one kazoo client off every server
+// while the others go on. A machine without a library fails naming its
+// package.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -91,6 +94,49 @@ TEST_P(ZookeeperAdapterTest, ASigstopShorterThanTheSessionBreaksNothing) {
   EXPECT_EQ(f.code, 2) << f.out;
   EXPECT_TRUE(f.results["anomalies"].empty()) << f.results["anomalies"];
   EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
+}
+
+// kazoo binds no address of its own: the program's network namespace holds
+// its client's address, so cutting client 0 off every host cuts it off
+// ZooKeeper. During the windows none of worker 0's ops succeeds (the one in
+// flight at the cut ends info) while the other two keep acquiring; RunAndLoad checks nothing is left (namespaces,
+// programs) after the run.
+TEST(KazooClientHostTest, OneClientCutOffEveryServerWhileTheOthersGoOn) {
+  ASSERT_EQ(std::system(kLibraries[0].check.c_str()), 0) << kLibraries[0].missing;
+  FinishedRun f = RunAndLoad(
+      {"--backend", "zookeeper", "--client",
+       "exec:" + std::string(LOCKSMITH_SOURCE_DIR) + "/adapters/" + kLibraries[0].adapter,
+       "--seed", "5", "--time-limit", "6", "--concurrency", "3", "--keys", "40", "--hold", "0-5", "--acquire-wait-ms", "0",
+       "--nemesis", "partition", "--partition-shape", "clients-from-nodes",
+       "--partition-clients", "0", "--nemesis-interval", "2", "--partition-ms", "2500"},
+      seconds(120));
+  ASSERT_TRUE(f.results.contains("valid")) << f.out;
+  EXPECT_NE(f.log.find("each in a network namespace of its own"), std::string::npos) << f.log;
+  // Inside a window: from the partition's completion (its rules in place,
+  // plus a reply already on its way) to its heal's invocation.
+  const int64_t margin = 200'000'000;
+  int64_t cut_since = -1;
+  int windows = 0, zero_ok = 0, zero_info = 0, others_ok = 0;
+  for (const Op& op : f.history) {
+    zero_info += op.is_client() && op.process % 3 == 0 && op.type == OpType::kInfo;
+    if (op.is_nemesis() && op.f == "partition" && op.type == OpType::kInfo) {
+      cut_since = op.time + margin;
+      ++windows;
+    }
+    if (op.is_nemesis() && op.f == "heal") cut_since = -1;
+    if (!op.is_client() || op.type == OpType::kInvoke || cut_since < 0 || op.time < cut_since) {
+      continue;
+    }
+    if (op.process % 3 == 0) {
+      zero_ok += op.type == OpType::kOk;
+    } else {
+      others_ok += op.type == OpType::kOk && op.f == "acquire";
+    }
+  }
+  ASSERT_GE(windows, 1) << f.out;
+  EXPECT_EQ(zero_ok, 0) << "client 0 reached ZooKeeper through the cut";
+  EXPECT_GE(zero_info, 1) << "no op of client 0 was left unanswered by the cut";
+  EXPECT_GE(others_ok, 20) << "the other clients stopped too";
 }
 
 INSTANTIATE_TEST_SUITE_P(Libraries, ZookeeperAdapterTest, ::testing::ValuesIn(kLibraries),

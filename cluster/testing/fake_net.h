@@ -20,7 +20,8 @@
 // and jump (-j) to DROP, REJECT, ACCEPT, RETURN or a user chain;
 // iptables-restore --noflush of such rules. Routes: the
 // controller's `local` route of the clients' range on a bridge, and a
-// namespace's route to it via a gateway (ReachableFrom).
+// namespace's route to it via a gateway (ReachableFrom); a route on a
+// device and a permanent neighbour entry (a client host's) are accepted.
 //
 // Any command can be made to fail (FailCommand), to test that a partial
 // setup cleans up. Thread-safe (one mutex).
@@ -431,6 +432,10 @@ class FakeNet : public NetOps {
       ns.links[args[2]] = {"bridge"};
       return "";
     }
+    // A peer's `address MAC` (a client host's veth) is accepted and not kept.
+    if (args.size() == 12 && is({"link", "add"}) && args[8] == "address") {
+      args.erase(args.begin() + 8, args.begin() + 10);
+    }
     if ((args.size() == 8 || args.size() == 10) && is({"link", "add"}) && args[3] == "type" &&
         args[4] == "veth" && args[5] == "peer" && args[6] == "name" &&
         (args.size() == 8 || args[8] == "netns")) {
@@ -475,6 +480,18 @@ class FakeNet : public NetOps {
     if (args.size() == 5 && is({"route", "add"}) && args[3] == "via") {
       if (!ValidAddressSpec(args[2])) return "Error: inet prefix is expected";
       ns.routes.push_back({args[2], args[4], "", false});
+      return "";
+    }
+    if (args.size() == 5 && is({"route", "add"}) && args[3] == "dev") {
+      if (!ValidAddressSpec(args[2])) return "Error: inet prefix is expected";
+      if (!ns.links.contains(args[4])) return "Cannot find device \"" + args[4] + "\"";
+      ns.routes.push_back({args[2], "", args[4], false});
+      return "";
+    }
+    if (args.size() == 9 && is({"neigh", "replace"}) && args[3] == "lladdr" && args[5] == "dev" &&
+        args[7] == "nud" && args[8] == "permanent") {
+      if (!ParseIpv4(args[2])) return "Error: inet address is expected";
+      if (!ns.links.contains(args[6])) return "Cannot find device \"" + args[6] + "\"";
       return "";
     }
     if (args.size() == 3 && is({"link", "del"})) {
