@@ -65,7 +65,7 @@ std::map<int64_t, Window> WindowsOf(const History& history, int64_t& last) {
 
 }  // namespace
 
-CheckResult AvailabilityChecker::Check(const History& history) const {
+CheckResult AvailabilityChecker::CheckWhole(const History& history) const {
   CheckResult result;
   int64_t last = 0;
   std::map<int64_t, Window> windows = WindowsOf(history, last);

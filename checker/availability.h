@@ -22,10 +22,10 @@
 
 namespace locksmith {
 
-class AvailabilityChecker : public Checker {
+class AvailabilityChecker : public WholeHistoryChecker {
  public:
   std::string Name() const override { return "availability"; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 };
 
 }  // namespace locksmith

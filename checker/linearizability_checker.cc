@@ -432,7 +432,7 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
   return result;
 }
 
-CheckResult LinearizabilityChecker::Check(const History& history) const {
+CheckResult LinearizabilityChecker::CheckWhole(const History& history) const {
   auto result = CheckLinearizable(history, options_);
   if (result) return std::move(result).value();
   CheckResult unknown;

@@ -14,12 +14,12 @@
 
 namespace locksmith {
 
-class LinearizabilityChecker : public Checker {
+class LinearizabilityChecker : public WholeHistoryChecker {
  public:
   explicit LinearizabilityChecker(LinearizabilityOptions options)
       : options_(std::move(options)) {}
   std::string Name() const override { return "linearizable-" + options_.model; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 
  private:
   LinearizabilityOptions options_;
