@@ -66,7 +66,7 @@ class AvailabilityPass : public CheckPass {
   // Counts `a` in every window open at its invoke, or outside them all.
   void Classify(const Attempt& a);
 
-  CompletionPairer pairer_;
+  CompletionPairer pairer_{false};
   std::map<int64_t, Window> windows_;
   std::deque<Attempt> waiting_;  // in completion order
   int64_t last_ = 0;             // the latest op time so far

@@ -113,6 +113,9 @@ class WholeHistoryPass : public CheckPass {
   void Observe(const Op& op) override {
     if (shared_ == nullptr) own_.push_back(op);
   }
+  void Take(Op&& op) override {
+    if (shared_ == nullptr) own_.push_back(std::move(op));
+  }
   CheckResult Finish() override { return checker_.CheckWhole(shared_ ? *shared_ : own_); }
 
  private:
@@ -139,8 +142,12 @@ class CompositePass : public CheckPass {
     }
   }
   void Observe(const Op& op) override {
-    if (keep_all_) kept_.push_back(op);
     for (auto& pass : passes_) pass->Observe(op);
+    if (keep_all_) kept_.push_back(op);
+  }
+  void Take(Op&& op) override {
+    for (auto& pass : passes_) pass->Observe(op);
+    if (keep_all_) kept_.push_back(std::move(op));
   }
   CheckResult Finish() override;
 
@@ -199,7 +206,7 @@ Result<CheckResult> CheckStream(const Checker& checker, OpStream& stream) {
     auto more = stream.Next(&op);
     if (!more) return Error{more.error()};
     if (!*more) break;
-    pass->Observe(op);
+    pass->Take(std::move(op));
   }
   return pass->Finish();
 }

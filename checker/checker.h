@@ -72,6 +72,9 @@ class CheckPass {
  public:
   virtual ~CheckPass() = default;
   virtual void Observe(const Op& op) = 0;
+  // Observe, for a reader whose op is not needed afterwards: a pass that
+  // keeps ops whole takes it rather than copy it.
+  virtual void Take(Op&& op) { Observe(op); }
   virtual CheckResult Finish() = 0;
 };
 

@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "checker/checker.h"
+
 namespace locksmith {
 namespace {
 
@@ -15,7 +17,8 @@ CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
   Pairing pairing;
   const std::string mark = MarkOf(op);
   if (op.type == OpType::kInvoke) {
-    auto invoke = std::make_shared<const Op>(op);
+    auto invoke = std::make_shared<Op>(with_values_ ? op : RefOnly(op));
+    if (!with_values_) invoke->fault = op.fault;
     if (auto it = open_.find(op.process); it != open_.end()) {
       const std::shared_ptr<const Op> old = it->second;
       it->second = invoke;

@@ -17,6 +17,11 @@ namespace locksmith {
 
 class CompletionPairer {
  public:
+  // `with_values`: keep the invokes' values (and errors); without, the
+  // invokes it gives back are RefOnly plus their fault mark, which is
+  // cheaper for a pass that needs only their times and names.
+  explicit CompletionPairer(bool with_values = true) : with_values_(with_values) {}
+
   // What one op meant for the pairing.
   struct Pairing {
     // The op is a completion of this invoke (a copy, valid until the next
@@ -32,6 +37,7 @@ class CompletionPairer {
   std::vector<std::shared_ptr<const Op>> StillOpen() const;
 
  private:
+  const bool with_values_;
   std::unordered_map<int64_t, std::shared_ptr<const Op>> open_;  // by process
   std::map<std::string, std::shared_ptr<const Op>> open_faults_;  // by fault mark
 };

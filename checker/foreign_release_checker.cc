@@ -19,7 +19,7 @@ constexpr int64_t kNoEnd = std::numeric_limits<int64_t>::max();
 struct OpenHold {
   int64_t granted = -1;  // history position of the acquire's ok
   int64_t granted_at = 0;  // its time
-  nlohmann::json grant;  // its OpRef
+  Op grant;  // RefOnly
   int64_t lease_end = kNoEnd;
   bool lease_known = false;
 };
@@ -30,7 +30,7 @@ struct PendingRelease {
   int64_t process = 0;
   int64_t invoke_index = 0;  // the release invoke's Op::index
   int64_t invoked = -1;      // its position
-  nlohmann::json invoke;     // its OpRef
+  Op invoke;                 // RefOnly
   OpenHold hold;
 };
 
@@ -80,7 +80,8 @@ class ForeignReleasePass : public CheckPass {
     if (k == open_.end()) return;
     auto h = k->second.find(op.process);
     if (h == k->second.end()) return;
-    pending_[op.process] = {op.key, op.process, op.index, position, OpRef(op), std::move(h->second)};
+    pending_[op.process] = {op.key, op.process, op.index, position, RefOnly(op),
+                            std::move(h->second)};
     k->second.erase(h);
   }
 
@@ -94,7 +95,7 @@ class ForeignReleasePass : public CheckPass {
     }
     if (op.type != OpType::kOk) return;
     if (invoke.f == "acquire") {
-      OpenHold hold{position, op.time, OpRef(op)};
+      OpenHold hold{position, op.time, RefOnly(op)};
       if (auto end = LeaseEndOf(op)) {
         hold.lease_end = *end;
         hold.lease_known = true;
@@ -129,7 +130,9 @@ class ForeignReleasePass : public CheckPass {
                             {"key", release.key},
                             {"releaser", release.process},
                             {"holder", holder},
-                            {"ops", {release.hold.grant, hold.grant, release.invoke, OpRef(done)}}});
+                            {"ops",
+                             {OpRef(release.hold.grant), OpRef(hold.grant),
+                              OpRef(release.invoke), OpRef(done)}}});
       return;  // one foreign lock per release is proof enough
     }
   }

@@ -23,7 +23,7 @@ class PerfStatsPass : public CheckPass {
  private:
   void Pending(const Op& invoke) { ++by_f_[invoke.f]["pending"]; }
 
-  CompletionPairer pairer_;
+  CompletionPairer pairer_{false};
   std::map<std::string, int64_t> by_type_;
   std::map<std::string, std::map<std::string, int64_t>> by_f_;
   // f -> completion type -> latencies

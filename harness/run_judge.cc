@@ -147,12 +147,12 @@ Result<Judged> JudgeStreamed(const Checker& checker, OpStream& stream,
   std::unique_ptr<CheckPass> pass = checker.Start();
   NothingToJudgeTracker nothing(GrantsCount);
   ReportSample sample;
-  Status read = EachOp(stream, [&](const Op& op) {
-    pass->Observe(op);
+  Status read = EachOp(stream, [&](Op& op) {
     nothing.Observe(op);
     sample.Observe(op);
     ++judged.ops;
     judged.last_time = op.time;
+    pass->Take(std::move(op));
   });
   if (!read) return Error{read.error()};
   judged.result = pass->Finish();
