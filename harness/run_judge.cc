@@ -185,7 +185,7 @@ Result<Judged> JudgeStreamed(const Checker& checker, OpStream& stream,
 
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
-                                   nlohmann::json* written) {
+                                   nlohmann::json* written, uint64_t whole_history_bytes) {
   auto workload = WorkloadFromConfig(config);
   if (!workload) return Error{workload.error()};
   // The rules `check FILE` reads by: the same errors ("FILE:LINE: reason"),
@@ -201,7 +201,7 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   checkers.push_back(std::make_unique<AvailabilityChecker>());
   const CompositeChecker checker(std::move(checkers));
   nlohmann::json history_facts = nlohmann::json::object();
-  auto judged = *bytes <= kWholeReportHistoryBytes
+  auto judged = *bytes <= whole_history_bytes
                     ? JudgeWhole(checker, **stream)
                     : JudgeStreamed(checker, **stream, history_facts);
   if (!judged) return Error{judged.error()};

@@ -38,8 +38,10 @@ inline constexpr int64_t kAnomalyNeighbourhood = 100;
 // whose faults did not all happen is unknown unless it found an anomaly
 // (harness/run_verdict.h: "unfulfilled" in results.json says why).
 // `written`, when given, receives results.json as written.
+// `whole_history_bytes`: the largest history read whole (tests lower it).
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
-                                   nlohmann::json* written = nullptr);
+                                   nlohmann::json* written = nullptr,
+                                   uint64_t whole_history_bytes = kWholeReportHistoryBytes);
 
 }  // namespace locksmith
