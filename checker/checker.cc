@@ -124,6 +124,18 @@ class WholeHistoryPass : public CheckPass {
   History own_;
 };
 
+// A checker that judges the composite's kept copy of the history at the end.
+class KeptHistoryPass : public CheckPass {
+ public:
+  KeptHistoryPass(const Checker& checker, const History* kept) : checker_(checker), kept_(kept) {}
+  void Observe(const Op&) override {}
+  CheckResult Finish() override { return checker_.Check(*kept_); }
+
+ private:
+  const Checker& checker_;
+  const History* kept_;
+};
+
 // Every checker's pass fed the same ops; the results merged as
 // CompositeChecker says.
 class CompositePass : public CheckPass {
@@ -131,11 +143,17 @@ class CompositePass : public CheckPass {
   // `given`: the whole history when it is already in memory (not copied).
   CompositePass(const std::vector<std::unique_ptr<Checker>>& checkers, const History* given) {
     const History* whole_history = given != nullptr ? given : &kept_;
+    bool any_whole = given != nullptr;
+    for (const auto& checker : checkers) {
+      any_whole |= dynamic_cast<const WholeHistoryChecker*>(checker.get()) != nullptr;
+    }
+    keep_all_ = any_whole && given == nullptr;
     for (const auto& checker : checkers) {
       names_.push_back(checker->Name());
       if (const auto* whole = dynamic_cast<const WholeHistoryChecker*>(checker.get())) {
-        keep_all_ = given == nullptr;
         passes_.push_back(std::make_unique<WholeHistoryPass>(*whole, whole_history));
+      } else if (any_whole && checker->PrefersKeptHistory()) {
+        passes_.push_back(std::make_unique<KeptHistoryPass>(*checker, whole_history));
       } else {
         passes_.push_back(checker->Start());
       }

@@ -87,6 +87,10 @@ class Checker {
   // The verdict on a history in memory: every op through one pass (or, for
   // a checker that needs them all at once, the history as it is).
   CheckResult Check(const History& history) const { return CheckHistory(history); }
+  // Whether, when a CompositeChecker keeps every op anyway (for a
+  // WholeHistoryChecker beside it), this checker would rather Check that
+  // copy than run a pass of its own (one that spools what it keeps).
+  virtual bool PrefersKeptHistory() const { return false; }
 
  protected:
   virtual CheckResult CheckHistory(const History& history) const;
