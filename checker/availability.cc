@@ -2,11 +2,19 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <optional>
 
+#include "checker/completion_pairer.h"
+
 namespace locksmith {
 namespace {
+
+// An acquire's invoke may be recorded before the fault op whose window it
+// falls in (the clients and the nemesis stamp their ops as they go): an
+// attempt is classified once the history is this far past its invoke.
+constexpr int64_t kSettleNs = int64_t{10} * 1'000'000'000;
 
 struct Window {
   std::string family;
@@ -15,6 +23,15 @@ struct Window {
   std::optional<int64_t> end;          // the end op's completion
   int64_t attempts = 0, ok = 0;
   std::optional<int64_t> recovered;    // first ok acquire invoked after `begun`
+  int64_t recovered_by = 0;            // that acquire's invoke index
+};
+
+// A completed acquire, waiting for the windows around it to be known.
+struct Attempt {
+  int64_t invoked_at = 0;
+  int64_t invoke_index = 0;
+  int64_t done_at = 0;
+  bool ok = false, refused = false, unanswered = false;
 };
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
@@ -39,69 +56,87 @@ bool GaveUpUnanswered(const Op& completion) {
   return it != completion.value.end() && *it == "unanswered";
 }
 
-// The fault windows of `history` by number, from their marked ops; `last`
-// gets the history's latest op time.
-std::map<int64_t, Window> WindowsOf(const History& history, int64_t& last) {
-  std::map<int64_t, Window> windows;
-  for (const Op& op : history) {
-    last = std::max(last, op.time);
-    if (!op.is_nemesis() || !op.fault.is_object()) continue;
-    auto mark = FaultMarkFromJson(op.fault);
-    if (!mark) continue;
-    Window& w = windows[mark->window];
-    if (mark->begins) {
-      if (op.type == OpType::kInvoke) {
-        w.family = mark->family;
-        w.begin = op.time;
-      } else {
-        w.begun = op.time;
-      }
-    } else if (op.type != OpType::kInvoke) {
-      w.end = op.time;
+class AvailabilityPass : public CheckPass {
+ public:
+  void Observe(const Op& op) override;
+  CheckResult Finish() override;
+
+ private:
+  void OnFaultOp(const Op& op);
+  // Counts `a` in every window open at its invoke, or outside them all.
+  void Classify(const Attempt& a);
+
+  CompletionPairer pairer_{false};
+  std::map<int64_t, Window> windows_;
+  std::deque<Attempt> waiting_;  // in completion order
+  int64_t last_ = 0;             // the latest op time so far
+  int64_t inside_ = 0, inside_ok_ = 0, outside_ = 0, outside_ok_ = 0;
+  int64_t inside_refused_ = 0, outside_refused_ = 0;
+  int64_t inside_unanswered_ = 0, outside_unanswered_ = 0;
+};
+
+void AvailabilityPass::OnFaultOp(const Op& op) {
+  auto mark = FaultMarkFromJson(op.fault);
+  if (!mark) return;
+  Window& w = windows_[mark->window];
+  if (mark->begins) {
+    if (op.type == OpType::kInvoke) {
+      w.family = mark->family;
+      w.begin = op.time;
+    } else {
+      w.begun = op.time;
     }
+  } else if (op.type != OpType::kInvoke) {
+    w.end = op.time;
   }
-  return windows;
 }
 
-}  // namespace
-
-CheckResult AvailabilityChecker::Check(const History& history) const {
-  CheckResult result;
-  int64_t last = 0;
-  std::map<int64_t, Window> windows = WindowsOf(history, last);
-  auto open_at = [&](const Window& w, int64_t t) {
-    return t >= w.begin && t <= w.end.value_or(last);
-  };
-
-  int64_t inside = 0, inside_ok = 0, outside = 0, outside_ok = 0;
-  int64_t inside_refused = 0, outside_refused = 0;
-  int64_t inside_unanswered = 0, outside_unanswered = 0;
-  const auto completion_of = PairCompletions(history);
-  for (size_t i = 0; i < history.size(); ++i) {
-    const Op& op = history[i];
-    if (!op.is_client() || op.type != OpType::kInvoke || op.f != "acquire") continue;
-    if (completion_of[i] < 0) continue;
-    const bool ok = history[completion_of[i]].type == OpType::kOk;
-    const bool refused = history[completion_of[i]].type == OpType::kFail;
-    const bool unanswered = refused && GaveUpUnanswered(history[completion_of[i]]);
-    bool in_any = false;
-    for (auto& [n, w] : windows) {
-      if (!open_at(w, op.time)) continue;
-      in_any = true;
-      ++w.attempts;
-      w.ok += ok;
-      if (ok && w.begun && op.time >= *w.begun && !w.recovered) {
-        w.recovered = history[completion_of[i]].time;
-      }
-    }
-    (in_any ? inside : outside) += 1;
-    (in_any ? inside_ok : outside_ok) += ok;
-    (in_any ? inside_refused : outside_refused) += refused;
-    (in_any ? inside_unanswered : outside_unanswered) += unanswered;
+void AvailabilityPass::Observe(const Op& op) {
+  last_ = std::max(last_, op.time);
+  const CompletionPairer::Pairing pairing = pairer_.Observe(op);
+  if (op.is_nemesis() && op.fault.is_object()) OnFaultOp(op);
+  const Op* invoke = pairing.invoke.get();
+  if (invoke != nullptr && invoke->is_client() && invoke->f == "acquire") {
+    const bool refused = op.type == OpType::kFail;
+    waiting_.push_back({invoke->time, invoke->index, op.time, op.type == OpType::kOk, refused,
+                        refused && GaveUpUnanswered(op)});
   }
+  while (!waiting_.empty() && waiting_.front().invoked_at + kSettleNs < last_) {
+    Classify(waiting_.front());
+    waiting_.pop_front();
+  }
+}
 
+void AvailabilityPass::Classify(const Attempt& a) {
+  // A window not ended yet is open until the history's end, which is past
+  // any invoke.
+  auto open_at = [](const Window& w, int64_t t) {
+    return t >= w.begin && (!w.end || t <= *w.end);
+  };
+  bool in_any = false;
+  for (auto& [n, w] : windows_) {
+    if (!open_at(w, a.invoked_at)) continue;
+    in_any = true;
+    ++w.attempts;
+    w.ok += a.ok;
+    const bool first = !w.recovered || a.invoke_index < w.recovered_by;
+    if (a.ok && w.begun && a.invoked_at >= *w.begun && first) {
+      w.recovered = a.done_at;
+      w.recovered_by = a.invoke_index;
+    }
+  }
+  (in_any ? inside_ : outside_) += 1;
+  (in_any ? inside_ok_ : outside_ok_) += a.ok;
+  (in_any ? inside_refused_ : outside_refused_) += a.refused;
+  (in_any ? inside_unanswered_ : outside_unanswered_) += a.unanswered;
+}
+
+CheckResult AvailabilityPass::Finish() {
+  for (const Attempt& a : waiting_) Classify(a);
+  waiting_.clear();
+  CheckResult result;
   nlohmann::json per_window = nlohmann::json::array();
-  for (const auto& [n, w] : windows) {
+  for (const auto& [n, w] : windows_) {
     per_window.push_back({{"window", n},
                           {"family", w.family},
                           {"begin_ms", Ms(w.begin)},
@@ -129,13 +164,19 @@ CheckResult AvailabilityChecker::Check(const History& history) const {
                           {"unanswered_share", Share(unanswered, attempts)},
                           {"in_doubt_share", Share(attempts - ok - refused, attempts)}};
   };
-  result.stats = {{"inside_faults", part(inside, inside_ok, inside_refused, inside_unanswered)},
-                  {"outside_faults",
-                   part(outside, outside_ok, outside_refused, outside_unanswered)},
-                  {"windows", per_window}};
-  result.summary = "acquires ok " + Percent(inside_ok, inside) + " inside faults, " +
-                   Percent(outside_ok, outside) + " outside";
+  result.stats = {
+      {"inside_faults", part(inside_, inside_ok_, inside_refused_, inside_unanswered_)},
+      {"outside_faults", part(outside_, outside_ok_, outside_refused_, outside_unanswered_)},
+      {"windows", per_window}};
+  result.summary = "acquires ok " + Percent(inside_ok_, inside_) + " inside faults, " +
+                   Percent(outside_ok_, outside_) + " outside";
   return result;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckPass> AvailabilityChecker::Start() const {
+  return std::make_unique<AvailabilityPass>();
 }
 
 }  // namespace locksmith

@@ -15,7 +15,11 @@
 // the begin op completed (for a failover, whose begin op completes once a
 // replica is promoted, the first lock granted after the promotion; null when
 // none came before the window closed). Never invalidates a history.
-// Stateless; Check is thread-safe.
+// One pass: the windows, and the acquires of the last 10 s of the history
+// (an acquire is counted once the history is 10 s past its invoke, so that
+// a fault op recorded a little after it still places it; a history whose
+// ops are more out of time order than that may count such an acquire
+// outside its window). Stateless; Check and Start are thread-safe.
 #pragma once
 
 #include "checker/checker.h"
@@ -25,7 +29,7 @@ namespace locksmith {
 class AvailabilityChecker : public Checker {
  public:
   std::string Name() const override { return "availability"; }
-  CheckResult Check(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 };
 
 }  // namespace locksmith

@@ -45,26 +45,46 @@ nlohmann::json CheckResult::ToJson() const {
   return j;
 }
 
-std::string NothingToJudge(const History& history,
-                           const std::function<bool(const Op& invoke)>& judged) {
+void NothingToJudgeTracker::Observe(const Op& op) {
   // Pairs as PairCompletions does, but stops at the first op that counts:
-  // in any real history that is a few ops in, not a pass over a million.
-  std::unordered_map<int64_t, const Op*> open;  // process -> its open invoke
-  for (const Op& op : history) {
-    if (!op.is_client()) continue;
-    if (op.type == OpType::kInvoke) {
-      open[op.process] = &op;
-      continue;
-    }
-    auto it = open.find(op.process);
-    if (it == open.end() || it->second->f != op.f) continue;
-    const Op& invoke = *it->second;
-    open.erase(it);
-    if (op.type == OpType::kOk && (!judged || judged(invoke))) return "";
+  // in any real history that is a few ops in.
+  if (found_ || !op.is_client()) return;
+  if (op.type == OpType::kInvoke) {
+    open_[op.process] = op;
+    return;
   }
+  auto it = open_.find(op.process);
+  if (it == open_.end() || it->second.f != op.f) return;
+  const bool counts = op.type == OpType::kOk && (!judged_ || judged_(it->second));
+  open_.erase(it);
+  if (!counts) return;
+  found_ = true;
+  open_.clear();
+}
+
+std::string NothingToJudgeTracker::Reason() const {
+  if (found_) return "";
   // "no client operation succeeded" is what runs have always said; keep it.
   return "no client operation succeeded: no op has both an invoke and an ok completion, so "
          "there is nothing to judge";
+}
+
+void NothingToJudgeTracker::Apply(CheckResult& result) const {
+  if (result.valid == Validity::kFalse) return;
+  std::string reason = Reason();
+  if (reason.empty()) return;
+  result.valid = Validity::kUnknown;
+  result.reason = std::move(reason);
+}
+
+std::string NothingToJudge(const History& history,
+                           const std::function<bool(const Op& invoke)>& judged) {
+  NothingToJudgeTracker tracker(judged);
+  for (const Op& op : history) {
+    tracker.Observe(op);
+    if (tracker.Reason().empty()) return "";
+  }
+  return tracker.Reason();
 }
 
 void ApplyNothingToJudge(const History& history, CheckResult& result,
@@ -76,28 +96,148 @@ void ApplyNothingToJudge(const History& history, CheckResult& result,
   result.reason = std::move(reason);
 }
 
-CompositeChecker::CompositeChecker(std::vector<std::unique_ptr<Checker>> checkers)
-    : checkers_(std::move(checkers)) {}
+CheckResult Checker::CheckHistory(const History& history) const {
+  std::unique_ptr<CheckPass> pass = Start();
+  for (const Op& op : history) pass->Observe(op);
+  return pass->Finish();
+}
 
-CheckResult CompositeChecker::Check(const History& history) const {
+namespace {
+
+// Keeps every op for a checker that judges them all at once. `history` is
+// the pass's own copy, or one a CompositeChecker's pass shares.
+class WholeHistoryPass : public CheckPass {
+ public:
+  WholeHistoryPass(const WholeHistoryChecker& checker, const History* shared)
+      : checker_(checker), shared_(shared) {}
+  void Observe(const Op& op) override {
+    if (shared_ == nullptr) own_.push_back(op);
+  }
+  void Take(Op&& op) override {
+    if (shared_ == nullptr) own_.push_back(std::move(op));
+  }
+  CheckResult Finish() override { return checker_.CheckWhole(shared_ ? *shared_ : own_); }
+
+ private:
+  const WholeHistoryChecker& checker_;
+  const History* shared_;
+  History own_;
+};
+
+// A checker that judges the composite's kept copy of the history at the end.
+class KeptHistoryPass : public CheckPass {
+ public:
+  KeptHistoryPass(const Checker& checker, const History* kept) : checker_(checker), kept_(kept) {}
+  void Observe(const Op&) override {}
+  CheckResult Finish() override { return checker_.Check(*kept_); }
+
+ private:
+  const Checker& checker_;
+  const History* kept_;
+};
+
+// Every checker's pass fed the same ops; the results merged as
+// CompositeChecker says.
+class CompositePass : public CheckPass {
+ public:
+  // `given`: the whole history when it is already in memory (not copied).
+  CompositePass(const std::vector<std::unique_ptr<Checker>>& checkers, const History* given) {
+    const History* whole_history = given != nullptr ? given : &kept_;
+    bool any_whole = given != nullptr;
+    for (const auto& checker : checkers) {
+      any_whole |= dynamic_cast<const WholeHistoryChecker*>(checker.get()) != nullptr;
+    }
+    keep_all_ = any_whole && given == nullptr;
+    for (const auto& checker : checkers) {
+      names_.push_back(checker->Name());
+      if (const auto* whole = dynamic_cast<const WholeHistoryChecker*>(checker.get())) {
+        passes_.push_back(std::make_unique<WholeHistoryPass>(*whole, whole_history));
+      } else if (any_whole && checker->PrefersKeptHistory()) {
+        passes_.push_back(std::make_unique<KeptHistoryPass>(*checker, whole_history));
+      } else {
+        passes_.push_back(checker->Start());
+      }
+    }
+  }
+  void Observe(const Op& op) override {
+    for (auto& pass : passes_) pass->Observe(op);
+    if (keep_all_) kept_.push_back(op);
+  }
+  void Take(Op&& op) override {
+    for (auto& pass : passes_) pass->Observe(op);
+    if (keep_all_) kept_.push_back(std::move(op));
+  }
+  CheckResult Finish() override;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::unique_ptr<CheckPass>> passes_;
+  bool keep_all_ = false;
+  History kept_;  // the ops, when a checker needs them all at once
+};
+
+CheckResult CompositePass::Finish() {
   CheckResult merged;
   std::vector<std::string> reasons;
-  for (const auto& checker : checkers_) {
-    CheckResult r = checker->Check(history);
+  for (size_t i = 0; i < passes_.size(); ++i) {
+    const std::string& name = names_[i];
+    CheckResult r = passes_[i]->Finish();
     merged.valid = MergeValidity(merged.valid, r.valid);
     for (auto anomaly : r.anomalies) {
-      anomaly["checker"] = checker->Name();
+      anomaly["checker"] = name;
       merged.anomalies.push_back(std::move(anomaly));
     }
-    if (!r.reason.empty()) reasons.push_back(checker->Name() + ": " + r.reason);
+    if (!r.reason.empty()) reasons.push_back(name + ": " + r.reason);
     for (const auto& warning : r.warnings) merged.warnings.push_back(warning);
-    merged.stats[checker->Name()] = r.ToJson();
-    merged.stats[checker->Name()].erase("anomalies");
+    merged.stats[name] = r.ToJson();
+    merged.stats[name].erase("anomalies");
   }
   for (size_t i = 0; i < reasons.size(); ++i) {
     merged.reason += (i ? "; " : "") + reasons[i];
   }
   return merged;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckPass> WholeHistoryChecker::Start() const {
+  return std::make_unique<WholeHistoryPass>(*this, nullptr);
+}
+
+CompositeChecker::CompositeChecker(std::vector<std::unique_ptr<Checker>> checkers)
+    : checkers_(std::move(checkers)) {}
+
+std::unique_ptr<CheckPass> CompositeChecker::Start() const {
+  return std::make_unique<CompositePass>(checkers_, nullptr);
+}
+
+CheckResult CompositeChecker::CheckHistory(const History& history) const {
+  CompositePass pass(checkers_, &history);
+  for (const Op& op : history) pass.Observe(op);
+  return pass.Finish();
+}
+
+Result<CheckResult> CheckStream(const Checker& checker, OpStream& stream) {
+  std::unique_ptr<CheckPass> pass = checker.Start();
+  Op op;
+  while (true) {
+    auto more = stream.Next(&op);
+    if (!more) return Error{more.error()};
+    if (!*more) break;
+    pass->Take(std::move(op));
+  }
+  return pass->Finish();
+}
+
+Op RefOnly(const Op& op) {
+  Op ref;
+  ref.index = op.index;
+  ref.time = op.time;
+  ref.process = op.process;
+  ref.type = op.type;
+  ref.f = op.f;
+  ref.key = op.key;
+  return ref;
 }
 
 nlohmann::json OpRef(const Op& op) {

@@ -9,7 +9,7 @@ constexpr size_t kPairsShown = 5;
 
 }  // namespace
 
-CheckResult CounterChecker::Check(const History& history) const {
+CheckResult CounterChecker::CheckWhole(const History& history) const {
   CheckResult result;
   const std::map<std::string, ResourceKey> keys = CollectResourceUpdates(history);
   nlohmann::json counters = nlohmann::json::object();

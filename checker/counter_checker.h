@@ -11,10 +11,10 @@
 
 namespace locksmith {
 
-class CounterChecker : public Checker {
+class CounterChecker : public WholeHistoryChecker {
  public:
   std::string Name() const override { return "counter"; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 };
 
 }  // namespace locksmith

@@ -219,7 +219,7 @@ std::map<std::string, std::vector<Hold>> CollectHolds(const History& history,
 
 }  // namespace
 
-CheckResult DoubleHolderChecker::Check(const History& history) const {
+CheckResult DoubleHolderChecker::CheckWhole(const History& history) const {
   CheckResult result;
   const auto completion_of = PairCompletions(history);
   auto holds_by_key = CollectHolds(history, completion_of, modes_);

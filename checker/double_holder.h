@@ -50,7 +50,7 @@ enum class HoldModes {
   kReadWrite,  // "mode": "read" holds share with each other ("rw-lock")
 };
 
-class DoubleHolderChecker : public Checker {
+class DoubleHolderChecker : public WholeHistoryChecker {
  public:
   // At most `max_listed` overlaps are listed as anomalies; all are counted.
   explicit DoubleHolderChecker(size_t max_listed = 1000, HoldModes modes = HoldModes::kExclusive)
@@ -58,7 +58,7 @@ class DoubleHolderChecker : public Checker {
   std::string Name() const override {
     return modes_ == HoldModes::kReadWrite ? "rw-lock" : "double-holder";
   }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 
  private:
   size_t max_listed_;

@@ -221,7 +221,7 @@ class FencingScan {
 
 }  // namespace
 
-CheckResult FencingChecker::Check(const History& history) const {
+CheckResult FencingChecker::CheckWhole(const History& history) const {
   return FencingScan(history, max_listed_).Run();
 }
 

@@ -32,14 +32,14 @@
 
 namespace locksmith {
 
-class FencingChecker : public Checker {
+class FencingChecker : public WholeHistoryChecker {
  public:
   static constexpr size_t kMaxRangesPerKey = size_t{1} << 14;
 
   // At most `max_listed` anomalies of each kind are listed; all are counted.
   explicit FencingChecker(size_t max_listed = 1000) : max_listed_(max_listed) {}
   std::string Name() const override { return "fencing"; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 
  private:
   size_t max_listed_;

@@ -30,7 +30,7 @@ class ForeignReleaseChecker : public Checker {
   // At most `max_listed` releases are listed as anomalies; all are counted.
   explicit ForeignReleaseChecker(size_t max_listed = 1000) : max_listed_(max_listed) {}
   std::string Name() const override { return "foreign-release"; }
-  CheckResult Check(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 
  private:
   size_t max_listed_;

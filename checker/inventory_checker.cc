@@ -110,7 +110,7 @@ std::string JudgeItem(const History& history, const std::string& name, const Res
 
 }  // namespace
 
-CheckResult InventoryChecker::Check(const History& history) const {
+CheckResult InventoryChecker::CheckWhole(const History& history) const {
   CheckResult result;
   const std::map<std::string, ResourceKey> keys = CollectResourceUpdates(history);
   nlohmann::json items = nlohmann::json::object();

@@ -20,11 +20,11 @@
 
 namespace locksmith {
 
-class InventoryChecker : public Checker {
+class InventoryChecker : public WholeHistoryChecker {
  public:
   explicit InventoryChecker(int64_t initial) : initial_(initial) {}
   std::string Name() const override { return "inventory"; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 
  private:
   const int64_t initial_;

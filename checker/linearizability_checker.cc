@@ -390,8 +390,14 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
 
 }  // namespace
 
-Result<CheckResult> CheckLinearizable(const History& given_history,
+Result<CheckResult> CheckLinearizable(const History& history,
                                       const LinearizabilityOptions& options) {
+  return CheckLinearizableKey(history, options, nullptr);
+}
+
+Result<CheckResult> CheckLinearizableKey(const History& given_history,
+                                         const LinearizabilityOptions& options,
+                                         bool* nothing_to_judge) {
   const auto start = std::chrono::steady_clock::now();
   if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
     return Error{valid.error()};
@@ -412,7 +418,7 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
 
   auto ops = PartitionOps(history, model);
   if (!ops) return Error{ops.error()};
-  if (ops->modelled == 0 && !ops->ignored.empty()) {
+  if (ops->modelled == 0 && !ops->ignored.empty() && nothing_to_judge == nullptr) {
     std::string seen;
     for (const auto& [f, n] : ops->ignored) seen += (seen.empty() ? "" : ", ") + f;
     return Error{"no op in the history is one that model " + options.model +
@@ -428,11 +434,16 @@ Result<CheckResult> CheckLinearizable(const History& given_history,
                             {"failed_releases", failed_releases},
                             {"lock_losses", lock_losses}};
   ModelledNames names(model);
-  ApplyNothingToJudge(history, result, [&](const Op& invoke) { return names.Modelled(invoke.f); });
+  auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
+  if (nothing_to_judge != nullptr) {
+    *nothing_to_judge = !NothingToJudge(history, modelled).empty();
+  } else {
+    ApplyNothingToJudge(history, result, modelled);
+  }
   return result;
 }
 
-CheckResult LinearizabilityChecker::Check(const History& history) const {
+CheckResult LinearizabilityChecker::CheckHistory(const History& history) const {
   auto result = CheckLinearizable(history, options_);
   if (result) return std::move(result).value();
   CheckResult unknown;

@@ -4,7 +4,8 @@
 // independent partitions (Op::key, or jepsen.independent [key value]
 // tuples), compiles each op for the model and runs one
 // LinearizabilitySearch per partition under one shared budget.
-// Stateless between calls; Check may run on several threads at once.
+// Stateless between calls; Check and Start may run on several threads at
+// once.
 #pragma once
 
 #include <string>
@@ -14,15 +15,37 @@
 
 namespace locksmith {
 
+// Check(history) checks the history in memory as CheckLinearizable does;
+// a pass (Start) files each client op under its key (KeySpool: in memory up
+// to 64 MiB, then in temporary files) and, at Finish, checks one key at a
+// time, each with what is left of the time budget and the whole memory
+// budget, so that only one key's ops are in memory at once. The merged
+// result has CheckLinearizable's stats (sums over the keys; time_s the
+// whole check's, peak_memory_bytes the largest key's). A client op's key is
+// its own, or, for a completion without one, its process's last invoke's;
+// a history without keys is one partition, checked whole. Beside a
+// checker that keeps every op anyway, it checks that copy whole instead.
 class LinearizabilityChecker : public Checker {
  public:
   explicit LinearizabilityChecker(LinearizabilityOptions options)
       : options_(std::move(options)) {}
   std::string Name() const override { return "linearizable-" + options_.model; }
-  CheckResult Check(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
+  bool PrefersKeptHistory() const override { return true; }
+
+ protected:
+  CheckResult CheckHistory(const History& history) const override;
 
  private:
   LinearizabilityOptions options_;
 };
+
+// CheckLinearizable for one key's ops: no error when the model checks none
+// of them, and the nothing-to-judge rule left to the caller, which gets
+// whether this key had nothing to judge in `*nothing_to_judge` (null: the
+// rule applied as CheckLinearizable applies it).
+Result<CheckResult> CheckLinearizableKey(const History& history,
+                                         const LinearizabilityOptions& options,
+                                         bool* nothing_to_judge);
 
 }  // namespace locksmith

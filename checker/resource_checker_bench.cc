@@ -12,7 +12,10 @@
 // double-holder and foreign-release. The fences there come from one counter
 // for every key (as ZooKeeper's czxids do), the fencing checker's worst case.
 // Each case runs in a forked child so its peak RSS
-// (getrusage maxrss, the generated history included) is its own.
+// (getrusage maxrss, the generated history included) is its own; then the
+// same history, written to a history.jsonl, is judged again in a fresh child
+// as a run directory is, one pass over a JsonlOpStream (CheckStream): its
+// peak RSS is what the checker keeps, not the history.
 // Usage: resource_checker_bench [--quick]   (quick: 100k events only)
 // Not a test: scripts/bench-checker.sh builds it in Release and runs it.
 #include <sys/resource.h>
@@ -33,6 +36,7 @@
 #include "checker/fencing_checker.h"
 #include "checker/foreign_release_checker.h"
 #include "checker/inventory_checker.h"
+#include "checker/op_stream.h"
 #include "checker/rw_cache_checker.h"
 
 namespace locksmith {
@@ -174,39 +178,89 @@ History GenerateCache(const Case& c) {
   return std::move(b.history);
 }
 
-void RunCase(const Case& c) {
-  const auto g0 = std::chrono::steady_clock::now();
+std::unique_ptr<Checker> MakeChecker(const std::string& name) {
+  if (name == "inventory") return std::make_unique<InventoryChecker>(1'000'000'000);
+  if (name == "counter") return std::make_unique<CounterChecker>();
+  if (name == "fencing") return std::make_unique<FencingChecker>();
+  if (name == "rw-cache") return std::make_unique<RwCacheChecker>();
+  if (name == "rw-lock") return std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite);
+  if (name == "double-holder") return std::make_unique<DoubleHolderChecker>();
+  return std::make_unique<ForeignReleaseChecker>();
+}
+
+const char* ValidityName(Validity v) {
+  return v == Validity::kTrue ? "valid" : v == Validity::kFalse ? "invalid" : "unknown";
+}
+
+History GenerateFor(const Case& c) {
   const bool cache = c.checker == "rw-cache" || c.checker == "rw-lock";
-  History h = cache ? GenerateCache(c) : Generate(c, c.checker == "inventory");
+  return cache ? GenerateCache(c) : Generate(c, c.checker == "inventory");
+}
+
+// The history in memory, checked whole; written to `jsonl` for StreamCase.
+void RunCase(const Case& c, const std::string& jsonl) {
+  const auto g0 = std::chrono::steady_clock::now();
+  History h = GenerateFor(c);
   const double gen_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count();
   struct rusage before {};
   getrusage(RUSAGE_SELF, &before);
-  std::unique_ptr<Checker> checker;
-  if (c.checker == "inventory") checker = std::make_unique<InventoryChecker>(1'000'000'000);
-  if (c.checker == "counter") checker = std::make_unique<CounterChecker>();
-  if (c.checker == "fencing") checker = std::make_unique<FencingChecker>();
-  if (c.checker == "rw-cache") checker = std::make_unique<RwCacheChecker>();
-  if (c.checker == "rw-lock") {
-    checker = std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite);
-  }
-  if (c.checker == "double-holder") checker = std::make_unique<DoubleHolderChecker>();
-  if (c.checker == "foreign-release") checker = std::make_unique<ForeignReleaseChecker>();
+  std::unique_ptr<Checker> checker = MakeChecker(c.checker);
   const auto t0 = std::chrono::steady_clock::now();
   CheckResult r = checker->Check(h);
   const double check_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   struct rusage after {};
   getrusage(RUSAGE_SELF, &after);
-  const char* valid = r.valid == Validity::kTrue    ? "valid"
-                      : r.valid == Validity::kFalse ? "invalid"
-                                                    : "unknown";
-  std::printf("%-10s %8zu events %3d procs %3d keys  check %6.3f s  (generate %5.2f s)  "
+  std::printf("%-15s %8zu events %3d procs %3d keys  check %6.3f s  (generate %5.2f s)  "
               "peak RSS %6.0f MiB (history alone %6.0f MiB)  %s, %zu anomalies\n",
               c.checker.c_str(), h.size(), c.processes, c.keys, check_s, gen_s,
               static_cast<double>(after.ru_maxrss) / 1024.0,
-              static_cast<double>(before.ru_maxrss) / 1024.0, valid, r.anomalies.size());
+              static_cast<double>(before.ru_maxrss) / 1024.0, ValidityName(r.valid),
+              r.anomalies.size());
   std::fflush(stdout);
+  if (std::FILE* out = std::fopen(jsonl.c_str(), "w")) {
+    for (const Op& op : h) std::fprintf(out, "%s\n", OpToJsonLine(op).c_str());
+    std::fclose(out);
+  }
+}
+
+// The same history read from its history.jsonl in one pass.
+void StreamCase(const Case& c, const std::string& jsonl) {
+  auto stream = JsonlOpStream::Open(jsonl);
+  if (!stream) {
+    std::printf("%s\n", stream.error().c_str());
+    return;
+  }
+  std::unique_ptr<Checker> checker = MakeChecker(c.checker);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = CheckStream(*checker, **stream);
+  const double check_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  struct rusage after {};
+  getrusage(RUSAGE_SELF, &after);
+  if (!r) {
+    std::printf("%s\n", r.error().c_str());
+    return;
+  }
+  std::printf("%-15s the same history streamed from history.jsonl: read and check %6.3f s  "
+              "peak RSS %6.0f MiB  %s, %zu anomalies\n",
+              (c.checker + " (jsonl)").c_str(), check_s,
+              static_cast<double>(after.ru_maxrss) / 1024.0, ValidityName(r->valid),
+              r->anomalies.size());
+  std::fflush(stdout);
+}
+
+// Runs `body` in a forked child and waits for it.
+template <typename Body>
+void InChild(Body body) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    body();
+    std::_Exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
 }
 
 }  // namespace
@@ -222,14 +276,14 @@ int main(int argc, char** argv) {
       cases.push_back({checker, events, 10, 10});
     }
   }
+  char dir[] = "/tmp/resource-bench-XXXXXX";
+  if (mkdtemp(dir) == nullptr) return 1;
+  const std::string jsonl = std::string(dir) + "/history.jsonl";
   for (const auto& c : cases) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      locksmith::RunCase(c);
-      std::_Exit(0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
+    locksmith::InChild([&] { locksmith::RunCase(c, jsonl); });
+    locksmith::InChild([&] { locksmith::StreamCase(c, jsonl); });
+    unlink(jsonl.c_str());
   }
+  rmdir(dir);
   return 0;
 }

@@ -248,7 +248,7 @@ class KeyChecker {
 
 }  // namespace
 
-CheckResult RwCacheChecker::Check(const History& history) const {
+CheckResult RwCacheChecker::CheckWhole(const History& history) const {
   CheckResult result;
   std::map<std::string, KeyOps> keys = CollectKeyOps(history);
   KeyChecker checker(history, result);

@@ -30,10 +30,10 @@
 
 namespace locksmith {
 
-class RwCacheChecker : public Checker {
+class RwCacheChecker : public WholeHistoryChecker {
  public:
   std::string Name() const override { return "rw-cache"; }
-  CheckResult Check(const History& history) const override;
+  CheckResult CheckWhole(const History& history) const override;
 };
 
 }  // namespace locksmith

@@ -26,8 +26,8 @@
 // grant before it (the last ok acquire of the key), and the crashed
 // processes whose acquire of the key was open at their crash or who held it,
 // with the crash ops. A key whose acquires carry no lease_ms cannot be judged
-// (counted in stats). Stateless;
-// thread-safe.
+// (counted in stats). One pass; memory follows the keys and processes.
+// Stateless; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ class StuckLockChecker : public Checker {
   static constexpr int kDefaultLeases = 3;
   explicit StuckLockChecker(int leases = kDefaultLeases) : leases_(leases) {}
   std::string Name() const override { return "stuck-lock"; }
-  CheckResult Check(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 
  private:
   const int leases_;

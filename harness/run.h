@@ -12,6 +12,7 @@
 #include "base/limits.h"
 #include "checker/checker.h"
 #include "harness/run_config.h"
+#include "harness/run_judge.h"
 #include "harness/run_modules.h"
 #include "reports/run_outcome.h"
 
@@ -49,20 +50,5 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
 // (its controller.json names a live process: see LiveRunController).
 int RecheckRun(const std::string& run_dir, std::ostream& out,
                uint64_t max_history_bytes = kDefaultMaxHistoryBytes);
-
-// Judges run_dir/history.jsonl with the checkers of the config's workload and
-// writes results.json, report.html and junit.xml into run_dir. `extra` is
-// merged into results.json (run facts such as "interrupted"). The history is
-// loaded as `check FILE` loads it (a regular file of at most
-// `max_history_bytes`; a last line cut short is skipped: a warning, and
-// "history": {"skipped_lines"}), and nothing to judge is unknown
-// (NothingToJudge), as for `check FILE`. `extra`'s "faults" (the fault
-// ledger's plan) gets its outcomes from the history, and a run cut short or
-// whose faults did not all happen is unknown unless it found an anomaly
-// (harness/run_verdict.h: "unfulfilled" in results.json says why).
-// `written`, when given, receives results.json as written.
-Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
-                                   const nlohmann::json& extra, uint64_t max_history_bytes,
-                                   nlohmann::json* written = nullptr);
 
 }  // namespace locksmith

@@ -1,0 +1,82 @@
+#include "checker/checker.h"
+
+#include <gtest/gtest.h>
+
+#include "checker/double_holder.h"
+#include "checker/perf_stats.h"
+#include "checker/testing/history_builder.h"
+
+namespace locksmith {
+namespace {
+
+using testing::HistoryBuilder;
+
+CompositeChecker PerfAndDoubleHolder() {
+  std::vector<std::unique_ptr<Checker>> checkers;
+  checkers.push_back(std::make_unique<PerfStatsChecker>());
+  checkers.push_back(std::make_unique<DoubleHolderChecker>());
+  return CompositeChecker(std::move(checkers));
+}
+
+// Two processes hold k at once: an anomaly, with its ops.
+History DoubleHold() {
+  return HistoryBuilder()
+      .Invoke(0, "acquire", {{"lease_ms", 1000}}, "k")
+      .Ok(0, {{"token", "a"}, {"validity_ms", 1000}})
+      .Invoke(1, "acquire", {{"lease_ms", 1000}}, "k")
+      .Ok(1, {{"token", "b"}, {"validity_ms", 1000}})
+      .Invoke(0, "release", {{"token", "a"}}, "k")
+      .Ok(0)
+      .Invoke(1, "release", {{"token", "b"}}, "k")
+      .Ok(1)
+      .Build();
+}
+
+TEST(CheckerTest, OnePassOverAStreamJudgesAsCheckDoes) {
+  const History history = DoubleHold();
+  const CompositeChecker checker = PerfAndDoubleHolder();
+  const CheckResult whole = checker.Check(history);
+  EXPECT_EQ(whole.valid, Validity::kFalse);
+  HistoryOpStream stream(history);
+  auto streamed = CheckStream(checker, stream);
+  ASSERT_TRUE(streamed) << streamed.error();
+  EXPECT_EQ(streamed->ToJson(), whole.ToJson());
+  EXPECT_EQ(streamed->anomalies[0]["checker"], "double-holder");
+  EXPECT_EQ(streamed->stats["perf"]["stats"]["ops"], 4);
+}
+
+TEST(CheckerTest, EachPassIsItsOwn) {
+  const History history = DoubleHold();
+  const CompositeChecker checker = PerfAndDoubleHolder();
+  auto first = checker.Start();
+  auto second = checker.Start();
+  for (const Op& op : history) first->Observe(op);
+  second->Observe(history[0]);
+  EXPECT_EQ(first->Finish().valid, Validity::kFalse);
+  const CheckResult one_op = second->Finish();
+  EXPECT_EQ(one_op.valid, Validity::kTrue);
+  EXPECT_EQ(one_op.stats["perf"]["stats"]["ops"], 1);
+}
+
+TEST(CheckerTest, TrackerSaysWhatNothingToJudgeSays) {
+  auto acquires = [](const Op& invoke) { return invoke.f == "acquire"; };
+  const History refused = HistoryBuilder()
+                              .Invoke(0, "acquire", nullptr, "k")
+                              .Fail(0)
+                              .Call(1, "read", nullptr, 3, "r")
+                              .Build();
+  NothingToJudgeTracker tracker(acquires);
+  for (const Op& op : refused) tracker.Observe(op);
+  EXPECT_FALSE(tracker.Reason().empty());
+  EXPECT_EQ(tracker.Reason(), NothingToJudge(refused, acquires));
+  CheckResult result;
+  tracker.Apply(result);
+  EXPECT_EQ(result.valid, Validity::kUnknown);
+
+  NothingToJudgeTracker granted(acquires);
+  for (const Op& op : DoubleHold()) granted.Observe(op);
+  EXPECT_EQ(granted.Reason(), "");
+}
+
+}  // namespace
+}  // namespace locksmith

@@ -1,0 +1,65 @@
+#include "checker/completion_pairer.h"
+
+#include <set>
+
+#include "checker/checker.h"
+
+namespace locksmith {
+namespace {
+
+std::string MarkOf(const Op& op) {
+  return op.is_nemesis() && op.fault.is_object() ? op.fault.dump() : std::string();
+}
+
+}  // namespace
+
+CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
+  Pairing pairing;
+  const std::string mark = MarkOf(op);
+  if (op.type == OpType::kInvoke) {
+    auto invoke = std::make_shared<Op>(with_values_ ? op : RefOnly(op));
+    if (!with_values_) invoke->fault = op.fault;
+    if (auto it = open_.find(op.process); it != open_.end()) {
+      const std::shared_ptr<const Op> old = it->second;
+      it->second = invoke;
+      if (old.use_count() == 1) pairing.abandoned.push_back(old);
+    } else {
+      open_.emplace(op.process, invoke);
+    }
+    if (!mark.empty()) {
+      std::shared_ptr<const Op>& slot = open_faults_[mark];
+      const std::shared_ptr<const Op> old = slot;
+      slot = invoke;
+      if (old && old.use_count() == 1) pairing.abandoned.push_back(old);
+    }
+    return pairing;
+  }
+  // A marked completion pairs with its window's invoke; one without a mark
+  // with the process's latest invoke.
+  std::shared_ptr<const Op> invoke;
+  if (auto it = open_faults_.find(mark); !mark.empty() && it != open_faults_.end()) {
+    invoke = it->second;
+  } else if (auto p = open_.find(op.process); mark.empty() && p != open_.end()) {
+    invoke = p->second;
+  }
+  // A completion of another f than the open invoke is a lone op of its own.
+  if (!invoke || invoke->f != op.f) return pairing;
+  if (auto p = open_.find(op.process); p != open_.end() && p->second == invoke) open_.erase(p);
+  if (const std::string invoked = MarkOf(*invoke); !invoked.empty()) open_faults_.erase(invoked);
+  pairing.invoke = std::move(invoke);
+  return pairing;
+}
+
+std::vector<std::shared_ptr<const Op>> CompletionPairer::StillOpen() const {
+  std::set<const Op*> seen;
+  std::vector<std::shared_ptr<const Op>> open;
+  for (const auto& [process, invoke] : open_) {
+    if (seen.insert(invoke.get()).second) open.push_back(invoke);
+  }
+  for (const auto& [mark, invoke] : open_faults_) {
+    if (seen.insert(invoke.get()).second) open.push_back(invoke);
+  }
+  return open;
+}
+
+}  // namespace locksmith

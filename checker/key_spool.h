@@ -1,0 +1,51 @@
+// KeySpool: a history's ops filed by key, for a checker that judges one key
+// at a time (the linearizability checker: keys are independent). Ops stay
+// in memory up to a budget; past it every key's ops so far are appended to
+// a file of its own in a temporary directory (JSON lines), so that memory
+// follows the budget and the largest key, not the history. Take gives one
+// key's ops back in history order. Not thread-safe; the directory is
+// removed with the spool.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "base/result.h"
+#include "checker/history.h"
+
+namespace locksmith {
+
+class KeySpool {
+ public:
+  static inline constexpr size_t kDefaultBudgetBytes = size_t{64} << 20;
+
+  explicit KeySpool(size_t budget_bytes = kDefaultBudgetBytes) : budget_(budget_bytes) {}
+  ~KeySpool();
+  KeySpool(const KeySpool&) = delete;
+  KeySpool& operator=(const KeySpool&) = delete;
+
+  // Files `op` under `key`; an error when a spill cannot be written.
+  Status Add(const std::string& key, const Op& op);
+  // The keys in the order their first op came.
+  const std::vector<std::string>& keys() const { return keys_; }
+  // Every op of `key`, in order; the key's ops are then gone from the spool.
+  Result<History> Take(const std::string& key);
+  bool spilled() const { return !dir_.empty(); }
+
+ private:
+  struct Filed {
+    History ops;      // not yet spilled
+    std::string file;  // its spill file, once it has one
+  };
+  Status Spill();
+
+  const size_t budget_;
+  size_t held_bytes_ = 0;
+  std::string dir_;  // the temporary directory, once spilled
+  std::vector<std::string> keys_;
+  std::unordered_map<std::string, Filed> filed_;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,149 @@
+// LinearizabilityChecker's pass: each key's ops spooled, then checked one
+// key at a time (see linearizability_checker.h).
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <unordered_map>
+
+#include "checker/key_spool.h"
+#include "checker/leased_lock_checker.h"
+#include "checker/linearizability_checker.h"
+
+namespace locksmith {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The keys' results merged as one check over all of them would give them.
+class KeyMerge {
+ public:
+  explicit KeyMerge(const LinearizabilityOptions& options) : options_(options) {}
+
+  void Add(const std::string& key, CheckResult r, bool nothing_to_judge) {
+    something_to_judge_ |= !nothing_to_judge;
+    const nlohmann::json& s = r.stats;
+    for (const char* sum : {"ops", "pending_ops", "failed_ops", "partitions", "partitions_invalid",
+                            "partitions_unknown", "states_explored", "distinct_keys"}) {
+      sums_[sum] += s.value(sum, int64_t{0});
+    }
+    independent_ |= s.value("independent_keys", false);
+    peak_ = std::max(peak_, s.value("peak_memory_bytes", int64_t{0}));
+    if (s.contains("ignored_ops")) {
+      for (const auto& [f, n] : s["ignored_ops"].items()) ignored_[f] += n.get<int64_t>();
+    }
+    if (const auto l = s.find("leases"); l != s.end()) {
+      leases_applied_ |= l->value("applied", false);
+      failed_releases_ += l->value("failed_releases", int64_t{0});
+      lock_losses_ += l->value("lock_losses", int64_t{0});
+    }
+    for (auto& anomaly : r.anomalies) result_.anomalies.push_back(std::move(anomaly));
+    if (r.valid == Validity::kUnknown && first_undecided_.empty()) {
+      // "1 of 1 partitions undecided (REASON)": the reason inside.
+      const size_t open = r.reason.find("undecided (");
+      first_undecided_ = open == std::string::npos || r.reason.back() != ')'
+                             ? (key.empty() ? "" : "key " + key + ": ") + r.reason
+                             : r.reason.substr(open + 11, r.reason.size() - open - 12);
+    }
+  }
+
+  CheckResult Finish(Clock::time_point start) && {
+    const int64_t invalid = sums_["partitions_invalid"], unknown = sums_["partitions_unknown"];
+    result_.valid = invalid > 0   ? Validity::kFalse
+                    : unknown > 0 ? Validity::kUnknown
+                                  : Validity::kTrue;
+    if (unknown > 0) {
+      result_.reason = std::to_string(unknown) + " of " + std::to_string(sums_["partitions"]) +
+                       " partitions undecided (" + first_undecided_ + ")";
+    }
+    result_.stats = {{"model", options_.model}, {"independent_keys", independent_},
+                     {"time_s", std::chrono::duration<double>(Clock::now() - start).count()},
+                     {"peak_memory_bytes", peak_}};
+    for (const auto& [name, n] : sums_) result_.stats[name] = n;
+    if (!ignored_.empty()) result_.stats["ignored_ops"] = ignored_;
+    result_.stats["leases"] = {{"rule", LeaseRuleName(options_.leases)},
+                               {"applied", leases_applied_},
+                               {"failed_releases", failed_releases_},
+                               {"lock_losses", lock_losses_}};
+    if (sums_["ops"] == 0 && !ignored_.empty()) return NoModelledOp();
+    if (!something_to_judge_) ApplyNothingToJudge(History(), result_);
+    return std::move(result_);
+  }
+
+ private:
+  // What CheckLinearizable says of a history none of whose ops the model
+  // checks, as the checker reports it.
+  CheckResult NoModelledOp() const {
+    std::string seen;
+    for (const auto& [f, n] : ignored_) seen += (seen.empty() ? "" : ", ") + f;
+    CheckResult unknown;
+    unknown.valid = Validity::kUnknown;
+    unknown.reason = "no op in the history is one that model " + options_.model +
+                     " checks (f seen: " + seen + ")";
+    return unknown;
+  }
+
+  const LinearizabilityOptions& options_;
+  CheckResult result_;
+  std::map<std::string, int64_t> sums_;
+  std::map<std::string, int64_t> ignored_;
+  bool independent_ = false, leases_applied_ = false, something_to_judge_ = false;
+  int64_t peak_ = 0, failed_releases_ = 0, lock_losses_ = 0;
+  std::string first_undecided_;
+};
+
+class LinearizabilityPass : public CheckPass {
+ public:
+  explicit LinearizabilityPass(const LinearizabilityOptions& options) : options_(options) {}
+
+  void Observe(const Op& op) override {
+    if (!op.is_client() || !error_.empty()) return;
+    std::string key = op.key;
+    if (op.type == OpType::kInvoke) {
+      invoked_key_[op.process] = op.key;
+    } else if (key.empty()) {
+      auto it = invoked_key_.find(op.process);
+      if (it != invoked_key_.end()) key = it->second;
+    }
+    if (Status s = spool_.Add(key, op); !s) error_ = s.error();
+  }
+
+  CheckResult Finish() override;
+
+ private:
+  const LinearizabilityOptions options_;
+  KeySpool spool_;
+  std::unordered_map<int64_t, std::string> invoked_key_;  // process -> its last invoke's key
+  std::string error_;
+};
+
+CheckResult LinearizabilityPass::Finish() {
+  const Clock::time_point start = Clock::now();
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(options_.timeout_s));
+  KeyMerge merge(options_);
+  for (const std::string& key : spool_.keys()) {
+    auto ops = error_.empty() ? spool_.Take(key) : Result<History>(Error{error_});
+    LinearizabilityOptions own = options_;
+    own.timeout_s = std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
+    bool nothing = true;
+    auto checked = ops ? CheckLinearizableKey(*ops, own, &nothing) : Result<CheckResult>(
+                                                                         Error{ops.error()});
+    if (!checked) {
+      CheckResult unknown;
+      unknown.valid = Validity::kUnknown;
+      unknown.reason = checked.error();
+      return unknown;
+    }
+    merge.Add(key, std::move(*checked), nothing);
+  }
+  return std::move(merge).Finish(start);
+}
+
+}  // namespace
+
+std::unique_ptr<CheckPass> LinearizabilityChecker::Start() const {
+  return std::make_unique<LinearizabilityPass>(options_);
+}
+
+}  // namespace locksmith

@@ -1,0 +1,47 @@
+// JudgeAndReport: the verdict on a finished run directory, then
+// results.json, report.html and junit.xml. A history.jsonl of at most
+// kWholeReportHistoryBytes is read whole, judged and reported from memory;
+// a larger one is judged in one pass over a JsonlOpStream (every checker at
+// once, checker/checker.h: the checkers that stream keep only what follows
+// the run's keys and processes), and the report and the fault ledger are
+// given a bounded sample of it (results.json's "history": {"report_sample"}
+// says so). Thread-compatible: one run directory per call.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "checker/checker.h"
+
+namespace locksmith {
+
+// A history.jsonl up to this size is read whole for the report and the
+// fault ledger once judged; a larger one gives them a sample.
+inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
+// The sample: every nemesis and service op, the first kReportSampleOps
+// client ops, and kAnomalyNeighbourhood ops either side of every op an
+// anomaly names.
+inline constexpr size_t kReportSampleOps = 200'000;
+inline constexpr int64_t kAnomalyNeighbourhood = 100;
+
+// Judges run_dir/history.jsonl with the checkers of the config's workload and
+// writes results.json, report.html and junit.xml into run_dir. `extra` is
+// merged into results.json (run facts such as "interrupted"). The history is
+// read by the rules `check FILE` reads it with (a regular file of at most
+// `max_history_bytes`; a last line cut short is skipped: a warning, and
+// "history": {"skipped_lines"}), and nothing to judge is unknown
+// (NothingToJudge), as for `check FILE`. `extra`'s "faults" (the fault
+// ledger's plan) gets its outcomes from the history, and a run cut short or
+// whose faults did not all happen is unknown unless it found an anomaly
+// (harness/run_verdict.h: "unfulfilled" in results.json says why).
+// `written`, when given, receives results.json as written.
+// `whole_history_bytes`: the largest history read whole (tests lower it).
+Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
+                                   const nlohmann::json& extra, uint64_t max_history_bytes,
+                                   nlohmann::json* written = nullptr,
+                                   uint64_t whole_history_bytes = kWholeReportHistoryBytes);
+
+}  // namespace locksmith
