@@ -304,8 +304,14 @@ class ServerPhases {
         std::chrono::milliseconds(static_cast<int64_t>(config_.time_limit_s * 1000));
     WorkloadContext ctx{io, service, recorder, options, facts_.zero + limit,
                         interruption_.noted(),
-                        // Fault times count from the moment every client is connected.
-                        [&] { runner.Start(Clock::now()); }};
+                        // The workload's time and the faults' count from the moment
+                        // every client is connected: clients that take a while to
+                        // start (ten Python or JVM programs) shorten neither.
+                        [&] {
+                          const Clock::time_point connected = Clock::now();
+                          ctx.deadline = connected + limit;
+                          runner.Start(connected);
+                        }};
     ctx.pauses = &faults.pauses;
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;

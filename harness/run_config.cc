@@ -138,7 +138,8 @@ void RunConfig::Declare(OptionSet& set) {
                "concurrent clients, one connection each")
       .Number("rate", "--rate", &rate, 0, 1e7,
               "total op attempts per second, 0 = as fast as they go")
-      .Number("time_limit_s", "--time-limit", &time_limit_s, 0, 86400, "seconds of workload",
+      .Number("time_limit_s", "--time-limit", &time_limit_s, 0, 86400,
+              "seconds of workload, from when every client is connected",
               /*min_exclusive=*/true)
       .Names("nemesis", "--nemesis", &nemesis, NemesisPresetsAndNames(),
              "fault families, comma-separated, each on its own schedule; all: every "

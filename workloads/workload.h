@@ -49,6 +49,8 @@ struct WorkloadContext {
   LockService& service;
   OpRecorder& recorder;
   WorkloadOptions options;
+  // When the workers stop. The run moves it to the time limit past the
+  // moment every client is connected (on_connected), before the first op.
   std::chrono::steady_clock::time_point deadline;
   // Set on SIGINT/SIGTERM: workers finish the op in flight, release what
   // they hold at once, and stop.
