@@ -46,7 +46,7 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   ASSERT_FALSE(run.empty()) << out;
   EXPECT_EQ(code, 2) << out;
   const std::string line = "history incomplete: cannot write " + run +
-                           "/history.jsonl: No space left on device";
+                           "/history.bin: No space left on device";
   EXPECT_NE(out.find(line + "\n"), std::string::npos) << out;
   // The failed write ended the workload, long before its time limit.
   EXPECT_LT(took, seconds(25)) << out;
