@@ -16,17 +16,22 @@
 # (namespaces), redis-server and /usr/bin/time. Everything is in a temp dir,
 # removed at exit; the bench's redis-server is killed by pid.
 #
-# usage: scripts/bench-long-run.sh [--lengths "15 60 300"] [--bare-seconds S]
+# --loopback runs the servers on loopback (`run --loopback`), as the bare
+# bench's: the same network path on both sides, without the veth and bridge.
+#
+# usage: scripts/bench-long-run.sh [--lengths "15 60 300"] [--bare-seconds S] [--loopback]
 #   env: LOCKSMITH_BENCH_BUILD_DIR (default build-bench/, a Release build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 lengths="15 60 300"
 bare_seconds=15
+loopback=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --lengths) lengths="$2"; shift 2 ;;
     --bare-seconds) bare_seconds="$2"; shift 2 ;;
-    *) echo "usage: $0 [--lengths \"15 60 300\"] [--bare-seconds S]" >&2; exit 254 ;;
+    --loopback) loopback=(--loopback); shift ;;
+    *) echo "usage: $0 [--lengths \"15 60 300\"] [--bare-seconds S] [--loopback]" >&2; exit 254 ;;
   esac
 done
 for tool in redis-server redis-cli ss /usr/bin/time; do
@@ -74,9 +79,10 @@ for len in $lengths; do
   store="$dir/store-$len"
   /usr/bin/time -v -o "$dir/time-$len" "$build/locksmith" run --backend redis --concurrency 50 \
     --hold 0-0 --backoff 0-0 --keys 50 --time-limit "$len" --store "$store" \
-    --test-name "long-$len" >"$dir/out-$len" 2>&1 || true
+    --test-name "long-$len" "${loopback[@]}" >"$dir/out-$len" 2>&1 || true
   run=$(readlink -f "$store/latest")
-  history=$(ls "$run"/history.bin "$run"/history.jsonl 2>/dev/null | head -1)
+  history="$run/history.bin"
+  [[ -f "$history" ]] || history="$run/history.jsonl"
   python3 - "$run" "$history" "$dir/time-$len" "$len" "$bare_rate" <<'PY'
 import json, os, re, sys
 run, history, timef, length, bare = sys.argv[1:6]

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "checker/history.h"
+#include "checker/history_file.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

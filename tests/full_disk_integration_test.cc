@@ -39,7 +39,8 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   const auto began = std::chrono::steady_clock::now();
   const int code = RunLocksmith(dir.path(),
                                 {"run", "--store", store, "--backend", "redis", "--loopback",
-                                 "--concurrency", "10", "--time-limit", "40"},
+                                 "--concurrency", "10", "--hold", "0-0",  // fills it at once
+                                 "--time-limit", "40"},
                                 seconds(120), &out);
   const auto took = std::chrono::steady_clock::now() - began;
   const std::string run = LatestRun(store);

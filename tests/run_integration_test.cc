@@ -43,7 +43,7 @@ TEST(RunIntegrationTest, PlainRunIsValidWithThousandsOfOps) {
   EXPECT_EQ(results["valid"], true);
   EXPECT_GT(Count(results, "ok") + Count(results, "fail"), 2000) << results["stats"].dump();
   EXPECT_GT(Count(results, "ok"), 500);
-  for (const char* file : {"config.json", "history.jsonl", "report.html", "junit.xml", "locksmith.log",
+  for (const char* file : {"config.json", "history.bin", "report.html", "junit.xml", "locksmith.log",
                            "nodes/n1/redis.log"}) {
     EXPECT_TRUE(std::filesystem::exists(run + "/" + file)) << file;
   }
