@@ -17,6 +17,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/clock_controller.h"
