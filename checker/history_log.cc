@@ -109,19 +109,30 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
   const uint8_t flags =
       (op.value.is_null() ? 0 : kHasValue) | (op.fault.is_null() ? 0 : kHasFault);
   payload_.push_back(static_cast<char>(flags));
-  // Values are string references too: an invoke's arguments repeat (every
-  // acquire asks for the same lease), so they are numbered; a completion's
-  // results (tokens, times) rarely do, so they are written inline.
+  // Values are string references too: an invoke's arguments often repeat
+  // (every acquire asks for the same lease), so a value the last invoke of
+  // the same f had too is numbered; others (a release's token, a
+  // completion's results) are written inline, so unique ones never fill
+  // the table.
   for (const nlohmann::json* j : {&op.value, &op.fault}) {
     if (j->is_null()) continue;
-    const std::string text = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    if (op.type == OpType::kInvoke) {
+    std::string text = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string* last = nullptr;
+    if (op.type == OpType::kInvoke && j == &op.value) {
+      if (auto it = last_values_.find(op.f); it != last_values_.end()) {
+        last = &it->second;
+      } else if (last_values_.size() < kMaxInternedStrings) {
+        last = &last_values_[op.f];
+      }
+    }
+    if (ids_.contains(text) || (last != nullptr && *last == text)) {
       AppendString(text, &payload_, out);
     } else {
       PutVarint(kInlineString, &payload_);
       PutVarint(text.size(), &payload_);
       payload_.append(text);
     }
+    if (last != nullptr) *last = std::move(text);
   }
   PutVarint(payload_.size(), out);
   out->append(payload_);
@@ -210,6 +221,7 @@ Status HistoryLogStream::Rewind() {
   last_index_ = 0;
   last_time_ = 0;
   strings_.clear();
+  values_.clear();
   skipped_.clear();
   auto have = Have(kHistoryLogMagic.size());
   if (!have) return Error{have.error()};
@@ -305,9 +317,11 @@ Result<bool> HistoryLogStream::NextRecord() {
   return true;
 }
 
-Status HistoryLogStream::ReadString(PayloadReader& in, std::string_view* text) const {
+Status HistoryLogStream::ReadString(PayloadReader& in, std::string_view* text,
+                                    size_t* table_index) const {
   uint64_t ref = 0;
   if (!in.Varint(&ref)) return Corrupt("an op cut short");
+  if (table_index != nullptr) *table_index = kNotInTable;
   if (ref == 0) {
     *text = {};
   } else if (ref == kInlineString) {
@@ -315,6 +329,7 @@ Status HistoryLogStream::ReadString(PayloadReader& in, std::string_view* text) c
     if (!in.Varint(&n) || !in.Bytes(n, text)) return Corrupt("a string cut short");
   } else if (ref - kFirstStringId < strings_.size()) {
     *text = strings_[ref - kFirstStringId];
+    if (table_index != nullptr) *table_index = ref - kFirstStringId;
   } else {
     return Corrupt("a string number never defined");
   }
@@ -354,10 +369,20 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
   for (auto [bit, j] : {std::pair{kHasValue, &op->value}, std::pair{kHasFault, &op->fault}}) {
     if ((flags & bit) == 0) continue;
     std::string_view text;
-    if (Status read = ReadString(in, &text); !read) return Error{read.error()};
+    size_t at = kNotInTable;
+    if (Status read = ReadString(in, &text, &at); !read) return Error{read.error()};
+    // A numbered value is parsed once: its copies are cheaper than parses.
+    if (at != kNotInTable && at < values_.size() && !values_[at].is_discarded()) {
+      *j = values_[at];
+      continue;
+    }
     auto parsed = ParseJsonInput(text);
     if (!parsed) return Corrupt(parsed.error());
     *j = std::move(parsed).value();
+    if (at != kNotInTable) {
+      if (values_.size() <= at) values_.resize(at + 1, nlohmann::json::value_t::discarded);
+      values_[at] = *j;
+    }
   }
   if (!op->fault.is_null()) {
     auto mark = FaultMarkFromJson(op->fault);

@@ -50,6 +50,7 @@ class HistoryLogEncoder {
   int64_t last_index_ = 0;
   int64_t last_time_ = 0;
   std::unordered_map<std::string, uint64_t> ids_;
+  std::unordered_map<std::string, std::string> last_values_;  // f -> its last invoke's value
   std::string payload_;  // reused between ops
 };
 
@@ -91,8 +92,11 @@ class HistoryLogStream : public OpStream {
   Result<bool> NextRecord();
   // Decodes payload_ as a string definition or an op: true when it was an op.
   Result<bool> Decode(Op* op);
-  // The string a reference names (inline or defined) into `*text`.
-  Status ReadString(PayloadReader& in, std::string_view* text) const;
+  // The string a reference names (inline or defined) into `*text`; its
+  // place in strings_ into `*table_index` (kNotInTable: inline or empty).
+  static constexpr size_t kNotInTable = SIZE_MAX;
+  Status ReadString(PayloadReader& in, std::string_view* text,
+                    size_t* table_index = nullptr) const;
   Error Corrupt(const std::string& reason) const;
 
   std::FILE* file_;  // null: the bytes are all in buffer_
@@ -107,6 +111,8 @@ class HistoryLogStream : public OpStream {
   int64_t last_index_ = 0;
   int64_t last_time_ = 0;
   std::vector<std::string> strings_;
+  // Values parsed from strings_[i], discarded where none was yet.
+  std::vector<nlohmann::json> values_;
   std::vector<SkippedLine> skipped_;
 };
 
