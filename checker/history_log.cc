@@ -70,7 +70,8 @@ int64_t Wrapping(int64_t a, uint64_t b) {
 }  // namespace
 
 bool HasHistoryLogMagic(std::string_view prefix) {
-  return prefix.substr(0, kHistoryLogMagic.size()) == kHistoryLogMagic;
+  const std::string_view name = kHistoryLogMagic.substr(0, kHistoryLogMagic.size() - 1);
+  return prefix.size() >= kHistoryLogMagic.size() && prefix.substr(0, name.size()) == name;
 }
 
 void HistoryLogEncoder::AppendString(const std::string& s, std::string* payload,
@@ -225,9 +226,16 @@ Status HistoryLogStream::Rewind() {
   skipped_.clear();
   auto have = Have(kHistoryLogMagic.size());
   if (!have) return Error{have.error()};
-  if (!*have || !HasHistoryLogMagic(std::string_view(buffer_).substr(pos_))) {
+  const std::string_view head = std::string_view(buffer_).substr(pos_);
+  if (!*have || !HasHistoryLogMagic(head)) {
     return Error{source_ + ": not a history log (its first bytes are not the magic " +
                  "\"LKSMHST\\x01\")"};
+  }
+  if (head.substr(0, kHistoryLogMagic.size()) != kHistoryLogMagic) {
+    return Error{source_ + ": a history log of version " +
+                 std::to_string(static_cast<unsigned char>(head[kHistoryLogMagic.size() - 1])) +
+                 ", which this locksmith does not read (it reads version " +
+                 std::to_string(static_cast<unsigned char>(kHistoryLogMagic.back())) + ")"};
   }
   pos_ += kHistoryLogMagic.size();
   offset_ += kHistoryLogMagic.size();

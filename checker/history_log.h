@@ -31,7 +31,8 @@ inline constexpr std::string_view kHistoryLogMagic{"LKSMHST\x01", 8};
 // The log's name in a run directory.
 inline constexpr char kRunHistoryLog[] = "history.bin";
 
-// Whether `prefix` (a file's first bytes) opens a history log.
+// Whether `prefix` (a file's first bytes) opens a history log, of any
+// version (a reader says when it is not the version it reads).
 bool HasHistoryLogMagic(std::string_view prefix);
 
 // Turns ops into records. A file is kHistoryLogMagic, then the records of

@@ -121,8 +121,14 @@ TEST(HistoryLogTest, ADamagedRecordInsideIsAnErrorNamingIt) {
   EXPECT_EQ(read.error().rfind("h.bin: record 1 (byte 8): ", 0), 0u) << read.error();
 }
 
-TEST(HistoryLogTest, AWrongMagicIsAnError) {
+TEST(HistoryLogTest, AWrongMagicOrVersionIsAnError) {
   auto read = ParseHistoryLog("LKSMHST\x02 and more", "h.bin");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error(),
+            "h.bin: a history log of version 2, which this locksmith does not read (it reads "
+            "version 1)");
+  EXPECT_TRUE(HasHistoryLogMagic("LKSMHST\x02 and more"));  // so `check FILE` says so
+  read = ParseHistoryLog("LKSMHIS\x01 and more", "h.bin");
   ASSERT_FALSE(read);
   EXPECT_NE(read.error().find("not a history log"), std::string::npos) << read.error();
   EXPECT_FALSE(ParseHistoryLog("LKS", "h.bin"));

@@ -342,6 +342,13 @@ TEST(HistoryLogCliTest, ADamagedLogIsOneLineAndBadInput) {
   TempDir cwd;
   EXPECT_EQ(RunLocksmith(cwd.path(), {"export", run.path()}, seconds(60), &out), 254) << out;
   EXPECT_EQ(LineCount(out), 1) << out;
+  // A log of another version of the format is named as such.
+  bytes = AsLog(ExpiredAfterFailedRelease());
+  bytes[kHistoryLogMagic.size() - 1] = '\x07';
+  std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes;
+  EXPECT_EQ(Check({log, "--model", "owner-mutex"}, &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find("a history log of version 7"), std::string::npos) << out;
 }
 
 }  // namespace
