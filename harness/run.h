@@ -50,8 +50,9 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
 int RecheckRun(const std::string& run_dir, std::ostream& out,
                uint64_t max_history_bytes = kDefaultMaxHistoryBytes);
 
-// Judges run_dir/history.jsonl with the checkers of the config's workload and
-// writes results.json, report.html and junit.xml into run_dir. `extra` is
+// Judges run_dir's history (history.bin, or an older run's history.jsonl)
+// with the checkers of the config's workload and writes results.json,
+// report.html and junit.xml into run_dir. `extra` is
 // merged into results.json (run facts such as "interrupted"). The history is
 // loaded as `check FILE` loads it (a regular file of at most
 // `max_history_bytes`; a last line cut short is skipped: a warning, and
