@@ -88,20 +88,23 @@ void HistoryRecorder::WriterLoop() {
     if (!failed_before && (!taken.empty() || !wrote_magic_)) error = Write(taken);
     taken.clear();
     bool failed_now = false;
-    {
+    if (!error.empty()) {
       std::lock_guard lock(mu_);
-      if (!error.empty() && write_error_.empty()) {
-        write_error_ = error;
-        failed_now = true;
-      }
-      written_through_ = through;
-      first_write_done_ = true;
+      failed_now = write_error_.empty();
+      if (failed_now) write_error_ = error;
     }
-    queue_space_.notify_all();
     if (failed_now) {
       std::lock_guard lock(callback_mu_);
       if (on_write_error_) on_write_error_();
     }
+    {
+      // Only now, after the callback: whoever flushed learns of the failure
+      // once it has been told.
+      std::lock_guard lock(mu_);
+      written_through_ = through;
+      first_write_done_ = true;
+    }
+    queue_space_.notify_all();
     if (closing) return;
   }
 }

@@ -43,8 +43,8 @@ class HistoryRecorder : public OpRecorder {
 
   // Numbers and stamps `op`; queues it for writing unless a write failed.
   Op Record(Op op) override;
-  // Returns once every op recorded so far is written (or a write failed):
-  // write_error() then.
+  // Returns once every op recorded so far is written (or a write failed,
+  // and OnWriteError's callback has run): write_error() then.
   std::string Flush();
   int64_t count() const;
   // The first write error, "cannot write PATH: REASON"; empty while none.
