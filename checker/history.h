@@ -70,10 +70,13 @@ Result<Op> OpFromJson(const nlohmann::json& j);
 Result<Op> ParseOpLine(std::string_view line);
 
 // A line a lenient read left out: a final line without a newline that does
-// not parse, as a crash cuts a write short.
+// not parse, as a crash cuts a write short (or a history log's last record).
 struct SkippedLine {
   int64_t line = 0;  // 1-based line number
   std::string reason;  // why it does not parse
+  // A history log's torn last record (`line` is then the record's number)
+  // rather than a text line.
+  bool record = false;
   bool operator==(const SkippedLine&) const = default;
 };
 

@@ -1,6 +1,7 @@
 #include "checker/history_file.h"
 
 #include "base/input_file.h"
+#include "checker/history_log.h"
 #include "checker/jepsen_import.h"
 
 namespace locksmith {
@@ -107,6 +108,8 @@ Result<History> LoadHistoryFile(const std::string& path, const std::string& form
                                 std::vector<SkippedLine>* skipped, uint64_t max_bytes) {
   auto text = ReadInputFile(path, max_bytes, kRaiseHistoryLimit);
   if (!text) return Error{text.error()};
+  // A run's history log, by its magic (no text format starts with it).
+  if (HasHistoryLogMagic(*text)) return ParseHistoryLog(std::move(*text), path, skipped);
   return ParseHistoryText(*text, format, path, skipped);
 }
 
@@ -114,6 +117,12 @@ std::vector<std::string> DescribeSkippedLines(const std::string& source,
                                               const std::vector<SkippedLine>& skipped) {
   std::vector<std::string> lines;
   for (const SkippedLine& s : skipped) {
+    if (s.record) {
+      lines.push_back(source + ": record " + std::to_string(s.line) +
+                      ": skipped 1 record: the last record is cut short, as when a crash cuts "
+                      "a write short");
+      continue;
+    }
     lines.push_back(source + ":" + std::to_string(s.line) +
                     ": skipped 1 line: the last line has no newline and is not a whole op (" +
                     s.reason + "), as when a crash cuts a write short");

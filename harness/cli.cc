@@ -16,10 +16,12 @@
 #include "base/limits.h"
 #include "base/terminal_text.h"
 #include "checker/check_file.h"
+#include "checker/history_log.h"
 #include "checker/model.h"
 #include "cluster/cleanup.h"
 #include "cluster/net_plan.h"
 #include "cluster/ssh_cluster.h"
+#include "harness/export_command.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_flag_table.h"
@@ -225,7 +227,7 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
       if (check.count(flag) > 0) {
         return BadInput(std::string(flag) + " applies to a history file, not to a run directory " +
                         "(judged by its workload's checkers); to use it, give --model (checks " +
-                        f.path + "/history.jsonl)");
+                        RunHistoryFile(f.path) + ")");
       }
     }
     const int code = RecheckRun(f.path, std::cout, f.max_history_mb << 20);
@@ -256,7 +258,7 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
     options.initial = *value;
   }
   std::string path = f.path;
-  if (S_ISDIR(st.st_mode)) path += "/history.jsonl";
+  if (S_ISDIR(st.st_mode)) path = RunHistoryFile(path);
   auto result = CheckHistoryFile(path, options);
   if (!result) return BadInput(result.error());
   std::cout << FormatLinearizabilityVerdict(*result);
@@ -281,6 +283,19 @@ CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
                     "the history records leases, as locksmith's do) [default: auto]");
   AddMaxHistoryFlag(*check, check_flags.max_history_mb);
   return check;
+}
+
+CLI::App* AddExportCommand(CLI::App& app, ExportOptions& options, uint64_t& max_history_mb) {
+  CLI::App* command = app.add_subcommand(
+      "export",
+      "write a run's history (its history.bin) or any history file check reads as JSON Lines, "
+      "the interchange format (docs/history-format.md)");
+  command->add_option("path", options.input, "run directory or history file")->required();
+  command->add_option("-o,--output", options.output,
+                      "write to this file (whole, then renamed) [default: stdout]");
+  command->add_option("--format", options.format, "jsonl [default: jsonl]");
+  AddMaxHistoryFlag(*command, max_history_mb);
+  return command;
 }
 
 CLI::App* AddCleanupCommand(CLI::App& app, CleanupFlags& flags) {
@@ -437,6 +452,10 @@ int CliMain(int argc, char** argv) {
   report->add_option("dir", report_dir, "run directory or suite directory")->required();
   AddMaxHistoryFlag(*report, report_max_history_mb);
 
+  ExportOptions export_options;
+  uint64_t export_max_history_mb = kDefaultMaxHistoryBytes >> 20;
+  CLI::App* export_command = AddExportCommand(app, export_options, export_max_history_mb);
+
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
 
@@ -469,6 +488,10 @@ int CliMain(int argc, char** argv) {
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
   if (report->parsed()) {
     return RegenerateReports(report_dir, std::cout, std::cerr, report_max_history_mb << 20);
+  }
+  if (export_command->parsed()) {
+    export_options.max_history_bytes = export_max_history_mb << 20;
+    return ExportHistory(export_options, std::cout, std::cerr);
   }
   if (scenarios->parsed()) {
     auto list = ListScenarios();

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 namespace locksmith {
 
@@ -16,11 +17,25 @@ Result<std::unique_ptr<HistoryRecorder>> HistoryRecorder::Open(
   return std::unique_ptr<HistoryRecorder>(new HistoryRecorder(fd, path, start));
 }
 
-HistoryRecorder::~HistoryRecorder() { ::close(fd_); }
+HistoryRecorder::HistoryRecorder(int fd, std::string path,
+                                 std::chrono::steady_clock::time_point start)
+    : fd_(fd), path_(std::move(path)), start_(start) {
+  writer_ = std::thread([this] { WriterLoop(); });
+}
 
-std::string HistoryRecorder::Append(const std::string& line) {
-  const char* p = line.data();
-  size_t left = line.size();
+HistoryRecorder::~HistoryRecorder() {
+  {
+    std::lock_guard lock(mu_);
+    closing_ = true;
+  }
+  writer_wake_.notify_one();
+  writer_.join();
+  ::close(fd_);
+}
+
+std::string HistoryRecorder::Append(std::string_view bytes) {
+  const char* p = bytes.data();
+  size_t left = bytes.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
@@ -33,25 +48,97 @@ std::string HistoryRecorder::Append(const std::string& line) {
   return "";
 }
 
+std::string HistoryRecorder::Write(const std::vector<std::vector<Op>>& batches) {
+  out_.clear();
+  // The magic goes with the first write, so a file that cannot take it
+  // fails as any write does (through write_error and the callback).
+  if (!wrote_magic_) out_.append(kHistoryLogMagic);
+  wrote_magic_ = true;
+  for (const auto& batch : batches) {
+    for (const Op& op : batch) encoder_.Encode(op, &out_);
+  }
+  if (out_.empty()) return "";
+  std::string error = Append(out_);
+  // A batch of a moment of full speed is megabytes: keep no such buffer.
+  if (out_.capacity() > (size_t{4} << 20)) std::string().swap(out_);
+  return error;
+}
+
+void HistoryRecorder::WriterLoop() {
+  std::vector<std::vector<Op>> taken;
+  for (;;) {
+    int64_t through = 0;
+    bool closing = false;
+    bool failed_before = false;
+    {
+      std::unique_lock lock(mu_);
+      writer_wake_.wait_for(lock, kFlushInterval,
+                            [&] { return !full_.empty() || flush_wanted_ || closing_; });
+      for (auto& batch : full_) taken.push_back(std::move(batch));
+      full_.clear();
+      // Whatever is pending goes too: a killed run loses at most one interval.
+      if (!pending_.empty()) taken.push_back(std::exchange(pending_, {}));
+      flush_wanted_ = false;
+      through = next_index_;
+      closing = closing_;
+      failed_before = !write_error_.empty();
+    }
+    queue_space_.notify_all();
+    std::string error;
+    if (!failed_before && (!taken.empty() || !wrote_magic_)) error = Write(taken);
+    taken.clear();
+    bool failed_now = false;
+    if (!error.empty()) {
+      std::lock_guard lock(mu_);
+      failed_now = write_error_.empty();
+      if (failed_now) write_error_ = error;
+    }
+    if (failed_now) {
+      std::lock_guard lock(callback_mu_);
+      if (on_write_error_) on_write_error_();
+    }
+    {
+      // Only now, after the callback: whoever flushed learns of the failure
+      // once it has been told.
+      std::lock_guard lock(mu_);
+      written_through_ = through;
+      first_write_done_ = true;
+    }
+    queue_space_.notify_all();
+    if (closing) return;
+  }
+}
+
 Op HistoryRecorder::Record(Op op) {
-  bool failed_now = false;
-  {
-    // The index and the time are taken under one lock so both grow together.
-    std::lock_guard lock(mu_);
-    op.index = next_index_++;
-    op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                  std::chrono::steady_clock::now() - start_)
-                  .count();
-    if (write_error_.empty()) {
-      write_error_ = Append(OpToJsonLine(op) + "\n");
-      failed_now = !write_error_.empty();
+  std::unique_lock lock(mu_);
+  // A writer that fell behind holds the producers here: memory stays bounded.
+  queue_space_.wait(lock, [&] {
+    return full_.size() < kMaxQueuedBatches || !write_error_.empty() || closing_;
+  });
+  // The index and the time are taken under one lock so both grow together,
+  // and the file's order is the index's.
+  op.index = next_index_++;
+  op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start_)
+                .count();
+  if (write_error_.empty()) {
+    if (pending_.empty()) pending_.reserve(kBatchOps);
+    pending_.push_back(op);
+    if (pending_.size() >= kBatchOps) {
+      full_.push_back(std::exchange(pending_, {}));
+      writer_wake_.notify_one();
     }
   }
-  if (failed_now) {
-    std::lock_guard lock(callback_mu_);
-    if (on_write_error_) on_write_error_();
-  }
   return op;
+}
+
+std::string HistoryRecorder::Flush() {
+  std::unique_lock lock(mu_);
+  const int64_t target = next_index_;
+  flush_wanted_ = true;
+  writer_wake_.notify_one();
+  queue_space_.wait(lock, [&] { return written_through_ >= target && first_write_done_; });
+  return write_error_;
 }
 
 int64_t HistoryRecorder::count() const {

@@ -1,55 +1,88 @@
 // HistoryRecorder: the run's OpRecorder. Stamps each op with the next index
-// and the time since run start (controller's monotonic clock) and appends it
-// to history.jsonl with one write(2) per line, so a crashed or killed run
-// still leaves every recorded line on disk and checkable. After a write
-// fails (a full disk) nothing more is written: the file keeps an exact
-// prefix of the run (its last line perhaps cut short), and the run, told
-// through OnWriteError, ends its workload. Thread-safe.
+// and the time since run start (controller's monotonic clock) under a short
+// lock and hands it to a writer thread, which appends it to the run's
+// history log (history.bin, checker/history_log.h) in batches: the clients
+// never wait for an encoder or a write(2), only, when the writer falls
+// behind by kMaxQueuedBatches batches, for it to catch up (memory stays
+// bounded however fast the clients go). The writer writes what it has at
+// least every kFlushInterval, so a killed run leaves every op recorded up to
+// a moment before on disk, checkable (a torn last record is dropped when
+// read). After a write fails (a full disk) nothing more is written: the file
+// keeps an exact prefix of the run, and the run, told through OnWriteError,
+// ends its workload. Thread-safe.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "checker/history_log.h"
 #include "checker/op_recorder.h"
 
 namespace locksmith {
 
 class HistoryRecorder : public OpRecorder {
  public:
-  // Creates (truncates) the file. `start` is the run's time zero.
+  static inline constexpr size_t kBatchOps = 4096;
+  static inline constexpr size_t kMaxQueuedBatches = 16;
+  static inline constexpr std::chrono::milliseconds kFlushInterval{100};
+
+  // Creates (truncates) the file and writes its magic. `start` is the run's
+  // time zero.
   static Result<std::unique_ptr<HistoryRecorder>> Open(
       const std::string& path, std::chrono::steady_clock::time_point start);
+  // Writes what is queued, then closes the file.
   ~HistoryRecorder() override;
   HistoryRecorder(const HistoryRecorder&) = delete;
   HistoryRecorder& operator=(const HistoryRecorder&) = delete;
 
-  // Numbers and stamps `op`; writes it unless a write failed before.
+  // Numbers and stamps `op`; queues it for writing unless a write failed.
   Op Record(Op op) override;
+  // Returns once every op recorded so far is written (or a write failed,
+  // and OnWriteError's callback has run): write_error() then.
+  std::string Flush();
   int64_t count() const;
   // The first write error, "cannot write PATH: REASON"; empty while none.
   std::string write_error() const;
-  // `callback` runs once, on the recording thread, right after the first
-  // write fails; null: none. Setting it waits for a callback in progress,
-  // so once it is reset no call is under way.
+  // `callback` runs once, on the writer thread, right after the first write
+  // fails; null: none. Setting it waits for a callback in progress, so once
+  // it is reset no call is under way.
   void OnWriteError(std::function<void()> callback);
 
  private:
-  HistoryRecorder(int fd, std::string path, std::chrono::steady_clock::time_point start)
-      : fd_(fd), path_(std::move(path)), start_(start) {}
+  HistoryRecorder(int fd, std::string path, std::chrono::steady_clock::time_point start);
 
-  // Appends `line` to the file; the error when it cannot (all of it).
-  std::string Append(const std::string& line);
+  void WriterLoop();
+  // Encodes and writes `batches`; the error when a write fails.
+  std::string Write(const std::vector<std::vector<Op>>& batches);
+  // Appends `bytes` to the file; the error when it cannot (all of it).
+  std::string Append(std::string_view bytes);
 
   const int fd_;
   const std::string path_;
   const std::chrono::steady_clock::time_point start_;
   mutable std::mutex mu_;
+  std::condition_variable writer_wake_;  // a batch is full, a flush or the close
+  std::condition_variable queue_space_;  // the writer took batches or wrote them
   int64_t next_index_ = 0;
+  std::vector<Op> pending_;                   // the batch being filled
+  std::deque<std::vector<Op>> full_;          // batches waiting for the writer
+  int64_t written_through_ = 0;               // ops [0, this) are written or dropped
+  bool first_write_done_ = false;             // the magic is written (or failed)
+  bool flush_wanted_ = false;
+  bool closing_ = false;
   std::string write_error_;
   std::mutex callback_mu_;  // held while the callback is set or runs
   std::function<void()> on_write_error_;
+  HistoryLogEncoder encoder_;  // the writer thread's
+  bool wrote_magic_ = false;   // the writer thread's
+  std::string out_;            // the writer thread's
+  std::thread writer_;
 };
 
 }  // namespace locksmith

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "base/testing/temp_dir.h"
+#include "checker/history_file.h"
 
 namespace locksmith {
 namespace {
@@ -21,8 +22,9 @@ TEST(HistoryRecorderTest, WritesEveryOpAsItIsRecordedWithIndexAndTime) {
   Op first = (*recorder)->Record(op);
   op.type = OpType::kOk;
   Op second = (*recorder)->Record(op);
-  // Already on disk before the recorder is closed: a killed run keeps it.
-  auto history = ReadHistoryJsonl(path, /*allow_truncated_tail=*/false);
+  // On disk once flushed, before the recorder is closed: a killed run keeps it.
+  (*recorder)->Flush();
+  auto history = LoadHistoryFile(path, "");
   ASSERT_TRUE(history.ok()) << history.error();
   ASSERT_EQ(history->size(), 2u);
   EXPECT_EQ((*history)[0].index, 0);
@@ -50,7 +52,8 @@ TEST(HistoryRecorderTest, ConcurrentRecordersKeepIndexAndTimeInStep) {
     });
   }
   for (auto& t : threads) t.join();
-  auto history = ReadHistoryJsonl(path, false);
+  recorder->reset();  // closing writes what is queued
+  auto history = LoadHistoryFile(path, "");
   ASSERT_TRUE(history.ok());
   ASSERT_EQ(history->size(), 2000u);
   for (size_t i = 0; i < history->size(); ++i) {
@@ -71,9 +74,12 @@ TEST(HistoryRecorderTest, InvalidUtf8InAnErrorStillMakesAValidLine) {
   op.type = OpType::kInfo;
   op.error = std::string("bad \xff\xfe byte");
   (*recorder)->Record(op);
-  auto history = ReadHistoryJsonl(path, false);
+  (*recorder)->Flush();
+  auto history = LoadHistoryFile(path, "");
   ASSERT_TRUE(history.ok()) << history.error();
   EXPECT_EQ((*history)[0].error.substr(0, 4), "bad ");
+  // Its JSON line, as export writes it, is valid too.
+  EXPECT_TRUE(ParseOpLine(OpToJsonLine((*history)[0])).ok());
 }
 
 // /dev/full fails every write with ENOSPC, as a full disk does.
@@ -86,15 +92,47 @@ TEST(HistoryRecorderTest, AFailedWriteIsNamedOnceAndStopsTheWriting) {
   Op op;
   op.f = "acquire";
   EXPECT_EQ((*recorder)->Record(op).index, 0);
+  (*recorder)->Flush();
   EXPECT_EQ((*recorder)->write_error(), "cannot write /dev/full: No space left on device");
   EXPECT_EQ(told, 1);
   // Later ops keep their numbers but are not written, and tell no one again.
   EXPECT_EQ((*recorder)->Record(op).index, 1);
+  (*recorder)->Flush();
   EXPECT_EQ((*recorder)->count(), 2);
   EXPECT_EQ(told, 1);
   (*recorder)->OnWriteError(nullptr);
   (*recorder)->Record(op);
+  (*recorder)->Flush();
   EXPECT_EQ(told, 1);
+}
+
+// A writer that cannot keep up holds the producers rather than queueing
+// without bound: many more ops than the queue holds all arrive, in order.
+TEST(HistoryRecorderTest, OpsBeyondTheQueuesSizeAllArriveInOrder) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_many.bin";
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok());
+  const size_t total = HistoryRecorder::kBatchOps * (HistoryRecorder::kMaxQueuedBatches + 3) + 5;
+  Op op;
+  op.f = "acquire";
+  op.key = "lock-1";
+  for (size_t i = 0; i < total; ++i) (*recorder)->Record(op);
+  recorder->reset();
+  auto history = LoadHistoryFile(path, "");
+  ASSERT_TRUE(history.ok()) << history.error();
+  ASSERT_EQ(history->size(), total);
+  EXPECT_EQ(history->back().index, static_cast<int64_t>(total - 1));
+  EXPECT_EQ(history->back().key, "lock-1");
+}
+
+TEST(HistoryRecorderTest, AClosedEmptyRecorderLeavesAnEmptyLog) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_empty.bin";
+  HistoryRecorder::Open(path, std::chrono::steady_clock::now()).value().reset();
+  auto history = LoadHistoryFile(path, "");
+  ASSERT_TRUE(history.ok()) << history.error();
+  EXPECT_TRUE(history->empty());
 }
 
 TEST(HistoryRecorderTest, UnwritablePathIsAnError) {

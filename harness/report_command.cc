@@ -6,6 +6,7 @@
 
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
+#include "checker/history_log.h"
 #include "cluster/run_registry.h"
 #include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
@@ -41,8 +42,7 @@ std::string LiveRunError(const std::string& run_dir) {
 }
 
 std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
-  if (!Exists(fs::path(run_dir) / "history.jsonl") &&
-      !Exists(fs::path(run_dir) / "results.json")) {
+  if (!Exists(RunHistoryFile(run_dir)) && !Exists(fs::path(run_dir) / "results.json")) {
     return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
   }
   if (std::string live = LiveRunError(run_dir); !live.empty()) return live;
@@ -69,7 +69,7 @@ int SuiteReports(const std::string& suite_dir, uint64_t max_history_bytes, std::
     if (run.dir.empty()) continue;  // it failed before it had a directory
     const std::string run_dir = (fs::path(suite_dir) / run.dir).string();
     // A run that failed before its workload has no history: nothing to draw.
-    if (run.verdict == "failed" && !Exists(fs::path(run_dir) / "history.jsonl")) continue;
+    if (run.verdict == "failed" && !Exists(RunHistoryFile(run_dir))) continue;
     if (std::string e = RunReport(run_dir, max_history_bytes); !e.empty()) {
       if (failed++ == 0) first_error = e;
       continue;

@@ -1,5 +1,5 @@
 // ReportCommand: `locksmith report DIR` and the store index's upkeep. A run
-// directory gets its report.html written again from history.jsonl,
+// directory gets its report.html written again from its history,
 // results.json and config.json (the verdict is not re-judged: `locksmith
 // check DIR` does that); a suite directory gets every run's report and its
 // own summary.json, junit.xml and index.html; then the store's index.html.

@@ -13,6 +13,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "checker/history.h"
+#include "checker/history_log.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
@@ -102,6 +103,7 @@ TEST_F(ReportCommandTest, AnOlderRunsFaultsAreDescribedForItsReport) {
   kill.index = 0, kill.process = kNemesisProcess, kill.type = OpType::kInfo, kill.f = "kill";
   kill.value = {{"nodes", {"n2"}}};
   kill.fault = FaultMark{0, "kill", true}.ToJson();
+  fs::remove(RunDir(0) + "/" + kRunHistoryLog);  // a run from before the log, too
   std::ofstream(RunDir(0) + "/history.jsonl") << OpToJsonLine(kill) << "\n";
   std::ofstream(RunDir(0) + "/results.json") << R"({"valid": true})";
   ASSERT_EQ(RegenerateReports(RunDir(0), out_, err_), 0) << err_.str();
@@ -124,9 +126,14 @@ TEST_F(ReportCommandTest, BadInputIsOneLineAndExit254) {
   one_line(store_.path() + "/nowhere", "no such directory");
   one_line(RunDir(0) + "/config.json", "is not a directory");
   one_line(store_.path(), "is not a run directory");
-  std::ofstream(RunDir(0) + "/history.jsonl", std::ios::app) << "{\"index\": oops}\n";
-  one_line(RunDir(0), "history.jsonl");
-  fs::remove(RunDir(1) + "/history.jsonl");
+  {
+    // A byte changed inside the log's first record.
+    std::fstream log(RunDir(0) + "/" + kRunHistoryLog, std::ios::in | std::ios::out);
+    log.seekp(static_cast<std::streamoff>(kHistoryLogMagic.size() + 2));
+    log.put('#');
+  }
+  one_line(RunDir(0), "history.bin: record 1 (byte 8): its checksum does not match");
+  fs::remove(RunDir(1) + "/" + kRunHistoryLog);
   one_line(RunDir(1), "history");
   // A suite whose run lost its history: the tables are still written, the exit says so.
   one_line(outcome_.dir, "2 of 2 run reports could not be written");

@@ -16,6 +16,7 @@
 #include "base/terminal_text.h"
 #include "checker/availability.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "cluster/run_registry.h"
 #include "harness/exec_client_setup.h"
 #include "harness/history_recorder.h"
@@ -55,7 +56,7 @@ constexpr auto kFinalReadsLimit = std::chrono::seconds(30);
 // whatever a phase knew still reaches results.json when a later one fails.
 struct ServerPhaseFacts {
   Clock::time_point zero = Clock::now();  // the workload's start: history time 0
-  bool judge = false;                     // history.jsonl exists (maybe empty)
+  bool judge = false;                     // history.bin exists (maybe empty)
   int failure_exit = 0;                   // kExitRunFailed / kExitBadInput
   std::string error;                      // why the run failed
   nlohmann::json nemesis = nullptr;       // performed, failed, heal_failures
@@ -132,7 +133,7 @@ class ServerPhases {
   // Stopped before the first op: an empty history, judged as unknown.
   void StopBeforeWorkload() {
     facts_.zero = Clock::now();
-    if (auto empty = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero); !empty) {
+    if (auto empty = HistoryRecorder::Open(store_.File(kRunHistoryLog), facts_.zero); !empty) {
       return Fail(kExitRunFailed, empty.error());
     }
     facts_.judge = true;
@@ -233,11 +234,11 @@ class ServerPhases {
     auto nemesis = modules_.make_nemesis(config_, context);
     if (!nemesis) return Fail(kExitBadInput, nemesis.error());
     facts_.zero = Clock::now();
-    auto recorder = HistoryRecorder::Open(store_.File("history.jsonl"), facts_.zero);
+    auto recorder = HistoryRecorder::Open(store_.File(kRunHistoryLog), facts_.zero);
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
     // Runs after the heal below (scopes unwind in reverse): its ops count too.
-    ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->write_error(); });
+    ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->Flush(); });
     std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
     // What was asked for, to tell afterwards what of it happened.
     const LedgerRequest request{config_.nemesis, config_.time_limit_s,
@@ -497,8 +498,8 @@ int RecheckRun(const std::string& run_dir, std::ostream& out, uint64_t max_histo
   if (!live) return bad_input(live.error());
   if (live->has_value()) {
     return bad_input(run_dir + " is still running (locksmith pid " + std::to_string(**live) +
-                     "): check it once the run ends, or check " + run_dir +
-                     "/history.jsonl --model owner-mutex, which rewrites nothing");
+                     "): check it once the run ends, or check " +
+                     RunHistoryFile(run_dir) + " --model owner-mutex, which rewrites nothing");
   }
   // Facts only the run itself could record survive the re-check (a damaged
   // results.json has none to give: it is replaced).

@@ -9,6 +9,7 @@
 #include "base/input_file.h"
 #include "checker/availability.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "checker/op_stream.h"
 #include "harness/run_modules.h"
 #include "harness/run_verdict.h"
@@ -190,10 +191,10 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (!workload) return Error{workload.error()};
   // The rules `check FILE` reads by: the same errors ("FILE:LINE: reason"),
   // the same tolerance of a last line cut short by a crash, said in a warning.
-  const std::string history_file = run_dir + "/history.jsonl";
+  const std::string history_file = RunHistoryFile(run_dir);
   auto bytes = HistorySize(history_file, max_history_bytes);
   if (!bytes) return Error{bytes.error()};
-  auto stream = JsonlOpStream::Open(history_file);
+  auto stream = OpenHistoryStream(history_file);
   if (!stream) return Error{stream.error()};
   // Every workload's own checkers, and how available the lock was with
   // faults in force and without (whatever the workload).
@@ -201,7 +202,9 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   checkers.push_back(std::make_unique<AvailabilityChecker>());
   const CompositeChecker checker(std::move(checkers));
   nlohmann::json history_facts = nlohmann::json::object();
-  auto judged = *bytes <= whole_history_bytes
+  // history.bin takes about a third of the bytes of the same ops in JSON.
+  const bool log = history_file.ends_with(".bin");
+  auto judged = *bytes <= (log ? whole_history_bytes / 3 : whole_history_bytes)
                     ? JudgeWhole(checker, **stream)
                     : JudgeStreamed(checker, **stream, history_facts);
   if (!judged) return Error{judged.error()};

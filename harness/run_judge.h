@@ -1,7 +1,8 @@
 // JudgeAndReport: the verdict on a finished run directory, then
-// results.json, report.html and junit.xml. A history.jsonl of at most
-// kWholeReportHistoryBytes is read whole, judged and reported from memory;
-// a larger one is judged in one pass over a JsonlOpStream (every checker at
+// results.json, report.html and junit.xml. A history of at most
+// kWholeReportHistoryBytes as JSON lines (a third of it as history.bin) is
+// read whole, judged and reported from memory; a larger one is judged in one
+// pass over its OpStream (every checker at
 // once, checker/checker.h: the checkers that stream keep only what follows
 // the run's keys and processes), and the report and the fault ledger are
 // given a bounded sample of it (results.json's "history": {"report_sample"}
@@ -18,7 +19,8 @@
 
 namespace locksmith {
 
-// A history.jsonl up to this size is read whole for the report and the
+// A history.jsonl up to this size (a history.bin up to a third) is read
+// whole for the report and the
 // fault ledger once judged; a larger one gives them a sample.
 inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
 // The sample: every nemesis and service op, the first kReportSampleOps
@@ -27,7 +29,8 @@ inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
 inline constexpr size_t kReportSampleOps = 200'000;
 inline constexpr int64_t kAnomalyNeighbourhood = 100;
 
-// Judges run_dir/history.jsonl with the checkers of the config's workload and
+// Judges run_dir's history (history.bin, or an older run's history.jsonl)
+// with the checkers of the config's workload and
 // writes results.json, report.html and junit.xml into run_dir. `extra` is
 // merged into results.json (run facts such as "interrupted"). The history is
 // read by the rules `check FILE` reads it with (a regular file of at most

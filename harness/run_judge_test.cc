@@ -7,6 +7,7 @@
 
 #include "base/limits.h"
 #include "base/testing/temp_dir.h"
+#include "checker/history_log.h"
 #include "checker/testing/history_builder.h"
 #include "harness/run_config.h"
 
@@ -18,7 +19,7 @@ using testing::TempDir;
 
 // A mutex run's directory: its config and a history in which process 1 is
 // granted k while process 0 still holds it.
-void WriteRun(const std::string& dir) {
+void WriteRun(const std::string& dir, bool as_log = false) {
   RunConfig config;
   config.workload = "mutex";
   std::ofstream(dir + "/config.json") << config.ToJson().dump();
@@ -38,6 +39,13 @@ void WriteRun(const std::string& dir) {
   acquire(1, "k", "b");
   release(0, "k", "a");
   release(1, "k", "b");
+  if (as_log) {
+    std::string bytes(kHistoryLogMagic);
+    HistoryLogEncoder encoder;
+    for (const Op& op : b.Build()) encoder.Encode(op, &bytes);
+    std::ofstream(dir + "/" + kRunHistoryLog) << bytes;
+    return;
+  }
   std::ofstream out(dir + "/history.jsonl");
   for (const Op& op : b.Build()) out << OpToJsonLine(op) << "\n";
 }
@@ -72,6 +80,27 @@ TEST(JudgeAndReportTest, AStreamedHistoryIsJudgedAsAWholeOne) {
   EXPECT_EQ(streamed["history"]["report_sample"]["ops"], 20);
   EXPECT_EQ(streamed["history"]["report_sample"]["of"], 20);
   EXPECT_TRUE(std::filesystem::exists(streamed_dir.path() + "/report.html"));
+}
+
+// A run's compact log is judged as its JSON lines are, whole or streamed.
+TEST(JudgeAndReportTest, AHistoryLogIsJudgedAsItsJsonLines) {
+  TempDir jsonl_dir, whole_dir, streamed_dir;
+  WriteRun(jsonl_dir.path());
+  WriteRun(whole_dir.path(), /*as_log=*/true);
+  WriteRun(streamed_dir.path(), /*as_log=*/true);
+  RunConfig config;
+  config.workload = "mutex";
+  nlohmann::json jsonl, whole, streamed;
+  ASSERT_TRUE(JudgeAndReport(jsonl_dir.path(), config.ToJson(), nlohmann::json::object(),
+                             kDefaultMaxHistoryBytes, &jsonl));
+  ASSERT_TRUE(JudgeAndReport(whole_dir.path(), config.ToJson(), nlohmann::json::object(),
+                             kDefaultMaxHistoryBytes, &whole));
+  ASSERT_TRUE(JudgeAndReport(streamed_dir.path(), config.ToJson(), nlohmann::json::object(),
+                             kDefaultMaxHistoryBytes, &streamed, /*whole_history_bytes=*/0));
+  EXPECT_EQ(whole["valid"], false);
+  EXPECT_EQ(Judgement(whole), Judgement(jsonl));
+  EXPECT_EQ(Judgement(streamed), Judgement(jsonl));
+  EXPECT_EQ(streamed["history"]["report_sample"]["of"], 20);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // RunStore: a run's directory, store/<test-name>/<timestamp>/, holding
-// config.json, history.jsonl, results.json, locksmith.log, report.html,
+// config.json, history.bin, results.json, locksmith.log, report.html,
 // junit.xml and nodes/<node>/; store/latest points at the newest run. Plain
 // value; creation is safe against concurrent runs (a taken directory name
 // gets a suffix).

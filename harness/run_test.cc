@@ -15,6 +15,7 @@
 #include "base/exit_codes.h"
 #include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/nemesis_registry.h"
@@ -148,7 +149,7 @@ class RunLifecycleTest : public ::testing::Test {
   RunOutcome Run() { return ExecuteRun(config_, signals_, modules_); }
 
   History StoredHistory(const RunOutcome& outcome) {
-    auto history = LoadHistoryFile(outcome.run_dir + "/history.jsonl", "jsonl", nullptr);
+    auto history = LoadHistoryFile(RunHistoryFile(outcome.run_dir), "jsonl", nullptr);
     EXPECT_TRUE(history.ok()) << history.error();
     return history.ok() ? *history : History{};
   }
@@ -172,7 +173,7 @@ class RunLifecycleTest : public ::testing::Test {
   int service_stops_ = 0;
   int heals_ = 0;
   int final_reads_ = 0;
-  std::string full_disk_history_;  // history.jsonl, made a link to /dev/full
+  std::string full_disk_history_;  // history.bin, made a link to /dev/full
 };
 
 TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
@@ -324,13 +325,13 @@ TEST_F(RunLifecycleTest, AHistoryThatCannotBeWrittenEndsTheWorkloadAndLeavesItUn
   config_.time_limit_s = 5;  // the failed write, not the limit, must end it
   // /dev/full fails every write with ENOSPC, as a full disk does.
   modules_.make_cluster = [this](const RunConfig&, const std::string& nodes_dir) {
-    full_disk_history_ = std::filesystem::path(nodes_dir).parent_path() / "history.jsonl";
+    full_disk_history_ = std::filesystem::path(nodes_dir).parent_path() / "history.bin";
     std::filesystem::create_symlink("/dev/full", full_disk_history_);
     return Result<std::unique_ptr<Cluster>>(std::make_unique<ClusterProbe>(this));
   };
   RunOutcome outcome = Run();
   const std::string line = "history incomplete: cannot write " + outcome.run_dir +
-                           "/history.jsonl: No space left on device";
+                           "/history.bin: No space left on device";
   EXPECT_EQ(outcome.exit_code, ExitCodeFor(Validity::kUnknown)) << outcome.error;
   ASSERT_TRUE(outcome.result.has_value()) << outcome.error;
   EXPECT_EQ(outcome.result->valid, Validity::kUnknown);

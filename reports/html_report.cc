@@ -9,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "checker/availability.h"
 #include "checker/checker.h"
+#include "checker/history_log.h"
 #include "reports/anomaly_html.h"
 #include "reports/escape.h"
 #include "reports/fault_ledger_html.h"
@@ -265,8 +266,7 @@ Status WriteHtmlReport(const History& history, const nlohmann::json& results,
 Status WriteHtmlReport(const std::string& run_dir, const HtmlReportOptions& options) {
   auto docs = ReadRunDocuments(run_dir);
   if (!docs) return Error{docs.error()};
-  auto history = ReadHistoryJsonl(run_dir + "/history.jsonl", /*allow_truncated_tail=*/true,
-                                  nullptr, options.max_history_bytes);
+  auto history = ReadRunHistory(run_dir, nullptr, options.max_history_bytes);
   if (!history) return Error{history.error()};
   return WriteHtmlReport(*history, docs->results, docs->config, run_dir + "/report.html", options);
 }

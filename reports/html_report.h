@@ -29,7 +29,7 @@ struct HtmlReportOptions {
   // Of those, the ones in the page's markup; the script adds the others
   // after its first frame (their markup travels as text until then).
   size_t inline_anomalies = 20;
-  // The largest history.jsonl WriteHtmlReport(run_dir) reads (it is held in
+  // The largest history WriteHtmlReport(run_dir) reads (it is held in
   // memory whole).
   uint64_t max_history_bytes = kDefaultMaxHistoryBytes;
   // For results.json written before it carried "fault_descriptions" (see
@@ -38,7 +38,7 @@ struct HtmlReportOptions {
   std::function<nlohmann::json(const History&)> describe_faults;
 };
 
-// Reads run_dir/{history.jsonl, results.json, config.json} and writes
+// Reads run_dir's history (RunHistoryFile), results.json and config.json and writes
 // run_dir/report.html. A missing or malformed results.json or history is an
 // error; a missing config.json only leaves the run facts blank.
 Status WriteHtmlReport(const std::string& run_dir);

@@ -8,6 +8,7 @@
 #include "base/atomic_file.h"
 #include "base/utf8.h"
 #include "checker/history.h"
+#include "checker/history_log.h"
 #include "reports/escape.h"
 #include "reports/op_refs.h"
 #include "reports/run_results.h"
@@ -78,6 +79,21 @@ std::string Summary(const std::vector<nlohmann::json>& anomalies) {
 
 // Time of the last op, from the file's tail only (histories can be large).
 double LastOpSeconds(const std::string& history_path) {
+  {
+    // A history log has no lines to read backwards: the last op of a pass.
+    std::ifstream head(history_path, std::ios::binary);
+    char magic[kHistoryLogMagic.size()] = {};
+    if (head.read(magic, sizeof magic) && HasHistoryLogMagic({magic, sizeof magic})) {
+      auto stream = OpenHistoryStream(history_path);
+      Op op, last;
+      while (stream) {
+        auto more = (*stream)->Next(&op);
+        if (!more || !*more) break;
+        last = std::move(op);
+      }
+      return static_cast<double>(last.time) / 1e9;
+    }
+  }
   std::ifstream in(history_path, std::ios::binary | std::ios::ate);
   if (!in) return 0;
   const std::streamoff size = in.tellg();
@@ -237,7 +253,7 @@ Status WriteJunitXml(const std::string& run_dir) {
   auto docs = ReadRunDocuments(run_dir);
   if (!docs) return Error{docs.error()};
   return WriteJunitXml(docs->results, docs->config, run_dir + "/junit.xml",
-                       LastOpSeconds(run_dir + "/history.jsonl"));
+                       LastOpSeconds(RunHistoryFile(run_dir)));
 }
 
 }  // namespace locksmith

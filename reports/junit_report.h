@@ -16,7 +16,7 @@
 namespace locksmith {
 
 // Reads run_dir/results.json (required) and config.json (optional), takes the
-// run's duration from the last line of history.jsonl if present, and writes
+// run's duration from the last op of its history if present, and writes
 // run_dir/junit.xml.
 Status WriteJunitXml(const std::string& run_dir);
 

@@ -41,7 +41,7 @@ class ReportModel {
   struct Options {
     // Op values (tokens, fences, ...) go into the page only up to this many
     // rows, to keep the file small; nemesis ops and ops named by an anomaly
-    // always keep theirs. The rest say "see history.jsonl".
+    // always keep theirs. The rest point to the history.
     size_t max_values = 20000;
     int plot_buckets = 200;
     int scatter_x_bins = 400;

@@ -8,9 +8,9 @@
 #        scripts/bench-checker.sh DIR [--model M] [--initial JSON] [--timeout S]
 #                                     [--repeat N] [--expect FILE]
 #   times the check of every history file in DIR (Jepsen EDN, jepsen.util
-#   logs or history.jsonl; default model cas-register, initial nil): per file
-#   the load and check time, then average and max with the load excluded and
-#   included. A file DIR/EXPECTED of "NAME valid|invalid" lines (or
+#   logs, history.jsonl or a run's history.bin; default model cas-register,
+#   initial nil): per file the load and check time, then average and max
+#   with the load excluded and included. A file DIR/EXPECTED of "NAME valid|invalid" lines (or
 #   --expect FILE) makes it compare each verdict with the expected one.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"

@@ -127,7 +127,8 @@ for n in $counts; do
 done
 
 # The whole harness path: `locksmith run` with its own loopback redis-server,
-# the workload, the history recorder (one write per op) and the checkers.
+# the workload, the history recorder (a log written by a thread of its own)
+# and the checkers.
 # Not CPU-pinned (the run spawns its own server), so compare it with the
 # table above only loosely; acquire and release each count as one op.
 locksmith="$build/locksmith"

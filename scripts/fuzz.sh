@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target for a bounded time under AddressSanitizer and
 # UndefinedBehaviorSanitizer: the history parsers (Jepsen EDN and log lines,
-# history.jsonl) and the readers of the JSON files locksmith takes from
+# history.jsonl, a run's history.bin) and the readers of the JSON files locksmith takes from
 # others (config, suite and scenario files, a run's results.json, a suite's
 # summary.json). Each target starts from its seed corpus in the repository
 # (<layer>/fuzz/corpus/<name>/) and the project's own fixtures; what it finds
@@ -23,6 +23,7 @@ jobs="${FUZZ_JOBS:-$(nproc)}"
 # Each target and the seed directories it starts from (the first is its own).
 targets=(
   "history_jsonl_fuzz checker/fuzz/corpus/history_jsonl"
+  "history_log_fuzz checker/fuzz/corpus/history_log"
   "edn_history_fuzz checker/fuzz/corpus/edn"
   "jepsen_log_fuzz checker/fuzz/corpus/jepsen_log"
   "results_json_fuzz reports/fuzz/corpus/results"

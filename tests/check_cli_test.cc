@@ -2,7 +2,8 @@
 // servers, no root): a history file and the run directory holding it get the
 // same verdict, nothing to judge is unknown on both paths, a last line cut
 // short is skipped and said so, flags a run directory would ignore are
-// refused, and a live run is not re-judged. `locksmith report` on them too.
+// refused, and a live run is not re-judged. A run's history log is read
+// as its JSON lines are, and exported back to them. `locksmith report` on them too.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <fstream>
 
 #include "checker/history.h"
+#include "checker/history_log.h"
 #include "cluster/run_registry.h"
 #include "tests/locksmith_process.h"
 
@@ -280,6 +282,73 @@ TEST(CheckCliTest, ReportOnBadInputIsOneLineAnd254) {
   EXPECT_EQ(Report(run.path(), &out), 254) << out;
   EXPECT_NE(out.find("is not a run directory"), std::string::npos) << out;
   EXPECT_EQ(LineCount(out), 1) << out;
+}
+
+// The JSON lines `text` as a run's history log.
+std::string AsLog(const std::string& text) {
+  HistoryLogEncoder encoder;
+  std::string bytes(kHistoryLogMagic);
+  const History history = ParseHistoryJsonl(text).value();
+  for (const Op& op : history) encoder.Encode(op, &bytes);
+  return bytes;
+}
+
+TEST(HistoryLogCliTest, ARunsLogIsJudgedCheckedAndExportedAsItsJsonLines) {
+  RunDir run(ExpiredAfterFailedRelease());
+  const std::string log = run.path() + "/history.bin";
+  std::ofstream(log, std::ios::binary) << AsLog(ExpiredAfterFailedRelease());
+  std::filesystem::remove(run.history());
+  std::string out;
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+  EXPECT_EQ(Check({log, "--model", "owner-mutex"}, &out), 0) << out;
+  TempDir cwd;
+  const std::string exported = cwd.path() + "/exported.jsonl";
+  ASSERT_EQ(RunLocksmith(cwd.path(), {"export", run.path(), "-o", exported}, seconds(60), &out), 0)
+      << out;
+  EXPECT_EQ(ReadText(exported), ExpiredAfterFailedRelease());
+  // JSON lines export as themselves.
+  const std::string again = cwd.path() + "/again.jsonl";
+  ASSERT_EQ(RunLocksmith(cwd.path(), {"export", exported, "-o", again}, seconds(60), &out), 0);
+  EXPECT_EQ(ReadText(again), ExpiredAfterFailedRelease());
+}
+
+TEST(HistoryLogCliTest, ALogCutShortIsReadToItsLastWholeRecordAndSaysSo) {
+  RunDir run("");
+  const std::string log = run.path() + "/history.bin";
+  const std::string bytes = AsLog(ExpiredAfterFailedRelease());
+  std::ofstream(log, std::ios::binary) << bytes.substr(0, bytes.size() - 2);
+  std::string out;
+  EXPECT_NE(Check({log, "--model", "owner-mutex"}, &out), 254) << out;
+  EXPECT_NE(out.find(log + ": record "), std::string::npos) << out;
+  EXPECT_NE(out.find("skipped 1 record"), std::string::npos) << out;
+  TempDir cwd;
+  ASSERT_EQ(RunLocksmith(cwd.path(), {"export", log}, seconds(60), &out), 0) << out;
+  EXPECT_EQ(LineCount(out), 7 + 1) << out;  // seven ops and the warning
+}
+
+TEST(HistoryLogCliTest, ADamagedLogIsOneLineAndBadInput) {
+  RunDir run("");
+  const std::string log = run.path() + "/history.bin";
+  std::string bytes = AsLog(ExpiredAfterFailedRelease());
+  bytes[kHistoryLogMagic.size() + 2] ^= 0x20;
+  std::ofstream(log, std::ios::binary) << bytes;
+  std::string out;
+  EXPECT_EQ(Check({log, "--model", "owner-mutex"}, &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find(log + ": record 1 (byte 8): its checksum does not match"), std::string::npos)
+      << out;
+  EXPECT_EQ(Check({run.path()}, &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  TempDir cwd;
+  EXPECT_EQ(RunLocksmith(cwd.path(), {"export", run.path()}, seconds(60), &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  // A log of another version of the format is named as such.
+  bytes = AsLog(ExpiredAfterFailedRelease());
+  bytes[kHistoryLogMagic.size() - 1] = '\x07';
+  std::ofstream(log, std::ios::binary | std::ios::trunc) << bytes;
+  EXPECT_EQ(Check({log, "--model", "owner-mutex"}, &out), 254) << out;
+  EXPECT_EQ(LineCount(out), 1) << out;
+  EXPECT_NE(out.find("a history log of version 7"), std::string::npos) << out;
 }
 
 }  // namespace

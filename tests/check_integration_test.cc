@@ -10,6 +10,7 @@
 #include <map>
 
 #include "checker/history.h"
+#include "checker/history_file.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {
@@ -47,8 +48,8 @@ TEST(CheckIntegrationTest, KilledRunGetsOneVerdictFromItsDirectoryAndItsHistoryF
                    seconds(120), &out);
   ASSERT_EQ(run_code, 0) << out;
   const std::string run = LatestRun(dir.path() + "/store");
-  const std::string history_file = run + "/history.jsonl";
-  auto history = ReadHistoryJsonl(history_file, /*allow_truncated_tail=*/false);
+  const std::string history_file = RunHistoryFile(run);
+  auto history = LoadHistoryFile(history_file, "jsonl", nullptr);
   ASSERT_TRUE(history.ok()) << history.error();
   ASSERT_GE(CountFailedReleasesThenRegranted(*history), 1)
       << "no release failed during a kill: the test proves nothing";
@@ -80,7 +81,7 @@ TEST(CheckIntegrationTest, ALiveRunIsNotRejudgedUntilItEnds) {
   TempDir dir;
   const std::string store = dir.path() + "/store";
   LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--store", "store"});
-  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 100, seconds(60)))
+  ASSERT_TRUE(WaitForOps(store + "/latest", 100, seconds(60)))
       << run_process.Stderr();
   const std::string run = LatestRun(store);
 
@@ -90,7 +91,7 @@ TEST(CheckIntegrationTest, ALiveRunIsNotRejudgedUntilItEnds) {
   EXPECT_NE(out.find("still running"), std::string::npos) << out;
   EXPECT_FALSE(std::filesystem::exists(run + "/results.json")) << "the live run was re-judged";
   // Reading its history is harmless and allowed.
-  EXPECT_EQ(RunLocksmith(dir.path(), {"check", run + "/history.jsonl", "--model", "owner-mutex"},
+  EXPECT_EQ(RunLocksmith(dir.path(), {"check", RunHistoryFile(run), "--model", "owner-mutex"},
                          seconds(60), &out),
             0)
       << out;

@@ -17,6 +17,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
 #include "nemesis/clock_controller.h"
@@ -85,7 +86,7 @@ TEST_F(ClockRunTest, ABumpBeyondTheLeaseOnTheRedisNodeMakesUnsafeGrants) {
   EXPECT_EQ(outcome.exit_code, 1) << outcome.error;
   EXPECT_NE(outcome.result->ToJson().dump().find("unsafe-grant"), std::string::npos)
       << outcome.result->ToJson().dump();
-  auto history = LoadHistoryFile(outcome.run_dir + "/history.jsonl", "jsonl", nullptr);
+  auto history = LoadHistoryFile(RunHistoryFile(outcome.run_dir), "jsonl", nullptr);
   ASSERT_TRUE(history.ok()) << history.error();
   bool saw_bump = false;
   for (const Op& op : *history) {
@@ -110,7 +111,7 @@ TEST_F(ClockRunTest, ASigintDuringTheFaultLeavesNoControlFile) {
   EXPECT_FALSE(outcome.interrupted.empty()) << outcome.error;
   ASSERT_FALSE(outcome.run_dir.empty());
   EXPECT_TRUE(ControlFiles(outcome.run_dir).empty());
-  auto history = LoadHistoryFile(outcome.run_dir + "/history.jsonl", "jsonl", nullptr);
+  auto history = LoadHistoryFile(RunHistoryFile(outcome.run_dir), "jsonl", nullptr);
   ASSERT_TRUE(history.ok()) << history.error();
   int resets = 0;
   for (const Op& op : *history) resets += op.f == "clock-reset" && op.type != OpType::kInvoke;

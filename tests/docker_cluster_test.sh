@@ -101,7 +101,8 @@ echo "cluster up and ready in $(( $(date +%s%3N) - up_start )) ms"
 faults_struck() {
   # shellcheck disable=SC2016
   "${compose[@]}" exec -T control sh -c '
-    h=/work/store/latest/history.jsonl
+    h=/tmp/faults-struck.jsonl
+    locksmith export /work/store/latest -o "$h" || exit 1
     grep "\"f\":\"kill\"" "$h" | grep "\"type\":\"info\"" | grep -v "\"error\"" | grep -q nodes &&
     grep "\"f\":\"partition\"" "$h" | grep "\"type\":\"info\"" | grep -v "\"error\"" |
       grep -q rules'

@@ -106,7 +106,7 @@ TEST(ExecClientTest, SigkillThenCleanupLeavesNoProgram) {
   const std::string store = dir.path() + "/store";
   LocksmithProcess run_process(dir.path(), {"run", "--client", "exec:" + kMinimal,
                                             "--time-limit", "120", "--store", "store"});
-  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+  ASSERT_TRUE(WaitForOps(store + "/latest", 200, seconds(60)))
       << run_process.Stderr();
   const std::string run = LatestRun(store);
   EXPECT_EQ(ProgramsOf(run), 10) << "the test proves nothing without the programs running";

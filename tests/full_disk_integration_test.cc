@@ -39,14 +39,15 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   const auto began = std::chrono::steady_clock::now();
   const int code = RunLocksmith(dir.path(),
                                 {"run", "--store", store, "--backend", "redis", "--loopback",
-                                 "--concurrency", "10", "--time-limit", "40"},
+                                 "--concurrency", "10", "--hold", "0-0",  // fills it at once
+                                 "--time-limit", "40"},
                                 seconds(120), &out);
   const auto took = std::chrono::steady_clock::now() - began;
   const std::string run = LatestRun(store);
   ASSERT_FALSE(run.empty()) << out;
   EXPECT_EQ(code, 2) << out;
   const std::string line = "history incomplete: cannot write " + run +
-                           "/history.jsonl: No space left on device";
+                           "/history.bin: No space left on device";
   EXPECT_NE(out.find(line + "\n"), std::string::npos) << out;
   // The failed write ended the workload, long before its time limit.
   EXPECT_LT(took, seconds(25)) << out;

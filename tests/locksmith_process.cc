@@ -104,7 +104,7 @@ FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::secon
   f.config = ReadJson(f.run + "/config.json");
   f.results = ReadJson(f.run + "/results.json");
   f.log = ReadText(f.run + "/locksmith.log");
-  auto history = LoadHistoryFile(f.run + "/history.jsonl", "jsonl", nullptr);
+  auto history = LoadHistoryFile(RunHistoryFile(f.run), "jsonl", nullptr);
   EXPECT_TRUE(history.ok()) << history.error();
   if (history.ok()) f.history = *history;
   ExpectNothingLeft(f.run);
@@ -215,6 +215,24 @@ bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds ti
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   return false;
+}
+
+bool WaitForOps(const std::string& run_dir, size_t ops, std::chrono::seconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    auto history = LoadHistoryFile(RunHistoryFile(run_dir), "jsonl", nullptr);
+    if (history && history->size() >= ops) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+std::string HistoryJsonl(const std::string& run_dir) {
+  auto history = LoadHistoryFile(RunHistoryFile(run_dir), "jsonl", nullptr);
+  std::string text;
+  if (!history) return text;
+  for (const Op& op : *history) text += OpToJsonLine(op) + "\n";
+  return text;
 }
 
 bool WaitForText(const std::string& path, const std::string& text, std::chrono::seconds timeout) {

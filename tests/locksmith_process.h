@@ -17,6 +17,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "checker/history.h"
+#include "checker/history_log.h"
 
 namespace locksmith::testing {
 
@@ -83,6 +84,12 @@ std::vector<std::string> Leftovers(const std::string& tag, const std::string& ru
 void ExpectNothingLeft(const std::string& run_dir);
 
 bool WaitForLines(const std::string& path, size_t lines, std::chrono::seconds timeout);
+// Waits until the run's history (RunHistoryFile) holds at least `ops` whole
+// ops; false on timeout.
+bool WaitForOps(const std::string& run_dir, size_t ops, std::chrono::seconds timeout);
+// The run's history as JSON lines, as `locksmith export` writes it ("" when
+// it cannot be read).
+std::string HistoryJsonl(const std::string& run_dir);
 // Waits until the file contains `text`, polling every millisecond (to act
 // within a short phase of a run); false on timeout.
 bool WaitForText(const std::string& path, const std::string& text, std::chrono::seconds timeout);

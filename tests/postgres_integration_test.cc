@@ -191,7 +191,7 @@ TEST(PostgresIntegrationTest, AnInterruptedRunLeavesNoServerAndNoDataDirectory) 
   TempDir dir;
   LocksmithProcess run(dir.path(), {"run", "--backend", "postgres", "--time-limit", "120",
                                     "--store", "store"});
-  ASSERT_TRUE(WaitForLines(dir.path() + "/store/latest/history.jsonl", 20, seconds(60)))
+  ASSERT_TRUE(WaitForOps(dir.path() + "/store/latest", 20, seconds(60)))
       << run.Stderr();
   const std::string run_dir = LatestRun(dir.path() + "/store");
   ASSERT_TRUE(std::filesystem::exists(run_dir + "/nodes/n1/pgdata/PG_VERSION"));

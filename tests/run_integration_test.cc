@@ -43,7 +43,7 @@ TEST(RunIntegrationTest, PlainRunIsValidWithThousandsOfOps) {
   EXPECT_EQ(results["valid"], true);
   EXPECT_GT(Count(results, "ok") + Count(results, "fail"), 2000) << results["stats"].dump();
   EXPECT_GT(Count(results, "ok"), 500);
-  for (const char* file : {"config.json", "history.jsonl", "report.html", "junit.xml", "locksmith.log",
+  for (const char* file : {"config.json", "history.bin", "report.html", "junit.xml", "locksmith.log",
                            "nodes/n1/redis.log"}) {
     EXPECT_TRUE(std::filesystem::exists(run + "/" + file)) << file;
   }
@@ -132,7 +132,7 @@ TEST_P(InterruptTest, MidWorkloadTearsDownSaysSoAndKeepsACheckableHistory) {
   LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--nemesis", "kill",
                                             "--nemesis-interval", "1", "--redis-persistence",
                                             "always", "--store", "store"});
-  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+  ASSERT_TRUE(WaitForOps(store + "/latest", 200, seconds(60)))
       << run_process.Stderr();
   run_process.Signal(sig);
   auto code = run_process.Wait(seconds(30));
@@ -171,8 +171,10 @@ TEST_P(InterruptTest, MidWorkloadTearsDownSaysSoAndKeepsACheckableHistory) {
   EXPECT_NE(junit.find("<system-out>" + interrupted[0] + "</system-out>"), std::string::npos)
       << junit;
   ExpectNothingLeft(run);
-  // Every line written is a whole op, and the run can be judged again.
-  auto history = ReadHistoryJsonl(run + "/history.jsonl", /*allow_truncated_tail=*/false);
+  // Every record written is a whole op, and the run can be judged again.
+  auto log = HistoryLogStream::Open(RunHistoryFile(run), /*allow_truncated_tail=*/false);
+  ASSERT_TRUE(log.ok()) << log.error();
+  auto history = ReadAll(**log);
   ASSERT_TRUE(history.ok()) << history.error();
   EXPECT_GT(history->size(), 200u);
   // Judged again, it is still a run cut short.
@@ -223,7 +225,8 @@ TEST_P(InterruptTest, WhileServersStartIsUnknownNotACrash) {
     EXPECT_EQ(results["valid"], "unknown");
     EXPECT_EQ(results["interrupted"], true);
     EXPECT_EQ(results["interruption"]["phase"], "servers");
-    EXPECT_EQ(ReadText(run + "/history.jsonl"), "");
+    EXPECT_EQ(HistoryJsonl(run), "");
+    EXPECT_EQ(ReadText(RunHistoryFile(run)), kHistoryLogMagic);
     EXPECT_TRUE(std::filesystem::exists(run + "/report.html"));
     const std::string junit = ReadText(run + "/junit.xml");
     EXPECT_NE(
@@ -243,7 +246,7 @@ TEST(RunIntegrationTest, SigkillThenCleanupRemovesEverything) {
   TempDir dir;
   const std::string store = dir.path() + "/store";
   LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--store", "store"});
-  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+  ASSERT_TRUE(WaitForOps(store + "/latest", 200, seconds(60)))
       << run_process.Stderr();
   const std::string run = LatestRun(store);
   const std::string tag = RunTag(run);
@@ -274,7 +277,7 @@ TEST(RunIntegrationTest, CleanupOfAnUnregisteredRunNeedsTheFlag) {
   TempDir dir;
   const std::string store = dir.path() + "/store";
   LocksmithProcess run_process(dir.path(), {"run", "--time-limit", "120", "--store", "store"});
-  ASSERT_TRUE(WaitForLines(store + "/latest/history.jsonl", 200, seconds(60)))
+  ASSERT_TRUE(WaitForOps(store + "/latest", 200, seconds(60)))
       << run_process.Stderr();
   const std::string run = LatestRun(store);
   const std::string tag = RunTag(run);
@@ -380,7 +383,7 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   // Each says what is wrong.
   std::string out;
   RunLocksmith(dir.path(), {"frobnicate"}, seconds(30), &out);
-  EXPECT_NE(out.find("unknown subcommand \"frobnicate\" (known: run, check, cleanup, suite, report, scenarios)"),
+  EXPECT_NE(out.find("unknown subcommand \"frobnicate\" (known: run, check, cleanup, suite, report, export, scenarios)"),
             std::string::npos)
       << out;
   RunLocksmith(dir.path(), config(fifo), seconds(30), &out);

@@ -63,7 +63,7 @@ bool PausesInFlight(const nlohmann::json& scenario) {
 // valid, an ok when invalid.
 void ExpectTheStalledAcquire(const std::string& run, const std::string& predicted) {
   std::vector<nlohmann::json> ops;
-  std::istringstream lines(ReadText(run + "/history.jsonl"));
+  std::istringstream lines(HistoryJsonl(run));
   for (std::string line; std::getline(lines, line);) {
     if (!line.empty()) ops.push_back(nlohmann::json::parse(line));
   }

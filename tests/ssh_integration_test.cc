@@ -113,7 +113,7 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
     EXPECT_TRUE(has_log);
     if (flags.size() > 6) {
       // The faults ran on the nodes: a partition's rules and a kill.
-      const std::string history = ReadText(ssh.run + "/history.jsonl");
+      const std::string history = HistoryJsonl(ssh.run);
       std::string faults;
       std::istringstream lines(history);
       for (std::string line; std::getline(lines, line);) {
@@ -145,7 +145,7 @@ TEST_F(SshProviderTest, SentinelAndZooKeeperRunsGetTheLocalProvidersVerdicts) {
     ASSERT_FALSE(tag.empty()) << ssh.out;
     ExpectNodesClean(tag);
     if (flags.size() > 6) {
-      EXPECT_NE(ReadText(ssh.run + "/history.jsonl").find("\"f\":\"kill\""),
+      EXPECT_NE(HistoryJsonl(ssh.run).find("\"f\":\"kill\""),
                 std::string::npos);
     }
   }

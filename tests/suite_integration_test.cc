@@ -147,7 +147,7 @@ void ExpectAStalledHolderInEach(const History& history, const nlohmann::json& re
 
 void ExpectRun(const std::string& run_dir, const nlohmann::json& row, const Expected& cell) {
   SCOPED_TRACE(row["cell"].get<std::string>());
-  auto history = LoadHistoryFile(run_dir + "/history.jsonl", "jsonl", nullptr);
+  auto history = LoadHistoryFile(RunHistoryFile(run_dir), "jsonl", nullptr);
   ASSERT_TRUE(history.ok()) << history.error();
   const Expected expected = UnlessTheSentinelsFailedOverOnTheirOwn(run_dir, *history, cell);
   const nlohmann::json results = ReadJson(run_dir + "/results.json");
@@ -258,7 +258,7 @@ TEST(SuiteIntegrationTest, TheReadmesMainCommandRunsTheQuickComparisonSuite) {
                {"postgres.kill", {"", kUnsafe}},
                {"postgres.client-pause", {"valid", {}}}});
   // Why the Sentinel cell is valid: no kill hit the master.
-  auto history = LoadHistoryFile(RunDirOf(s, "sentinel.kill") + "/history.jsonl", "jsonl", nullptr);
+  auto history = LoadHistoryFile(RunHistoryFile(RunDirOf(s, "sentinel.kill")), "jsonl", nullptr);
   ASSERT_TRUE(history.ok()) << history.error();
   const std::vector<Op> kills = NemesisDone(*history, "kill");
   EXPECT_FALSE(kills.empty());

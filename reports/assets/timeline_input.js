@@ -31,7 +31,7 @@ function describeOp(i) {
   lines.push('invoke @ ' + fmtNs(S[i]) + (ci >= 0 ? '   completion #' + (idx + ci) + ' @ ' + fmtNs(E[i]) : ''));
   if (KE[kind] >= 0) lines.push('error: ' + D.errors[KE[kind]]);
   if (VAL.has(i)) lines.push('value: ' + VAL.get(i));
-  else if (D.values.truncated) lines.push('value: see history.jsonl');
+  else if (D.values.truncated) lines.push('value: see the history (locksmith export RUN_DIR)');
   return lines;
 }
 function describeHold(j) {

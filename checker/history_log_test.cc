@@ -1,0 +1,175 @@
+#include "checker/history_log.h"
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/testing/temp_dir.h"
+#include "checker/history_file.h"
+
+namespace locksmith {
+namespace {
+
+History SampleHistory() {
+  History h;
+  auto add = [&](int64_t process, OpType type, std::string f, std::string key,
+                 nlohmann::json value = nullptr, std::string error = "") {
+    Op op;
+    op.index = static_cast<int64_t>(h.size());
+    op.time = 1000 * op.index + 7;
+    op.process = process;
+    op.type = type;
+    op.f = std::move(f);
+    op.key = std::move(key);
+    op.value = std::move(value);
+    op.error = std::move(error);
+    h.push_back(std::move(op));
+  };
+  add(0, OpType::kInvoke, "acquire", "lock-0", {{"lease_ms", 1000}});
+  add(1, OpType::kInvoke, "acquire", "lock-0", {{"lease_ms", 1000}});
+  add(0, OpType::kOk, "acquire", "lock-0", {{"token", 17}});
+  add(1, OpType::kFail, "acquire", "lock-0", nullptr, "held");
+  add(kNemesisProcess, OpType::kInvoke, "kill", "", "n1");
+  h.back().fault = FaultMark{0, "kill", true}.ToJson();
+  add(kSentinelProcess, OpType::kInfo, "+switch-master", "", {{"to", "n2"}});
+  add(0, OpType::kInfo, "release", "lock-0", nullptr, std::string(300, 'e') + " \xc3\xa9");
+  add(1, OpType::kInfo, "acquire", "lock-0", nullptr, "held");  // "held" a second time
+  h.back().time = 3;  // times need not grow
+  return h;
+}
+
+std::string Encode(const History& h) {
+  HistoryLogEncoder encoder;
+  std::string bytes(kHistoryLogMagic);
+  for (const Op& op : h) encoder.Encode(op, &bytes);
+  return bytes;
+}
+
+void ExpectSameOps(const History& a, const History& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(OpToJsonLine(a[i]), OpToJsonLine(b[i])) << i;
+}
+
+TEST(HistoryLogTest, EveryOpRoundTripsAndRewindsForASecondPass) {
+  const History h = SampleHistory();
+  auto stream = HistoryLogStream::FromBytes(Encode(h), "mem");
+  ASSERT_TRUE(stream) << stream.error();
+  for (int pass = 0; pass < 2; ++pass) {
+    auto read = ReadAll(**stream);
+    ASSERT_TRUE(read) << read.error();
+    ExpectSameOps(*read, h);
+    EXPECT_TRUE((*stream)->skipped().empty());
+    ASSERT_TRUE((*stream)->Rewind());
+  }
+}
+
+TEST(HistoryLogTest, RepeatedStringsAreWrittenOnce) {
+  History h;
+  for (int i = 0; i < 1000; ++i) {
+    Op op;
+    op.index = i;
+    op.time = i * 50'000;
+    op.process = i % 50;
+    op.type = i % 2 ? OpType::kOk : OpType::kInvoke;
+    op.f = "acquire";
+    op.key = "lock-" + std::to_string(i % 50);
+    h.push_back(op);
+  }
+  const std::string bytes = Encode(h);
+  // An op of this kind is some 17 bytes; its JSON line is near a hundred.
+  size_t json_bytes = 0;
+  for (const Op& op : h) json_bytes += OpToJsonLine(op).size() + 1;
+  EXPECT_LT(bytes.size() * 4, json_bytes);
+  auto read = ParseHistoryLog(bytes, "mem");
+  ASSERT_TRUE(read) << read.error();
+  ExpectSameOps(*read, h);
+}
+
+TEST(HistoryLogTest, EveryCutOfTheFileReadsAPrefixAndSaysWhatItDropped) {
+  const History h = SampleHistory();
+  const std::string bytes = Encode(h);
+  for (size_t cut = kHistoryLogMagic.size(); cut < bytes.size(); ++cut) {
+    std::vector<SkippedLine> skipped;
+    auto read = ParseHistoryLog(bytes.substr(0, cut), "mem", &skipped);
+    ASSERT_TRUE(read) << cut << ": " << read.error();
+    ASSERT_LT(read->size(), h.size());
+    for (size_t i = 0; i < read->size(); ++i) EXPECT_EQ((*read)[i].index, h[i].index);
+    // A cut between two records drops nothing; a cut inside one is said.
+    if (!skipped.empty()) {
+      EXPECT_TRUE(skipped[0].record);
+      EXPECT_GE(skipped[0].line, 1);
+    }
+  }
+}
+
+TEST(HistoryLogTest, ATornTailIsRefusedWhenNotAllowed) {
+  const std::string bytes = Encode(SampleHistory());
+  auto stream = HistoryLogStream::FromBytes(bytes.substr(0, bytes.size() - 1), "mem",
+                                            /*allow_truncated_tail=*/false);
+  ASSERT_TRUE(stream);
+  auto read = ReadAll(**stream);
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().find("cut short"), std::string::npos) << read.error();
+}
+
+TEST(HistoryLogTest, ADamagedRecordInsideIsAnErrorNamingIt) {
+  std::string bytes = Encode(SampleHistory());
+  bytes[kHistoryLogMagic.size() + 3] ^= 0x40;  // inside the first record
+  auto read = ParseHistoryLog(bytes, "h.bin");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error().rfind("h.bin: record 1 (byte 8): ", 0), 0u) << read.error();
+}
+
+TEST(HistoryLogTest, AWrongMagicOrVersionIsAnError) {
+  auto read = ParseHistoryLog("LKSMHST\x02 and more", "h.bin");
+  ASSERT_FALSE(read);
+  EXPECT_EQ(read.error(),
+            "h.bin: a history log of version 2, which this locksmith does not read (it reads "
+            "version 1)");
+  EXPECT_TRUE(HasHistoryLogMagic("LKSMHST\x02 and more"));  // so `check FILE` says so
+  read = ParseHistoryLog("LKSMHIS\x01 and more", "h.bin");
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().find("not a history log"), std::string::npos) << read.error();
+  EXPECT_FALSE(ParseHistoryLog("LKS", "h.bin"));
+}
+
+TEST(HistoryLogTest, FilesAreFoundAndReadByTheirMagic) {
+  testing::TempDir dir;
+  const History h = SampleHistory();
+  EXPECT_EQ(RunHistoryFile(dir.path()), dir.path() + "/history.jsonl");
+  {
+    std::ofstream jsonl(dir.path() + "/history.jsonl");
+    for (const Op& op : h) jsonl << OpToJsonLine(op) << "\n";
+  }
+  std::ofstream(dir.path() + "/history.bin") << Encode(h);
+  EXPECT_EQ(RunHistoryFile(dir.path()), dir.path() + "/history.bin");
+  for (const char* name : {"/history.bin", "/history.jsonl"}) {
+    auto stream = OpenHistoryStream(dir.path() + name);
+    ASSERT_TRUE(stream) << stream.error();
+    auto read = ReadAll(**stream);
+    ASSERT_TRUE(read) << read.error();
+    ExpectSameOps(*read, h);
+    // `check FILE` reads either, whatever format it is told.
+    auto loaded = LoadHistoryFile(dir.path() + name, name[9] == 'b' ? "" : "jsonl");
+    ASSERT_TRUE(loaded) << loaded.error();
+    ExpectSameOps(*loaded, h);
+  }
+}
+
+TEST(HistoryLogTest, ACutLogLoadedWholeSaysItsSkippedRecord) {
+  testing::TempDir dir;
+  const std::string bytes = Encode(SampleHistory());
+  std::ofstream(dir.path() + "/history.bin") << bytes.substr(0, bytes.size() - 2);
+  std::vector<SkippedLine> skipped;
+  auto loaded = LoadHistoryFile(dir.path() + "/history.bin", "jsonl", &skipped);
+  ASSERT_TRUE(loaded) << loaded.error();
+  EXPECT_EQ(loaded->size(), SampleHistory().size() - 1);
+  const auto lines = DescribeSkippedLines("h.bin", skipped);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("h.bin: record "), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("the last record is cut short"), std::string::npos) << lines[0];
+}
+
+}  // namespace
+}  // namespace locksmith
