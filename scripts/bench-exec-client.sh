@@ -31,29 +31,9 @@ for tool in redis-server redis-cli ss; do
   command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh installs it)" >&2; exit 254; }
 done
 
-dir=$(mktemp -d /tmp/locksmith-bench-exec.XXXXXX)
-pass="bench-$RANDOM$RANDOM"
-pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-for _ in $(seq 50); do
-  port=$((20000 + RANDOM % 40000))
-  ss -Htln "sport = :$port" | grep -q . || break
-done
-redis-server --port "$port" --bind 127.0.0.1 --requirepass "$pass" --save "" --appendonly no \
-  --dir "$dir" --logfile "$dir/redis.log" --daemonize no &
-pid=$!
-cli=(redis-cli --no-auth-warning -h 127.0.0.1 -p "$port" -a "$pass")
-for _ in $(seq 100); do
-  [[ "$("${cli[@]}" ping 2>/dev/null)" == PONG ]] && break
-  sleep 0.05
-done
-[[ "$("${cli[@]}" ping)" == PONG ]] || { echo "redis-server did not start" >&2; exit 1; }
+# shellcheck source=scripts/bench/private_redis.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench/private_redis.sh"
+start_private_redis exec
 
 # One run: prints "ops/s harness_us_per_op" (builtin: its client CPU per op).
 run() {

@@ -42,29 +42,9 @@ source scripts/bench-build.sh
 bench_build locksmith
 bench_build redis_lock_bench >/dev/null
 
-dir=$(mktemp -d /tmp/locksmith-bench-long.XXXXXX)
-pass="bench-$RANDOM$RANDOM"
-pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-for _ in $(seq 50); do
-  port=$((20000 + RANDOM % 40000))
-  ss -Htln "sport = :$port" | grep -q . || break
-done
-redis-server --port "$port" --bind 127.0.0.1 --requirepass "$pass" --save "" --appendonly no \
-  --dir "$dir" --logfile "$dir/redis.log" --daemonize no &
-pid=$!
-cli=(redis-cli --no-auth-warning -h 127.0.0.1 -p "$port" -a "$pass")
-for _ in $(seq 100); do
-  [[ "$("${cli[@]}" ping 2>/dev/null)" == PONG ]] && break
-  sleep 0.05
-done
-[[ "$("${cli[@]}" ping)" == PONG ]] || { echo "redis-server did not start" >&2; exit 1; }
+# shellcheck source=scripts/bench/private_redis.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench/private_redis.sh"
+start_private_redis long
 
 bare() {
   "${cli[@]}" flushall >/dev/null

@@ -42,31 +42,9 @@ for tool in redis-server redis-benchmark redis-cli taskset ss /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing $tool (scripts/setup.sh --bench installs it)" >&2; exit 254; }
 done
 
-dir=$(mktemp -d /tmp/locksmith-bench-redis.XXXXXX)
-pass="bench-$RANDOM$RANDOM"
-pid=""
-cleanup() {
-  if [[ -n "$pid" ]]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
-  rm -rf "$dir"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# A free port: random in 20000-59999, not listed by ss.
-for _ in $(seq 50); do
-  port=$((20000 + RANDOM % 40000))
-  ss -Htln "sport = :$port" | grep -q . || break
-done
-
-taskset -c 0 redis-server --port "$port" --bind 127.0.0.1 --requirepass "$pass" \
-  --save "" --appendonly no --dir "$dir" --logfile "$dir/redis.log" --daemonize no &
-pid=$!
-cli=(redis-cli --no-auth-warning -h 127.0.0.1 -p "$port" -a "$pass")
-for _ in $(seq 100); do
-  [[ "$("${cli[@]}" ping 2>/dev/null)" == PONG ]] && break
-  sleep 0.05
-done
-[[ "$("${cli[@]}" ping)" == PONG ]] || { echo "redis-server did not start" >&2; exit 1; }
+# shellcheck source=scripts/bench/private_redis.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench/private_redis.sh"
+start_private_redis redis taskset -c 0
 sha=$("${cli[@]}" script load \
   'if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end')
 
