@@ -81,6 +81,18 @@ Result<int> OpenRegularFile(const std::string& path) {
   return fd;
 }
 
+Result<std::FILE*> OpenRegularFileStream(const std::string& path) {
+  auto fd = OpenRegularFile(path);
+  if (!fd) return Error{fd.error()};
+  std::FILE* file = ::fdopen(*fd, "rb");
+  if (file == nullptr) {
+    const int err = errno;
+    ::close(*fd);
+    return Error{"cannot read " + path + ": " + std::strerror(err)};
+  }
+  return file;
+}
+
 Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
                                   std::string_view how_to_raise) {
   const std::string raise =

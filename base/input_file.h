@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -28,6 +29,9 @@ Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
 // writer): the descriptor (blocking, close-on-exec), or the error line. For
 // readers that stream a file rather than read it whole.
 Result<int> OpenRegularFile(const std::string& path);
+// The same as a stdio stream the caller closes (fclose), for readers that
+// go through a buffer of their own.
+Result<std::FILE*> OpenRegularFileStream(const std::string& path);
 
 // Whether `path`, taken relative to a directory, names something inside it:
 // not empty, not absolute, no ".." component, not the directory itself, no

@@ -186,13 +186,9 @@ HistoryLogStream::~HistoryLogStream() {
 
 Result<std::unique_ptr<HistoryLogStream>> HistoryLogStream::Open(const std::string& path,
                                                                  bool allow_truncated_tail) {
-  auto fd = OpenRegularFile(path);
-  if (!fd) return Error{fd.error()};
-  std::FILE* file = ::fdopen(*fd, "rb");
-  if (file == nullptr) {
-    ::close(*fd);
-    return Error{"cannot read " + path + ": " + std::strerror(errno)};
-  }
+  auto opened = OpenRegularFileStream(path);
+  if (!opened) return Error{opened.error()};
+  std::FILE* file = *opened;
   std::unique_ptr<HistoryLogStream> stream(
       new HistoryLogStream(file, "", path, allow_truncated_tail));
   if (Status s = stream->Rewind(); !s) return Error{s.error()};

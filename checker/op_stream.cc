@@ -1,6 +1,5 @@
 #include "checker/op_stream.h"
 
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -22,13 +21,9 @@ Status HistoryOpStream::Rewind() {
 
 Result<std::unique_ptr<JsonlOpStream>> JsonlOpStream::Open(const std::string& path,
                                                            bool allow_truncated_tail) {
-  auto fd = OpenRegularFile(path);
-  if (!fd) return Error{fd.error()};
-  std::FILE* file = ::fdopen(*fd, "rb");
-  if (file == nullptr) {
-    ::close(*fd);
-    return Error{"cannot read " + path + ": " + std::strerror(errno)};
-  }
+  auto opened = OpenRegularFileStream(path);
+  if (!opened) return Error{opened.error()};
+  std::FILE* file = *opened;
   return std::unique_ptr<JsonlOpStream>(new JsonlOpStream(file, path, allow_truncated_tail));
 }
 
