@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The full-speed no-fault run of issue "long runs at full speed", at several
+# The full-speed no-fault run (a nightly chaos job's worst case for memory), at several
 # lengths: `locksmith run --backend redis --concurrency 50 --hold 0-0
 # --backoff 0-0 --keys 50 --time-limit L`, each beside the bare client bench
 # (backends/redis_lock_bench, 50 clients, 50 keys, against a private
