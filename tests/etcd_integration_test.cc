@@ -25,21 +25,10 @@ FinishedRun RunEtcd(const std::vector<std::string>& flags) {
   return RunAndLoad(args, seconds(150));
 }
 
-int Count(const std::map<std::string, int>& m, const std::string& k) {
-  auto it = m.find(k);
-  return it == m.end() ? 0 : it->second;
-}
-
 std::map<std::string, int> Types(const nlohmann::json& results) {
   std::map<std::string, int> types;
   for (const auto& a : results["anomalies"]) ++types[a.value("type", "")];
   return types;
-}
-
-int OkOps(const History& history, const std::string& f) {
-  int n = 0;
-  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == OpType::kOk;
-  return n;
 }
 
 // Reads and writes the store refused for a stale fence.
@@ -71,7 +60,7 @@ TEST(EtcdIntegrationTest, WithoutFaultsThousandsOfFencedAcquiresAreValid) {
   const size_t first = f.out.find(primary);
   ASSERT_NE(first, std::string::npos) << f.out;
   EXPECT_EQ(f.out.find(primary, first + 1), std::string::npos) << "one leader";
-  const int acquires = OkOps(f.history, "acquire");
+  const int acquires = Count(f.history, "acquire", OpType::kOk);
   std::cout << acquires << " ok acquires in 10 s\n";
   EXPECT_GT(acquires, 1000);
   // Every ok acquire carries its key's create revision, and no two the same.
@@ -92,7 +81,7 @@ TEST(EtcdIntegrationTest, AHolderPausedPastItsLeaseLosesAnUpdateWithoutFencing) 
   // The stalled holder learnt that its lease had expired: from its first
   // keep-alive after the pause (a lock-lost event) or, when it released
   // first, from the release (etcd no longer knew the lease).
-  int told = OkOps(f.history, "lock-lost");
+  int told = Count(f.history, "lock-lost", OpType::kOk);
   for (const Op& op : f.history) {
     told += op.f == "release" && op.type == OpType::kFail && op.error.rfind("lock lost", 0) == 0;
   }
@@ -116,7 +105,7 @@ TEST(EtcdIntegrationTest, KillingTheLeaderGrantsNoUnsafeLock) {
   const auto kills = NemesisDone(f.history, "kill");
   ASSERT_GE(kills.size(), 2u) << f.out;
   EXPECT_EQ(kills.size(), NemesisDone(f.history, "restart").size());
-  EXPECT_GT(OkOps(f.history, "acquire"), 50);
+  EXPECT_GT(Count(f.history, "acquire", OpType::kOk), 50);
 }
 
 // The leader cut off with half of the clients: the majority elects another
@@ -130,7 +119,7 @@ TEST(EtcdIntegrationTest, IsolatingTheLeaderGrantsNoUnsafeLock) {
   const auto cuts = NemesisDone(f.history, "partition");
   ASSERT_FALSE(cuts.empty());
   EXPECT_TRUE(cuts[0].error.empty()) << cuts[0].error;
-  EXPECT_GT(OkOps(f.history, "acquire"), 50);
+  EXPECT_GT(Count(f.history, "acquire", OpType::kOk), 50);
 }
 
 }  // namespace

@@ -49,12 +49,6 @@ int ClientHostsOf(const std::string& tag) {
   return n;
 }
 
-int Count(const History& history, const std::string& f, OpType type) {
-  int n = 0;
-  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == type;
-  return n;
-}
-
 TEST(ExecClientTest, TheMinimalAdapterOnRedisIsValidAndFast) {
   FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kMinimal, "--seed", "3",
                               "--time-limit", "20", "--hold", "0-2", "--backoff", "0-2"},

@@ -117,6 +117,22 @@ std::map<std::string, int> AnomalyClasses(const nlohmann::json& results) {
   return classes;
 }
 
+int Count(const std::map<std::string, int>& counts, const std::string& key) {
+  auto it = counts.find(key);
+  return it == counts.end() ? 0 : it->second;
+}
+
+int Count(const History& history, const std::string& f, OpType type) {
+  int n = 0;
+  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == type;
+  return n;
+}
+
+int64_t ClientStat(const nlohmann::json& results, const std::string& name) {
+  const auto& stats = results["stats"]["client-stats"]["stats"];
+  return stats.contains(name) ? stats[name].get<int64_t>() : -1;
+}
+
 std::vector<Op> NemesisDone(const History& history, const std::string& f) {
   std::vector<Op> done;
   for (const Op& op : history) {

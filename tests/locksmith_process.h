@@ -56,6 +56,13 @@ struct FinishedRun {
 FinishedRun RunAndLoad(const std::vector<std::string>& flags, std::chrono::seconds timeout);
 // The run's anomalies by class ("unsafe-grant", "expired-lease-use").
 std::map<std::string, int> AnomalyClasses(const nlohmann::json& results);
+// counts[key], 0 when absent (AnomalyClasses' classes).
+int Count(const std::map<std::string, int>& counts, const std::string& key);
+// How many client ops of `f` completed as `type`.
+int Count(const History& history, const std::string& f, OpType type);
+// A counter of the client-stats checker (an exec client's "program_stops"),
+// -1 when the run's results do not have it.
+int64_t ClientStat(const nlohmann::json& results, const std::string& name);
 // The completions of the nemesis's `f` ops (each an info op with what was
 // done, or an error), in history order.
 std::vector<Op> NemesisDone(const History& history, const std::string& f);

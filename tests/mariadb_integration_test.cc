@@ -30,16 +30,6 @@ FinishedRun RunMariadb(const std::vector<std::string>& flags) {
   return RunAndLoad(args, seconds(120));
 }
 
-int Count(const std::map<std::string, int>& classes, const std::string& c) {
-  return classes.count(c) ? classes.at(c) : 0;
-}
-
-int OkOps(const History& history, const std::string& f) {
-  int n = 0;
-  for (const Op& op : history) n += op.f == f && op.type == OpType::kOk;
-  return n;
-}
-
 // Releases that found the holder's connection, and with it its lock, gone.
 int ReleasesOfLostLocks(const History& history) {
   int n = 0;
@@ -72,7 +62,7 @@ TEST(MariadbIntegrationTest, EachClientWithoutFaultsIsValid) {
     ASSERT_EQ(f.code, 0) << client << "\n" << f.out;
     std::smatch ready;
     ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
-    const int acquires = OkOps(f.history, "acquire");
+    const int acquires = Count(f.history, "acquire", OpType::kOk);
     std::cout << client << ": server ready after " << ready[1] << " ms, " << acquires
               << " ok acquires in 5 s\n";
     EXPECT_LT(std::stoi(ready[1]), 10000) << "far beyond the ~1 s it takes on an idle machine";

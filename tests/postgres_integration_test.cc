@@ -35,24 +35,6 @@ FinishedRun RunPostgres(const std::string& client, const std::vector<std::string
   return RunAndLoad(args, seconds(150));
 }
 
-int Count(const std::map<std::string, int>& counts, const std::string& key) {
-  return counts.count(key) ? counts.at(key) : 0;
-}
-
-int Ops(const History& history, const std::string& f, OpType type) {
-  int n = 0;
-  for (const Op& op : history) n += op.is_client() && op.f == f && op.type == type;
-  return n;
-}
-
-std::vector<Op> FaultsDone(const History& history, const std::string& f) {
-  std::vector<Op> done;
-  for (const Op& op : history) {
-    if (op.is_nemesis() && op.type == OpType::kInfo && op.f == f) done.push_back(op);
-  }
-  return done;
-}
-
 // 8 s of 10 clients on 5 keys with short holds: thousands of acquires.
 const std::vector<std::string> kBusy = {"--time-limit", "8", "--keys", "5", "--hold", "1-4",
                                         "--backoff", "1-5"};
@@ -62,21 +44,21 @@ TEST(PostgresIntegrationTest, PgAdvisoryIsValidWithNoFaultsAndTheServerIsReadyQu
   ASSERT_EQ(f.code, 0) << f.out;
   std::smatch ready;
   ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
-  const int acquired = Ops(f.history, "acquire", OpType::kOk);
+  const int acquired = Count(f.history, "acquire", OpType::kOk);
   std::cout << "pg-advisory: " << acquired << " ok acquires in 8 s; server ready after "
             << ready[1] << " ms (initdb included)\n";
   EXPECT_GE(acquired, 2000);
-  EXPECT_EQ(Ops(f.history, "release", OpType::kOk), acquired);
+  EXPECT_EQ(Count(f.history, "release", OpType::kOk), acquired);
   EXPECT_LT(std::stoi(ready[1]), 10000) << "far beyond the ~1.5 s it takes on an idle machine";
 }
 
 TEST(PostgresIntegrationTest, PgLockTableIsValidWithNoFaults) {
   FinishedRun f = RunPostgres("pg-lock-table", kBusy);
   ASSERT_EQ(f.code, 0) << f.out;
-  const int acquired = Ops(f.history, "acquire", OpType::kOk);
+  const int acquired = Count(f.history, "acquire", OpType::kOk);
   std::cout << "pg-lock-table: " << acquired << " ok acquires in 8 s\n";
   EXPECT_GE(acquired, 2000);
-  EXPECT_EQ(Ops(f.history, "release", OpType::kOk), acquired);
+  EXPECT_EQ(Count(f.history, "release", OpType::kOk), acquired);
 }
 
 // Holds of 1.5-3 s on one key, the server killed every 4 s and started
@@ -89,7 +71,7 @@ const std::vector<std::string> kKills = {
 TEST(PostgresIntegrationTest, AKilledServerTakesTheAdvisoryLockWithItsSession) {
   FinishedRun f = RunPostgres("pg-advisory", kKills);
   ASSERT_EQ(f.code, 1) << f.out;
-  ASSERT_FALSE(FaultsDone(f.history, "kill").empty());
+  ASSERT_FALSE(NemesisDone(f.history, "kill").empty());
   const auto classes = AnomalyClasses(f.results);
   // The holder's lease (its session) had not run out: the service granted
   // the lock twice.
@@ -102,8 +84,8 @@ TEST(PostgresIntegrationTest, AKilledServerTakesTheAdvisoryLockWithItsSession) {
 TEST(PostgresIntegrationTest, LockTableRowsOutliveAServerRestart) {
   FinishedRun f = RunPostgres("pg-lock-table", kKills);
   EXPECT_EQ(f.code, 0) << f.out << f.results["anomalies"];
-  const auto kills = FaultsDone(f.history, "kill");
-  const auto restarts = FaultsDone(f.history, "restart");
+  const auto kills = NemesisDone(f.history, "kill");
+  const auto restarts = NemesisDone(f.history, "restart");
   ASSERT_FALSE(kills.empty());
   ASSERT_EQ(kills.size(), restarts.size());
   std::map<int64_t, int64_t> acquired_at;  // process -> its ok acquire's time
@@ -135,7 +117,7 @@ TEST(PostgresIntegrationTest, AnAdvisoryHolderCutOffLosesItsLockToAnother) {
         {{"at_ms", 4000}, {"f", "heal"}}}}};
   FinishedRun f = RunAndLoad({"--config", WriteConfigFile(dir.path(), config)}, seconds(120));
   ASSERT_EQ(f.code, 1) << f.out;
-  const auto cuts = FaultsDone(f.history, "partition");
+  const auto cuts = NemesisDone(f.history, "partition");
   ASSERT_EQ(cuts.size(), 1u);
   ASSERT_TRUE(cuts[0].error.empty()) << cuts[0].error;
   EXPECT_GE(Count(AnomalyClasses(f.results), "unsafe-grant"), 1) << f.results["anomalies"];
@@ -150,7 +132,7 @@ TEST(PostgresIntegrationTest, ALockTableHolderPausedPastItsRowsExpiryIsOvertaken
   const auto classes = AnomalyClasses(f.results);
   EXPECT_GE(Count(classes, "expired-lease-use"), 1) << f.results["anomalies"];
   EXPECT_EQ(Count(classes, "unsafe-grant"), 0) << "the table itself did nothing wrong";
-  EXPECT_GE(Ops(f.history, "release", OpType::kFail), 1) << "no paused holder found its row gone";
+  EXPECT_GE(Count(f.history, "release", OpType::kFail), 1) << "no paused holder found its row gone";
 }
 
 TEST(PostgresIntegrationTest, FencingKeepsTheInventoryExact) {
@@ -175,8 +157,8 @@ TEST(PostgresIntegrationTest, AFrozenServerTurnsCallsIntoInfo) {
       "pg-lock-table", {"--time-limit", "8", "--nemesis", "pause", "--pause-ms", "1500",
                         "--nemesis-interval", "4", "--client-timeout", "300"});
   EXPECT_EQ(f.code, 0) << f.out;
-  const auto pauses = FaultsDone(f.history, "pause");
-  const auto resumes = FaultsDone(f.history, "resume");
+  const auto pauses = NemesisDone(f.history, "pause");
+  const auto resumes = NemesisDone(f.history, "resume");
   ASSERT_FALSE(pauses.empty());
   ASSERT_EQ(pauses.size(), resumes.size());
   int info_inside = 0;

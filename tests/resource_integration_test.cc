@@ -68,11 +68,6 @@ std::map<std::string, int> Types(const nlohmann::json& results) {
   return types;
 }
 
-int Count(const std::map<std::string, int>& m, const std::string& k) {
-  auto it = m.find(k);
-  return it == m.end() ? 0 : it->second;
-}
-
 // Rejections the store recorded (fail with "rejected").
 int Rejections(const History& history) {
   int n = 0;

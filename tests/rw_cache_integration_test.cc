@@ -34,12 +34,6 @@ std::map<std::string, int> Types(const nlohmann::json& results) {
 }
 
 // How many ops of function `f` completed ok.
-int OkOps(const History& history, const std::string& f) {
-  int n = 0;
-  for (const Op& op : history) n += op.f == f && op.type == OpType::kOk;
-  return n;
-}
-
 // The run read, missed, filled and wrote, and nothing was stale.
 void ExpectValidCache(const FinishedRun& f) {
   EXPECT_EQ(f.code, 0) << f.out << f.results["anomalies"];
@@ -47,9 +41,9 @@ void ExpectValidCache(const FinishedRun& f) {
   EXPECT_GE(stats["reads"].get<int>(), 50) << stats;
   EXPECT_EQ(stats["stale_reads"], 0) << stats;
   EXPECT_EQ(stats["stale_caches"], 0) << stats;
-  EXPECT_GE(OkOps(f.history, "write"), 10);
-  EXPECT_GE(OkOps(f.history, "fill"), 10);
-  EXPECT_GE(OkOps(f.history, "read-db"), 10);
+  EXPECT_GE(Count(f.history, "write", OpType::kOk), 10);
+  EXPECT_GE(Count(f.history, "fill", OpType::kOk), 10);
+  EXPECT_GE(Count(f.history, "read-db", OpType::kOk), 10);
   bool final_read = false;
   for (const Op& op : f.history) {
     if (op.f != "final" || op.type != OpType::kOk) continue;
@@ -100,7 +94,7 @@ TEST(RwCacheIntegrationTest, ClientPausePastTheLeaseOnSingleRedisReadsStale) {
       seconds(150));
   ASSERT_EQ(f.code, 1) << f.out;
   const auto types = Types(f.results);
-  ASSERT_GE(types.count("stale-read") ? types.at("stale-read") : 0, 1) << f.results["anomalies"];
+  ASSERT_GE(Count(types, "stale-read"), 1) << f.results["anomalies"];
   // A writer overlapped a holder (an expired lease) too.
   EXPECT_GE(AnomalyClasses(f.results).count("expired-lease-use"), 1u) << f.results["anomalies"];
   bool named = false;

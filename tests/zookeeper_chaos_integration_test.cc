@@ -29,7 +29,7 @@ TEST_P(ZookeeperChaosTest, PartitionsKillsAndLeaderLossGrantNoUnsafeLock) {
   // {expired-lease-use}, never an unsafe grant. The linearizability check
   // has no classes: its nonlinearizable verdict may only come with them.
   auto classes = AnomalyClasses(f.results);
-  const int unclassified = classes.count("") ? classes.at("") : 0;
+  const int unclassified = Count(classes, "");
   classes.erase("");
   for (const auto& [anomaly_class, n] : classes) {
     EXPECT_EQ(anomaly_class, "expired-lease-use") << n << " " << f.results["anomalies"].dump();
@@ -58,7 +58,7 @@ TEST_P(ZookeeperChaosTest, PartitionsKillsAndLeaderLossGrantNoUnsafeLock) {
   EXPECT_GT(ok_after_first_fault, 50);
   std::cout << GetParam() << ": exit " << f.code << ", locks granted after the first fault "
             << ok_after_first_fault << ", expired-lease uses "
-            << (classes.count("expired-lease-use") ? classes.at("expired-lease-use") : 0)
+            << Count(classes, "expired-lease-use")
             << "\n";
 }
 

@@ -34,18 +34,6 @@ std::map<std::string, int> Classes(const nlohmann::json& results) {
   return AnomalyClasses(results);
 }
 
-int Count(const std::map<std::string, int>& classes, const std::string& c) {
-  return classes.count(c) ? classes.at(c) : 0;
-}
-
-std::vector<Op> FaultsDone(const History& history, const std::string& f) {
-  std::vector<Op> done;
-  for (const Op& op : history) {
-    if (op.is_nemesis() && op.type == OpType::kInfo && op.f == f) done.push_back(op);
-  }
-  return done;
-}
-
 // The lock-lost events the clients recorded (lone ok ops, as the redis
 // watchdog's): the holder was told its lock is gone.
 std::vector<Op> LocksLost(const History& history) {
@@ -105,9 +93,9 @@ TEST(ZookeeperIntegrationTest, KillingTheLeaderGrantsNoUnsafeLock) {
                                "primary", "--nemesis-interval", "3"});
     EXPECT_EQ(f.code, 0) << recipe << "\n" << f.out;
     EXPECT_EQ(Count(Classes(f.results), "unsafe-grant"), 0) << recipe;
-    const auto kills = FaultsDone(f.history, "kill");
+    const auto kills = NemesisDone(f.history, "kill");
     ASSERT_FALSE(kills.empty()) << recipe;
-    EXPECT_EQ(kills.size(), FaultsDone(f.history, "restart").size()) << recipe;
+    EXPECT_EQ(kills.size(), NemesisDone(f.history, "restart").size()) << recipe;
   }
 }
 
@@ -116,7 +104,7 @@ TEST(ZookeeperIntegrationTest, PausingTheLeaderGrantsNoUnsafeLock) {
                              "--nemesis-interval", "3"});
   EXPECT_EQ(f.code, 0) << f.out;
   EXPECT_EQ(Count(Classes(f.results), "unsafe-grant"), 0);
-  EXPECT_FALSE(FaultsDone(f.history, "pause").empty());
+  EXPECT_FALSE(NemesisDone(f.history, "pause").empty());
 }
 
 // What it checks: clock bumps struck (the first without error) and the run
@@ -124,7 +112,7 @@ TEST(ZookeeperIntegrationTest, PausingTheLeaderGrantsNoUnsafeLock) {
 TEST(ZookeeperIntegrationTest, ClockBumpsStrikeWithoutErrorAndTheRunStaysValid) {
   Finished f = RunZookeeper({"--nemesis", "clock", "--nemesis-interval", "3"});
   EXPECT_EQ(f.code, 0) << f.out;
-  const auto bumps = FaultsDone(f.history, "clock-bump");
+  const auto bumps = NemesisDone(f.history, "clock-bump");
   ASSERT_FALSE(bumps.empty());
   EXPECT_TRUE(bumps[0].error.empty()) << bumps[0].error;
 }
@@ -230,7 +218,7 @@ TEST(ZookeeperIntegrationTest, ZkRwUnderLeaderKillsAndPartitionsGrantsNoUnsafeLo
     EXPECT_EQ(RwStats(f)["double_holders"], 0) << fault[1];
     std::cout << "zk-rw, " << fault[1] << ": " << RwStats(f).dump() << "\n";
     const std::string begin = fault[1] == "kill" ? "kill" : "partition";
-    EXPECT_FALSE(FaultsDone(f.history, begin).empty()) << fault[1];
+    EXPECT_FALSE(NemesisDone(f.history, begin).empty()) << fault[1];
   }
 }
 
@@ -258,7 +246,7 @@ TEST(ZookeeperIntegrationTest, AHolderCutOffPastItsSessionMakesExpiredLeaseDoubl
   const auto classes = Classes(f.results);
   EXPECT_GE(Count(classes, "expired-lease-use"), 1) << f.results["anomalies"].dump();
   EXPECT_EQ(Count(classes, "unsafe-grant"), 0) << "the ensemble did nothing wrong";
-  const auto cuts = FaultsDone(f.history, "partition");
+  const auto cuts = NemesisDone(f.history, "partition");
   ASSERT_EQ(cuts.size(), 1u);
   EXPECT_TRUE(cuts[0].error.empty()) << cuts[0].error;
   // The cut-off holder is told, while cut off, once the cut outlasts its
