@@ -14,6 +14,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "base/option_set.h"
 #include "base/parallel.h"
@@ -123,6 +124,22 @@ Result<std::string> MakeControlDir(const std::string& tag) {
     return Error{"cannot create a control directory " + dir + ": " + std::strerror(errno)};
   }
   return dir;
+}
+
+// Removes a control directory after its masters were told to exit. A
+// master unlinks its socket on its own time (it runs in the background), so
+// one pass of remove_all can meet a socket that vanishes under it and give
+// up; the directory is empty of anything else, so passes repeat until it is
+// gone (a few hundred milliseconds at most).
+Status RemoveControlDir(const std::string& dir) {
+  std::error_code ec;
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    fs::remove_all(dir, ec);
+    if (!fs::exists(dir, ec)) return OkStatus();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return Error{"cannot remove the control directory " + dir +
+               (ec ? ": " + ec.message() : std::string())};
 }
 
 }  // namespace
@@ -275,10 +292,9 @@ Status SshCluster::Teardown() {
   for (size_t i = 0; i < n; ++i) {
     Disconnect(control_dir_ + "/" + std::to_string(i), hosts_[i]->Node());
   }
-  std::error_code ec;
-  fs::remove_all(control_dir_, ec);
+  Status control_removed = RemoveControlDir(control_dir_);
   std::string errors;
-  for (const Status* s : {&stopped, &removed}) {
+  for (const Status* s : {&stopped, &removed, &control_removed}) {
     if (!*s) errors += "\n  " + s->error();
   }
   if (!errors.empty()) {
@@ -324,7 +340,7 @@ void CloseStaleControlConnections(std::ostream& out, const std::string& only_tag
       Disconnect(socket.path().string(), "node");
       out << "run " << tag << ": closed control connection " << socket.path().string() << "\n";
     }
-    fs::remove_all(entry.path(), inner);
+    if (Status s = RemoveControlDir(entry.path().string()); !s) out << s.error() << "\n";
   }
 }
 
@@ -440,8 +456,7 @@ CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& op
     CleanSshNode(options, options.nodes[i], *control_dir + "/" + std::to_string(i), machine, log);
     return OkStatus();
   });
-  std::error_code ec;
-  fs::remove_all(*control_dir, ec);
+  if (Status s = RemoveControlDir(*control_dir); !s) report.failed.push_back(s.error());
   for (const auto& l : log.lines()) out << l << "\n";
   return report;
 }
