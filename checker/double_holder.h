@@ -36,7 +36,18 @@
 // overlap (counted as reader_overlaps, certain ones only, so a test can tell
 // a lock that really shares from one that is secretly exclusive); an overlap
 // with an exclusive hold is an anomaly as above, each holder naming its mode.
-// Stateless; Check is thread-safe.
+//
+// One pass, in history order: a hold is judged against the others of its
+// key once it is closed (its release invoked, its lock-lost notice seen, or
+// the history's end), and kept only while a hold still to close could
+// overlap it (its end after the oldest client invoke still open). Memory
+// follows the keys, the processes and the holds in flight, plus each info
+// acquire whose token a release may still prove (possible holds); listed
+// overlaps are the first `max_listed` in the order of a sweep by start.
+// Times are taken to follow history order (the recorder stamps them so);
+// an imported history whose times run backwards by more than 10 ms may
+// lose overlaps with holds already dropped. Stateless; Check and Start are
+// thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -50,7 +61,7 @@ enum class HoldModes {
   kReadWrite,  // "mode": "read" holds share with each other ("rw-lock")
 };
 
-class DoubleHolderChecker : public WholeHistoryChecker {
+class DoubleHolderChecker : public Checker {
  public:
   // At most `max_listed` overlaps are listed as anomalies; all are counted.
   explicit DoubleHolderChecker(size_t max_listed = 1000, HoldModes modes = HoldModes::kExclusive)
@@ -58,7 +69,7 @@ class DoubleHolderChecker : public WholeHistoryChecker {
   std::string Name() const override {
     return modes_ == HoldModes::kReadWrite ? "rw-lock" : "double-holder";
   }
-  CheckResult CheckWhole(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 
  private:
   size_t max_listed_;

@@ -485,5 +485,86 @@ TEST(DoubleHolderSessionTest, ACutOffAfterTheGrantLeavesAnUnsafeGrant) {
   EXPECT_EQ(Check(b).stats["unsafe_grants"], 1);
 }
 
+// Long histories: the pass drops closed holds once nothing open can overlap
+// them (every 1024 ops); what it must still judge after thousands of ops.
+
+// `n` holds of 1 ms by processes 1 and 2 in turn, from `from_ms`, none
+// overlapping: the bulk of a long history.
+void SequentialHolds(Builder& b, int64_t from_ms, int n) {
+  for (int i = 0; i < n; ++i) {
+    const int64_t t = from_ms + 4 * i;
+    const std::string token = "s" + std::to_string(i);
+    b.Acquired(1 + i % 2, t, t + 1, token);
+    b.Released(1 + i % 2, t + 2, t + 3, token);
+  }
+}
+
+TEST(DoubleHolderLongHistoryTest, AnInfoAcquireProvenThousandsOfOpsLaterIsJudgedOverItsRelease) {
+  Builder b;
+  b.Invoke(9, 0, "acquire", {{"lease_ms", 1000}});
+  b.Info(9, 5, "acquire", {{"token", "t"}});  // possible: [0, 1000 ms]
+  SequentialHolds(b, 2000, 3000);             // 12,000 ops after it, none overlapping it
+  const int64_t t = 2000 + 4 * 3000;
+  b.Acquired(3, t, t + 1, "p3");
+  b.Released(4, t + 2, t + 3, "t");  // proves p9 held it within [t + 2, t + 3]
+  b.Released(3, t + 10, t + 11, "p3");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["holds"], 3002);
+  EXPECT_EQ(r.stats["double_holders"], 1) << r.anomalies.dump();
+  EXPECT_EQ(r.stats["possible_overlaps"], 0);
+  ASSERT_EQ(r.anomalies.size(), 1u);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["process"], 3);
+  EXPECT_EQ(r.anomalies[0]["holders"][1]["process"], 9);
+}
+
+TEST(DoubleHolderLongHistoryTest, AHoldClosedEarlyIsKeptWhileAnOverlappingHoldStaysOpen) {
+  Builder b;
+  b.Acquired(7, 0, 1, "p7");
+  b.Acquired(8, 4, 5, "p8");  // granted over p7's hold, released thousands of ops later
+  b.Released(7, 10, 11, "p7");
+  SequentialHolds(b, 20, 3000);
+  b.Released(8, 20 + 4 * 3000, 21 + 4 * 3000, "p8");
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.stats["double_holders"], 3001);  // p7 and every sequential hold
+  ASSERT_FALSE(r.anomalies.empty());
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["process"], 7);
+  EXPECT_EQ(r.anomalies[0]["holders"][1]["process"], 8);
+}
+
+TEST(DoubleHolderLongHistoryTest, AnInfoAcquireWithNoLeaseMayOverlapEveryLaterHold) {
+  Builder b;
+  b.Invoke(9, 0, "acquire");
+  b.Info(9, 5, "acquire");  // no lease, no token: possible from 0 on
+  SequentialHolds(b, 10, 3000);
+  CheckResult r = Check(b);
+  EXPECT_EQ(r.valid, Validity::kTrue);
+  EXPECT_EQ(r.stats["possible_overlaps"], 3000);
+  EXPECT_EQ(r.stats["double_holders"], 0);
+}
+
+TEST(DoubleHolderLongHistoryTest, TheFirstListedOverlapsAreTheEarliestWhateverCloseFirst) {
+  // Fifteen overlaps after a long history (p5 with each of five holders,
+  // which also overlap each other), the later ones acquired first; two are
+  // listed: the two that start first, both with p5.
+  Builder b;
+  SequentialHolds(b, 0, 2000);
+  const int64_t t = 4 * 2000 + 100;
+  b.Acquired(5, t, t + 1, "long");  // overlaps all five below
+  for (int i = 0; i < 5; ++i) {
+    const int64_t at = t + 100 - 10 * i;  // later ones acquired first
+    b.Acquired(10 + i, at - 1, at, "x" + std::to_string(i));
+  }
+  for (int i = 0; i < 5; ++i) b.Released(10 + i, t + 200 + i, t + 201 + i, "x" + std::to_string(i));
+  b.Released(5, t + 300, t + 301, "long");
+  const History& h = b.history();
+  CheckResult r = DoubleHolderChecker(2).Check(h);
+  EXPECT_EQ(r.stats["double_holders"], 15);
+  ASSERT_EQ(r.anomalies.size(), 2u);
+  EXPECT_EQ(r.anomalies[0]["holders"][0]["process"], 5);
+  EXPECT_EQ(r.anomalies[1]["holders"][0]["process"], 5);
+  EXPECT_EQ(r.anomalies[0]["holders"][1]["process"], 14);  // acquired at t + 60
+  EXPECT_EQ(r.anomalies[1]["holders"][1]["process"], 13);  // at t + 70
+}
+
 }  // namespace
 }  // namespace locksmith

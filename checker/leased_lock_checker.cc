@@ -129,6 +129,15 @@ std::optional<int64_t> CutOffOf(const Op& lost) {
   return lost.time - *ago * 1'000'000;
 }
 
+int64_t CrashedProcessOf(const Op& op) {
+  if (!op.is_nemesis() || op.type != OpType::kInfo || op.f != "client-crash" ||
+      !op.error.empty() || !op.value.is_object() || !op.value.contains("process") ||
+      !op.value["process"].is_number_integer()) {
+    return -1;
+  }
+  return op.value["process"].get<int64_t>();
+}
+
 int64_t CountLockLosses(const History& history) {
   int64_t n = 0;
   for (const Op& op : history) n += IsLockEvent(op) && op.f == kLockLostOp ? 1 : 0;

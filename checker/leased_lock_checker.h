@@ -101,6 +101,9 @@ bool HasSessionLease(const Op& ok);
 // When a lock-lost notice says its holder was cut off from the service, in
 // ns: op.time - value.cut_off_ms; nullopt when it does not say.
 std::optional<int64_t> CutOffOf(const Op& lost);
+// The process a client-crash nemesis op says crashed (its acquire stays
+// open for good), or -1.
+int64_t CrashedProcessOf(const Op& op);
 
 // lock-lost events in the history.
 int64_t CountLockLosses(const History& history);

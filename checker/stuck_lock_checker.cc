@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "checker/leased_lock_checker.h"
+
 namespace locksmith {
 namespace {
 
@@ -28,16 +30,6 @@ struct KeyState {
 
 bool IsAcquire(const Op& op) { return op.is_client() && op.f == "acquire" && !op.key.empty(); }
 
-// The process a client-crash nemesis op says crashed, or -1.
-int64_t CrashedProcess(const Op& op) {
-  if (!op.is_nemesis() || op.type != OpType::kInfo || op.f != "client-crash" ||
-      !op.error.empty() || !op.value.is_object() || !op.value.contains("process") ||
-      !op.value["process"].is_number_integer()) {
-    return -1;
-  }
-  return op.value["process"].get<int64_t>();
-}
-
 // One pass over a history: the keys' holders and free windows, each window
 // closed (judged) when the key is granted again or the history ends.
 class StuckLockPass : public CheckPass {
@@ -46,7 +38,7 @@ class StuckLockPass : public CheckPass {
 
   void Observe(const Op& op) override {
     last_time_ = op.time;
-    if (const int64_t p = CrashedProcess(op); p >= 0) {
+    if (const int64_t p = CrashedProcessOf(op); p >= 0) {
       OnCrash(p, op);
     } else if (!op.is_client() || op.key.empty()) {
       return;
