@@ -8,15 +8,6 @@
 #include <fstream>
 
 namespace locksmith {
-namespace {
-
-// What an op holds in memory, roughly: enough to keep the budget honest.
-size_t ApproximateBytes(const Op& op) {
-  return sizeof(Op) + op.f.size() + op.key.size() + op.error.size() +
-         (op.value.is_null() ? 0 : 64) + (op.fault.is_null() ? 0 : 64);
-}
-
-}  // namespace
 
 KeySpool::~KeySpool() {
   if (dir_.empty()) return;
@@ -29,11 +20,26 @@ KeySpool::~KeySpool() {
 Status KeySpool::Add(const std::string& key, const Op& op) {
   auto [it, fresh] = filed_.try_emplace(key);
   if (fresh) keys_.push_back(key);
-  it->second.ops.push_back(op);
-  held_bytes_ += ApproximateBytes(op);
+  Filed& filed = it->second;
+  const size_t before = filed.records.size();
+  filed.encoder.Encode(op, &filed.records);
+  held_bytes_ += filed.records.size() - before;
   if (held_bytes_ > budget_) return Spill();
   return OkStatus();
 }
+
+namespace {
+
+// Appends `records` to `file` (a new file starts with the log's magic).
+Status AppendRecords(const std::string& file, bool fresh, const std::string& records) {
+  std::ofstream out(file, std::ios::app | std::ios::binary);
+  if (fresh) out.write(kHistoryLogMagic.data(), static_cast<std::streamsize>(kHistoryLogMagic.size()));
+  out.write(records.data(), static_cast<std::streamsize>(records.size()));
+  if (!out.flush()) return Error{"cannot write " + file + ": " + std::strerror(errno)};
+  return OkStatus();
+}
+
+}  // namespace
 
 Status KeySpool::Spill() {
   if (dir_.empty()) {
@@ -49,12 +55,11 @@ Status KeySpool::Spill() {
   for (const std::string& key : keys_) {
     Filed& filed = filed_[key];
     ++n;
-    if (filed.ops.empty()) continue;
-    if (filed.file.empty()) filed.file = dir_ + "/" + std::to_string(n) + ".jsonl";
-    std::ofstream out(filed.file, std::ios::app);
-    for (const Op& op : filed.ops) out << OpToJsonLine(op) << '\n';
-    if (!out.flush()) return Error{"cannot write " + filed.file + ": " + std::strerror(errno)};
-    History().swap(filed.ops);
+    if (filed.records.empty()) continue;
+    const bool fresh = filed.file.empty();
+    if (fresh) filed.file = dir_ + "/" + std::to_string(n) + ".bin";
+    if (Status s = AppendRecords(filed.file, fresh, filed.records); !s) return s;
+    std::string().swap(filed.records);
   }
   held_bytes_ = 0;
   return OkStatus();
@@ -63,20 +68,25 @@ Status KeySpool::Spill() {
 Result<History> KeySpool::Take(const std::string& key) {
   auto it = filed_.find(key);
   if (it == filed_.end()) return History();
-  History ops;
-  if (!it->second.file.empty()) {
-    std::ifstream in(it->second.file);
-    std::string line;
-    while (std::getline(in, line)) {
-      auto op = ParseOpLine(line);
-      if (!op) return Error{it->second.file + ": " + op.error()};
-      ops.push_back(std::move(*op));
-    }
-    ::unlink(it->second.file.c_str());
-    it->second.file.clear();
+  Filed& filed = it->second;
+  Result<std::unique_ptr<HistoryLogStream>> stream = Error{""};
+  if (filed.file.empty()) {
+    if (filed.records.empty()) return History();
+    stream = HistoryLogStream::FromBytes(std::string(kHistoryLogMagic) + filed.records,
+                                         "spooled ops of key " + key, false);
+  } else {
+    if (Status s = AppendRecords(filed.file, false, filed.records); !s) return Error{s.error()};
+    stream = HistoryLogStream::Open(filed.file, false);
   }
-  for (Op& op : it->second.ops) ops.push_back(std::move(op));
-  History().swap(it->second.ops);
+  held_bytes_ -= std::min(held_bytes_, filed.records.size());
+  std::string().swap(filed.records);
+  filed.encoder = HistoryLogEncoder();
+  if (!stream) return Error{stream.error()};
+  auto ops = ReadAll(**stream);
+  if (!filed.file.empty()) {
+    ::unlink(filed.file.c_str());
+    filed.file.clear();
+  }
   return ops;
 }
 

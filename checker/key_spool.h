@@ -1,10 +1,11 @@
 // KeySpool: a history's ops filed by key, for a checker that judges one key
-// at a time (the linearizability checker: keys are independent). Ops stay
-// in memory up to a budget; past it every key's ops so far are appended to
-// a file of its own in a temporary directory (JSON lines), so that memory
-// follows the budget and the largest key, not the history. Take gives one
-// key's ops back in history order. Not thread-safe; the directory is
-// removed with the spool.
+// at a time (the linearizability checker: keys are independent). Each key's
+// ops are kept encoded as the history log encodes them (checker/history_log.h:
+// some 50 bytes an op, strings interned per key) in memory up to a budget;
+// past it every key's records so far are appended to a log file of its own
+// in a temporary directory, so that memory follows the budget and the
+// largest key, not the history. Take gives one key's ops back in history
+// order. Not thread-safe; the directory is removed with the spool.
 #pragma once
 
 #include <cstddef>
@@ -14,6 +15,7 @@
 
 #include "base/result.h"
 #include "checker/history.h"
+#include "checker/history_log.h"
 
 namespace locksmith {
 
@@ -36,8 +38,9 @@ class KeySpool {
 
  private:
   struct Filed {
-    History ops;      // not yet spilled
-    std::string file;  // its spill file, once it has one
+    HistoryLogEncoder encoder;  // one per key: its file is one encoder's records
+    std::string records;        // encoded, not yet spilled
+    std::string file;           // its spill file, once it has one
   };
   Status Spill();
 
