@@ -78,7 +78,6 @@ Result<History> KeySpool::Take(const std::string& key) {
     if (Status s = AppendRecords(filed.file, false, filed.records); !s) return Error{s.error()};
     stream = HistoryLogStream::Open(filed.file, false);
   }
-  held_bytes_ -= std::min(held_bytes_, filed.records.size());
   std::string().swap(filed.records);
   filed.encoder = HistoryLogEncoder();
   if (!stream) return Error{stream.error()};

@@ -5,7 +5,9 @@
 // past it every key's records so far are appended to a log file of its own
 // in a temporary directory, so that memory follows the budget and the
 // largest key, not the history. Take gives one key's ops back in history
-// order. Not thread-safe; the directory is removed with the spool.
+// order. Not thread-safe, except that once every op is added, Take may run
+// on several threads at once for distinct keys; the directory is removed
+// with the spool.
 #pragma once
 
 #include <cstddef>

@@ -11,6 +11,7 @@
 #include "checker/history_file.h"
 #include "checker/history_log.h"
 #include "checker/op_stream.h"
+#include "checker/prefetch_op_stream.h"
 #include "harness/run_modules.h"
 #include "harness/run_verdict.h"
 #include "nemesis/fault_descriptions.h"
@@ -204,9 +205,14 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   nlohmann::json history_facts = nlohmann::json::object();
   // history.bin takes about a third of the bytes of the same ops in JSON.
   const bool log = history_file.ends_with(".bin");
-  auto judged = *bytes <= (log ? whole_history_bytes / 3 : whole_history_bytes)
-                    ? JudgeWhole(checker, **stream)
-                    : JudgeStreamed(checker, **stream, history_facts);
+  auto judged = [&] {
+    if (*bytes <= (log ? whole_history_bytes / 3 : whole_history_bytes)) {
+      return JudgeWhole(checker, **stream);
+    }
+    // Decoding runs on a core of its own beside the checkers.
+    PrefetchOpStream prefetch(**stream);
+    return JudgeStreamed(checker, prefetch, history_facts);
+  }();
   if (!judged) return Error{judged.error()};
   CheckResult& result = judged->result;
   const History* history = &judged->history;
