@@ -23,6 +23,42 @@ TEST(ParseJsonInputTest, ParsesJson) {
   EXPECT_EQ((*j)["a"][2], "x");
 }
 
+// Equal values of the same types throughout (json's == says an unsigned 1
+// equals an integer 1).
+bool SameJson(const nlohmann::json& a, const nlohmann::json& b) {
+  if (a.type() != b.type() || a.size() != b.size()) return false;
+  if (a.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key()) || !SameJson(it.value(), b[it.key()])) return false;
+    }
+    return true;
+  }
+  return a == b;
+}
+
+TEST(ParseJsonInputTest, AFlatObjectParsesAsTheFullParserParsesIt) {
+  for (const char* text :
+       {R"({})", R"({"a":1})", R"({"a":0})", R"({"a":-1})", R"({"a":-0})", R"({"a":01})",
+        R"({"a":1.5})", R"({"a":1e3})", R"({"a":"x","b":""})", R"({"a":true,"b":false,"c":null})",
+        R"({"a":1,"a":"two"})", R"({"a":18446744073709551615})", R"({"a":18446744073709551616})",
+        R"({"a":-9223372036854775808})", R"({"a":-9223372036854775809})", R"({"a":"\u00e9"})",
+        "{\"a\":\"\xC3\xA9\"}", R"({"a":"x\ny"})", R"({"a":[1]})", R"({"a":{"b":1}})",
+        R"({ "a":1})", R"({"a":1} )", R"({"a":1}x)", R"({"a":1,})", R"({"a":tru})", R"({"a"})",
+        R"({"a":-})", R"({"a":"unterminated})", R"({"token":"f3a9","validity_ms":9000})"}) {
+    auto fast = ParseJsonInput(text);
+    nlohmann::json full;
+    bool full_ok = true;
+    try {
+      full = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception&) {
+      full_ok = false;
+    }
+    ASSERT_EQ(fast.ok(), full_ok) << text;
+    if (!full_ok) continue;
+    EXPECT_TRUE(SameJson(*fast, full)) << text << " gave " << fast->dump();
+  }
+}
+
 TEST(ParseJsonInputTest, NestingIsBoundedAtTwoHundred) {
   ASSERT_TRUE(ParseJsonInput(Nested(kMaxJsonDepth)).ok());
   auto deep = ParseJsonInput(Nested(kMaxJsonDepth + 1));

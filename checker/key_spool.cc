@@ -59,10 +59,16 @@ Status KeySpool::Spill() {
     const bool fresh = filed.file.empty();
     if (fresh) filed.file = dir_ + "/" + std::to_string(n) + ".bin";
     if (Status s = AppendRecords(filed.file, fresh, filed.records); !s) return s;
+    filed.file_bytes += filed.records.size();
     std::string().swap(filed.records);
   }
   held_bytes_ = 0;
   return OkStatus();
+}
+
+size_t KeySpool::EncodedBytes(const std::string& key) const {
+  auto it = filed_.find(key);
+  return it == filed_.end() ? 0 : it->second.file_bytes + it->second.records.size();
 }
 
 Result<History> KeySpool::Take(const std::string& key) {
@@ -85,6 +91,7 @@ Result<History> KeySpool::Take(const std::string& key) {
   if (!filed.file.empty()) {
     ::unlink(filed.file.c_str());
     filed.file.clear();
+    filed.file_bytes = 0;
   }
   return ops;
 }

@@ -37,12 +37,16 @@ class KeySpool {
   // Every op of `key`, in order; the key's ops are then gone from the spool.
   Result<History> Take(const std::string& key);
   bool spilled() const { return !dir_.empty(); }
+  // The bytes `key`'s ops take encoded (in memory and in its file): what
+  // Take will read back, roughly a tenth of what its ops take in memory.
+  size_t EncodedBytes(const std::string& key) const;
 
  private:
   struct Filed {
     HistoryLogEncoder encoder;  // one per key: its file is one encoder's records
     std::string records;        // encoded, not yet spilled
     std::string file;           // its spill file, once it has one
+    size_t file_bytes = 0;      // what the file holds
   };
   Status Spill();
 

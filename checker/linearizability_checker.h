@@ -19,8 +19,9 @@ namespace locksmith {
 // a pass (Start) files each client op under its key (KeySpool: in memory up
 // to 64 MiB, then in temporary files) and, at Finish, checks the keys on up
 // to as many threads as the machine has cores (at most 4), each key with
-// what is left of the time budget and the whole memory budget, so that only
-// that many keys' ops are in memory at once. The merged
+// what is left of the time budget and the whole memory budget; keys whose
+// ops take more than 16 MiB encoded together are checked one at a time, so
+// that memory follows the largest key, not the threads. The merged
 // result has CheckLinearizable's stats (sums over the keys; time_s the
 // whole check's, peak_memory_bytes the largest key's). A client op's key is
 // its own, or, for a completion without one, its process's last invoke's;

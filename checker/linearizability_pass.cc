@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
+#include <mutex>
 #include <thread>
 #include <unordered_map>
 
@@ -125,6 +127,34 @@ size_t KeySearchThreads() {
   return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
 }
 
+// Several keys are searched at once only while their ops together take at
+// most this much encoded (some ten times as much loaded): a long run's keys,
+// each as long as the run, are searched one at a time, so that memory
+// follows one key, not the threads.
+constexpr size_t kConcurrentKeyBytes = size_t{16} << 20;
+
+// Admits keys to the search by their size (above). Thread-safe.
+class KeyAdmission {
+ public:
+  void Enter(size_t bytes) {
+    std::unique_lock<std::mutex> lock(mu_);
+    left_.wait(lock, [&] { return in_flight_ == 0 || in_flight_ + bytes <= kConcurrentKeyBytes; });
+    in_flight_ += bytes;
+  }
+  void Leave(size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      in_flight_ -= bytes;
+    }
+    left_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable left_;
+  size_t in_flight_ = 0;
+};
+
 CheckResult LinearizabilityPass::Finish() {
   const Clock::time_point start = Clock::now();
   const Clock::time_point deadline =
@@ -137,17 +167,22 @@ CheckResult LinearizabilityPass::Finish() {
   };
   std::vector<KeyOutcome> outcomes(keys.size());
   std::atomic<size_t> next{0};
+  KeyAdmission admission;
   auto search = [&](size_t) -> Status {
     for (size_t i = next++; i < keys.size(); i = next++) {
+      const size_t bytes = spool_.EncodedBytes(keys[i]);
+      admission.Enter(bytes);
       auto ops = error_.empty() ? spool_.Take(keys[i]) : Result<History>(Error{error_});
-      if (!ops) {
+      if (ops) {
+        LinearizabilityOptions own = options_;
+        own.timeout_s =
+            std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
+        outcomes[i].checked = CheckLinearizableKey(*ops, own, &outcomes[i].nothing);
+        History().swap(*ops);  // freed before another key is admitted
+      } else {
         outcomes[i].checked = Error{ops.error()};
-        continue;
       }
-      LinearizabilityOptions own = options_;
-      own.timeout_s =
-          std::max(1e-3, std::chrono::duration<double>(deadline - Clock::now()).count());
-      outcomes[i].checked = CheckLinearizableKey(*ops, own, &outcomes[i].nothing);
+      admission.Leave(bytes);
     }
     return OkStatus();
   };
