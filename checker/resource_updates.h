@@ -16,8 +16,9 @@
 // updates awaiting its release. An update is taken in invoke order (the
 // pairs below are found in that order), so the updates invoked after one
 // still in flight wait for it. What grows with the history: per distinct
-// value read by an acknowledged write of a key, one ResourceUpdate (about
-// 250 bytes: five OpMarks, the values and the order) -- the first of a pair
+// value read by an acknowledged write of a key, one ResourceUpdate (some
+// 400 bytes with its allocations: five OpMarks, the values and the order;
+// a valid counter of 1M events keeps 51 MiB) -- the first of a pair
 // the next write reading that value would make -- until kPairsShown pairs
 // are found, after which none; and one OpMark per negative read or sale
 // (the inventory names them all).
