@@ -5,27 +5,27 @@
 namespace locksmith {
 namespace {
 
-constexpr size_t kPairsShown = 5;
+class CounterPass : public CheckPass {
+ public:
+  void Observe(const Op& op) override { updates_.Observe(op); }
+  CheckResult Finish() override;
 
-}  // namespace
+ private:
+  ResourceUpdates updates_;
+};
 
-CheckResult CounterChecker::CheckWhole(const History& history) const {
+CheckResult CounterPass::Finish() {
   CheckResult result;
-  const std::map<std::string, ResourceKey> keys = CollectResourceUpdates(history);
+  const std::map<std::string, ResourceKey>& keys = updates_.Finish();
   nlohmann::json counters = nlohmann::json::object();
   std::vector<std::string> unjudged;
   std::string summary;
   for (const auto& [name, key] : keys) {
-    if (key.updates.empty() && !key.final) continue;
-    int64_t acknowledged = 0, maybe = 0, rejected = 0;
-    for (const ResourceUpdate& u : key.updates) {
-      if (u.outcome == OpType::kOk) ++acknowledged;
-      if (u.outcome == OpType::kInfo) ++maybe;
-      if (u.rejected) ++rejected;
-    }
+    if (!key.has_updates && !key.final) continue;
+    const int64_t acknowledged = key.all.acknowledged, maybe = key.all.maybe;
     nlohmann::json stats = {{"acknowledged", acknowledged},
                             {"maybe", maybe},
-                            {"rejected_writes", rejected},
+                            {"rejected_writes", key.all.rejected},
                             {"rejected_reads", key.rejected_reads},
                             {"expected", {acknowledged, acknowledged + maybe}}};
     if (!key.final) {
@@ -38,8 +38,8 @@ CheckResult CounterChecker::CheckWhole(const History& history) const {
     counters[name] = stats;
     if (value >= acknowledged && value <= acknowledged + maybe) continue;
     nlohmann::json ops = nlohmann::json::array();
-    nlohmann::json pairs = OverlappingUpdates(history, key, kPairsShown, ops);
-    ops.push_back(OpRef(history[key.final->position]));
+    nlohmann::json pairs = updates_.OverlappingUpdates(key, ops);
+    ops.push_back(updates_.Ref(key.final->done));
     const bool lost = value < acknowledged;
     result.anomalies.push_back({{"type", lost ? "lost-increment" : "unexpected-increment"},
                                 {"key", name},
@@ -64,6 +64,12 @@ CheckResult CounterChecker::CheckWhole(const History& history) const {
   }
   result.summary = summary;
   return result;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckPass> CounterChecker::Start() const {
+  return std::make_unique<CounterPass>();
 }
 
 }  // namespace locksmith

@@ -51,6 +51,35 @@ TEST(CounterCheckerTest, LostIncrementNamesTheOverlappingWriters) {
   EXPECT_NE(r.summary.find("1 increments lost"), std::string::npos) << r.summary;
 }
 
+TEST(CounterCheckerTest, OverlappingWritersArePairedInInvokeOrderWhateverOrderTheyComplete) {
+  HistoryBuilder h;
+  const std::string key = "counter-0";
+  for (int64_t p : {0, 1}) {
+    h.Call(p, "acquire", nullptr, {{"token", "t"}}, key);
+    h.Invoke(p, "read", nullptr, key).Ok(p, {{"value", 0}});
+  }
+  // 2 reads 0 and completes first of all; 0's write is the first invoked.
+  h.Call(2, "acquire", nullptr, {{"token", "t"}}, key);
+  h.Invoke(2, "read", nullptr, key).Ok(2, {{"value", 0}});
+  h.Invoke(0, "write", {{"value", 1}, {"read", 0}}, key);
+  h.Invoke(1, "write", {{"value", 1}, {"read", 0}}, key);
+  h.Invoke(2, "write", {{"value", 1}, {"read", 0}}, key);
+  h.Ok(2).Ok(1).Ok(0);
+  for (int64_t p : {2, 0, 1}) h.Invoke(p, "release", {{"token", "t"}}, key).Ok(p);
+  Final(h, 1);
+  CheckResult r = CounterChecker().Check(h.Build());
+  ASSERT_EQ(r.valid, Validity::kFalse);
+  const auto& pairs = r.anomalies[0]["overlapping"];
+  ASSERT_EQ(pairs.size(), 2u) << pairs.dump();
+  EXPECT_EQ(pairs[0]["buyers"][0]["process"], 0);
+  EXPECT_EQ(pairs[0]["buyers"][1]["process"], 1);
+  EXPECT_EQ(pairs[1]["buyers"][0]["process"], 1);
+  EXPECT_EQ(pairs[1]["buyers"][1]["process"], 2);
+  // Each buyer's release came after every write had completed.
+  EXPECT_EQ(pairs[0]["buyers"][0]["release"]["index"], 20);
+  EXPECT_EQ(pairs[1]["buyers"][1]["write_done"]["index"], 15);
+}
+
 TEST(CounterCheckerTest, InfoIncrementsGiveBounds) {
   HistoryBuilder h;
   Increment(h, 0, 0);

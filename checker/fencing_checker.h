@@ -21,9 +21,13 @@
 // up to kMaxRangesPerKey per key, beyond which the lowest are forgotten
 // (stats: fences_forgotten).
 //
-// A history without fences is valid with nothing checked. One pass (a
-// second one over the acquires only when a fence was reused, to name the
-// first grant); stateless; thread-safe.
+// A history without fences is valid with nothing checked. One pass; memory:
+// per key its highest accepted fence and its granted ranges, per process
+// its op in flight, the listed anomalies, and -- to name the first grant of
+// a fence reused later -- one OpMark (32 bytes) per granted fence still
+// remembered (a forgotten range forgets its grants too: should one of its
+// fences be granted twice more, the second grant is named as the first).
+// Stateless; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -32,14 +36,14 @@
 
 namespace locksmith {
 
-class FencingChecker : public WholeHistoryChecker {
+class FencingChecker : public Checker {
  public:
   static constexpr size_t kMaxRangesPerKey = size_t{1} << 14;
 
   // At most `max_listed` anomalies of each kind are listed; all are counted.
   explicit FencingChecker(size_t max_listed = 1000) : max_listed_(max_listed) {}
   std::string Name() const override { return "fencing"; }
-  CheckResult CheckWhole(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 
  private:
   size_t max_listed_;

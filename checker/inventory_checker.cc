@@ -5,9 +5,6 @@
 namespace locksmith {
 namespace {
 
-// Pairs of buyers named per anomaly (each a proof; more add nothing).
-constexpr size_t kPairsShown = 5;
-
 // What one item's updates add up to.
 struct ItemCounts {
   int64_t acknowledged = 0, maybe = 0, rejected = 0;
@@ -17,13 +14,10 @@ struct ItemCounts {
 
 ItemCounts CountItem(const ResourceKey& key, int64_t initial) {
   ItemCounts c;
-  for (const ResourceUpdate& u : key.updates) {
-    if (u.order.empty()) continue;
-    if (u.outcome == OpType::kOk) ++c.acknowledged;
-    if (u.outcome == OpType::kInfo) ++c.maybe;
-    if (u.rejected) ++c.rejected;
-  }
-  c.sold = key.final ? static_cast<int64_t>(key.final->orders.size()) : c.acknowledged;
+  c.acknowledged = key.orders.acknowledged;
+  c.maybe = key.orders.maybe;
+  c.rejected = key.orders.rejected;
+  c.sold = key.final ? key.final->orders : c.acknowledged;
   c.min_stock = initial - c.acknowledged - c.maybe;
   c.max_stock = initial - c.acknowledged;
   return c;
@@ -42,32 +36,29 @@ nlohmann::json ItemStats(const ResourceKey& key, const ItemCounts& c, int64_t in
 }
 
 // Every op that wrote (or may have written) or read a negative stock.
-nlohmann::json NegativeStockOps(const History& history, const ResourceKey& key) {
+nlohmann::json NegativeStockOps(const ResourceUpdates& updates, const ResourceKey& key) {
   nlohmann::json ops = nlohmann::json::array();
-  for (const ResourceUpdate& u : key.updates) {
-    if (!u.order.empty() && u.MayHaveHappened() && u.value < 0) {
-      ops.push_back(OpRef(history[u.write]));
-    }
-  }
-  for (int64_t at : key.negative_reads) ops.push_back(OpRef(history[at]));
-  if (key.final && key.final->value < 0) ops.push_back(OpRef(history[key.final->position]));
+  for (const OpMark& write : key.negative_orders) ops.push_back(updates.Ref(write));
+  for (const auto& [invoked, read] : key.negative_reads) ops.push_back(updates.Ref(read));
+  if (key.final && key.final->value < 0) ops.push_back(updates.Ref(key.final->done));
   return ops;
 }
 
 // Appends one item's oversold, lost-update and negative-stock anomalies to
 // `result`; returns its part of the summary ("" when it has none).
-std::string JudgeItem(const History& history, const std::string& name, const ResourceKey& key,
-                      const ItemCounts& c, int64_t initial, CheckResult& result) {
+std::string JudgeItem(const ResourceUpdates& updates, const std::string& name,
+                      const ResourceKey& key, const ItemCounts& c, int64_t initial,
+                      CheckResult& result) {
   std::string line;
   const nlohmann::json final_ref =
-      key.final ? OpRef(history[key.final->position]) : nlohmann::json(nullptr);
+      key.final ? updates.Ref(key.final->done) : nlohmann::json(nullptr);
   const bool oversold = c.sold > initial;
   const bool lost =
       key.final && (key.final->value < c.min_stock || key.final->value > c.max_stock);
   // The overlapping buyers are the evidence of either anomaly: found once.
   nlohmann::json overlap_ops = nlohmann::json::array();
   const nlohmann::json pairs = oversold || lost
-                                   ? OverlappingUpdates(history, key, kPairsShown, overlap_ops)
+                                   ? updates.OverlappingUpdates(key, overlap_ops)
                                    : nlohmann::json::array();
   if (oversold) {
     nlohmann::json ops = overlap_ops;
@@ -101,27 +92,36 @@ std::string JudgeItem(const History& history, const std::string& name, const Res
                  : std::to_string(c.min_stock) + ".." + std::to_string(c.max_stock)) +
             " was expected";
   }
-  if (nlohmann::json negative_ops = NegativeStockOps(history, key); !negative_ops.empty()) {
+  if (nlohmann::json negative_ops = NegativeStockOps(updates, key); !negative_ops.empty()) {
     result.anomalies.push_back({{"type", "negative-stock"}, {"key", name}, {"ops", negative_ops}});
     line += std::string(line.empty() ? "" : ", ") + "negative stock";
   }
   return line;
 }
 
-}  // namespace
+class InventoryPass : public CheckPass {
+ public:
+  explicit InventoryPass(int64_t initial) : initial_(initial) {}
+  void Observe(const Op& op) override { updates_.Observe(op); }
+  CheckResult Finish() override;
 
-CheckResult InventoryChecker::CheckWhole(const History& history) const {
+ private:
+  const int64_t initial_;
+  ResourceUpdates updates_;
+};
+
+CheckResult InventoryPass::Finish() {
   CheckResult result;
-  const std::map<std::string, ResourceKey> keys = CollectResourceUpdates(history);
+  const std::map<std::string, ResourceKey>& keys = updates_.Finish();
   nlohmann::json items = nlohmann::json::object();
   std::vector<std::string> unjudged;
   std::string summary;
   for (const auto& [name, key] : keys) {
-    if (key.updates.empty() && !key.final) continue;
+    if (!key.has_updates && !key.final) continue;
     const ItemCounts counts = CountItem(key, initial_);
     items[name] = ItemStats(key, counts, initial_);
     if (!key.final) unjudged.push_back(name);
-    const std::string line = JudgeItem(history, name, key, counts, initial_, result);
+    const std::string line = JudgeItem(updates_, name, key, counts, initial_, result);
     if (!line.empty()) summary += (summary.empty() ? "" : "; ") + name + ": " + line;
   }
   result.stats = {{"items", items}};
@@ -137,6 +137,12 @@ CheckResult InventoryChecker::CheckWhole(const History& history) const {
   }
   result.summary = summary;
   return result;
+}
+
+}  // namespace
+
+std::unique_ptr<CheckPass> InventoryChecker::Start() const {
+  return std::make_unique<InventoryPass>(initial_);
 }
 
 }  // namespace locksmith

@@ -11,7 +11,10 @@
 // pairs of buyers whose acknowledged writes came from reads of the same
 // stock (each with its hold, read, write and release). An item without a
 // final read (the run was interrupted) is judged on what there is: unknown
-// unless something already proves an anomaly. Stateless; thread-safe.
+// unless something already proves an anomaly. One pass (ResourceUpdates:
+// memory per item and process, plus a compact record per distinct stock an
+// acknowledged sale read while the pairs are being looked for, and one op
+// mark per negative stock seen); stateless; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -20,11 +23,11 @@
 
 namespace locksmith {
 
-class InventoryChecker : public WholeHistoryChecker {
+class InventoryChecker : public Checker {
  public:
   explicit InventoryChecker(int64_t initial) : initial_(initial) {}
   std::string Name() const override { return "inventory"; }
-  CheckResult CheckWhole(const History& history) const override;
+  std::unique_ptr<CheckPass> Start() const override;
 
  private:
   const int64_t initial_;
