@@ -16,6 +16,8 @@
 # Usage: scripts/bench-report.sh [--quick] [OUT_DIR]   (--quick: 10k and 100k)
 #        scripts/bench-report.sh --run-dir RUN_DIR    (re-render a real run's
 #                                                      report and load it)
+#        scripts/bench-report.sh --load REPORT_HTML   (load a report as its
+#                                                      run wrote it)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/bench-build.sh"
 command -v chromium >/dev/null ||
@@ -57,6 +59,13 @@ measure() {  # REPORT LABEL
     "$(awk -v s="$size" 'BEGIN {print s / 1e6}')"
 }
 
+if [[ "${1:-}" == --load ]]; then
+  # A report as its run wrote it (a long run's, from its sample), not re-rendered.
+  report=$(readlink -f "${2:?usage: scripts/bench-report.sh --load REPORT_HTML}")
+  printf '%-10s %12s %10s %10s %10s\n' run page_ms fcp_ms wall_s html_MB
+  measure "$report" "$(basename "$(dirname "$report")")"
+  exit 0
+fi
 if [[ "${1:-}" == --run-dir ]]; then
   dir=$(cd "${2:?usage: scripts/bench-report.sh --run-dir RUN_DIR}" && pwd)
   "$build/reports/report_bench" --run-dir "$dir"
