@@ -447,9 +447,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   const bool stopped = interruption.StoppedTheRun();
   nlohmann::json results;
   // The run's own history: however long it ran, it is judged whole.
+  log.Info("servers gone; judging the history");
   auto result = JudgeAndReport(store->dir, outcome.config,
                                RunFactsForResults(facts, interruption, config.time_limit_s),
                                UINT64_MAX, &results);
+  if (result) log.Info("judged; results.json and the reports written");
   if (!result) {
     log.Error("check: " + result.error());
     // The full disk that cut the history short may refuse the results too:
