@@ -116,16 +116,6 @@ void Disconnect(const std::string& control_path, const std::string& node) {
   (void)RunSshProcess(ControlArgv(control_path, node, "exit"), "", std::chrono::seconds(10));
 }
 
-// A private directory for control sockets (their paths must stay short),
-// under a name no one can take first: mkdtemp makes it new, mode 0700.
-Result<std::string> MakeControlDir(const std::string& tag) {
-  std::string dir = "/tmp/lsm-ssh-" + tag + "-" + std::to_string(getpid()) + "-XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) {
-    return Error{"cannot create a control directory " + dir + ": " + std::strerror(errno)};
-  }
-  return dir;
-}
-
 // Removes a control directory after its masters were told to exit. A
 // master unlinks its socket on its own time (it runs in the background), so
 // one pass of remove_all can meet a socket that vanishes under it and give
@@ -143,6 +133,17 @@ Status RemoveControlDir(const std::string& dir) {
 }
 
 }  // namespace
+
+// The name up to the suffix is no secret: what keeps another user from
+// handing us a directory or link is mkdtemp's random suffix and its mkdir,
+// which refuses a name that exists (a link included) and tries another.
+Result<std::string> MakeSshControlDir(const std::string& tag) {
+  std::string dir = "/tmp/lsm-ssh-" + tag + "-" + std::to_string(getpid()) + "-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Error{"cannot create a control directory " + dir + ": " + std::strerror(errno)};
+  }
+  return dir;
+}
 
 std::vector<std::string> SshProviderPackages() { return {"iptables", "iproute2", "procps", "tar"}; }
 
@@ -170,7 +171,7 @@ Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& optio
     if (!a) return Error{a.error()};
     addresses[i] = *a;
   }
-  auto control_dir = MakeControlDir(tag);
+  auto control_dir = MakeSshControlDir(tag);
   if (!control_dir) return Error{control_dir.error()};
   std::unique_ptr<SshCluster> cluster(
       new SshCluster(tag, *control_dir, options.nodes_dir, options.ssh));
@@ -445,7 +446,7 @@ CleanupReport CleanupSshLeftovers(std::ostream& out, const SshCleanupOptions& op
     }
   }
   CloseStaleControlConnections(out, options.only_tag);
-  auto control_dir = MakeControlDir("clean0");
+  auto control_dir = MakeSshControlDir("clean0");
   if (!control_dir) {
     report.failed.push_back(control_dir.error());
     return report;

@@ -45,6 +45,12 @@ struct SshClusterOptions {
 
 Result<std::unique_ptr<Cluster>> CreateSshCluster(const SshClusterOptions& options);
 
+// A private directory of the controller for the control sockets (their paths
+// must stay short): /tmp/lsm-ssh-<tag>-<pid>-XXXXXX made new by mkdtemp, mode
+// 0700, never a directory or link someone else made first. An error of one
+// line when it cannot be made.
+Result<std::string> MakeSshControlDir(const std::string& tag);
+
 // The Debian packages of the tools the provider itself runs on a node
 // (iptables, ss, ps, tar); a run adds its backend's server packages.
 std::vector<std::string> SshProviderPackages();
