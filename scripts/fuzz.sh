@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer: the history parsers (Jepsen EDN and log lines,
 # history.jsonl, a run's history.bin) and the readers of the JSON files locksmith takes from
 # others (config, suite and scenario files, a run's results.json, a suite's
-# summary.json). Each target starts from its seed corpus in the repository
+# summary.json), and the lines a user's lock-client program writes back (the exec
+# protocol). Each target starts from its seed corpus in the repository
 # (<layer>/fuzz/corpus/<name>/) and the project's own fixtures; what it finds
 # new stays under build-fuzz/corpus/. A crash, a sanitizer report, a leak or
 # a timeout fails the script; the input that caused it is kept under
@@ -26,6 +27,7 @@ targets=(
   "history_log_fuzz checker/fuzz/corpus/history_log"
   "edn_history_fuzz checker/fuzz/corpus/edn"
   "jepsen_log_fuzz checker/fuzz/corpus/jepsen_log"
+  "exec_protocol_fuzz backends/fuzz/corpus/exec"
   "results_json_fuzz reports/fuzz/corpus/results"
   "summary_json_fuzz reports/fuzz/corpus/summary"
   "config_json_fuzz harness/fuzz/corpus/config scenarios"
