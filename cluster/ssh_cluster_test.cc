@@ -22,7 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr char kTag[] = "ctl0dt";
+// The tag `locksmith cleanup --provider ssh` makes its directory with, whose
+// old name /tmp/lsm-ssh-clean0-<pid> was reused when it existed.
+constexpr char kTag[] = "clean0";
 
 class SshControlDirTest : public ::testing::Test {
  protected:
