@@ -23,9 +23,15 @@ void Require(bool holds) {
   if (!holds) std::abort();
 }
 
+// Text a program gave ends up in the history and the report: it must be
+// valid UTF-8, which the strict dump (it throws otherwise) checks.
+void CheckRecordable(const std::string& text) { nlohmann::json(text).dump(); }
+
 void DecodeReplies(const nlohmann::json& body) {
   if (auto hello = DecodeHelloReply(body)) {
     Require(!hello->name.empty());
+    CheckRecordable(hello->name);
+    CheckRecordable(hello->version);
   } else {
     CheckErrorLine(hello.error());
   }
@@ -33,18 +39,28 @@ void DecodeReplies(const nlohmann::json& body) {
     Require(acquired->outcome != Outcome::kOk || !acquired->token.empty());
     Require(!acquired->busy || acquired->outcome == Outcome::kFail);
     Require(!acquired->busy || !acquired->error.empty());
+    CheckRecordable(acquired->token);
+    CheckRecordable(acquired->error);
   } else {
     CheckErrorLine(acquired.error());
   }
-  if (auto released = DecodeReleaseReply(body); !released) CheckErrorLine(released.error());
+  if (auto released = DecodeReleaseReply(body)) {
+    CheckRecordable(released->error);
+  } else {
+    CheckErrorLine(released.error());
+  }
   if (auto renewed = DecodeRenewReply(body)) {
     Require(!renewed->not_held || renewed->outcome == Outcome::kFail);
+    CheckRecordable(renewed->error);
   } else {
     CheckErrorLine(renewed.error());
   }
   if (auto event = DecodeExecEvent(body)) {
     Require(event->kind == LockEvent::Kind::kLost && !event->key.empty());
     Require(!event->error.empty() && event->cut_off_ms >= -1);
+    CheckRecordable(event->key);
+    CheckRecordable(event->token);
+    CheckRecordable(event->error);
   } else {
     CheckErrorLine(event.error());
   }
