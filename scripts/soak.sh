@@ -20,7 +20,8 @@
 # (e.g. `-- --concurrency 50 --hold 0-0 --backoff 0-0` for full speed).
 # On a shared machine: `nice -n 19 scripts/soak.sh ...`.
 #
-# Exit 0 when flat and nothing is left, 1 otherwise, 254 bad usage.
+# Exit 0 when flat and nothing is left, 1 otherwise, 130 interrupted (the
+# run is passed the signal and tears down), 254 bad usage.
 #
 # usage: scripts/soak.sh [--backend redis] [--minutes 30 | --seconds S] [--interval 5]
 #          [--warmup 60] [--nemesis LIST] [--store DIR] [-- RUN FLAGS...]

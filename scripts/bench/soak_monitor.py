@@ -22,8 +22,9 @@ still runs (same pid and start time; zombies aside) or whose working
 directory or command line is in the run directory, the run's registry
 record, and network namespaces, links and iptables rules with its tag.
 
-Exit: 0 flat and nothing left, 1 otherwise, 254 bad usage (the run's
-verdict is printed, not judged: a chaos run may well be invalid).
+Exit: 0 flat and nothing left, 1 otherwise, 130 interrupted (SIGINT or
+SIGTERM, passed on to the run, which tears down), 254 bad usage. The run's
+verdict is printed, not judged: a chaos run may well be invalid.
 
 usage: soak_monitor.py LOCKSMITH [--backend redis] [--minutes 30 | --seconds S]
          [--interval 5] [--warmup 60] [--nemesis LIST] [--store DIR] [-- RUN FLAGS...]
@@ -110,6 +111,7 @@ class Run:
         self.proc, self.store = proc, store
         self.run_dir = self.tag = None
         self.servers = {}  # pid -> start time, every process the registry recorded
+        self.peak = 0.0  # MiB, the process's VmHWM as last read
 
     def log(self):
         if self.run_dir is None:
@@ -159,49 +161,53 @@ class Run:
         }
 
 
-def running(proc):
+def ended(proc):
     stat = proc_stat(proc.pid)
-    return proc.poll() is None and stat is not None and stat[0] != "Z"
+    return stat is None or stat[0] == "Z"
 
 
-def watch(run, interval):
-    """Samples until the run ends; prints a row per sample."""
+def watch(run, interval, samples):
+    """Samples into `samples` until the run ends, a row printed per sample, and
+    keeps the process's own peak (VmHWM, read every 0.1 s: its exit status's
+    peak would count its servers too, a JVM's above its own)."""
     print(f"{'elapsed s':>9} {'phase':<8} {'RSS MiB':>8} {'servers MiB':>11} {'servers':>7} "
           f"{'ops':>10} {'history MB':>10}")
-    samples, start = [], time.monotonic()
-    while running(run.proc):
-        s = run.sample(time.monotonic() - start)
-        if s["rss"] > 0:
-            samples.append(s)
-            ops = "" if s["ops"] is None else s["ops"]
-            print(f"{s['t']:9.0f} {s['phase']:<8} {s['rss']:8.1f} {s['servers_rss']:11.1f} "
-                  f"{s['servers']:7} {ops:>10} {s['history_mb']:10.1f}", flush=True)
-        try:
-            run.proc.wait(timeout=interval)
-        except subprocess.TimeoutExpired:
-            pass
-    return samples
+    start = due = time.monotonic()
+    while not ended(run.proc):
+        run.peak = max(run.peak, vm_kib(run.proc.pid, "VmHWM") / 1024)
+        if time.monotonic() >= due:
+            due += interval
+            s = run.sample(time.monotonic() - start)
+            if s["rss"] > 0:
+                samples.append(s)
+                ops = "" if s["ops"] is None else s["ops"]
+                print(f"{s['t']:9.0f} {s['phase']:<8} {s['rss']:8.1f} {s['servers_rss']:11.1f} "
+                      f"{s['servers']:7} {ops:>10} {s['history_mb']:10.1f}", flush=True)
+        time.sleep(max(0, min(0.1, due - time.monotonic())))
 
 
 def spread(values):
     return (max(values) - min(values)) / min(values) if values and min(values) > 0 else None
 
 
-def summarize(samples, warmup):
+def summarize(samples, warmup, peak):
     """Prints the peak and the spreads; True when the RSS after the warm-up is flat."""
-    peak = max((s["hwm"] for s in samples), default=0)
-    print(f"peak RSS: {peak:.1f} MiB (VmHWM at the last sample); servers' peak "
+    print(f"peak RSS: {peak:.1f} MiB (VmHWM, within 0.1 s of the exit); servers' peak "
           f"{max((s['servers_rss'] for s in samples), default=0):.1f} MiB")
     after = [s for s in samples if s["t"] >= warmup]
     if len(after) < 2:
         print(f"RSS spread after {warmup:.0f} s: n/a (fewer than two samples after the warm-up)")
         return False
-    whole = spread([s["rss"] for s in after])
+    rss = [s["rss"] for s in after]
+    if peak > after[-1]["hwm"] + 0.1:  # the peak came after the last sample: the run's end
+        rss.append(peak)
+        print(f"  (the peak came after the last sample, {after[-1]['t']:.0f} s: it counts too)")
+    whole = spread(rss)
     workload = spread([s["rss"] for s in after if s["phase"] == "workload"])
     servers = spread([s["servers_rss"] for s in after if s["phase"] == "workload"])
-    low, high = min(s["rss"] for s in after), max(s["rss"] for s in after)
-    print(f"RSS after {warmup:.0f} s: {low:.1f} to {high:.1f} MiB, spread {100 * whole:.1f}% "
-          f"(limit {100 * FLAT_LIMIT:.0f}%): {'PASS' if whole <= FLAT_LIMIT else 'FAIL'}")
+    print(f"RSS after {warmup:.0f} s: {min(rss):.1f} to {max(rss):.1f} MiB, spread "
+          f"{100 * whole:.1f}% (limit {100 * FLAT_LIMIT:.0f}%): "
+          f"{'PASS' if whole <= FLAT_LIMIT else 'FAIL'}")
     if workload is not None:
         print(f"  during the workload alone: {100 * workload:.1f}%; servers' during the "
               f"workload: {'n/a' if servers is None else f'{100 * servers:.1f}%'}")
@@ -255,7 +261,12 @@ class Parser(argparse.ArgumentParser):
         bad_usage(message)
 
 
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
+
+
 def main():
+    signal.signal(signal.SIGTERM, interrupted)
     p = Parser(usage=__doc__.split("usage: ")[1])
     p.add_argument("locksmith")
     p.add_argument("--backend", default="redis")
@@ -293,23 +304,25 @@ def soak(a, store):
     print("soak: " + " ".join(args[1:]), flush=True)
     out_path = store + "/soak.out"
     with open(out_path, "w") as out:
-        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT)
-    run = Run(proc, store)
+        # A session of its own: a Ctrl-C reaches it once, forwarded below (a
+        # second SIGINT would make it stop waiting for in-flight work).
+        proc = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    run, samples, stopped = Run(proc, store), [], False
     try:
-        samples = watch(run, a.interval)
-    except KeyboardInterrupt:  # the run has the same signal: let it tear down
+        watch(run, a.interval, samples)
+    except KeyboardInterrupt:  # the run tears down on SIGINT: wait for it
         proc.send_signal(signal.SIGINT)
-        proc.wait()
-        samples = []
+        stopped = True
     code = proc.wait()
-    run.log()
-    flat = summarize(samples, a.warmup)
+    run.watch_registry(run.log())
+    flat = summarize(samples, a.warmup, run.peak)
     verdict(out_path, code)
     left = leftovers(run)
     print("left behind: " + ("nothing" if not left else f"{len(left)} thing(s)"))
     for line in left:
         print("  " + line)
-    return 0 if flat and not left else 1
+    return 130 if stopped else 0 if flat and not left else 1
 
 
 if __name__ == "__main__":
