@@ -6,16 +6,18 @@ INTERVAL seconds and, once it has ended, checks that nothing of it is left.
 
 Families: those `locksmith run --help` lists for --nemesis, each tried in a
 1 s probe run (`--nemesis F`): a run refuses a family its backend cannot
-take (exit 254, the reason on its last line). client-crash is left out: each
+take (exit 254, the reason on its `error:` line). client-crash is left out: each
 crash removes a worker for good, so a long run would end with none.
 
 Samples: the locksmith process's VmRSS (/proc/PID/status), and apart from it
-the servers' (the processes the run registry, /run/locksmith/runs/TAG.json,
-records for the run, each told apart from a reused pid by its start time);
-the client ops so far from the run log's progress lines; the history on
-disk. Memory is flat when the process's RSS after the warm-up varies by at
+its servers' PSS (smaps_rollup: pages they share counted once) over the
+processes the run registry (/run/locksmith/runs/TAG.json) records for the
+run, each told apart from a reused pid by its start time, and those below
+them; the client ops so far from the run log's progress lines; the history
+on disk. Memory is flat when the process's RSS after the warm-up varies by at
 most 10% ((max - min) / min over every sample from then to the end, the
-judge and reports included).
+judge and reports included, and the process's peak when it came after the
+last sample).
 
 Left behind, after the run: any process the registry recorded for it that
 still runs (same pid and start time; zombies aside) or whose working
@@ -91,16 +93,39 @@ def read(path):
 
 
 def proc_stat(pid):
-    """(state, start time) of a live pid, or None."""
+    """(state, start time, parent pid) of a live pid, or None."""
     text = read(f"/proc/{pid}/stat")
     if not text:
         return None
     fields = text[text.rindex(")") + 2:].split()
-    return fields[0], int(fields[19])
+    return fields[0], int(fields[19]), int(fields[1])
+
+
+def with_descendants(pids):
+    """`pids` and every process below them (a PostgreSQL server's backends)."""
+    children = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        stat = proc_stat(pid)
+        if stat and stat[0] != "Z":
+            children.setdefault(stat[2], []).append(int(pid))
+    found, todo = set(), list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo += children.get(pid, [])
+    return found
 
 
 def vm_kib(pid, field):
     m = re.search(rf"^{field}:\s+(\d+) kB", read(f"/proc/{pid}/status"), re.M)
+    return int(m.group(1)) if m else 0
+
+
+def pss_kib(pid):
+    """Proportional set size: pages shared between servers (PostgreSQL's
+    buffers, in every backend) counted once in a sum, not once a process."""
+    m = re.search(r"^Pss:\s+(\d+) kB", read(f"/proc/{pid}/smaps_rollup"), re.M)
     return int(m.group(1)) if m else 0
 
 
@@ -146,6 +171,7 @@ class Run:
         log = self.log()
         self.watch_registry(log)
         servers = self.live_servers()
+        server_rss = sum(pss_kib(p) for p in with_descendants(servers)) / 1024
         progress = PROGRESS.findall(log)
         phase = ("judge" if "workload done" in log else
                  "workload" if re.search(r"INFO  workload \S+ for", log) else "start")
@@ -154,7 +180,7 @@ class Run:
             "t": elapsed, "phase": phase,
             "rss": vm_kib(self.proc.pid, "VmRSS") / 1024,
             "hwm": vm_kib(self.proc.pid, "VmHWM") / 1024,
-            "servers_rss": sum(vm_kib(p, "VmRSS") for p in servers) / 1024,
+            "servers_rss": server_rss,
             "servers": len(servers),
             "ops": sum(map(int, progress[-1])) if progress else None,
             "history_mb": sum(os.path.getsize(h) for h in history) / 1e6,
@@ -170,7 +196,7 @@ def watch(run, interval, samples):
     """Samples into `samples` until the run ends, a row printed per sample, and
     keeps the process's own peak (VmHWM, read every 0.1 s: its exit status's
     peak would count its servers too, a JVM's above its own)."""
-    print(f"{'elapsed s':>9} {'phase':<8} {'RSS MiB':>8} {'servers MiB':>11} {'servers':>7} "
+    print(f"{'elapsed s':>9} {'phase':<8} {'RSS MiB':>8} {'servers PSS':>11} {'servers':>7} "
           f"{'ops':>10} {'history MB':>10}")
     start = due = time.monotonic()
     while not ended(run.proc):
