@@ -5,15 +5,15 @@
 # default. Prints the run's memory over time: elapsed, phase (workload, then
 # judge and reports), the locksmith process's RSS, its servers' PSS (the
 # processes the run registry records for the run, and those below them; pages
-# they share counted once) and their count, client
-# ops so far (the run log's progress lines), the history on disk. Then the
-# peak RSS, the spread of the process's RSS after the first minute
-# ((max - min) / min, judge included): PASS within 10%, else FAIL; the run's
-# exit code and verdict (printed, not judged: a chaos run may be invalid);
-# and what the run left behind: processes it started (by the pids and start
-# times the registry recorded, or with their working directory in the run
-# directory; zombies aside), its registry record, namespaces, links and
-# iptables rules with its tag.
+# they share counted once) and their count, client ops so far (the run log's
+# progress lines), the history on disk. Then the peak RSS, the spread of the
+# process's RSS after the first minute ((max - min) / min, judge included):
+# PASS within 10%, else FAIL; the run's exit code, verdict (printed, not
+# judged: a chaos run may be invalid) and fault ledger; and what the run left
+# behind: processes it started (by the pids and start times the registry
+# recorded, or with their working directory in the run directory; zombies
+# aside), its registry record, namespaces, links and iptables rules with its
+# tag.
 #
 # Release build in build-bench/ (scripts/bench-build.sh). Needs root (the
 # run's namespaces) and python3. The run's store is a temp dir, removed at
