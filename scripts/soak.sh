@@ -3,10 +3,11 @@
 # takes (each family --nemesis lists, kept when a 1 s probe run accepts it;
 # client-crash aside, whose crashes remove workers for good), 30 minutes by
 # default. Prints the run's memory over time: elapsed, phase (workload, then
-# judge and reports), the locksmith process's RSS, its servers' PSS (the
-# processes the run registry records for the run, and those below them; pages
-# they share counted once) and their count, client ops so far (the run log's
-# progress lines), the history on disk. Then the peak RSS, the spread of the
+# judge and reports), the locksmith process's RSS, its servers' anonymous and
+# shared memory as PSS (the processes the run registry records for the run,
+# and those below them; pages they share counted once, file pages left out)
+# and their count, client ops so far (the run log's progress lines), the
+# history on disk. Then the peak RSS, the spread of the
 # process's RSS after the first minute ((max - min) / min, judge included):
 # PASS within 10%, else FAIL; the run's exit code, verdict (printed, not
 # judged: a chaos run may be invalid) and fault ledger; and what the run left

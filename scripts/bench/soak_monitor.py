@@ -10,11 +10,11 @@ take (exit 254, the reason on its `error:` line). client-crash is left out: each
 crash removes a worker for good, so a long run would end with none.
 
 Samples: the locksmith process's VmRSS (/proc/PID/status), and apart from it
-its servers' PSS (smaps_rollup: pages they share counted once) over the
-processes the run registry (/run/locksmith/runs/TAG.json) records for the
-run, each told apart from a reused pid by its start time, and those below
-them; the client ops so far from the run log's progress lines; the history
-on disk. Memory is flat when the process's RSS after the warm-up varies by at
+its servers' anonymous and shared PSS (smaps_rollup: pages they share
+counted once, file pages left out) over the processes the run registry
+(/run/locksmith/runs/TAG.json) records for the run, each told apart from a
+reused pid by its start time, and those below them; the client ops so far
+from the run log's progress lines; the history on disk. Memory is flat when the process's RSS after the warm-up varies by at
 most 10% ((max - min) / min over every sample from then to the end, the
 judge and reports included, and the process's peak when it came after the
 last sample).
@@ -123,10 +123,12 @@ def vm_kib(pid, field):
 
 
 def pss_kib(pid):
-    """Proportional set size: pages shared between servers (PostgreSQL's
-    buffers, in every backend) counted once in a sum, not once a process."""
-    m = re.search(r"^Pss:\s+(\d+) kB", read(f"/proc/{pid}/smaps_rollup"), re.M)
-    return int(m.group(1)) if m else 0
+    """The process's anonymous and shared memory as proportional set size:
+    pages servers share (PostgreSQL's buffers, in every backend) count once
+    in a sum. File pages are left out: binaries and libraries that other
+    processes on the machine map too, whose share moves as those come and go."""
+    rollup = read(f"/proc/{pid}/smaps_rollup")
+    return sum(int(m) for m in re.findall(r"^Pss_(?:Anon|Shmem):\s+(\d+) kB", rollup, re.M))
 
 
 class Run:
@@ -171,7 +173,7 @@ class Run:
         log = self.log()
         self.watch_registry(log)
         servers = self.live_servers()
-        server_rss = sum(pss_kib(p) for p in with_descendants(servers)) / 1024
+        server_pss = sum(pss_kib(p) for p in with_descendants(servers)) / 1024
         progress = PROGRESS.findall(log)
         phase = ("judge" if "workload done" in log else
                  "workload" if re.search(r"INFO  workload \S+ for", log) else "start")
@@ -180,7 +182,7 @@ class Run:
             "t": elapsed, "phase": phase,
             "rss": vm_kib(self.proc.pid, "VmRSS") / 1024,
             "hwm": vm_kib(self.proc.pid, "VmHWM") / 1024,
-            "servers_rss": server_rss,
+            "servers_pss": server_pss,
             "servers": len(servers),
             "ops": sum(map(int, progress[-1])) if progress else None,
             "history_mb": sum(os.path.getsize(h) for h in history) / 1e6,
@@ -207,7 +209,7 @@ def watch(run, interval, samples):
             if s["rss"] > 0:
                 samples.append(s)
                 ops = "" if s["ops"] is None else s["ops"]
-                print(f"{s['t']:9.0f} {s['phase']:<8} {s['rss']:8.1f} {s['servers_rss']:11.1f} "
+                print(f"{s['t']:9.0f} {s['phase']:<8} {s['rss']:8.1f} {s['servers_pss']:11.1f} "
                       f"{s['servers']:7} {ops:>10} {s['history_mb']:10.1f}", flush=True)
         time.sleep(max(0, min(0.1, due - time.monotonic())))
 
@@ -219,7 +221,7 @@ def spread(values):
 def summarize(samples, warmup, peak):
     """Prints the peak and the spreads; True when the RSS after the warm-up is flat."""
     print(f"peak RSS: {peak:.1f} MiB (VmHWM, within 0.1 s of the exit); servers' peak "
-          f"{max((s['servers_rss'] for s in samples), default=0):.1f} MiB")
+          f"{max((s['servers_pss'] for s in samples), default=0):.1f} MiB")
     after = [s for s in samples if s["t"] >= warmup]
     if len(after) < 2:
         print(f"RSS spread after {warmup:.0f} s: n/a (fewer than two samples after the warm-up)")
@@ -230,7 +232,7 @@ def summarize(samples, warmup, peak):
         print(f"  (the peak came after the last sample, {after[-1]['t']:.0f} s: it counts too)")
     whole = spread(rss)
     workload = spread([s["rss"] for s in after if s["phase"] == "workload"])
-    servers = spread([s["servers_rss"] for s in after if s["phase"] == "workload"])
+    servers = spread([s["servers_pss"] for s in after if s["phase"] == "workload"])
     print(f"RSS after {warmup:.0f} s: {min(rss):.1f} to {max(rss):.1f} MiB, spread "
           f"{100 * whole:.1f}% (limit {100 * FLAT_LIMIT:.0f}%): "
           f"{'PASS' if whole <= FLAT_LIMIT else 'FAIL'}")
