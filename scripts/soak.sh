@@ -7,9 +7,11 @@
 # shared memory as PSS (the processes the run registry records for the run,
 # and those below them; pages they share counted once, file pages left out)
 # and their count, client ops so far (the run log's progress lines), the
-# history on disk. Then the peak RSS, the spread of the
-# process's RSS after the first minute ((max - min) / min, judge included):
-# PASS within 10%, else FAIL; the run's exit code, verdict (printed, not
+# history on disk. Then the spread of the process's RSS during the workload
+# after the first minute ((max - min) / min): PASS within 10%, and its peak
+# RSS, the judge and the reports after the workload included (they hold what
+# a verdict needs, which grows with the keys and, for a history judged whole,
+# with its length): PASS under 1 GiB; the run's exit code, verdict (printed, not
 # judged: a chaos run may be invalid) and fault ledger; and what the run left
 # behind: processes it started (by the pids and start times the registry
 # recorded, or with their working directory in the run directory; zombies

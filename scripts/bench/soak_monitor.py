@@ -45,6 +45,8 @@ import time
 
 REGISTRY = "/run/locksmith/runs"
 FLAT_LIMIT = 0.10
+# The whole process, the judge after the workload included.
+PEAK_LIMIT_MIB = 1024
 NOT_IN_SOAK = {"client-crash": "each crash removes a worker for good: a long run ends with none"}
 PROGRESS = re.compile(r"progress: .*\| ok (\d+) fail (\d+) info (\d+) \|")
 
@@ -231,15 +233,22 @@ def summarize(samples, warmup, peak):
         rss.append(peak)
         print(f"  (the peak came after the last sample, {after[-1]['t']:.0f} s: it counts too)")
     whole = spread(rss)
-    workload = spread([s["rss"] for s in after if s["phase"] == "workload"])
+    workload_rss = [s["rss"] for s in after if s["phase"] == "workload"]
+    workload = spread(workload_rss)
     servers = spread([s["servers_pss"] for s in after if s["phase"] == "workload"])
-    print(f"RSS after {warmup:.0f} s: {min(rss):.1f} to {max(rss):.1f} MiB, spread "
-          f"{100 * whole:.1f}% (limit {100 * FLAT_LIMIT:.0f}%): "
-          f"{'PASS' if whole <= FLAT_LIMIT else 'FAIL'}")
-    if workload is not None:
-        print(f"  during the workload alone: {100 * workload:.1f}%; servers' during the "
-              f"workload: {'n/a' if servers is None else f'{100 * servers:.1f}%'}")
-    return whole <= FLAT_LIMIT
+    if workload is None:
+        print(f"RSS during the workload after {warmup:.0f} s: n/a (fewer than two samples)")
+        return False
+    flat = workload <= FLAT_LIMIT
+    bounded = peak <= PEAK_LIMIT_MIB
+    print(f"RSS during the workload after {warmup:.0f} s: {min(workload_rss):.1f} to "
+          f"{max(workload_rss):.1f} MiB, spread {100 * workload:.1f}% (limit "
+          f"{100 * FLAT_LIMIT:.0f}%): {'PASS' if flat else 'FAIL'}")
+    print(f"  with the judge and the reports after it: {min(rss):.1f} to {max(rss):.1f} MiB "
+          f"({100 * whole:.1f}%), peak {peak:.1f} MiB (limit {PEAK_LIMIT_MIB} MiB): "
+          f"{'PASS' if bounded else 'FAIL'}; servers' spread during the workload: "
+          f"{'n/a' if servers is None else f'{100 * servers:.1f}%'}")
+    return flat and bounded
 
 
 def leftovers(run):
