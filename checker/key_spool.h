@@ -23,7 +23,7 @@ namespace locksmith {
 
 class KeySpool {
  public:
-  static inline constexpr size_t kDefaultBudgetBytes = size_t{64} << 20;
+  static inline constexpr size_t kDefaultBudgetBytes = size_t{32} << 20;
 
   explicit KeySpool(size_t budget_bytes = kDefaultBudgetBytes) : budget_(budget_bytes) {}
   ~KeySpool();

@@ -17,7 +17,7 @@ namespace locksmith {
 
 // Check(history) checks the history in memory as CheckLinearizable does;
 // a pass (Start) files each client op under its key (KeySpool: in memory up
-// to 64 MiB, then in temporary files) and, at Finish, checks the keys on up
+// to 32 MiB, then in temporary files) and, at Finish, checks the keys on up
 // to as many threads as the machine has cores (at most 4), each key with
 // what is left of the time budget and the whole memory budget; keys whose
 // ops take more than 16 MiB encoded together are checked one at a time, so

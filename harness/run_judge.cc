@@ -99,22 +99,31 @@ void CollectAnomalyOps(const nlohmann::json& j, std::set<int64_t>& indices) {
   }
 }
 
-// Keeps the report's sample of a large history (see kReportSampleOps).
+// Keeps the report's sample of a large history (see kReportSampleOps),
+// encoded as the history log encodes ops (some 50 bytes each rather than
+// some 500 as ops), so that it costs little while the checkers judge; ops()
+// decodes it once they are done.
 class ReportSample {
  public:
   explicit ReportSample(std::set<int64_t> anomaly_ops = {})
-      : anomaly_ops_(std::move(anomaly_ops)) {}
+      : anomaly_ops_(std::move(anomaly_ops)), records_(kHistoryLogMagic) {}
   void Observe(const Op& op) {
     const bool early = op.is_client() && client_ops_++ < kReportSampleOps;
     if (early) last_early_index_ = op.index;
-    if (!op.is_client() || early || NearAnomaly(op.index)) ops_.push_back(op);
+    if (!op.is_client() || early || NearAnomaly(op.index)) encoder_.Encode(op, &records_);
   }
   // Whether the ops `anomaly_ops` name, and their neighbourhoods, are in.
   bool Covers(const std::set<int64_t>& anomaly_ops) const {
     return anomaly_ops.empty() || client_ops_ <= kReportSampleOps ||
            *anomaly_ops.rbegin() + kAnomalyNeighbourhood <= last_early_index_;
   }
-  History& ops() { return ops_; }
+  // The sample's ops; the records are gone after.
+  Result<History> ops() {
+    auto stream = HistoryLogStream::FromBytes(std::move(records_), "the report's sample", false);
+    records_.clear();
+    if (!stream) return Error{stream.error()};
+    return ReadAll(**stream);
+  }
 
  private:
   bool NearAnomaly(int64_t index) const {
@@ -125,7 +134,8 @@ class ReportSample {
   const std::set<int64_t> anomaly_ops_;
   size_t client_ops_ = 0;
   int64_t last_early_index_ = -1;
-  History ops_;
+  HistoryLogEncoder encoder_;
+  std::string records_;
 };
 
 // Every op of `stream` into `observe`; a malformed history is an error.
@@ -161,16 +171,19 @@ Result<Judged> JudgeStreamed(const Checker& checker, OpStream& stream,
   nothing.Apply(judged.result);
   std::set<int64_t> anomaly_ops;
   CollectAnomalyOps(judged.result.anomalies, anomaly_ops);
+  Result<History> sampled = Error{""};
   if (sample.Covers(anomaly_ops)) {
-    judged.history = std::move(sample.ops());
+    sampled = sample.ops();
   } else {
     ReportSample again(std::move(anomaly_ops));
     if (Status s = stream.Rewind(); !s) return Error{s.error()};
     if (Status s = EachOp(stream, [&](const Op& op) { again.Observe(op); }); !s) {
       return Error{s.error()};
     }
-    judged.history = std::move(again.ops());
+    sampled = again.ops();
   }
+  if (!sampled) return Error{sampled.error()};
+  judged.history = std::move(*sampled);
   history_facts["report_sample"] = {
       {"ops", judged.history.size()},
       {"of", judged.ops},
