@@ -1,13 +1,15 @@
 // clock_shim_ctl: writes a clock shim control file by hand, for benchmarks
 // and experiments outside a run (scripts/bench-clock-shim.sh):
 //   clock_shim_ctl FILE OFFSET_MS [RATE]
-// The file is replaced atomically (written beside it, then renamed), as the
-// ClockController does through the Host.
+// The file is replaced atomically (WriteFileAtomically: a new file beside it,
+// then renamed, no planted name followed), as the ClockController does
+// through the Host.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
+#include <string_view>
 
+#include "base/atomic_file.h"
 #include "nemesis/shim_time.h"
 
 int main(int argc, char** argv) {
@@ -31,11 +33,10 @@ int main(int argc, char** argv) {
   params.rate_ppm = static_cast<int64_t>(rate * st::kRealRate + 0.5);
   unsigned char bytes[st::kControlSize] = {};
   st::EncodeControl(params, 1, bytes);
-  const std::string file = argv[1];
-  const std::string temp = file + ".tmp";
-  std::ofstream(temp, std::ios::binary).write(reinterpret_cast<const char*>(bytes), sizeof(bytes));
-  if (std::rename(temp.c_str(), file.c_str()) != 0) {
-    std::perror(("clock_shim_ctl: " + file).c_str());
+  const locksmith::Status written = locksmith::WriteFileAtomically(
+      argv[1], std::string_view(reinterpret_cast<const char*>(bytes), sizeof(bytes)));
+  if (!written) {
+    std::fprintf(stderr, "clock_shim_ctl: %s\n", written.error().c_str());
     return 1;
   }
   return 0;

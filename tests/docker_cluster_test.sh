@@ -131,7 +131,7 @@ for n in n1 n2 n3 n4 n5; do
   [[ -z "$left" ]] || fail "left on $n: $left"
 done
 left=$("${compose[@]}" exec -T control sh -c \
-  'ps -eo comm | grep -x ssh; ls -d /tmp/lsm-ssh-* 2>/dev/null' || true)
+  'ps -eo stat=,comm= | awk '"'"'$1 !~ /^Z/ && $2 == "ssh"'"'"'; ls -d /tmp/lsm-ssh-* 2>/dev/null' || true)
 [[ -z "$left" ]] || fail "left in the control container: $left"
 
 wait "$local_pid" || true
