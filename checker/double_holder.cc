@@ -239,10 +239,15 @@ struct KeyHolds {
   std::map<int64_t, PossibleHold> possible;  // by seq
 };
 
-// A client invoke still open: where it stands and when.
+// A client invoke still open: where it stands and what its completion will
+// need of its value (read once here, so that the pairing keeps no values).
 struct OpenInvoke {
   int64_t position = 0;
   int64_t time = 0;
+  bool reentry = false;
+  bool read = false;  // "mode": "read"
+  std::optional<int64_t> lease_ms;
+  std::string token;
 };
 
 // A release invoke of no open hold: an ok completion may prove a possible
@@ -272,7 +277,8 @@ class DoubleHolderPass : public CheckPass {
     } else if (const int64_t crashed = CrashedProcessOf(op); crashed >= 0) {
       open_invokes_.erase(crashed);  // its acquire never completes: no hold starts there
     } else if (op.is_client() && op.type == OpType::kInvoke) {
-      open_invokes_[op.process] = {position, op.time};
+      open_invokes_[op.process] = {position, op.time, IsReentry(op), IsReadAcquire(op),
+                                   IntIn(op.value, "lease_ms"), TokenOf(op)};
       waiting_releases_.erase(op.process);
       if (op.f == "release" && !IsReentry(op)) OnReleaseInvoke(op);
     } else if (op.is_client() && pairing.invoke) {
@@ -291,15 +297,15 @@ class DoubleHolderPass : public CheckPass {
 
  private:
   void OnCompletion(const Op& invoke, const Op& done) {
-    int64_t seq = 0;
+    OpenInvoke facts;
     if (auto it = open_invokes_.find(invoke.process); it != open_invokes_.end()) {
-      seq = it->second.position;
+      facts = std::move(it->second);
       open_invokes_.erase(it);
     }
-    if (IsReentry(invoke)) {  // nested in the outer hold, which stays the hold
+    if (facts.reentry) {  // nested in the outer hold, which stays the hold
       if (invoke.f == "acquire") OnReentry(invoke, done);
     } else if (invoke.f == "acquire") {
-      if (done.type != OpType::kFail) OnAcquire(invoke, done, seq);
+      if (done.type != OpType::kFail) OnAcquire(invoke, facts, done);
     } else if (invoke.f == "release") {
       auto waiting = waiting_releases_.find(invoke.process);
       if (waiting == waiting_releases_.end()) return;
@@ -340,15 +346,16 @@ class DoubleHolderPass : public CheckPass {
     }
   }
 
-  // An acquire that ended ok or info.
-  void OnAcquire(const Op& op, const Op& done, int64_t seq) {
+  // An acquire (`op`, RefOnly, and what its value said) that ended ok or info.
+  void OnAcquire(const Op& op, const OpenInvoke& facts, const Op& done) {
+    const int64_t seq = facts.position;
     Hold h;
     h.process = op.process;
     h.seq = seq;
     h.acquire_done = RefOnly(done);
     h.token = TokenOf(done);
     h.validity_ms = IntIn(done.value, "validity_ms");
-    h.shared = modes_ == HoldModes::kReadWrite && IsReadAcquire(op);
+    h.shared = modes_ == HoldModes::kReadWrite && facts.read;
     ++total_holds_;
     read_holds_ += h.shared ? 1 : 0;
     if (done.type == OpType::kOk) {
@@ -365,11 +372,11 @@ class DoubleHolderPass : public CheckPass {
     // info: may have happened
     h.certain = false;
     h.start = op.time;
-    if (auto lease = IntIn(op.value, "lease_ms"); lease && *lease >= 0 && *lease < kMaxLeaseMs) {
+    if (const auto& lease = facts.lease_ms; lease && *lease >= 0 && *lease < kMaxLeaseMs) {
       h.end = op.time + *lease * kNsPerMs;
       h.lease_end = h.end;
     }
-    std::string token = h.token.empty() ? TokenOf(op) : h.token;
+    const std::string& token = h.token.empty() ? facts.token : h.token;
     if (!token.empty()) possible_by_token_[token] = {op.key, seq};
     AddPossible(op.key, std::move(h));
   }
@@ -393,7 +400,7 @@ class DoubleHolderPass : public CheckPass {
 
   const HoldModes modes_;
   OverlapTally tally_;
-  CompletionPairer pairer_;
+  CompletionPairer pairer_{false};
   int64_t position_ = 0;
   int64_t now_ = 0;
   int64_t total_holds_ = 0, read_holds_ = 0;

@@ -127,26 +127,14 @@ pid_t MasterPid(const std::string& control_path, const std::string& node) {
   }
 }
 
-// Whether `pid` is gone (or a zombie its parent has yet to reap).
-bool ProcessGone(pid_t pid) {
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;
-  const size_t close = line.rfind(')');
-  return close == std::string::npos || close + 2 >= line.size() || line[close + 2] == 'Z';
-}
-
 // Tells the master to exit and waits (up to 5 s) until it has: it runs in
 // the background, so `-O exit` returns before it is gone, and a run that
 // ends must leave no ssh process behind.
 void Disconnect(const std::string& control_path, const std::string& node) {
   const pid_t master = MasterPid(control_path, node);
+  const auto stat = master > 0 ? ReadProcStat(master) : std::nullopt;
   (void)RunSshProcess(ControlArgv(control_path, node, "exit"), "", std::chrono::seconds(10));
-  if (master <= 0) return;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (!ProcessGone(master) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  if (stat) (void)WaitUntilGone({{master, stat->start_time}}, std::chrono::seconds(5));
 }
 
 // Removes a control directory after its masters were told to exit. A
