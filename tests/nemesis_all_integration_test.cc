@@ -41,10 +41,16 @@
 //    the failover begins 3.06 s into the stall, after the revoke, and the
 //    kill 3.1 s before it, early enough for the promotion (2.05 s at most)
 //    and a keep-alive after it (0.67 s at most) that renews the lease at its
-//    plain TTL. The pauses and partitions (300 ms; the partition's probe
-//    makes its cut some 600 ms) stay under the 1 s election timeout and
-//    elect no one, and the partition heals 1.3 s into the stall, before the
-//    lease can lapse. The time limit ends the run before the second kill.
+//    plain TTL. The 300 ms pauses stay under the 1 s election timeout and
+//    elect no one. The partition cuts a client off the members rather than
+//    a member off the others: a member isolated even that briefly (its cut
+//    lasts some 600 ms with the probe) loses its peer streams, hears no
+//    leader for a second or more after the heal, campaigns at a higher term
+//    and deposes the leader (etcd 3.4 has no pre-vote), which with the
+//    isolate shape happened in 2 of 16 runs of this seed: the election
+//    extended the stalled holder's lease past the stall and left the
+//    failover no leader to kill (unknown). The time limit ends the run
+//    before the second kill.
 //
 // Each seed was chosen so the first window of each family opens apart from
 // the windows it would spoil (a clock read from a paused or killed node, a
@@ -106,6 +112,9 @@ std::vector<std::string> Flags(const AllCase& c) {
   // loaded machine's stall does not make them fail over on their own.
   if (c.backend == "redis-sentinel") flags.insert(flags.end(), {"--sentinel-down-after", "2000"});
   if (c.promotes) flags.insert(flags.end(), {"--failover-ms", "1000"});
+  // An etcd member cut off the others deposes the leader once it is back
+  // (see above): the partition cuts a client off the members instead.
+  if (c.backend == "etcd") flags.insert(flags.end(), {"--partition-shape", "clients-from-nodes"});
   return flags;
 }
 
