@@ -48,9 +48,10 @@
 //    leader for a second or more after the heal, campaigns at a higher term
 //    and deposes the leader (etcd 3.4 has no pre-vote), which with the
 //    isolate shape happened in 2 of 16 runs of this seed: the election
-//    extended the stalled holder's lease past the stall and left the
-//    failover no leader to kill (unknown). The time limit ends the run
-//    before the second kill.
+//    extended the stalled holder's lease past the stall (valid at best;
+//    the failover, begun mid-election, then failed unapplied: unknown; it
+//    now waits for the leader elected). The time limit ends the run before
+//    the second kill.
 //
 // Each seed was chosen so the first window of each family opens apart from
 // the windows it would spoil (a clock read from a paused or killed node, a
