@@ -18,36 +18,42 @@
 //    holder, locked on the old master, still holds it under a valid lease.
 //    Holds of 1-1.5 s with 3 s leases make one such holder certain on each
 //    of the three keys, and the keys the new master copied before the cut
-//    expire (3 s) before the heal (5 s after the cut): unsafe grants, only
-//    after the heal. The sentinels wait 2 s before they call a master down
-//    (not the default 1 s), so a loaded machine's stall does not make them
-//    fail over on their own.
-//  - Redis with Sentinel on five hosts (data nodes n1, the master, n2 and
-//    n3; sentinels s1-s5 on n1-n5: two call a master down, a failover needs
-//    three votes) under one-way, majorities-ring and bridge, one run each
-//    with the options above. Seed 11 draws the host order n1 n4 n2 n3 n5
-//    for all three, so the master's host is on the side cut off from both
-//    replicas, and the hosts beside it hold sentinels only:
-//    - one-way: n1 and n4 drop what n2, n3 and n5 send. A TCP connection
-//      needs packets both ways, so this is halves for Redis: s2, s3 and s5
-//      lose the master and promote n2 or n3; s1 drops their hellos, so it
+//    expire (3 s) long before the heal (11 s after the cut): unsafe grants,
+//    only after the heal. The sentinels wait 2 s before they call a master
+//    down (not the default 1 s), so a loaded machine's stall does not make
+//    them fail over on their own. The cut resets every connection to the
+//    master at one instant, so the sentinels that lose it call it down
+//    within a few milliseconds of each other; two that ask for the votes
+//    at once split them and try again 4 s later (twice their 2 s failover
+//    timeout): each cut here leaves room for one such retry.
+//  - Redis with Sentinel on five hosts under one-way, majorities-ring and
+//    bridge, one run each with the options above. Seed 11 draws the host
+//    order n1 n4 n2 n3 n5 for all three, so the master's host n1 is on the
+//    side cut off from the replicas it could lose its locks to:
+//    - one-way (data nodes n1-n5, sentinels s1-s3 on n1-n3, two votes to
+//      fail over): n1 and n4 drop what n2, n3 and n5 send. A TCP connection
+//      needs packets both ways, so this is halves for Redis: s2 and s3 lose
+//      the master and promote n2, n3 or n5; s1 drops their hellos, so it
 //      and the clients hear of it only at the heal. Unsafe grants at the
-//      heal, as under halves. s1 and s4 could call the new master down but
-//      have no third vote: the master moves once.
+//      heal, as under halves. (With five sentinels the far side's three
+//      all call the master down at once and two ask for the votes in the
+//      same instant, election after election on a loaded machine.)
 //    - majorities-ring (the ring n1 n4 n2 n3 n5) and bridge ({n1, n4} |
-//      {n2, n3}, both seeing n5): no side is a minority. s2 and s3 lose
-//      n1, win the vote of a sentinel they share with n1's side and
-//      promote n2 or n3; the sentinels beside n1 hear of it at once, s1
-//      from them within a hello period (2 s), and the clients move with s1
-//      during the cut, to a master cut off from n1 since the cut, which has
-//      none of the locks n1 granted since (its copies of older ones, with
-//      their 3 s leases, expired before the clients come): unsafe grants
-//      during the cut. Then s1 and a sentinel beside it lose the new
-//      master, win a third vote in turn and fail it over back to n1, the
-//      only data node they reach, and so on: the master never settles
-//      until the heal. Each move takes 3-4 s (2 s to call the master down,
-//      then the vote and the promotion); the cut (11 s) holds two with room
-//      to spare.
+//      {n2, n3}, both seeing n5), with data nodes n1-n3 and sentinels s1-s5
+//      on n1-n5 (three votes to fail over), so the hosts beside n1 hold
+//      sentinels only: no side is a minority. s2 and s3 lose n1, win the
+//      vote of a sentinel they share with n1's side and promote n2 or n3;
+//      the sentinels beside n1 hear of it at once, s1 from them within a
+//      hello period (2 s), and the clients move with s1 during the cut, to
+//      a master cut off from n1 since the cut, which has none of the locks
+//      n1 granted since (its copies of older ones, with their 3 s leases,
+//      expired before the clients come): unsafe grants during the cut. Then
+//      s1 and a sentinel beside it lose the new master, win a third vote in
+//      turn and fail it over to a data node they reach (n1; in the ring
+//      also the other replica), and so on: the master never settles until
+//      the heal. Each move takes 3-5 s (2 s to call the master down, then
+//      the vote and the promotion); the cut (13.5 s) holds two, and a split
+//      vote's retry.
 #include <gtest/gtest.h>
 
 #include <iostream>
@@ -177,14 +183,15 @@ SwitchesOffN1 FindSwitchesOffN1(const History& history) {
 // A mutex run on Redis with Sentinel under one scripted partition of
 // `shape`, from 1 s into the run to `heal_at_ms`: 10 clients on 3 keys,
 // holds of 1-1.5 s under 3 s leases, sentinels that wait 2 s before they
-// call a master down. `deployment` adds the backend's host counts.
+// call a master down and retry a failed election after 4 s (twice the
+// failover timeout). `deployment` adds the backend's host counts.
 FinishedRun RunSentinelUnder(const std::string& shape, int64_t heal_at_ms, double time_limit_s,
                              const nlohmann::json& deployment, const std::string& seed) {
   TempDir dir;
   nlohmann::json config = {
-      {"backend", "redis-sentinel"}, {"sentinel_down_after_ms", 2000}, {"workload", "mutex"},
-      {"concurrency", 10}, {"keys", 3}, {"hold", "1000-1500"}, {"lease_ms", 3000},
-      {"time_limit_s", time_limit_s},
+      {"backend", "redis-sentinel"}, {"sentinel_down_after_ms", 2000},
+      {"sentinel_failover_timeout_ms", 2000}, {"workload", "mutex"}, {"concurrency", 10},
+      {"keys", 3}, {"hold", "1000-1500"}, {"lease_ms", 3000}, {"time_limit_s", time_limit_s},
       {"steps",
        {{{"at_ms", 1000}, {"f", "partition"}, {"value", {{"shape", shape}}}},
         {{"at_ms", heal_at_ms}, {"f", "heal"}}}}};
@@ -289,7 +296,7 @@ void ExpectFlappingMasterAndUnsafeGrants(const FinishedRun& f, int64_t cut, int6
 
 TEST(PartitionShapesIntegrationTest, SentinelsMasterAloneOnTheMinorityHalfGrantsUnsafelyAtTheHeal) {
   // Seed 5 draws the halves {n1} | {n2, n3}: the master's host alone.
-  FinishedRun f = RunSentinelUnder("halves", 6000, 8.5, nlohmann::json::object(), "5");
+  FinishedRun f = RunSentinelUnder("halves", 12000, 14.5, nlohmann::json::object(), "5");
   ASSERT_EQ(f.code, 1) << f.out;
   const auto cut = OneCut(f, {{"n1", {"n2", "n3"}}, {"n2", {"n1"}}, {"n3", {"n1"}}});
   ASSERT_TRUE(cut);
@@ -297,11 +304,15 @@ TEST(PartitionShapesIntegrationTest, SentinelsMasterAloneOnTheMinorityHalfGrants
 }
 
 // Five hosts: data nodes n1 (the master), n2 and n3, sentinels s1-s5 on
-// n1-n5. Seed 11 draws the host order n1 n4 n2 n3 n5 for each shape below.
+// n1-n5. Seed 11 draws the host order n1 n4 n2 n3 n5 for each five-host
+// shape below.
 nlohmann::json FiveSentinels() { return {{"sentinels", 5}, {"replicas", 2}}; }
 
 TEST(PartitionShapesIntegrationTest, SentinelsMastersHalfDroppingTheOthersGrantsUnsafelyAtTheHeal) {
-  FinishedRun f = RunSentinelUnder("one-way", 7000, 10.5, FiveSentinels(), "11");
+  // Data on n1-n5, sentinels s1-s3 on n1-n3: the far side's two sentinels
+  // need each other's vote only (with five, three would race for it).
+  FinishedRun f =
+      RunSentinelUnder("one-way", 12000, 15.5, {{"sentinels", 3}, {"replicas", 4}}, "11");
   ASSERT_EQ(f.code, 1) << f.out;
   const auto cut = OneCut(f, {{"n1", {"n2", "n3", "n5"}}, {"n4", {"n2", "n3", "n5"}}});
   ASSERT_TRUE(cut);
@@ -309,7 +320,7 @@ TEST(PartitionShapesIntegrationTest, SentinelsMastersHalfDroppingTheOthersGrants
 }
 
 TEST(PartitionShapesIntegrationTest, SentinelsRingAroundTheMasterFlapsAndGrantsUnsafely) {
-  FinishedRun f = RunSentinelUnder("majorities-ring", 12000, 12.5, FiveSentinels(), "11");
+  FinishedRun f = RunSentinelUnder("majorities-ring", 15000, 15.5, FiveSentinels(), "11");
   ASSERT_EQ(f.code, 1) << f.out;
   // The ring n1 n4 n2 n3 n5: the master's neighbours hold no data.
   const auto cut = OneCut(f, {{"n1", {"n2", "n3"}},
@@ -322,7 +333,7 @@ TEST(PartitionShapesIntegrationTest, SentinelsRingAroundTheMasterFlapsAndGrantsU
 }
 
 TEST(PartitionShapesIntegrationTest, SentinelsBridgeToTheMastersHalfFlapsAndGrantsUnsafely) {
-  FinishedRun f = RunSentinelUnder("bridge", 12000, 12.5, FiveSentinels(), "11");
+  FinishedRun f = RunSentinelUnder("bridge", 15000, 15.5, FiveSentinels(), "11");
   ASSERT_EQ(f.code, 1) << f.out;
   // {n1, n4} | {n2, n3}, both halves seeing n5.
   const auto cut = OneCut(f, {{"n1", {"n2", "n3"}},
