@@ -166,6 +166,7 @@ class CompositePass : public CheckPass {
   }
   void Observe(const Op& op) override {
     Flush();
+    if (worker_) worker_->Wait();
     for (auto& pass : passes_) pass->Observe(op);
     if (keep_all_) kept_.push_back(op);
   }
@@ -177,18 +178,22 @@ class CompositePass : public CheckPass {
       if (keep_all_) kept_.push_back(std::move(op));
       return;
     }
-    if (batch_.empty()) batch_.resize(kBatchOps);
+    std::vector<Op>& batch = batches_[filling_];
+    if (batch.empty()) batch.resize(kBatchOps);
     // The reader gets an op judged before back, to read the next one into.
-    std::swap(batch_[filled_++], op);
+    std::swap(batch[filled_++], op);
     if (filled_ == kBatchOps) Flush();
   }
   CheckResult Finish() override;
 
  private:
-  static constexpr size_t kBatchOps = 1024;
+  static constexpr size_t kBatchOps = 4096;
 
-  // The batch's ops through every pass: half of the passes (every other
-  // one) on a worker's thread, the rest on this one, at the same time.
+  // The batch being filled through every pass: half of the passes (every
+  // other one) on a worker's thread, the rest on this one, at the same
+  // time. The worker may still be at it while the other batch fills and
+  // this thread's passes judge that one: a thread the machine's other
+  // work holds up a moment does not stop the other at once.
   void Flush();
 
   std::vector<std::string> names_;
@@ -196,7 +201,8 @@ class CompositePass : public CheckPass {
   bool keep_all_ = false;
   bool two_threads_ = false;  // whether Take judges in batches on two threads
   History kept_;  // the ops, when a checker needs them all at once
-  std::vector<Op> batch_;  // ops taken, not yet judged: [0, filled_)
+  std::vector<Op> batches_[2];
+  size_t filling_ = 0;  // the batch ops taken go to, not yet judged: [0, filled_)
   size_t filled_ = 0;
   std::unique_ptr<PassWorker> worker_;  // once a batch is judged
 };
@@ -208,16 +214,19 @@ void CompositePass::Flush() {
     for (size_t i = 0; i < passes_.size(); i += 2) theirs.push_back(passes_[i].get());
     worker_ = std::make_unique<PassWorker>(std::move(theirs));
   }
-  worker_->Start(&batch_, filled_);
+  worker_->Wait();  // the other batch, which fills next
+  const std::vector<Op>& batch = batches_[filling_];
+  worker_->Start(&batch, filled_);
   for (size_t i = 0; i < filled_; ++i) {
-    for (size_t p = 1; p < passes_.size(); p += 2) passes_[p]->Observe(batch_[i]);
+    for (size_t p = 1; p < passes_.size(); p += 2) passes_[p]->Observe(batch[i]);
   }
-  worker_->Wait();
+  filling_ ^= 1;
   filled_ = 0;
 }
 
 CheckResult CompositePass::Finish() {
   Flush();
+  if (worker_) worker_->Wait();
   worker_.reset();
   CheckResult merged;
   std::vector<std::string> reasons;
