@@ -187,7 +187,7 @@ class CompositePass : public CheckPass {
   CheckResult Finish() override;
 
  private:
-  static constexpr size_t kBatchOps = 4096;
+  static constexpr size_t kBatchOps = 1024;
 
   // The batch being filled through every pass: half of the passes (every
   // other one) on a worker's thread, the rest on this one, at the same
