@@ -1,6 +1,9 @@
 #include "checker/checker.h"
 
+#include <thread>
 #include <unordered_map>
+
+#include "checker/pass_worker.h"
 
 namespace locksmith {
 
@@ -148,6 +151,8 @@ class CompositePass : public CheckPass {
       any_whole |= dynamic_cast<const WholeHistoryChecker*>(checker.get()) != nullptr;
     }
     keep_all_ = any_whole && given == nullptr;
+    // (hardware_concurrency reads sysfs: asked once.)
+    two_threads_ = !keep_all_ && checkers.size() >= 2 && std::thread::hardware_concurrency() >= 2;
     for (const auto& checker : checkers) {
       names_.push_back(checker->Name());
       if (const auto* whole = dynamic_cast<const WholeHistoryChecker*>(checker.get())) {
@@ -160,23 +165,69 @@ class CompositePass : public CheckPass {
     }
   }
   void Observe(const Op& op) override {
+    Flush();
+    if (worker_) worker_->Wait();
     for (auto& pass : passes_) pass->Observe(op);
     if (keep_all_) kept_.push_back(op);
   }
+  // Ops taken are judged in batches on two threads (see Flush), when there
+  // are two cores and no copy of every op to keep.
   void Take(Op&& op) override {
-    for (auto& pass : passes_) pass->Observe(op);
-    if (keep_all_) kept_.push_back(std::move(op));
+    if (!two_threads_) {
+      for (auto& pass : passes_) pass->Observe(op);
+      if (keep_all_) kept_.push_back(std::move(op));
+      return;
+    }
+    std::vector<Op>& batch = batches_[filling_];
+    if (batch.empty()) batch.resize(kBatchOps);
+    // The reader gets an op judged before back, to read the next one into.
+    std::swap(batch[filled_++], op);
+    if (filled_ == kBatchOps) Flush();
   }
   CheckResult Finish() override;
 
  private:
+  static constexpr size_t kBatchOps = 1024;
+
+  // The batch being filled through every pass: half of the passes (every
+  // other one) on a worker's thread, the rest on this one, at the same
+  // time. The worker may still be at it while the other batch fills and
+  // this thread's passes judge that one: a thread the machine's other
+  // work holds up a moment does not stop the other at once.
+  void Flush();
+
   std::vector<std::string> names_;
   std::vector<std::unique_ptr<CheckPass>> passes_;
   bool keep_all_ = false;
+  bool two_threads_ = false;  // whether Take judges in batches on two threads
   History kept_;  // the ops, when a checker needs them all at once
+  std::vector<Op> batches_[2];
+  size_t filling_ = 0;  // the batch ops taken go to, not yet judged: [0, filled_)
+  size_t filled_ = 0;
+  std::unique_ptr<PassWorker> worker_;  // once a batch is judged
 };
 
+void CompositePass::Flush() {
+  if (filled_ == 0) return;
+  if (!worker_) {
+    std::vector<CheckPass*> theirs;
+    for (size_t i = 0; i < passes_.size(); i += 2) theirs.push_back(passes_[i].get());
+    worker_ = std::make_unique<PassWorker>(std::move(theirs));
+  }
+  worker_->Wait();  // the other batch, which fills next
+  const std::vector<Op>& batch = batches_[filling_];
+  worker_->Start(&batch, filled_);
+  for (size_t i = 0; i < filled_; ++i) {
+    for (size_t p = 1; p < passes_.size(); p += 2) passes_[p]->Observe(batch[i]);
+  }
+  filling_ ^= 1;
+  filled_ = 0;
+}
+
 CheckResult CompositePass::Finish() {
+  Flush();
+  if (worker_) worker_->Wait();
+  worker_.reset();
   CheckResult merged;
   std::vector<std::string> reasons;
   for (size_t i = 0; i < passes_.size(); ++i) {

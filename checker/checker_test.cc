@@ -45,6 +45,31 @@ TEST(CheckerTest, OnePassOverAStreamJudgesAsCheckDoes) {
   EXPECT_EQ(streamed->stats["perf"]["stats"]["ops"], 4);
 }
 
+TEST(CheckerTest, AStreamOfManyBatchesJudgesAsCheckDoes) {
+  // Taken ops are judged in batches, half of the passes on another thread:
+  // the verdict, every anomaly and every stat stay those of Check.
+  HistoryBuilder b;
+  for (int i = 0; i < 2500; ++i) {
+    const std::string key = "k" + std::to_string(i % 7);
+    const int64_t p = i % 5, q = 5 + i % 3;
+    b.Invoke(p, "acquire", {{"lease_ms", 1000}}, key).Ok(p, {{"token", "a"}, {"validity_ms", 1000}});
+    if (i % 10 == 0) {
+      b.Invoke(q, "acquire", {{"lease_ms", 1000}}, key).Ok(q, {{"token", "b"}, {"validity_ms", 1000}});
+      b.Invoke(q, "release", {{"token", "b"}}, key).Ok(q);
+    }
+    b.Invoke(p, "release", {{"token", "a"}}, key).Ok(p);
+  }
+  const History history = b.Build();
+  const CompositeChecker checker = PerfAndDoubleHolder();
+  const CheckResult whole = checker.Check(history);
+  ASSERT_EQ(whole.valid, Validity::kFalse);
+  HistoryOpStream stream(history);
+  auto streamed = CheckStream(checker, stream);
+  ASSERT_TRUE(streamed) << streamed.error();
+  EXPECT_EQ(streamed->ToJson(), whole.ToJson());
+  EXPECT_EQ(streamed->stats["perf"]["stats"]["ops"], history.size() / 2);
+}
+
 TEST(CheckerTest, EachPassIsItsOwn) {
   const History history = DoubleHold();
   const CompositeChecker checker = PerfAndDoubleHolder();

@@ -13,12 +13,37 @@ std::string MarkOf(const Op& op) {
 
 }  // namespace
 
+std::shared_ptr<const Op> CompletionPairer::Keep(const Op& op) {
+  // The invoke given back with the last completion, when nobody kept it, is
+  // reused: its strings' capacity too (one allocation fewer an invoke).
+  std::shared_ptr<Op> invoke;
+  if (given_ && given_.use_count() == 1) {
+    invoke = std::const_pointer_cast<Op>(std::move(given_));
+  } else {
+    invoke = std::make_shared<Op>();
+  }
+  given_.reset();
+  if (with_values_) {
+    *invoke = op;
+    return invoke;
+  }
+  invoke->index = op.index;
+  invoke->time = op.time;
+  invoke->process = op.process;
+  invoke->type = op.type;
+  invoke->f.assign(op.f);
+  invoke->key.assign(op.key);
+  invoke->value = nullptr;
+  invoke->error.clear();
+  invoke->fault = op.fault;
+  return invoke;
+}
+
 CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
   Pairing pairing;
   const std::string mark = MarkOf(op);
   if (op.type == OpType::kInvoke) {
-    auto invoke = std::make_shared<Op>(with_values_ ? op : RefOnly(op));
-    if (!with_values_) invoke->fault = op.fault;
+    std::shared_ptr<const Op> invoke = Keep(op);
     if (auto it = open_.find(op.process); it != open_.end()) {
       const std::shared_ptr<const Op> old = it->second;
       it->second = invoke;
@@ -46,6 +71,7 @@ CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
   if (!invoke || invoke->f != op.f) return pairing;
   if (auto p = open_.find(op.process); p != open_.end() && p->second == invoke) open_.erase(p);
   if (const std::string invoked = MarkOf(*invoke); !invoked.empty()) open_faults_.erase(invoked);
+  given_ = invoke;
   pairing.invoke = std::move(invoke);
   return pairing;
 }

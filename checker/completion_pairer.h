@@ -40,6 +40,12 @@ class CompletionPairer {
   const bool with_values_;
   std::unordered_map<int64_t, std::shared_ptr<const Op>> open_;  // by process
   std::map<std::string, std::shared_ptr<const Op>> open_faults_;  // by fault mark
+  // The invoke the last completion was paired with: reused by Keep once
+  // the caller has let go of it.
+  std::shared_ptr<const Op> given_;
+
+  // A copy of the invoke `op` (RefOnly and its fault mark, without values).
+  std::shared_ptr<const Op> Keep(const Op& op);
 };
 
 }  // namespace locksmith

@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "checker/completion_pairer.h"
 #include "checker/leased_lock_checker.h"
@@ -42,13 +43,21 @@ class ForeignReleasePass : public CheckPass {
   void Observe(const Op& op) override {
     const int64_t position = position_++;
     const CompletionPairer::Pairing pairing = pairer_.Observe(op);
+    const bool client_invoke = op.is_client() && op.type == OpType::kInvoke;
+    const bool reentry = client_invoke && IsReentry(op);
+    if (client_invoke) {
+      if (reentry) {
+        reentry_invokes_.insert(op.process);
+      } else {
+        reentry_invokes_.erase(op.process);
+      }
+    }
     if (IsLockEvent(op)) {
       OnLockEvent(op);
-    } else if (op.is_client() && op.type == OpType::kInvoke && IsReleaseOp(op.f) &&
-               !IsReentry(op)) {
+    } else if (client_invoke && IsReleaseOp(op.f) && !reentry) {
       OnReleaseInvoke(position, op);
     } else if (op.is_client() && pairing.invoke) {
-      OnCompletion(position, *pairing.invoke, op);
+      OnCompletion(position, *pairing.invoke, reentry_invokes_.contains(op.process), op);
     }
   }
 
@@ -88,8 +97,9 @@ class ForeignReleasePass : public CheckPass {
   // Holds open at their acquire's ok; a re-entry extends the lease (at its
   // completion: its holder does nothing else meanwhile); an ok release is
   // judged.
-  void OnCompletion(int64_t position, const Op& invoke, const Op& op) {
-    if (invoke.f == "acquire" && IsReentry(invoke)) {
+  // `invoke`: RefOnly; `reentry`: whether its value said so.
+  void OnCompletion(int64_t position, const Op& invoke, bool reentry, const Op& op) {
+    if (invoke.f == "acquire" && reentry) {
       Extend(invoke.key, invoke.process, op);
       return;
     }
@@ -139,7 +149,10 @@ class ForeignReleasePass : public CheckPass {
 
   const size_t max_listed_;
   int64_t position_ = 0;
-  CompletionPairer pairer_;
+  // Without values: what a completion needs of its invoke's value is
+  // whether it was a re-entry, noted here at the invoke.
+  CompletionPairer pairer_{false};
+  std::unordered_set<int64_t> reentry_invokes_;  // processes whose open invoke re-enters
   // Per key, the holds open now by process.
   std::unordered_map<std::string, std::map<int64_t, OpenHold>> open_;
   // Per process, its release in flight (invoked while it held the key).

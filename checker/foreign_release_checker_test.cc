@@ -122,5 +122,20 @@ TEST(ForeignReleaseCheckerTest, RenewalsAndSessionsKeepTheReleasersLeaseValid) {
   EXPECT_EQ(Check(session).valid, Validity::kTrue);
 }
 
+TEST(ForeignReleaseCheckerTest, AReentryKeepsTheOuterHoldsGrant) {
+  // p0 re-entered its lock after p1 was granted it: the hold is still the
+  // one granted before p1's, so p0's release after its lease removed p1's
+  // lock. Taken for a new grant, the re-entry would hide that.
+  HistoryBuilder h;
+  Acquired(h, 0, 0);
+  Acquired(h, 1, 500);
+  h.Invoke(0, "acquire", {{"lease_ms", 500}, {"reentry", true}}, kKey).Ok(0, {{"token", "t0"}});
+  ReleaseInvoked(h, 0);
+  h.Ok(0);
+  CheckResult r = Check(h);
+  ASSERT_EQ(r.valid, Validity::kFalse) << r.ToJson().dump();
+  EXPECT_EQ(r.anomalies[0]["holder"], 1);
+}
+
 }  // namespace
 }  // namespace locksmith

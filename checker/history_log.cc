@@ -4,12 +4,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
 #include <cstring>
 
+#include "base/crc32c.h"
 #include "base/input_file.h"
 #include "base/json_input.h"
+#include "base/json_text.h"
 
 namespace locksmith {
 namespace {
@@ -29,24 +30,6 @@ constexpr size_t kMaxInternedBytes = 256;
 constexpr size_t kMaxInternedStrings = 65536;
 constexpr size_t kReadChunk = 64 * 1024;
 constexpr uint64_t kCrcBytes = 4;
-
-// CRC-32C (Castagnoli), reflected, table-driven.
-constexpr std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t c = i;
-    for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ 0x82F63B78u : c >> 1;
-    table[i] = c;
-  }
-  return table;
-}
-constexpr std::array<uint32_t, 256> kCrcTable = MakeCrcTable();
-
-uint32_t Crc32c(std::string_view bytes) {
-  uint32_t c = 0xFFFFFFFFu;
-  for (unsigned char b : bytes) c = kCrcTable[(c ^ b) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
-}
 
 void PutVarint(uint64_t v, std::string* out) {
   while (v >= 0x80) {
@@ -117,7 +100,8 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
   // the table.
   for (const nlohmann::json* j : {&op.value, &op.fault}) {
     if (j->is_null()) continue;
-    std::string text = j->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    std::string& text = text_;
+    CompactJsonText(*j, &text);
     std::string* last = nullptr;
     if (op.type == OpType::kInvoke && j == &op.value) {
       if (auto it = last_values_.find(op.f); it != last_values_.end()) {
@@ -133,7 +117,7 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
       PutVarint(text.size(), &payload_);
       payload_.append(text);
     }
-    if (last != nullptr) *last = std::move(text);
+    if (last != nullptr) *last = text;
   }
   PutVarint(payload_.size(), out);
   out->append(payload_);

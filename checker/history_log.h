@@ -53,6 +53,7 @@ class HistoryLogEncoder {
   std::unordered_map<std::string, uint64_t> ids_;
   std::unordered_map<std::string, std::string> last_values_;  // f -> its last invoke's value
   std::string payload_;  // reused between ops
+  std::string text_;     // a value's text, reused between ops
 };
 
 // A history log read record by record through a fixed buffer: memory

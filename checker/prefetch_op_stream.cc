@@ -7,17 +7,25 @@ namespace locksmith {
 void PrefetchOpStream::ReadAhead() {
   for (;;) {
     Batch batch;
-    batch.ops.reserve(kBatchOps);
-    Op op;
-    while (batch.ops.size() < kBatchOps) {
-      auto more = inner_.Next(&op);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!spent_.empty()) {
+        batch.ops = std::move(spent_.back());
+        spent_.pop_back();
+      }
+    }
+    batch.ops.resize(kBatchOps);
+    size_t n = 0;
+    while (n < kBatchOps) {
+      auto more = inner_.Next(&batch.ops[n]);
       if (!more) batch.error = more.error();
       if (!more || !*more) {
         batch.end = true;
         break;
       }
-      batch.ops.push_back(std::move(op));
+      ++n;
     }
+    batch.ops.resize(n);
     std::unique_lock<std::mutex> lock(mu_);
     changed_.wait(lock, [&] { return stop_ || ready_.size() < kDepth; });
     if (stop_) return;
@@ -31,7 +39,7 @@ void PrefetchOpStream::ReadAhead() {
 Result<bool> PrefetchOpStream::Next(Op* op) {
   for (;;) {
     if (next_in_current_ < current_.ops.size()) {
-      *op = std::move(current_.ops[next_in_current_++]);
+      std::swap(*op, current_.ops[next_in_current_++]);
       return true;
     }
     if (current_.end) {
@@ -43,6 +51,7 @@ Result<bool> PrefetchOpStream::Next(Op* op) {
       reader_ = std::thread([this] { ReadAhead(); });
     }
     std::unique_lock<std::mutex> lock(mu_);
+    if (spent_.size() < kDepth) spent_.push_back(std::move(current_.ops));
     changed_.wait(lock, [&] { return !ready_.empty(); });
     current_ = std::move(ready_.front());
     ready_.pop_front();
@@ -59,6 +68,7 @@ void PrefetchOpStream::Stop() {
   changed_.notify_all();
   if (reader_.joinable()) reader_.join();
   ready_.clear();
+  spent_.clear();
   stop_ = false;
   started_ = false;
   current_ = Batch();

@@ -1,7 +1,11 @@
 // PrefetchOpStream: another OpStream read ahead on a thread of its own, in
 // batches, so that decoding a history (its records, its values' JSON) runs
 // on one core while whoever reads the ops (the checkers of a run's judge)
-// runs on another. Memory: at most kDepth batches of kBatchOps ops ahead.
+// runs on another. Memory: at most kDepth batches of kBatchOps ops ahead,
+// and as many spent ones: Next swaps the reader's last op into the batch,
+// and spent batches go back to the thread, which decodes into them. The
+// ops' values are thus allocated and freed on that one thread: freed on
+// the reader's, they cost the allocator more than decoding them did.
 // The stream it reads must outlive it and is touched only by its thread
 // until Next has said the end (or an error), or Rewind, or destruction.
 // Not thread-safe itself: one reader at a time, as every OpStream.
@@ -49,6 +53,7 @@ class PrefetchOpStream : public OpStream {
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<Batch> ready_;  // guarded by mu_
+  std::vector<std::vector<Op>> spent_;  // guarded by mu_: the reader's, to decode into
   bool stop_ = false;        // guarded by mu_
   // The consumer's own: the batch being handed out.
   Batch current_;

@@ -57,6 +57,26 @@ TEST(PrefetchOpStreamTest, GivesEveryOpInOrderAcrossManyBatches) {
   EXPECT_FALSE(*more);
 }
 
+TEST(PrefetchOpStreamTest, WhatTheReaderLeavesInItsOpNeverComesBack) {
+  // The reader's op goes back to the reading thread, to decode into: what
+  // the reader left in it must not leak into a later op.
+  const History h = Numbered(PrefetchOpStream::kBatchOps * (PrefetchOpStream::kDepth + 4) + 3);
+  HistoryOpStream inner(h);
+  PrefetchOpStream prefetch(inner);
+  Op op;
+  for (size_t i = 0; i < h.size(); ++i) {
+    auto more = prefetch.Next(&op);
+    ASSERT_TRUE(more && *more) << i;
+    ASSERT_EQ(OpToJsonLine(op), OpToJsonLine(h[i])) << i;
+    op.f = "left-by-the-reader";
+    op.value = {{"stale", i}};
+    op.fault = {{"window", 1}};
+  }
+  auto more = prefetch.Next(&op);
+  ASSERT_TRUE(more);
+  EXPECT_FALSE(*more);
+}
+
 TEST(PrefetchOpStreamTest, RewindsMidwayAndStartsOver) {
   const History h = Numbered(PrefetchOpStream::kBatchOps * 3);
   HistoryOpStream inner(h);
