@@ -62,7 +62,7 @@ struct CacheKeyState {
 };
 
 // A process's op in flight, with what its verdict needs from its invoke.
-struct InFlight {
+struct CacheInFlight {
   int64_t invoked = -1;
   OpMark invoke;
   std::string f, key;
@@ -222,7 +222,7 @@ class RwCachePass : public CheckPass {
       // Its op in flight was never completed: a process invokes again only
       // once its last op is over.
       if (auto it = in_flight_.find(op.process); it != in_flight_.end()) {
-        InFlight open = std::move(it->second);
+        CacheInFlight open = std::move(it->second);
         in_flight_.erase(it);
         Resolve(open, nullptr, -1);
       }
@@ -235,7 +235,7 @@ class RwCachePass : public CheckPass {
     if (!pairing.invoke) return;
     auto it = in_flight_.find(op.process);
     if (it == in_flight_.end()) return;
-    InFlight open = std::move(it->second);
+    CacheInFlight open = std::move(it->second);
     in_flight_.erase(it);
     Resolve(open, &op, position);
   }
@@ -250,7 +250,7 @@ class RwCachePass : public CheckPass {
   }
 
   void OnInvoke(int64_t position, const Op& op) {
-    InFlight f{position, marks_.Mark(op), op.f, op.key};
+    CacheInFlight f{position, marks_.Mark(op), op.f, op.key};
     f.hold = Lookup(hold_of_, op.process, op.key);
     if (op.f == "write" || op.f == "fill" || op.f == "init") f.value = ValueOf(op.value);
     if (op.f == "fill") f.db_read = Lookup(db_read_of_, op.process, op.key);
@@ -267,7 +267,7 @@ class RwCachePass : public CheckPass {
   }
 
   // The op `f` ended with `end` (at `at`; null: it never completed).
-  void Resolve(InFlight& f, const Op* end, int64_t at) {
+  void Resolve(CacheInFlight& f, const Op* end, int64_t at) {
     const std::string& name = f.f;
     const bool ok = end != nullptr && end->type == OpType::kOk;
     const bool failed = end != nullptr && end->type == OpType::kFail;
@@ -298,7 +298,7 @@ class RwCachePass : public CheckPass {
     }
   }
 
-  void OnWrite(CacheKeyState& k, const InFlight& f, const Op* end) {
+  void OnWrite(CacheKeyState& k, const CacheInFlight& f, const Op* end) {
     Write w{f.invoked, f.invoke, OpMark(), f.invoke.time, kNever, f.hold};
     if (end != nullptr && end->type == OpType::kOk) {
       w.done = marks_.Mark(*end);
@@ -312,7 +312,7 @@ class RwCachePass : public CheckPass {
 
   // A read is suspect when the writes known at its completion make it
   // stale or unknown; a write invoked later with its value may clear it.
-  void OnRead(CacheKeyState& k, const InFlight& f, const Op& end, int64_t value, bool from_db) {
+  void OnRead(CacheKeyState& k, const CacheInFlight& f, const Op& end, int64_t value, bool from_db) {
     ++reads_;
     const OpMark done = marks_.Mark(end);
     if (from_db) db_read_of_[{f.invoke.process, f.key}] = done;
@@ -332,7 +332,7 @@ class RwCachePass : public CheckPass {
   int64_t position_ = 0;
   CompletionPairer pairer_{false};
   OpMarks marks_;
-  std::unordered_map<int64_t, InFlight> in_flight_;  // by process
+  std::unordered_map<int64_t, CacheInFlight> in_flight_;  // by process
   // Per process and key: the hold it is in (its last ok acquire) and its
   // last database read.
   std::map<std::pair<int64_t, std::string>, OpMark> hold_of_, db_read_of_;
