@@ -12,8 +12,13 @@
 # count as one op on both sides) and the run's ratio to each, the time from
 # the end of the workload to the end of the process (heal, teardown,
 # judging, reports), the peak RSS of the whole process (/usr/bin/time), and
-# the 1-minute load average when the round began. Targets: RSS < 1 GiB,
-# post-workload < 10% of the workload, ops/s >= 0.8 of bare.
+# the 1-minute load average when the round began. And what the load moves
+# less: the run's lock-client calls per op (an acquire that finds the lock
+# taken tries again: every attempt is a call, the whole one op; a bare op
+# is one call), its calls/s over each bare bench's, and the CPU per call of
+# the run's process during its workload beside each bare bench's
+# (scripts/bench/long_run_round.py). Targets: RSS < 1 GiB, post-workload <
+# 10% of the workload, ops/s >= 0.8 of bare.
 #
 # The run's redis-server is in a network namespace behind a veth (the run's
 # default): "run/veth" compares like with like, "run/lo" adds what the
@@ -61,50 +66,36 @@ start_private_redis long
 [[ "$rounds" =~ ^[1-9][0-9]*$ ]] || { echo "--rounds takes a positive count" >&2; exit 254; }
 
 # The bare bench against the loopback server, or with --own-network against one
-# of its own behind a veth; prints its ops/s.
+# of its own behind a veth; prints its key=value line.
 bare() {
   local where=(--port "$port" --password "$pass")
   if [[ "${1:-}" == --own-network ]]; then where=(--own-network); else "${cli[@]}" flushall >/dev/null; fi
-  "$build/backends/redis_lock_bench" "${where[@]}" --clients 50 --keys 50 \
-    --seconds "$bare_seconds" | sed -E 's/.*ops_per_sec=([0-9.]+).*/\1/'
+  "$build/backends/redis_lock_bench" "${where[@]}" --clients 50 --keys 50 --seconds "$bare_seconds"
 }
 
 # One round at length $1: both bare benches, then the run; prints its row.
 round() {
-  local len=$1 load bare_rate bare_net_rate store run history
+  local len=$1 load bare_lo bare_veth store
   load=$(cut -d' ' -f1 /proc/loadavg)
-  bare_rate=$(bare)
-  bare_net_rate=$(bare --own-network)
+  bare_lo=$(bare)
+  bare_veth=$(bare --own-network)
   store="$dir/store-$len"
-  /usr/bin/time -v -o "$dir/time-$len" "$build/locksmith" run --backend redis --concurrency 50 \
+  python3 scripts/bench/long_run_round.py "$build/locksmith" "$store" "$dir/time-$len" "$len" \
+    "$load" "$bare_lo" "$bare_veth" -- \
+    /usr/bin/time -v -o "$dir/time-$len" "$build/locksmith" run --backend redis --concurrency 50 \
     --hold 0-0 --backoff 0-0 --keys 50 --time-limit "$len" --store "$store" \
-    --test-name "long-$len" "${loopback[@]}" >"$dir/out-$len" 2>&1 || true
-  run=$(readlink -f "$store/latest")
-  history="$run/history.bin"
-  [[ -f "$history" ]] || history="$run/history.jsonl"
-  python3 - "$run" "$history" "$dir/time-$len" "$len" "$bare_rate" "$bare_net_rate" "$load" <<'PY'
-import json, os, re, sys
-run, history, timef, length, bare, bare_net, load = sys.argv[1:8]
-log = open(run + "/locksmith.log").read()
-done = re.search(r"^\s*([0-9.]+) INFO\s+workload done: (\d+) history events", log, re.M)
-t = open(timef).read()
-h, m, s = (["0"] + re.search(r"Elapsed \(wall clock\) time.*: ([0-9:.]+)", t).group(1).split(":"))[-3:]
-elapsed = int(h) * 3600 + int(m) * 60 + float(s)
-rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-ops = json.load(open(run + "/results.json"))["stats"]["perf"]["stats"]["ops_per_s"]
-post = elapsed - float(done.group(1))
-print("%-7s %10s %8.1f %9.0f %9.0f %9.0f %7.2f %8.2f %7.1f %6.1f%% %8.0f %5s" % (
-    length + " s", done.group(2), os.path.getsize(history) / 1e6, ops, float(bare),
-    float(bare_net), ops / float(bare), ops / float(bare_net), post, 100 * post / float(length),
-    rss_kb / 1024, load))
-PY
+    --test-name "long-$len" "${loopback[@]}"
   rm -rf "$store"
 }
 
-printf '%-7s %10s %8s %9s %9s %9s %7s %8s %7s %7s %8s %5s\n' length events "hist MB" \
-  "run ops/s" "bare lo" "bare veth" run/lo run/veth "post s" "post %" "RSS MiB" load
+printf '%-6s %9s %7s %8s %8s %8s %6s %7s %5s %6s %7s %5s %5s %5s %6s %6s %6s %5s\n' length \
+  events "hist MB" "run op/s" "lo op/s" "veth" run/lo run/veth calls "c/lo" "c/veth" "us/c" \
+  "lo" "veth" "post s" "post" "RSS MB" load
 for len in $lengths; do
   for _ in $(seq "$rounds"); do round "$len"; done
 done
 if [[ ${#loopback[@]} -gt 0 ]]; then like="run/lo (the run on loopback)"; else like="run/veth"; fi
 echo "targets: RSS < 1024 MiB, post < 10% of the length, ratio >= 0.8; like with like: $like"
+echo "calls: the run's client calls per op (an acquire's every attempt is a call; a bare op is one);"
+echo "c/lo, c/veth: the run's calls/s over the bare bench's; us/c, lo, veth: CPU us per call of the"
+echo "run's whole process during its workload, of each bare bench's"
