@@ -14,6 +14,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "checker/op_recorder.h"
@@ -42,10 +44,13 @@ class ProgressCounter : public OpRecorder {
     bool retired = false;   // its client ended an op as info: it may be gone
     int64_t lease_end = 0;  // ns; 0 when the lease is unknown
   };
-  struct Pending {  // an acquire invoked, not yet completed
+  struct Pending {  // an acquire invoked (in flight while `valid`)
+    bool valid = false;
     bool shared = false;
     int64_t lease_ms = 0;
   };
+  // The holds on one key, by process: a few, in no order (swap-removed).
+  using Holders = std::vector<std::pair<int64_t, Hold>>;
 
   void ObserveNemesis(const Op& op);
   void ObserveAcquireOk(const Op& op);
@@ -54,8 +59,11 @@ class ProgressCounter : public OpRecorder {
   mutable std::mutex mu_;
   Snapshot counts_;
   std::map<int64_t, std::string> open_windows_;  // fault window -> its family
-  std::map<int64_t, Pending> pending_;  // process -> its acquire in flight
-  std::map<std::string, std::map<int64_t, Hold>> holds_;  // key -> process -> hold
+  // Entries outlive their ops (an acquire's completion only invalidates
+  // its process's, a release only empties its slot): at full speed no op
+  // allocates here. A process that ended an op as info loses its entry.
+  std::unordered_map<int64_t, Pending> pending_;      // process -> its acquire
+  std::unordered_map<std::string, Holders> holds_;  // key -> its holds
 };
 
 }  // namespace locksmith

@@ -146,6 +146,31 @@ TEST(ProgressCounterTest, ReadHoldsShareAndAWriteHoldDoesNot) {
   EXPECT_EQ(counter.Take().double_holders, 2);
 }
 
+TEST(ProgressCounterTest, AReleaseEndsOnlyItsOwnHoldAmongSeveral) {
+  ProgressCounter counter;
+  Ops ops(counter);
+  ops.Acquire(0, "read").Acquire(1, "read").Acquire(2, "read");
+  ops.Client(0, OpType::kInvoke, "release");  // the first of three: the last takes its place
+  ops.Client(1, OpType::kInvoke, "release");
+  ops.Acquire(3, "write");  // over 2 alone
+  EXPECT_EQ(counter.Take().double_holders, 1);
+  ops.Client(2, OpType::kInvoke, "release").Client(3, OpType::kInvoke, "release");
+  ops.Acquire(4, "write");
+  EXPECT_EQ(counter.Take().double_holders, 1);
+}
+
+TEST(ProgressCounterTest, ACompletedAcquiresLeaseIsNotLentToALaterGrant) {
+  ProgressCounter counter;
+  Ops ops(counter);
+  // 0's acquire completed, so its invoke's 1000 ms lease is spent: a later
+  // grant to 0 with no invoke and no validity has no known lease.
+  ops.Acquire(0).Client(0, OpType::kInvoke, "release");
+  ops.Client(0, OpType::kOk, "acquire", {{"token", "t"}});
+  ops.Client(0, OpType::kInvoke, "client-stats").Client(0, OpType::kInfo, "client-stats");
+  ops.At(200).Acquire(1);  // 0 is gone, its hold's lease unknown: not counted
+  EXPECT_EQ(counter.Take().double_holders, 0);
+}
+
 TEST(ProgressCounterTest, RecordsThroughTheInnerRecorderFirst) {
   struct Stamping : OpRecorder {
     Op Record(Op op) override {
