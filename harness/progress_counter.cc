@@ -19,21 +19,46 @@ bool IsShared(const nlohmann::json& value) {
 
 }  // namespace
 
-Op ProgressCounter::Record(Op op) {
-  Op recorded = inner_->Record(std::move(op));
-  Observe(recorded);
-  return recorded;
+ProgressCounter::Seen ProgressCounter::SeenOf(const Op& op) {
+  Seen seen;
+  seen.process = op.process;
+  seen.time = op.time;
+  seen.type = op.type;
+  if (op.is_nemesis()) {
+    seen.fault = op.fault;
+    return seen;
+  }
+  seen.acquire = op.f == "acquire";
+  seen.release = op.f == "release";
+  seen.key = op.key;
+  if (seen.acquire && op.type == OpType::kInvoke) {
+    seen.shared = IsShared(op.value);
+    seen.lease_ms = IntIn(op.value, "lease_ms");
+  } else if (seen.acquire && op.type == OpType::kOk) {
+    seen.validity_ms = IntIn(op.value, "validity_ms");
+  }
+  return seen;
 }
 
-void ProgressCounter::Observe(const Op& op) {
+OpStamp ProgressCounter::Record(Op op) {
+  Seen seen = SeenOf(op);
+  const OpStamp stamp = inner_->Record(std::move(op));
+  seen.time = stamp.time;
+  ObserveSeen(seen);
+  return stamp;
+}
+
+void ProgressCounter::Observe(const Op& op) { ObserveSeen(SeenOf(op)); }
+
+void ProgressCounter::ObserveSeen(const Seen& op) {
   std::lock_guard lock(mu_);
-  if (op.is_nemesis()) return ObserveNemesis(op);
-  if (!op.is_client()) return;
+  if (op.process == kNemesisProcess) return ObserveNemesis(op);
+  if (op.process < 0) return;
   switch (op.type) {
     case OpType::kInvoke:
-      if (op.f == "acquire") {
-        pending_[op.process] = {true, IsShared(op.value), IntIn(op.value, "lease_ms")};
-      } else if (op.f == "release") {
+      if (op.acquire) {
+        pending_[op.process] = {true, op.shared, op.lease_ms};
+      } else if (op.release) {
         // The hold ends when its release is sent, as the checker counts it.
         if (auto it = holds_.find(op.key); it != holds_.end()) {
           Holders& holders = it->second;
@@ -48,7 +73,7 @@ void ProgressCounter::Observe(const Op& op) {
       return;
     case OpType::kOk:
       ++counts_.ok;
-      if (op.f == "acquire") ObserveAcquireOk(op);
+      if (op.acquire) ObserveAcquireOk(op);
       break;
     case OpType::kFail:
       ++counts_.fail;
@@ -65,19 +90,19 @@ void ProgressCounter::Observe(const Op& op) {
   }
   const auto pending = pending_.find(op.process);
   if (pending == pending_.end()) return;
-  if (op.f == "acquire") pending->second.valid = false;
+  if (op.acquire) pending->second.valid = false;
   // After an info its process may be done for good: keep no entry of it
   // unless an acquire of its own is still in flight.
   if (op.type == OpType::kInfo && !pending->second.valid) pending_.erase(pending);
 }
 
-void ProgressCounter::ObserveAcquireOk(const Op& op) {
+void ProgressCounter::ObserveAcquireOk(const Seen& op) {
   const auto pending = pending_.find(op.process);
   const Pending invoked =
       pending != pending_.end() && pending->second.valid ? pending->second : Pending{};
   Hold hold;
   hold.shared = invoked.shared;
-  int64_t lease_ms = IntIn(op.value, "validity_ms");
+  int64_t lease_ms = op.validity_ms;
   if (lease_ms <= 0) lease_ms = invoked.lease_ms;
   hold.lease_end = lease_ms > 0 ? op.time + lease_ms * 1'000'000 : 0;
   Holders& holders = holds_[op.key];
@@ -98,7 +123,7 @@ void ProgressCounter::ObserveAcquireOk(const Op& op) {
   }
 }
 
-void ProgressCounter::ObserveNemesis(const Op& op) {
+void ProgressCounter::ObserveNemesis(const Seen& op) {
   if (op.fault.is_null()) return;
   auto mark = FaultMarkFromJson(op.fault);
   if (!mark) return;

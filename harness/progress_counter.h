@@ -34,7 +34,9 @@ class ProgressCounter : public OpRecorder {
   ProgressCounter() = default;  // observes only (Record() needs an inner recorder)
   explicit ProgressCounter(OpRecorder& inner) : inner_(&inner) {}
 
-  Op Record(Op op) override;
+  // Takes what it counts of `op`, records it through the inner recorder
+  // (which keeps it: never copied here), then counts it at its stamp.
+  OpStamp Record(Op op) override;
   void Observe(const Op& op);
   Snapshot Take() const;
 
@@ -52,8 +54,24 @@ class ProgressCounter : public OpRecorder {
   // The holds on one key, by process: a few, in no order (swap-removed).
   using Holders = std::vector<std::pair<int64_t, Hold>>;
 
-  void ObserveNemesis(const Op& op);
-  void ObserveAcquireOk(const Op& op);
+  // What the counts read of an op.
+  struct Seen {
+    int64_t process = 0;
+    int64_t time = 0;
+    OpType type = OpType::kInvoke;
+    bool acquire = false;
+    bool release = false;
+    bool shared = false;      // an acquire's invoke asks for a read hold
+    int64_t lease_ms = 0;     // an acquire's invoke: its lease_ms
+    int64_t validity_ms = 0;  // an acquire's ok: its validity_ms
+    std::string key;
+    nlohmann::json fault;  // a nemesis op's fault mark
+  };
+  static Seen SeenOf(const Op& op);
+
+  void ObserveSeen(const Seen& op);
+  void ObserveNemesis(const Seen& op);
+  void ObserveAcquireOk(const Seen& op);
 
   OpRecorder* inner_ = nullptr;
   mutable std::mutex mu_;

@@ -171,22 +171,41 @@ TEST(ProgressCounterTest, ACompletedAcquiresLeaseIsNotLentToALaterGrant) {
   EXPECT_EQ(counter.Take().double_holders, 0);
 }
 
-TEST(ProgressCounterTest, RecordsThroughTheInnerRecorderFirst) {
+TEST(ProgressCounterTest, RecordsThroughTheInnerRecorderAndCountsAtItsStamp) {
   struct Stamping : OpRecorder {
-    Op Record(Op op) override {
-      op.index = 41;
-      op.time = 7;
-      return op;
+    OpStamp Record(Op op) override {
+      kept.push_back(std::move(op));
+      return {41, 7'000'000};
     }
+    std::vector<Op> kept;
   } inner;
   ProgressCounter counter(inner);
   Op op;
   op.process = 3;
   op.type = OpType::kOk;
   op.f = "release";
-  const Op recorded = counter.Record(op);
+  const OpStamp recorded = counter.Record(op);
   EXPECT_EQ(recorded.index, 41);
+  ASSERT_EQ(inner.kept.size(), 1u);
+  EXPECT_EQ(inner.kept[0].f, "release");
   EXPECT_EQ(counter.Take().ok, 1);
+  // A hold's lease runs from the grant's stamp: 0 granted at 7 ms (its
+  // stamp; the op itself says 0) with a 3 ms validity, then gone (info):
+  // 1 granted at 9 ms is within it.
+  Op grant;
+  grant.process = 0;
+  grant.type = OpType::kOk;
+  grant.f = "acquire";
+  grant.key = "lock-0";
+  grant.value = {{"token", "t"}, {"validity_ms", 3}};
+  counter.Record(grant);
+  Op gone;
+  gone.process = 0;
+  gone.type = OpType::kInfo;
+  gone.f = "client-stats";
+  counter.Record(gone);
+  Ops(counter).At(9).Acquire(1, "", "lock-0");
+  EXPECT_EQ(counter.Take().double_holders, 1);
 }
 
 }  // namespace
