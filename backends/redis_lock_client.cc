@@ -3,6 +3,8 @@
 #include <array>
 #include <charconv>
 
+#include "base/ceil_millis.h"
+
 namespace locksmith {
 namespace {
 
@@ -20,10 +22,6 @@ bool TransportOrErrorOutcome(const RedisResponse& response, std::string* why, Ou
   std::optional<Outcome> o = CallErrorOutcome(response, why);
   if (o) *outcome = *o;
   return o.has_value();
-}
-
-int64_t CeilMillis(Clock::duration d) {
-  return std::chrono::ceil<std::chrono::milliseconds>(d).count();
 }
 
 }  // namespace

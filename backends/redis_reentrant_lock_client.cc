@@ -2,14 +2,12 @@
 
 #include <array>
 
+#include "base/ceil_millis.h"
+
 namespace locksmith {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int64_t CeilMillis(Clock::duration d) {
-  return std::chrono::ceil<std::chrono::milliseconds>(d).count();
-}
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <boost/asio/experimental/parallel_group.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "base/ceil_millis.h"
 #include "backends/redis_lock_client.h"
 
 namespace locksmith {
@@ -16,11 +17,6 @@ namespace {
 namespace asio = boost::asio;
 using Steady = std::chrono::steady_clock;
 using Wall = std::chrono::system_clock;
-
-template <typename D>
-int64_t CeilMillis(D d) {
-  return std::chrono::ceil<std::chrono::milliseconds>(d).count();
-}
 
 // Runs `start(i)` (a coroutine returning T) for every i < n at once on
 // `executor` and returns their results in order; a coroutine that threw

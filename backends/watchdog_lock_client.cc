@@ -4,6 +4,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "base/ceil_millis.h"
 #include "backends/task_group.h"
 
 namespace locksmith {
@@ -134,7 +135,7 @@ asio::awaitable<void> WatchdogLockClient::Renew(std::shared_ptr<State> state,
       ++state->renewals;
       renewed.validity_ms =
           watch->lease.count() -
-          std::chrono::ceil<std::chrono::milliseconds>(Clock::now() - sent).count();
+          CeilMillis(Clock::now() - sent);
       state->Emit(std::move(renewed));
       continue;
     }

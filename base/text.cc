@@ -41,4 +41,10 @@ int64_t MillisToNs(double ms) {
   return static_cast<int64_t>(ns);
 }
 
+std::string FirstLine(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
 }  // namespace locksmith

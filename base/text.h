@@ -19,4 +19,8 @@ std::string FormatDurationNs(double ns);
 // rather than an undefined conversion. NaN reads as 0.
 int64_t MillisToNs(double ms);
 
+// The first line of a program's output, without its line ending or trailing
+// blanks: what an error message quotes of a command that failed.
+std::string FirstLine(const std::string& text);
+
 }  // namespace locksmith

@@ -30,5 +30,12 @@ TEST(TextTest, MillisecondsBecomeNanosecondsSaturated) {
   EXPECT_EQ(MillisToNs(std::nan("")), 0);
 }
 
+TEST(TextTest, FirstLineDropsTheRestAndTrailingBlanks) {
+  EXPECT_EQ(FirstLine("ssh: connect refused \r\nsecond line\n"), "ssh: connect refused");
+  EXPECT_EQ(FirstLine("no newline"), "no newline");
+  EXPECT_EQ(FirstLine("\nafter an empty first line"), "");
+  EXPECT_EQ(FirstLine(""), "");
+}
+
 }  // namespace
 }  // namespace locksmith

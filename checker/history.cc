@@ -61,7 +61,7 @@ std::string OpToJsonLine(const Op& op) {
 
 namespace {
 
-Result<int64_t> IntField(const nlohmann::json& j, const char* name) {
+Result<int64_t> RequiredIntField(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
   if (it == j.end()) return Error{std::string("missing \"") + name + "\""};
   if (!it->is_number_integer()) {
@@ -75,7 +75,7 @@ Result<int64_t> IntField(const nlohmann::json& j, const char* name) {
 Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Error{"\"fault\" must be an object"};
   FaultMark mark;
-  auto window = IntField(j, "window");
+  auto window = RequiredIntField(j, "window");
   if (!window || *window < 0) return Error{"\"fault\" needs a non-negative integer \"window\""};
   mark.window = *window;
   auto family = j.find("family");
@@ -94,10 +94,10 @@ Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j) {
 Result<Op> OpFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Error{"an op must be a JSON object"};
   Op op;
-  auto index = IntField(j, "index");
+  auto index = RequiredIntField(j, "index");
   if (!index) return Error{index.error()};
   op.index = *index;
-  auto time = IntField(j, "time");
+  auto time = RequiredIntField(j, "time");
   if (!time) return Error{time.error()};
   op.time = *time;
 

@@ -7,7 +7,7 @@
 namespace locksmith {
 namespace {
 
-enum MicroOp : int64_t { kRead = 0, kWrite = 1 };
+enum MicroOp : int64_t { kMicroRead = 0, kMicroWrite = 1 };
 
 }  // namespace
 
@@ -82,7 +82,7 @@ Result<CompiledOp> MultiRegisterModel::Compile(const std::string& f, const nlohm
   for (const auto& micro : txn) {
     const bool write = micro[0] == "write";
     writes = writes || write;
-    encoded.push_back(write ? kWrite : kRead);
+    encoded.push_back(write ? kMicroWrite : kMicroRead);
     encoded.push_back(RegisterId(micro[1]));
     // A read nobody saw (pending) or read as nil (Knossos) matches anything.
     encoded.push_back(write || output != nullptr ? values_->Intern(micro[2]) : nil_);
@@ -108,7 +108,7 @@ bool MultiRegisterModel::Step(const ModelState& state, const ModelOp& op, ModelS
     auto it = std::lower_bound(registers.begin(), registers.end(),
                                std::make_pair(name, INT64_MIN));
     const bool present = it != registers.end() && it->first == name;
-    if (micro[i] == kRead) {
+    if (micro[i] == kMicroRead) {
       const int64_t current = present ? it->second : nil_;
       if (value != nil_ && value != current) return false;
       continue;

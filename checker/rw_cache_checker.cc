@@ -49,7 +49,7 @@ struct Final {
   std::optional<int64_t> value, cache;
 };
 
-struct KeyState {
+struct CacheKeyState {
   int64_t initial = 0;
   int64_t initial_invoked = -1;
   std::map<int64_t, Write> writes;  // by value (ok or info): the last invoked
@@ -110,7 +110,7 @@ class KeyJudge {
  public:
   KeyJudge(const OpMarks& marks, CheckResult& result) : result_(result), evidence_(marks) {}
 
-  void Judge(const std::string& key, const KeyState& k) {
+  void Judge(const std::string& key, const CacheKeyState& k) {
     for (const Read& r : k.suspects) JudgeRead(key, k, r);
     if (k.final) JudgeFinal(key, k);
   }
@@ -118,7 +118,7 @@ class KeyJudge {
   int64_t stale = 0, unknown = 0, stale_caches = 0;
 
  private:
-  void JudgeRead(const std::string& key, const KeyState& k, const Read& r) {
+  void JudgeRead(const std::string& key, const CacheKeyState& k, const Read& r) {
     auto source = k.writes.find(r.value);
     if (source == k.writes.end() && r.value != k.initial) {
       ReportUnknownValue(key, r);
@@ -144,7 +144,7 @@ class KeyJudge {
   }
 
   // `returned` is null when the read returned the initial value.
-  void ReportStaleRead(const std::string& key, const KeyState& k, const Read& r,
+  void ReportStaleRead(const std::string& key, const CacheKeyState& k, const Read& r,
                        const Write& last, const Write* returned) {
     ++stale;
     // The read first, then the last write, then the returned write.
@@ -169,7 +169,7 @@ class KeyJudge {
     result_.anomalies.back()["ops"] = evidence_.TakeOps();
   }
 
-  void JudgeFinal(const std::string& key, const KeyState& k) {
+  void JudgeFinal(const std::string& key, const CacheKeyState& k) {
     const Final& final = *k.final;
     if (!final.value || !final.cache || *final.cache == *final.value) return;
     ++stale_caches;
@@ -196,7 +196,7 @@ class KeyJudge {
   }
 
   // The last fill of `value` invoked before position `before`.
-  static const Fill* FillOf(const KeyState& k, int64_t value, int64_t before) {
+  static const Fill* FillOf(const CacheKeyState& k, int64_t value, int64_t before) {
     auto same = k.fills.find(value);
     if (same == k.fills.end()) return nullptr;
     const std::vector<Fill>& fills = same->second;
@@ -260,7 +260,7 @@ class RwCachePass : public CheckPass {
 
   // The write completed last before `time` (of those with the latest
   // completion time, the last recorded).
-  static std::optional<Write> LastCompletedBefore(const KeyState& k, int64_t time) {
+  static std::optional<Write> LastCompletedBefore(const CacheKeyState& k, int64_t time) {
     if (k.completed && k.completed->done_time < time) return k.completed;
     if (k.completed_before && k.completed_before->done_time < time) return k.completed_before;
     return std::nullopt;
@@ -271,7 +271,7 @@ class RwCachePass : public CheckPass {
     const std::string& name = f.f;
     const bool ok = end != nullptr && end->type == OpType::kOk;
     const bool failed = end != nullptr && end->type == OpType::kFail;
-    KeyState& k = keys_[f.key];
+    CacheKeyState& k = keys_[f.key];
     if (name == "init") {
       if (f.value && ok && f.invoked > k.initial_invoked) {
         k.initial = *f.value;
@@ -298,7 +298,7 @@ class RwCachePass : public CheckPass {
     }
   }
 
-  void OnWrite(KeyState& k, const InFlight& f, const Op* end) {
+  void OnWrite(CacheKeyState& k, const InFlight& f, const Op* end) {
     Write w{f.invoked, f.invoke, OpMark(), f.invoke.time, kNever, f.hold};
     if (end != nullptr && end->type == OpType::kOk) {
       w.done = marks_.Mark(*end);
@@ -312,7 +312,7 @@ class RwCachePass : public CheckPass {
 
   // A read is suspect when the writes known at its completion make it
   // stale or unknown; a write invoked later with its value may clear it.
-  void OnRead(KeyState& k, const InFlight& f, const Op& end, int64_t value, bool from_db) {
+  void OnRead(CacheKeyState& k, const InFlight& f, const Op& end, int64_t value, bool from_db) {
     ++reads_;
     const OpMark done = marks_.Mark(end);
     if (from_db) db_read_of_[{f.invoke.process, f.key}] = done;
@@ -336,7 +336,7 @@ class RwCachePass : public CheckPass {
   // Per process and key: the hold it is in (its last ok acquire) and its
   // last database read.
   std::map<std::pair<int64_t, std::string>, OpMark> hold_of_, db_read_of_;
-  std::map<std::string, KeyState> keys_;
+  std::map<std::string, CacheKeyState> keys_;
   int64_t reads_ = 0;
 };
 

@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <future>
 
+#include "base/unique_fd.h"
+
 namespace locksmith {
 namespace {
 
@@ -170,22 +172,6 @@ struct ChildFds {
   ChildFail(err_fd, kStageExec);
 }
 
-class Fd {
- public:
-  explicit Fd(int fd = -1) : fd_(fd) {}
-  ~Fd() { Reset(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  void Reset(int fd = -1) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_;
-};
-
 // Forks and execs; returns the child's pid once the exec succeeded. On a
 // failed exec the child is reaped and the error names the program and stage.
 Result<pid_t> ForkExec(const Prepared& p, const ChildFds& fds, bool pdeathsig) {
@@ -193,7 +179,7 @@ Result<pid_t> ForkExec(const Prepared& p, const ChildFds& fds, bool pdeathsig) {
   if (pipe2(err_pipe, O_CLOEXEC) != 0) {
     return Error{std::string("cannot create a pipe: ") + std::strerror(errno)};
   }
-  Fd err_read(err_pipe[0]), err_write(err_pipe[1]);
+  UniqueFd err_read(err_pipe[0]), err_write(err_pipe[1]);
   pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Error{"cannot fork to start " + p.path + ": " + std::strerror(errno)};
@@ -229,13 +215,13 @@ Result<ExecResult> RunCommand(const std::vector<std::string>& argv, const std::s
   if (!prepared.ok()) return Error{prepared.error()};
   auto ns = OpenNetns(netns_path);
   if (!ns.ok()) return Error{ns.error()};
-  Fd netns(*ns);
-  Fd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd netns(*ns);
+  UniqueFd devnull(open("/dev/null", O_RDONLY | O_CLOEXEC));
   int out_pipe[2];
   if (pipe2(out_pipe, O_CLOEXEC) != 0) {
     return Error{std::string("cannot create a pipe: ") + std::strerror(errno)};
   }
-  Fd out_read(out_pipe[0]), out_write(out_pipe[1]);
+  UniqueFd out_read(out_pipe[0]), out_write(out_pipe[1]);
   auto pid =
       ForkExec(*prepared, {netns.get(), devnull.get(), out_write.get(), out_write.get()}, false);
   if (!pid.ok()) return Error{pid.error()};
@@ -343,9 +329,9 @@ Result<int> ProcessSupervisor::Spawn(const std::string& owner, const ProcessSpec
   if (!prepared.ok()) return Error{prepared.error()};
   auto ns = OpenNetns(netns_path);
   if (!ns.ok()) return Error{ns.error()};
-  Fd netns(*ns);
-  Fd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
-  Fd log;
+  UniqueFd netns(*ns);
+  UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
+  UniqueFd log;
   if (spec.log_path.empty()) {
     log.Reset(open("/dev/null", O_WRONLY | O_CLOEXEC));
   } else {

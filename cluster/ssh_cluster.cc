@@ -18,6 +18,7 @@
 
 #include "base/option_set.h"
 #include "base/parallel.h"
+#include "base/text.h"
 #include "cluster/net_plan.h"
 #include "cluster/proc_info.h"
 #include "cluster/process_supervisor.h"
@@ -38,12 +39,6 @@ const std::string& kPackagesScript = SshPackagesScript();
 const std::string& kCleanupScript = SshCleanupScript();
 const std::string& kFetchScript = SshFetchScript();
 const std::string& kListScript = SshListScript();
-
-std::string FirstLine(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
 
 
 Result<std::string> ResolveNode(const std::string& node) {

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/text.h"
 #include "cluster/ssh_scripts.h"
 
 namespace locksmith {
@@ -10,12 +11,6 @@ namespace {
 
 constexpr std::chrono::milliseconds kFileTimeout{30000};
 constexpr std::chrono::milliseconds kProcessTimeout{15000};
-
-std::string FirstLine(const std::string& text) {
-  std::string line = text.substr(0, text.find('\n'));
-  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-  return line;
-}
 
 }  // namespace
 

@@ -13,24 +13,12 @@
 #include <cstring>
 #include <thread>
 
+#include "base/unique_fd.h"
+
 extern char** environ;
 
 namespace locksmith {
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 Result<int> MemFile(const char* name) {
   const int fd = memfd_create(name, MFD_CLOEXEC);
@@ -64,13 +52,13 @@ Result<ProcessOutput> RunSshProcess(const std::vector<std::string>& argv, std::s
   if (argv.empty()) return Error{"RunSshProcess needs a command"};
   auto in = MemFile("ssh-in");
   if (!in) return Error{in.error()};
-  Fd in_fd(*in);
+  UniqueFd in_fd(*in);
   auto out = MemFile("ssh-out");
   if (!out) return Error{out.error()};
-  Fd out_fd(*out);
+  UniqueFd out_fd(*out);
   auto err = MemFile("ssh-err");
   if (!err) return Error{err.error()};
-  Fd err_fd(*err);
+  UniqueFd err_fd(*err);
   for (size_t done = 0; done < input.size();) {
     const ssize_t n = write(in_fd.get(), input.data() + done, input.size() - done);
     if (n < 0 && errno == EINTR) continue;

@@ -108,12 +108,12 @@ for d in "$1"/*/; do
 done
 )sh";
 
-constexpr char kFetchScript[] = R"sh(
+constexpr char kFetchScriptText[] = R"sh(
 cd "$1" 2>/dev/null || exit 0
 find . -maxdepth 1 -type f -size -65536k -print0 | tar --null -T - -cf -
 )sh";
 
-constexpr char kPackagesScript[] = R"sh(
+constexpr char kPackagesScriptText[] = R"sh(
 ok=$(dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "$@" 2>/dev/null |
   awk '$1 == "ii" {print $2}' | tr '\n' ' ')
 missing=
@@ -128,7 +128,7 @@ out=$(apt-get install -y -qq --no-install-recommends $missing 2>&1) ||
 echo "installed$missing"
 )sh";
 
-constexpr char kSpawnScript[] = R"sh(
+constexpr char kSpawnScriptText[] = R"sh(
 cwd=$1; log=$2; pids=$3; shift 3
 cd "$cwd" || exit 97
 st=$(sed 's/.*) //' /proc/$$/stat | cut -d' ' -f20)
@@ -156,12 +156,12 @@ echo "pid $1 still runs 5 s after SIGKILL" >&2
 exit 1
 )sh";
 
-constexpr char kWriteScript[] = R"sh(
+constexpr char kWriteScriptText[] = R"sh(
 t=$(mktemp -- "$1.tmp-XXXXXX") || exit 1
 cat > "$t" && mv -f -T -- "$t" "$1" || { rm -f -- "$t"; exit 1; }
 )sh";
 
-constexpr char kReadScript[] = R"sh(
+constexpr char kReadScriptText[] = R"sh(
 [ -f "$1" ] || { echo "no such file" >&2; exit 3; }
 exec tail -c "$2" -- "$1"
 )sh";
@@ -185,17 +185,17 @@ const std::string& SshListScript() {
 }
 
 const std::string& SshFetchScript() {
-  static const std::string script = kFetchScript;
+  static const std::string script = kFetchScriptText;
   return script;
 }
 
 const std::string& SshPackagesScript() {
-  static const std::string script = kPackagesScript;
+  static const std::string script = kPackagesScriptText;
   return script;
 }
 
 const std::string& SshSpawnScript() {
-  static const std::string script = kSpawnScript;
+  static const std::string script = kSpawnScriptText;
   return script;
 }
 
@@ -215,12 +215,12 @@ const std::string& SshKillScript() {
 }
 
 const std::string& SshWriteScript() {
-  static const std::string script = kWriteScript;
+  static const std::string script = kWriteScriptText;
   return script;
 }
 
 const std::string& SshReadScript() {
-  static const std::string script = kReadScript;
+  static const std::string script = kReadScriptText;
   return script;
 }
 

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <vector>
 
+#include "base/unique_fd.h"
 #include "cluster/netns_socket.h"
 
 namespace locksmith {
@@ -28,20 +29,6 @@ constexpr uint32_t kConnectedStates = (1u << TCP_ESTABLISHED) | (1u << TCP_SYN_S
 struct DiagRequest {
   nlmsghdr header;
   inet_diag_req_v2 body;
-};
-
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
 };
 
 // A sock_diag netlink socket created inside `netns_path`.
@@ -137,7 +124,7 @@ Result<int> AbortTcpConnections(const std::string& netns_path, const std::set<st
   if (peers.empty()) return 0;
   auto opened = OpenDiagSocket(netns_path);
   if (!opened) return Error{opened.error()};
-  Fd fd(*opened);
+  UniqueFd fd(*opened);
   timeval tv{};
   tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
   tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);

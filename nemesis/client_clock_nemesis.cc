@@ -11,8 +11,6 @@ namespace locksmith {
 namespace {
 
 constexpr std::string_view kPrefix = "client-";
-constexpr int64_t kMaxDeltaMs = int64_t{10} * 365 * 24 * 3600 * 1000;
-constexpr int64_t kMaxPeriodMs = int64_t{24} * 3600 * 1000;
 constexpr std::chrono::milliseconds kDateTimeout{5000};
 
 std::string ClientName(int64_t index) { return "c" + std::to_string(index); }
@@ -58,14 +56,14 @@ std::string DescribeClientClock(const FaultOp& op) { return kClockLook.describe(
 void ClientClockOptions::Declare(OptionSet& set) {
   set.Choice("client_clock_mode", "--client-clock-mode", &clock.mode, ClockModes(),
              "what a client clock fault does (as --clock-mode)")
-      .Integer("client_clock_delta_ms", "--client-clock-delta", &clock.delta_ms, -kMaxDeltaMs,
-               kMaxDeltaMs, "ms a client clock bump moves its clock, or a strobe's amplitude")
+      .Integer("client_clock_delta_ms", "--client-clock-delta", &clock.delta_ms, -kMaxClockDeltaMs,
+               kMaxClockDeltaMs, "ms a client clock bump moves its clock, or a strobe's amplitude")
       .Integer("client_clock_period_ms", "--client-clock-period", &clock.period_ms, int64_t{2},
-               kMaxPeriodMs, "ms of one client clock strobe period")
+               kMaxClockPeriodMs, "ms of one client clock strobe period")
       .Number("client_clock_rate", "--client-clock-rate", &clock.rate, 0.0, 1000.0,
               "speed of a drifting client clock (2: twice as fast, 0: stopped)")
       .Integer("client_clock_hold_ms", "--client-clock-hold", &clock.hold_ms, int64_t{0},
-               kMaxPeriodMs, "ms a client clock fault lasts before the reset")
+               kMaxClockPeriodMs, "ms a client clock fault lasts before the reset")
       .Integer("client_clock_target", "--client-clock-target", &target, int64_t{0},
                int64_t{kMaxRunClients - 1}, "the client (worker index) whose clock moves");
 }

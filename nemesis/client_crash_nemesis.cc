@@ -8,7 +8,7 @@
 namespace locksmith {
 namespace {
 
-constexpr int64_t kDefaultWaitMs = 5000;
+constexpr int64_t kDefaultCrashWaitMs = 5000;
 constexpr int64_t kMaxWaitMs = 24LL * 3600 * 1000;
 // The window has no length of its own (a crash is for good): the end only
 // drops a request nobody took, a second after the begin returned.
@@ -57,7 +57,7 @@ FaultResult ClientCrashNemesis::Invoke(const FaultOp& op) {
   }
   if (op.f != "client-crash") return {false, nullptr, "client-crash nemesis cannot " + op.f};
   const nlohmann::json& v = op.value;
-  int64_t wait = kDefaultWaitMs;
+  int64_t wait = kDefaultCrashWaitMs;
   if (v.is_object() && v.contains("wait_ms")) {
     if (!v["wait_ms"].is_number_integer() || v["wait_ms"].get<int64_t>() < 0 ||
         v["wait_ms"].get<int64_t>() > kMaxWaitMs) {

@@ -9,7 +9,7 @@
 namespace locksmith {
 namespace {
 
-constexpr int64_t kDefaultWaitMs = 5000;
+constexpr int64_t kDefaultPauseWaitMs = 5000;
 constexpr int64_t kMaxMs = 24LL * 3600 * 1000;
 
 std::vector<std::string> PausePointNames() {
@@ -70,7 +70,7 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
   }
   if (op.f != "client-pause") return {false, nullptr, "client-pause nemesis cannot " + op.f};
   auto ms = Millis(op.value, "ms", -1);
-  auto wait = Millis(op.value, "wait_ms", kDefaultWaitMs);
+  auto wait = Millis(op.value, "wait_ms", kDefaultPauseWaitMs);
   if (ms.ok() && *ms < 0) ms = Error{"client-pause needs \"ms\": how long the holder stalls"};
   for (const auto* r : {&ms, &wait}) {
     if (!r->ok()) return {false, op.value, r->error()};

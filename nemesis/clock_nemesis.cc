@@ -10,9 +10,6 @@ namespace st = shim_time;
 namespace {
 
 constexpr int64_t kNsPerMs = 1'000'000;
-// Ten years: larger jumps only overflow someone's arithmetic.
-constexpr int64_t kMaxDeltaMs = int64_t{10} * 365 * 24 * 3600 * 1000;
-constexpr int64_t kMaxPeriodMs = int64_t{24} * 3600 * 1000;
 // An observed offset within this much of the predicted one confirms it
 // (plus half the round trip of the TIME command): the shim applies a change
 // within 1 ms, TIME has microseconds.
@@ -42,13 +39,13 @@ void ClockOptions::Declare(OptionSet& set) {
   set.Choice("clock_mode", "--clock-mode", &mode, ClockModes(),
              "what a clock fault does: bump (one jump), strobe (jumps back and forth), "
              "drift (a faster or slower clock)");
-  set.Integer("clock_delta_ms", "--clock-delta", &delta_ms, -kMaxDeltaMs, kMaxDeltaMs,
+  set.Integer("clock_delta_ms", "--clock-delta", &delta_ms, -kMaxClockDeltaMs, kMaxClockDeltaMs,
               "ms a clock bump moves the clock (negative: back), or a strobe's amplitude");
-  set.Integer("clock_period_ms", "--clock-period", &period_ms, int64_t{2}, kMaxPeriodMs,
+  set.Integer("clock_period_ms", "--clock-period", &period_ms, int64_t{2}, kMaxClockPeriodMs,
               "ms of one strobe period (+delta for half, -delta for the other half)");
   set.Number("clock_rate", "--clock-rate", &rate, 0.0, 1000.0,
              "speed of a drifting clock (2: twice as fast, 0.5: half, 0: stopped)");
-  set.Integer("clock_hold_ms", "--clock-hold", &hold_ms, int64_t{0}, kMaxPeriodMs,
+  set.Integer("clock_hold_ms", "--clock-hold", &hold_ms, int64_t{0}, kMaxClockPeriodMs,
               "ms a clock fault lasts before the reset, at most until the next fault");
   set.Integer("clock_observe_timeout_ms", "--clock-observe-timeout", &observe_timeout_ms,
               int64_t{0}, int64_t{60'000},
@@ -126,13 +123,13 @@ FaultResult ClockNemesis::Invoke(const FaultOp& op) {
   // How the op changes a host's parameters; reset removes the file instead.
   std::function<st::ClockParams(const st::ClockParams&)> change;
   if (op.f == "clock-bump") {
-    auto delta = IntegerField(op.value, "delta_ms", -kMaxDeltaMs, kMaxDeltaMs);
+    auto delta = IntegerField(op.value, "delta_ms", -kMaxClockDeltaMs, kMaxClockDeltaMs);
     if (!delta) return {false, op.value, op.f + " " + delta.error()};
     change = [d = *delta * kNsPerMs](const st::ClockParams& p) { return st::Bumped(p, d); };
   } else if (op.f == "clock-strobe") {
-    auto delta = IntegerField(op.value, "delta_ms", -kMaxDeltaMs, kMaxDeltaMs);
-    auto period = IntegerField(op.value, "period_ms", 2, kMaxPeriodMs);
-    auto duration = IntegerField(op.value, "duration_ms", 1, kMaxDeltaMs);
+    auto delta = IntegerField(op.value, "delta_ms", -kMaxClockDeltaMs, kMaxClockDeltaMs);
+    auto period = IntegerField(op.value, "period_ms", 2, kMaxClockPeriodMs);
+    auto duration = IntegerField(op.value, "duration_ms", 1, kMaxClockDeltaMs);
     for (const auto* r : {&delta, &period, &duration}) {
       if (!*r) return {false, op.value, op.f + " " + r->error()};
     }

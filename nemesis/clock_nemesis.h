@@ -34,6 +34,12 @@
 
 namespace locksmith {
 
+// What a clock option or op may ask of a clock, server's or client's: a step
+// of at most ten years either way (larger jumps only overflow someone's
+// arithmetic), a period or hold of at most a day.
+inline constexpr int64_t kMaxClockDeltaMs = int64_t{10} * 365 * 24 * 3600 * 1000;
+inline constexpr int64_t kMaxClockPeriodMs = int64_t{24} * 3600 * 1000;
+
 // The clock family's options: what a scheduled window does (see
 // ClockWindow) and how the nemesis observes.
 struct ClockOptions {

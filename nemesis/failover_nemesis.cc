@@ -93,10 +93,12 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
   if (op.value.is_object() && op.value.contains("mode") && op.value["mode"].is_string()) {
     mode = op.value["mode"].get<std::string>();
   }
-  auto leader = primary_.Primary();
+  std::optional<std::chrono::milliseconds> waited;
+  auto leader = AwaitMaster(&waited);
   if (!leader) return {false, {{"mode", mode}}, "no master to fail over: " + leader.error()};
   Status done = Error{"mode " + mode + " is not kill, pause or isolate"};
   nlohmann::json value{{"mode", mode}, {"old", *leader}, {"new", nullptr}};
+  if (waited) value["waited_for_master_ms"] = waited->count();
   if (mode == "kill" && killable_ != nullptr) done = killable_->KillNode(*leader);
   if (mode == "pause" && pausable_ != nullptr) done = pausable_->PauseNode(*leader);
   if (mode == "isolate") {
@@ -131,6 +133,24 @@ FaultResult FailoverNemesis::Begin(const FaultOp& op) {
       true, value, "no new master within " + std::to_string(promote_wait_.count()) + " ms"};
   unpromoted.observed = false;
   return unpromoted;
+}
+
+Result<std::string> FailoverNemesis::AwaitMaster(std::optional<std::chrono::milliseconds>* waited) {
+  auto leader = primary_.Primary();
+  if (leader) return leader;
+  const auto start = std::chrono::steady_clock::now();
+  const auto give_up = start + promote_wait_;
+  while (!leader && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(poll_);
+    leader = primary_.Primary();
+  }
+  if (!leader) {
+    return Error{leader.error() + " (and none named within " +
+                 std::to_string(promote_wait_.count()) + " ms)"};
+  }
+  *waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  return leader;
 }
 
 FaultResult FailoverNemesis::Heal() {

@@ -1,6 +1,8 @@
 // FailoverNemesis (family `failover`): takes the current master out until
 // the service promotes another node, then heals. "failover" {"mode": "kill"
-// | "pause" | "isolate"} asks the service who leads (HasPrimary), SIGKILLs
+// | "pause" | "isolate"} asks the service who leads (HasPrimary; while none
+// does, an election under way, it asks again until one does, up to
+// `promote_wait`, and fails only then), SIGKILLs
 // or SIGSTOPs that node, or cuts its host off the other hosts (isolate: the
 // partition family's isolate shape, in a chain of its own; "clients" in the
 // value keeps those clients on the old master's side), and waits (up to
@@ -65,6 +67,9 @@ class FailoverNemesis : public Nemesis {
  private:
   FaultResult Begin(const FaultOp& op);
   FaultResult Heal();
+  // The master the service names, once it names one (up to promote_wait_);
+  // `waited` says how long when it named none at first.
+  Result<std::string> AwaitMaster(std::optional<std::chrono::milliseconds>* waited);
 
   HasPrimary& primary_;
   Killable* const killable_;

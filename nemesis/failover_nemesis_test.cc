@@ -1,7 +1,8 @@
 // FailoverNemesis against a fake service whose "sentinels" promote n2 a few
 // polls after the master is killed or paused: the ops name the old and new
 // master, the heal restarts / resumes the old one, Teardown heals what is
-// left, and a promotion that never comes is reported, still healed. In
+// left, and a promotion that never comes is reported, still healed. A
+// failover begun while no master is named waits for one. In
 // isolate mode the old master's host is cut off on a FakeNet until the heal.
 #include "nemesis/failover_nemesis.h"
 
@@ -25,6 +26,10 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
  public:
   explicit FakeFailoverService(int polls_to_promote) : polls_left_(polls_to_promote) {}
   Result<std::string> Primary() override {
+    if (leaderless_polls > 0) {
+      --leaderless_polls;
+      return Error{"no member leads now"};
+    }
     const bool faulted = faulted_ || (cut_off && cut_off());
     if (faulted && polls_left_ >= 0 && polls_left_-- == 0) leader_ = "n2";
     return leader_;
@@ -38,6 +43,7 @@ class FakeFailoverService : public HasPrimary, public Killable, public Pausable 
   std::vector<std::string> calls;
   std::function<bool()> cut_off;  // the master's host is cut off (isolate)
   bool up = false;                 // IsUp's answer for every node
+  int leaderless_polls = 0;        // Primary() names no one this many times first
 
  private:
   Status Did(const std::string& what) {
@@ -63,6 +69,36 @@ TEST(FailoverNemesisTest, KillsTheMasterUntilPromotionThenRestartsIt) {
   EXPECT_EQ(healed.value["old"], "n1");
   EXPECT_EQ(healed.value["new"], "n2");
   EXPECT_EQ(service.calls, (std::vector<std::string>{"kill n1", "start n1"}));
+  EXPECT_TRUE(nemesis.Teardown().empty());
+}
+
+// An election under way (etcd after its leader was killed, or deposed by a
+// member back from a cut) names no master for a while: the failover waits
+// for the one elected and takes it out, rather than failing unapplied.
+TEST(FailoverNemesisTest, BegunWhileNoMasterIsNamedWaitsForOne) {
+  FakeFailoverService service(2);
+  service.leaderless_polls = 3;
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(5000), milliseconds(1));
+  FaultResult begun = nemesis.Invoke({"failover", {{"mode", "kill"}}});
+  EXPECT_TRUE(begun.ok) << begun.error;
+  EXPECT_EQ(begun.value["old"], "n1");
+  EXPECT_EQ(begun.value["new"], "n2");
+  EXPECT_TRUE(begun.value.contains("waited_for_master_ms")) << begun.value.dump();
+  EXPECT_EQ(service.leaderless_polls, 0);
+  EXPECT_TRUE(nemesis.Invoke({"failover-heal", nullptr}).ok);
+  EXPECT_EQ(service.calls, (std::vector<std::string>{"kill n1", "start n1"}));
+}
+
+TEST(FailoverNemesisTest, NoMasterWithinThePromoteWaitFailsAndTouchesNothing) {
+  FakeFailoverService service(2);
+  service.leaderless_polls = 1'000'000;
+  FailoverNemesis nemesis(service, &service, &service, nullptr, milliseconds(20), milliseconds(1));
+  FaultResult begun = nemesis.Invoke({"failover", {{"mode", "kill"}}});
+  EXPECT_FALSE(begun.ok);
+  EXPECT_NE(begun.error.find("no master to fail over: no member leads now"), std::string::npos)
+      << begun.error;
+  EXPECT_TRUE(service.calls.empty());
+  EXPECT_EQ(nemesis.Invoke({"failover-heal", nullptr}).error, "no failover in force");
   EXPECT_TRUE(nemesis.Teardown().empty());
 }
 

@@ -16,8 +16,7 @@
 namespace locksmith {
 namespace {
 
-constexpr int64_t kMaxDelayMs = 60000;
-constexpr std::chrono::milliseconds kCommandTimeout{10000};
+constexpr std::chrono::milliseconds kAbortTimeout{10000};
 
 // "net-slow delay 500±100 ms (n1 | n2 n3)", "net-slow stall upstream (...)".
 std::string DescribeNetSlow(const FaultOp& op) {
@@ -73,9 +72,9 @@ void NetSlowOptions::Declare(OptionSet& set) {
   set.Choice("slow_direction", "--slow-direction", &direction, SlowDirections(),
              "which way delay and stall act: both, upstream (what the connecting side sends), "
              "downstream (the answers)");
-  set.Integer("slow_latency_ms", "--slow-latency-ms", &latency_ms, int64_t{0}, kMaxDelayMs,
+  set.Integer("slow_latency_ms", "--slow-latency-ms", &latency_ms, int64_t{0}, kMaxToxicDelayMs,
               "ms added to every chunk a slow link carries (delay)");
-  set.Integer("slow_jitter_ms", "--slow-jitter-ms", &jitter_ms, int64_t{0}, kMaxDelayMs,
+  set.Integer("slow_jitter_ms", "--slow-jitter-ms", &jitter_ms, int64_t{0}, kMaxToxicDelayMs,
               "ms each chunk's latency varies by, either way, at most the latency (delay)");
   set.Integer("slow_bandwidth_kbs", "--slow-bandwidth-kbs", &bandwidth_kbs, int64_t{0},
               int64_t{10'000'000}, "KB/s a slow link carries at most; 0: no cap (delay)");
@@ -335,7 +334,7 @@ FaultResult NetSlowNemesis::Begin(const nlohmann::json& value) {
   for (const auto& [name, redirects] : *plan) {
     std::set<std::string> peers = redirects.to;
     peers.insert(redirects.from.begin(), redirects.from.end());
-    if (Status s = HostNamed(name)->AbortConnections(peers, kCommandTimeout); !s) {
+    if (Status s = HostNamed(name)->AbortConnections(peers, kAbortTimeout); !s) {
       return {false, std::move(done), s.error()};
     }
   }

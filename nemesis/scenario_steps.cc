@@ -9,7 +9,7 @@
 namespace locksmith {
 namespace {
 
-constexpr int64_t kMaxDelayMs = 86'400'000;
+constexpr int64_t kMaxStepMs = 86'400'000;
 
 // obj[name] as whole milliseconds in [0, max], or `fallback` when absent.
 Result<int64_t> Millis(const nlohmann::json& obj, const char* name, int64_t max, int64_t fallback) {
@@ -90,7 +90,7 @@ Result<ScheduledFault> ParseStep(const nlohmann::json& step,
   if (timed == step.contains("after")) return Error{"give either \"at_ms\" or \"after\""};
   if (timed) {
     if (step.contains("delay_ms")) return Error{"\"delay_ms\" goes with \"after\", not \"at_ms\""};
-    auto at = Millis(step, "at_ms", kMaxDelayMs, 0);
+    auto at = Millis(step, "at_ms", kMaxStepMs, 0);
     if (!at) return Error{at.error()};
     if (*at >= limit_ms) {
       return Error{"at " + std::to_string(*at) + " ms is not before the time limit (" +
@@ -101,7 +101,7 @@ Result<ScheduledFault> ParseStep(const nlohmann::json& step,
     auto trigger = ParseTrigger(step["after"]);
     if (!trigger) return Error{trigger.error()};
     fault.after = *trigger;
-    auto delay = Millis(step, "delay_ms", kMaxDelayMs, 0);
+    auto delay = Millis(step, "delay_ms", kMaxStepMs, 0);
     if (!delay) return Error{delay.error()};
     fault.at_ms = *delay;
   }

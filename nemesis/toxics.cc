@@ -7,7 +7,6 @@
 namespace locksmith {
 namespace {
 
-constexpr int64_t kMaxDelayMs = 60000;
 constexpr int64_t kMaxBandwidthKbs = 10'000'000;
 
 Result<std::string> ChoiceField(const nlohmann::json& value, const char* key,
@@ -49,9 +48,9 @@ Result<LinkToxics> ToxicsFromJson(const nlohmann::json& value) {
   if (!mode) return Error{mode.error()};
   auto direction = ChoiceField(value, "direction", SlowDirections());
   if (!direction) return Error{direction.error()};
-  auto latency = IntegerField(value, "latency_ms", kMaxDelayMs);
+  auto latency = IntegerField(value, "latency_ms", kMaxToxicDelayMs);
   if (!latency) return Error{latency.error()};
-  auto jitter = IntegerField(value, "jitter_ms", kMaxDelayMs);
+  auto jitter = IntegerField(value, "jitter_ms", kMaxToxicDelayMs);
   if (!jitter) return Error{jitter.error()};
   auto bandwidth = IntegerField(value, "bandwidth_kbs", kMaxBandwidthKbs);
   if (!bandwidth) return Error{bandwidth.error()};

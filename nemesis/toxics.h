@@ -18,6 +18,9 @@
 
 namespace locksmith {
 
+// The most latency or jitter a toxic adds, in ms.
+inline constexpr int64_t kMaxToxicDelayMs = 60000;
+
 // One direction's toxics.
 struct Toxics {
   int64_t latency_ms = 0;     // added to every chunk

@@ -23,13 +23,15 @@ file(WRITE "${OUTPUT}.tmp"
 namespace locksmith {
 namespace {
 
-constexpr unsigned char kBytes[] = {
+// Named after its function: a unity build compiles several assets as one source.
+constexpr unsigned char k${FUNCTION}Bytes[] = {
 ${bytes}0};
 
 }  // namespace
 
 std::string_view ${FUNCTION}() {
-  return std::string_view(reinterpret_cast<const char*>(kBytes), sizeof kBytes - 1);
+  return std::string_view(reinterpret_cast<const char*>(k${FUNCTION}Bytes),
+                          sizeof k${FUNCTION}Bytes - 1);
 }
 
 }  // namespace locksmith

@@ -30,7 +30,7 @@ esac
 
 packages=(
   # build
-  g++ cmake make pkg-config
+  g++ cmake make ninja-build pkg-config
   libboost1.81-dev libhiredis-dev libzookeeper-mt-dev libmariadb-dev libpq-dev nlohmann-json3-dev
   libcli11-dev libgtest-dev
   # the servers of the main job (suites/quick-compare.json): every backend's
@@ -126,9 +126,15 @@ if iptables -S 2>/dev/null | grep -q -- '-N DOCKER'; then
 fi
 
 # Line tables only (-g1): backtraces and gdb still name functions, files and
-# lines, and the build takes about a third less time than with full -g.
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
+# lines, and the build takes about a third less time than with full -g. The
+# libraries build in unity batches (LOCKSMITH_UNITY_BUILD in CMakeLists.txt),
+# with Ninja, which starts a library's sources before the libraries it links
+# are archived: together some two fifths off a cold build on two cores. A
+# build/ configured before with another generator keeps it.
+generator=()
+[[ -f build/CMakeCache.txt ]] || generator=(-G Ninja)
+cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSMITH_WERROR=ON \
+  -DLOCKSMITH_UNITY_BUILD=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 if ((tests || bench)); then
   cmake --build build -j"$(nproc)"
 else
