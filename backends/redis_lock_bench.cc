@@ -6,6 +6,17 @@
 // included. `--client` picks the client as `--client` of a run does
 // (redis, redis-watchdog, redis-reentrant: backends/redis_clients.h). Prints one line of key=value pairs (scripts/bench-redis-client.sh
 // parses `ops_per_sec=`).
+//
+// --own-network: instead of a running server, the bench stands one up as a
+// run does (root only): a local cluster of one host with its own network
+// (a namespace on the cluster's bridge, behind a veth), the `redis`
+// backend's own service on it, and each client made by that service for its
+// slot, bound to its own client address. So the bench measures the client
+// on the run's own network path, not loopback's. Everything it made (the
+// server, namespace, bridge, veth, their registry record, a temp dir) is
+// removed at the end, on SIGINT / SIGTERM too; `locksmith cleanup` removes
+// what a SIGKILLed bench left.
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -15,19 +26,25 @@
 #include <fstream>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "backends/backend_registry.h"
+#include "backends/lock_service.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
+#include "cluster/local_cluster.h"
 
 namespace {
 
@@ -48,6 +65,7 @@ struct Flags {
   uint64_t seed = 1;
   std::string client = "redis";
   int server_pid = 0;  // if set, also report the server's CPU per op
+  bool own_network = false;  // stand up a server on a host with its own network
 };
 
 // CPU seconds (user + system) this process has used.
@@ -84,7 +102,8 @@ void Usage() {
                "usage: redis_lock_bench [--host H] [--port P] [--password PW] [--clients N]\n"
                "       [--seconds T] [--warmup S] [--keys K] [--lease-ms MS] [--timeout-ms MS]\n"
                "       [--seed S] [--server-pid PID] [--client redis|redis-watchdog|"
-               "redis-reentrant]\n");
+               "redis-reentrant]\n"
+               "       [--own-network] (root: a server of its own behind a veth, as a run's)\n");
   std::exit(254);
 }
 
@@ -92,6 +111,10 @@ Flags Parse(int argc, char** argv) {
   Flags f;
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
+    if (a == "--own-network") {
+      f.own_network = true;
+      continue;
+    }
     if (i + 1 >= argc) Usage();
     const char* v = argv[++i];
     if (a == "--host")
@@ -136,30 +159,122 @@ struct Counters {
 
 }  // namespace
 
+// --own-network: a one-host local cluster with its own network and the
+// redis backend's service on it, as a run stands them up. The destructor
+// stops the server and removes the cluster and the temp dir.
+class OwnNetwork {
+ public:
+  static locksmith::Result<std::unique_ptr<OwnNetwork>> Start(const Flags& flags) {
+    std::string pattern = "/tmp/locksmith-redis-bench-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) return locksmith::Error{"mkdtemp failed"};
+    std::unique_ptr<OwnNetwork> net(new OwnNetwork(pattern));
+    auto backend = locksmith::FindBackend("redis");
+    if (!backend) return locksmith::Error{backend.error()};
+    const std::unique_ptr<locksmith::ModuleOptions> options = (*backend)->options();
+    auto nodes = locksmith::BackendNodeNames("redis", *options);
+    if (!nodes) return locksmith::Error{nodes.error()};
+    locksmith::LocalClusterOptions cluster;
+    cluster.node_names = *nodes;
+    cluster.nodes_dir = net->dir_ + "/nodes";
+    auto made = locksmith::CreateLocalCluster(cluster);
+    if (!made) return locksmith::Error{"cluster: " + made.error()};
+    net->cluster_ = std::move(*made);
+    if (net->cluster_->ClientAddress(0).empty()) {
+      return locksmith::Error{"no network of its own (needs root)"};
+    }
+    const locksmith::BackendContext context{*net->cluster_, flags.seed,
+                                            std::chrono::milliseconds(flags.timeout_ms),
+                                            flags.client, false};
+    auto service = locksmith::MakeLockService("redis", *options, context);
+    if (!service) return locksmith::Error{service.error()};
+    net->service_ = std::move(*service);
+    if (locksmith::Status s = net->service_->Start(); !s) return locksmith::Error{s.error()};
+    net->started_ = true;
+    return net;
+  }
+
+  ~OwnNetwork() {
+    if (started_) service_->Stop();
+    if (cluster_) {
+      if (locksmith::Status s = cluster_->Teardown(); !s) {
+        std::fprintf(stderr, "teardown: %s\n", s.error().c_str());
+      }
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+
+  // Client `index`'s lock client, as the service makes it for a run's slot.
+  std::unique_ptr<locksmith::LockClient> NewClient(boost::asio::any_io_executor executor,
+                                                   int index, uint64_t seed) {
+    return service_->NewClient(std::move(executor),
+                               {index, seed, cluster_->ClientAddress(index)});
+  }
+
+  // The server's pid (for its CPU per op), or 0.
+  int ServerPid() {
+    auto* processes = locksmith::Capability<locksmith::HasNodeProcesses>(*service_);
+    if (processes == nullptr) return 0;
+    const auto process = processes->ProcessOf(service_->Nodes().front());
+    return process ? process->pid : 0;
+  }
+
+ private:
+  explicit OwnNetwork(std::string dir) : dir_(std::move(dir)) {}
+
+  const std::string dir_;
+  std::unique_ptr<locksmith::Cluster> cluster_;
+  std::unique_ptr<locksmith::LockService> service_;
+  bool started_ = false;
+};
+
 int main(int argc, char** argv) {
-  const Flags flags = Parse(argc, argv);
+  Flags flags = Parse(argc, argv);
   // Concurrency hint 1: the harness runs all clients on one thread.
   asio::io_context ioc(1);
+  // Caught from here on, so an interrupted bench still removes what it made.
+  asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  std::unique_ptr<OwnNetwork> own_network;
+  if (flags.own_network) {
+    auto started = OwnNetwork::Start(flags);
+    if (!started) {
+      std::fprintf(stderr, "--own-network: %s\n", started.error().c_str());
+      return 1;
+    }
+    own_network = std::move(*started);
+    if (flags.server_pid == 0) flags.server_pid = own_network->ServerPid();
+  }
   std::vector<std::unique_ptr<locksmith::LockClient>> clients;
   std::vector<std::string> keys;
   for (int k = 0; k < flags.keys; ++k) keys.push_back("bench-lock-" + std::to_string(k));
   for (int i = 0; i < flags.clients; ++i) {
+    const uint64_t seed = flags.seed + static_cast<uint64_t>(i);
+    if (own_network) {
+      clients.push_back(own_network->NewClient(ioc.get_executor(), i, seed));
+      continue;
+    }
     locksmith::RedisLockClientOptions o;
     o.endpoint = {flags.host, static_cast<uint16_t>(flags.port), flags.password};
     o.timeout = std::chrono::milliseconds(flags.timeout_ms);
     clients.push_back(locksmith::WrapRedisClient(
         flags.client, ioc.get_executor(),
-        locksmith::MakeRedisMasterClient(flags.client, ioc.get_executor(), o,
-                                         flags.seed + static_cast<uint64_t>(i))));
+        locksmith::MakeRedisMasterClient(flags.client, ioc.get_executor(), o, seed)));
   }
 
   Counters counters;
   bool stop = false;
+  bool interrupted = false;
   int connect_failures = 0;
   int running = 0;
   Counters at_start;
   Clock::time_point t_start, t_end;
   double cpu_start = 0, cpu_end = 0, server_start = 0, server_end = 0;
+  asio::steady_timer phase(ioc);  // the warmup, then the measurement
+  signals.async_wait([&](const boost::system::error_code& ec, int) {
+    if (ec) return;
+    interrupted = true;
+    phase.cancel();
+  });
 
   auto loop = [&](int i) -> asio::awaitable<void> {
     auto& c = *clients[static_cast<size_t>(i)];
@@ -176,6 +291,13 @@ int main(int argc, char** argv) {
     }
     --running;
   };
+  // Sleeps for `seconds` unless interrupted.
+  auto sleep = [&](double seconds) -> asio::awaitable<void> {
+    if (interrupted) co_return;
+    phase.expires_after(
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)));
+    co_await phase.async_wait(asio::as_tuple(asio::use_awaitable));
+  };
 
   asio::co_spawn(
       ioc,
@@ -189,29 +311,25 @@ int main(int argc, char** argv) {
         }
         if (connect_failures > 0) {
           for (auto& c : clients) c->Close();
+          signals.cancel();
           co_return;
         }
         auto ex = co_await asio::this_coro::executor;
         running = flags.clients;
         for (int i = 0; i < flags.clients; ++i) asio::co_spawn(ex, loop(i), asio::detached);
-        asio::steady_timer t(ex);
-        t.expires_after(std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(flags.warmup_seconds)));
-        co_await t.async_wait(asio::use_awaitable);
+        co_await sleep(flags.warmup_seconds);
         at_start = counters;
         t_start = Clock::now();
         cpu_start = SelfCpuSeconds();
         server_start = ProcessCpuSeconds(flags.server_pid);
-        t.expires_after(std::chrono::duration_cast<Clock::duration>(
-            std::chrono::duration<double>(flags.seconds)));
-        co_await t.async_wait(asio::use_awaitable);
+        co_await sleep(flags.seconds);
         t_end = Clock::now();
         cpu_end = SelfCpuSeconds();
         server_end = ProcessCpuSeconds(flags.server_pid);
         Counters at_end = counters;
         stop = true;
-        counters = at_end;
         // The loops finish their current op; they are not counted.
+        asio::steady_timer t(ex);
         while (running > 0) {
           t.expires_after(std::chrono::milliseconds(1));
           co_await t.async_wait(asio::use_awaitable);
@@ -219,9 +337,13 @@ int main(int argc, char** argv) {
         counters = at_end;
         // Each connection's read loop keeps the io_context busy until closed.
         for (auto& c : clients) c->Close();
+        signals.cancel();
       },
       asio::detached);
   ioc.run();
+  clients.clear();
+  own_network.reset();
+  if (interrupted) return 130;
   if (connect_failures > 0) return 1;
 
   const double secs = std::chrono::duration<double>(t_end - t_start).count();

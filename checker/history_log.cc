@@ -10,7 +10,7 @@
 #include "base/crc32c.h"
 #include "base/input_file.h"
 #include "base/json_input.h"
-#include "base/json_text.h"
+#include "base/json_output.h"
 
 namespace locksmith {
 namespace {
@@ -100,8 +100,9 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
   // the table.
   for (const nlohmann::json* j : {&op.value, &op.fault}) {
     if (j->is_null()) continue;
-    std::string& text = text_;
-    CompactJsonText(*j, &text);
+    std::string& text = text_;  // its capacity reused from op to op
+    text.clear();
+    AppendCompactJson(*j, &text);  // dump()'s text, faster for flat values
     std::string* last = nullptr;
     if (op.type == OpType::kInvoke && j == &op.value) {
       if (auto it = last_values_.find(op.f); it != last_values_.end()) {

@@ -109,7 +109,7 @@ void HistoryRecorder::WriterLoop() {
   }
 }
 
-Op HistoryRecorder::Record(Op op) {
+OpStamp HistoryRecorder::Record(Op op) {
   std::unique_lock lock(mu_);
   // A writer that fell behind holds the producers here: memory stays bounded.
   queue_space_.wait(lock, [&] {
@@ -121,15 +121,16 @@ Op HistoryRecorder::Record(Op op) {
   op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::steady_clock::now() - start_)
                 .count();
+  const OpStamp stamp{op.index, op.time};
   if (write_error_.empty()) {
     if (pending_.empty()) pending_.reserve(kBatchOps);
-    pending_.push_back(op);
+    pending_.push_back(std::move(op));
     if (pending_.size() >= kBatchOps) {
       full_.push_back(std::exchange(pending_, {}));
       writer_wake_.notify_one();
     }
   }
-  return op;
+  return stamp;
 }
 
 std::string HistoryRecorder::Flush() {

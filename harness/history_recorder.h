@@ -41,8 +41,9 @@ class HistoryRecorder : public OpRecorder {
   HistoryRecorder(const HistoryRecorder&) = delete;
   HistoryRecorder& operator=(const HistoryRecorder&) = delete;
 
-  // Numbers and stamps `op`; queues it for writing unless a write failed.
-  Op Record(Op op) override;
+  // Numbers and stamps `op`; queues it (moved, never copied) for writing
+  // unless a write failed.
+  OpStamp Record(Op op) override;
   // Returns once every op recorded so far is written (or a write failed,
   // and OnWriteError's callback has run): write_error() then.
   std::string Flush();

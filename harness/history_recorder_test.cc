@@ -19,9 +19,9 @@ TEST(HistoryRecorderTest, WritesEveryOpAsItIsRecordedWithIndexAndTime) {
   op.process = 4;
   op.f = "acquire";
   op.key = "lock-0";
-  Op first = (*recorder)->Record(op);
+  const OpStamp first = (*recorder)->Record(op);
   op.type = OpType::kOk;
-  Op second = (*recorder)->Record(op);
+  const OpStamp second = (*recorder)->Record(op);
   // On disk once flushed, before the recorder is closed: a killed run keeps it.
   (*recorder)->Flush();
   auto history = LoadHistoryFile(path, "");

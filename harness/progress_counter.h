@@ -14,6 +14,8 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "checker/op_recorder.h"
@@ -32,7 +34,9 @@ class ProgressCounter : public OpRecorder {
   ProgressCounter() = default;  // observes only (Record() needs an inner recorder)
   explicit ProgressCounter(OpRecorder& inner) : inner_(&inner) {}
 
-  Op Record(Op op) override;
+  // Takes what it counts of `op`, records it through the inner recorder
+  // (which keeps it: never copied here), then counts it at its stamp.
+  OpStamp Record(Op op) override;
   void Observe(const Op& op);
   Snapshot Take() const;
 
@@ -42,20 +46,42 @@ class ProgressCounter : public OpRecorder {
     bool retired = false;   // its client ended an op as info: it may be gone
     int64_t lease_end = 0;  // ns; 0 when the lease is unknown
   };
-  struct Pending {  // an acquire invoked, not yet completed
+  struct Pending {  // an acquire invoked (in flight while `valid`)
+    bool valid = false;
     bool shared = false;
     int64_t lease_ms = 0;
   };
+  // The holds on one key, by process: a few, in no order (swap-removed).
+  using Holders = std::vector<std::pair<int64_t, Hold>>;
 
-  void ObserveNemesis(const Op& op);
-  void ObserveAcquireOk(const Op& op);
+  // What the counts read of an op.
+  struct Seen {
+    int64_t process = 0;
+    int64_t time = 0;
+    OpType type = OpType::kInvoke;
+    bool acquire = false;
+    bool release = false;
+    bool shared = false;      // an acquire's invoke asks for a read hold
+    int64_t lease_ms = 0;     // an acquire's invoke: its lease_ms
+    int64_t validity_ms = 0;  // an acquire's ok: its validity_ms
+    std::string key;
+    nlohmann::json fault;  // a nemesis op's fault mark
+  };
+  static Seen SeenOf(const Op& op);
+
+  void ObserveSeen(const Seen& op);
+  void ObserveNemesis(const Seen& op);
+  void ObserveAcquireOk(const Seen& op);
 
   OpRecorder* inner_ = nullptr;
   mutable std::mutex mu_;
   Snapshot counts_;
   std::map<int64_t, std::string> open_windows_;  // fault window -> its family
-  std::map<int64_t, Pending> pending_;  // process -> its acquire in flight
-  std::map<std::string, std::map<int64_t, Hold>> holds_;  // key -> process -> hold
+  // Entries outlive their ops (an acquire's completion only invalidates
+  // its process's, a release only empties its slot): at full speed no op
+  // allocates here. A process that ended an op as info loses its entry.
+  std::unordered_map<int64_t, Pending> pending_;      // process -> its acquire
+  std::unordered_map<std::string, Holders> holds_;  // key -> its holds
 };
 
 }  // namespace locksmith

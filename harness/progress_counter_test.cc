@@ -146,22 +146,66 @@ TEST(ProgressCounterTest, ReadHoldsShareAndAWriteHoldDoesNot) {
   EXPECT_EQ(counter.Take().double_holders, 2);
 }
 
-TEST(ProgressCounterTest, RecordsThroughTheInnerRecorderFirst) {
+TEST(ProgressCounterTest, AReleaseEndsOnlyItsOwnHoldAmongSeveral) {
+  ProgressCounter counter;
+  Ops ops(counter);
+  ops.Acquire(0, "read").Acquire(1, "read").Acquire(2, "read");
+  ops.Client(0, OpType::kInvoke, "release");  // the first of three: the last takes its place
+  ops.Client(1, OpType::kInvoke, "release");
+  ops.Acquire(3, "write");  // over 2 alone
+  EXPECT_EQ(counter.Take().double_holders, 1);
+  ops.Client(2, OpType::kInvoke, "release").Client(3, OpType::kInvoke, "release");
+  ops.Acquire(4, "write");
+  EXPECT_EQ(counter.Take().double_holders, 1);
+}
+
+TEST(ProgressCounterTest, ACompletedAcquiresLeaseIsNotLentToALaterGrant) {
+  ProgressCounter counter;
+  Ops ops(counter);
+  // 0's acquire completed, so its invoke's 1000 ms lease is spent: a later
+  // grant to 0 with no invoke and no validity has no known lease.
+  ops.Acquire(0).Client(0, OpType::kInvoke, "release");
+  ops.Client(0, OpType::kOk, "acquire", {{"token", "t"}});
+  ops.Client(0, OpType::kInvoke, "client-stats").Client(0, OpType::kInfo, "client-stats");
+  ops.At(200).Acquire(1);  // 0 is gone, its hold's lease unknown: not counted
+  EXPECT_EQ(counter.Take().double_holders, 0);
+}
+
+TEST(ProgressCounterTest, RecordsThroughTheInnerRecorderAndCountsAtItsStamp) {
   struct Stamping : OpRecorder {
-    Op Record(Op op) override {
-      op.index = 41;
-      op.time = 7;
-      return op;
+    OpStamp Record(Op op) override {
+      kept.push_back(std::move(op));
+      return {41, 7'000'000};
     }
+    std::vector<Op> kept;
   } inner;
   ProgressCounter counter(inner);
   Op op;
   op.process = 3;
   op.type = OpType::kOk;
   op.f = "release";
-  const Op recorded = counter.Record(op);
+  const OpStamp recorded = counter.Record(op);
   EXPECT_EQ(recorded.index, 41);
+  ASSERT_EQ(inner.kept.size(), 1u);
+  EXPECT_EQ(inner.kept[0].f, "release");
   EXPECT_EQ(counter.Take().ok, 1);
+  // A hold's lease runs from the grant's stamp: 0 granted at 7 ms (its
+  // stamp; the op itself says 0) with a 3 ms validity, then gone (info):
+  // 1 granted at 9 ms is within it.
+  Op grant;
+  grant.process = 0;
+  grant.type = OpType::kOk;
+  grant.f = "acquire";
+  grant.key = "lock-0";
+  grant.value = {{"token", "t"}, {"validity_ms", 3}};
+  counter.Record(grant);
+  Op gone;
+  gone.process = 0;
+  gone.type = OpType::kInfo;
+  gone.f = "client-stats";
+  counter.Record(gone);
+  Ops(counter).At(9).Acquire(1, "", "lock-0");
+  EXPECT_EQ(counter.Take().double_holders, 1);
 }
 
 }  // namespace

@@ -61,6 +61,14 @@ size_t OpEvents::IndexOf(const StepTrigger& trigger) const {
                              watched_.begin());
 }
 
+bool OpEvents::Watches(const Op& op) const {
+  if (op.type != OpType::kOk) return false;
+  for (const StepTrigger& trigger : watched_) {
+    if (trigger.Matches(op)) return true;
+  }
+  return false;
+}
+
 void OpEvents::Notify(const Op& op) {
   if (op.type != OpType::kOk || watched_.empty()) return;
   bool matched = false;

@@ -45,6 +45,9 @@ class OpEvents {
  public:
   explicit OpEvents(std::vector<StepTrigger> watched);
 
+  // Whether Notify would count `op` (a stamped op's index and time do not
+  // matter): a recorder copies only such ops to tell.
+  bool Watches(const Op& op) const;
   void Notify(const Op& op);
   // How many ops have matched `trigger` so far (it must be watched).
   int64_t Count(const StepTrigger& trigger);
@@ -66,14 +69,19 @@ class OpEvents {
   bool stopped_ = false;
 };
 
-// Records through `inner`, then tells `events` what was recorded.
+// Records through `inner`, then tells `events` what was recorded (a copy of
+// the ops it watches, stamped; the others go to `inner` uncopied).
 class EventRecorder : public OpRecorder {
  public:
   EventRecorder(OpRecorder& inner, OpEvents& events) : inner_(inner), events_(events) {}
-  Op Record(Op op) override {
-    Op recorded = inner_.Record(std::move(op));
+  OpStamp Record(Op op) override {
+    if (!events_.Watches(op)) return inner_.Record(std::move(op));
+    Op recorded = op;
+    const OpStamp stamp = inner_.Record(std::move(op));
+    recorded.index = stamp.index;
+    recorded.time = stamp.time;
     events_.Notify(recorded);
-    return recorded;
+    return stamp;
   }
 
  private:

@@ -38,11 +38,10 @@ class StoppingRecorder : public OpRecorder {
         stop_after_(stop_after),
         counts_(std::move(counts)) {}
 
-  Op Record(Op op) override {
-    Op stamped = memory_.Record(std::move(op));
-    if (stop_after_ >= 0 && (!counts_ || counts_(stamped)) && ++seen_ >= stop_after_) {
-      interrupted_ = true;
-    }
+  OpStamp Record(Op op) override {
+    const bool counted = !counts_ || counts_(op);
+    const OpStamp stamped = memory_.Record(std::move(op));
+    if (stop_after_ >= 0 && counted && ++seen_ >= stop_after_) interrupted_ = true;
     return stamped;
   }
   History history() const { return memory_.history(); }

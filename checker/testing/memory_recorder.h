@@ -19,12 +19,13 @@ class MemoryRecorder : public OpRecorder {
   explicit MemoryRecorder(Now now = std::chrono::steady_clock::now)
       : now_(std::move(now)), start_(now_()) {}
 
-  Op Record(Op op) override {
+  OpStamp Record(Op op) override {
     std::lock_guard lock(mu_);
     op.index = static_cast<int64_t>(history_.size());
     op.time = std::chrono::duration_cast<std::chrono::nanoseconds>(now_() - start_).count();
-    history_.push_back(op);
-    return op;
+    const OpStamp stamp{op.index, op.time};
+    history_.push_back(std::move(op));
+    return stamp;
   }
   History history() const {
     std::lock_guard lock(mu_);
