@@ -9,17 +9,17 @@
 namespace locksmith {
 namespace {
 
-constexpr char kConfigFile[] = "zoo.cfg";
-constexpr char kLogFile[] = "zookeeper.log";
-constexpr char kDataDir[] = "zk-data";
+constexpr char kZkConfigFile[] = "zoo.cfg";
+constexpr char kZkLogFile[] = "zookeeper.log";
+constexpr char kZkDataDir[] = "zk-data";
 constexpr char kJava[] = "/usr/bin/java";
 // zookeeper.jar's manifest names the jars it needs (all in /usr/share/java);
 // slf4j-simple gives the server a log on stderr (Debian's package has no
 // slf4j binding on its classpath, so the server would log nothing).
 constexpr char kClassPath[] = "/usr/share/java/zookeeper.jar:/usr/share/java/slf4j-simple.jar";
 constexpr char kMainClass[] = "org.apache.zookeeper.server.quorum.QuorumPeerMain";
-constexpr std::chrono::milliseconds kProbeTimeout{300};
-constexpr std::chrono::milliseconds kProbeInterval{50};
+constexpr std::chrono::milliseconds kZkProbeTimeout{300};
+constexpr std::chrono::milliseconds kZkProbeInterval{50};
 
 bool IsLeading(const std::string& mode) { return mode == "leader" || mode == "standalone"; }
 
@@ -147,7 +147,7 @@ ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions opt
                      host->Address(), peer.client_port};
     table_.push_back(info);
     peers_.push_back(peer);
-    servers_.Add({info, host, "the zookeeper peer", kLogFile, options_.ready_timeout});
+    servers_.Add({info, host, "the zookeeper peer", kZkLogFile, options_.ready_timeout});
   }
 }
 
@@ -165,21 +165,21 @@ nlohmann::json ZookeeperService::Settings() const {
 ServerLaunch ZookeeperService::LaunchOf(size_t index) const {
   const Host& host = *servers_.all().at(index)->host();
   const ZkPeerAddress& peer = peers_.at(index);
-  return {{kDataDir},
-          {{std::string(kDataDir) + "/myid", std::to_string(peer.id) + "\n"},
-           {kConfigFile, ZookeeperConfigText(options_, peers_, peer.id, host.PathOf(kDataDir))}},
-          ZookeeperArgv(options_, host.PathOf(kConfigFile), host.Directory())};
+  return {{kZkDataDir},
+          {{std::string(kZkDataDir) + "/myid", std::to_string(peer.id) + "\n"},
+           {kZkConfigFile, ZookeeperConfigText(options_, peers_, peer.id, host.PathOf(kZkDataDir))}},
+          ZookeeperArgv(options_, host.PathOf(kZkConfigFile), host.Directory())};
 }
 
 ReadinessProbe ZookeeperService::ServingProbe(const ZkPeerAddress& peer, bool in_quorum) {
   auto ask = [peer, in_quorum]() -> Status {
-    auto srvr = ZkFourLetterWord(peer.address, peer.client_port, "srvr", kProbeTimeout);
+    auto srvr = ZkFourLetterWord(peer.address, peer.client_port, "srvr", kZkProbeTimeout);
     if (!srvr) return Error{srvr.error()};
     auto mode = ParseZkMode(*srvr);
     if (mode || !in_quorum) return OkStatus();
     return Error{mode.error()};
   };
-  return {ask, kProbeInterval, "serve"};
+  return {ask, kZkProbeInterval, "serve"};
 }
 
 Status ZookeeperService::Start() {
@@ -199,7 +199,7 @@ Status ZookeeperService::Start() {
   const auto probe = [this](size_t i) { return ServingProbe(peers_[i], /*in_quorum=*/true); };
   if (Status s = servers_.SpawnAllThenAwait(launch, probe, give_up); !s) return s;
   const auto leader = [this] { return Primary(); };
-  if (Status s = AwaitLeader(leader, give_up, kProbeInterval, "the zookeeper ensemble",
+  if (Status s = AwaitLeader(leader, give_up, kZkProbeInterval, "the zookeeper ensemble",
                              options_.ready_timeout);
       !s) {
     return s;
@@ -255,7 +255,7 @@ std::vector<std::string> ZookeeperService::Modes() const {
     std::string mode;
     if (servers_.all()[i]->Responsive()) {
       auto srvr = ZkFourLetterWord(peers_[i].address, peers_[i].client_port, "srvr",
-                                   kProbeTimeout);
+                                   kZkProbeTimeout);
       if (srvr) {
         auto parsed = ParseZkMode(*srvr);
         if (parsed) mode = *parsed;

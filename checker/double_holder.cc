@@ -8,13 +8,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "base/ceil_millis.h"
 #include "checker/completion_pairer.h"
 #include "checker/leased_lock_checker.h"
 
 namespace locksmith {
 namespace {
 
-constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
 
 // A lease end the holder learnt at `known_at` (a renewal, a re-entry).

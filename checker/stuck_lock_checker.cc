@@ -7,12 +7,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/ceil_millis.h"
 #include "checker/leased_lock_checker.h"
 
 namespace locksmith {
 namespace {
-
-constexpr int64_t kNsPerMs = 1'000'000;
 
 // Ops are kept as RefOnly: what the anomaly names of them.
 struct KeyState {

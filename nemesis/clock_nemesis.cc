@@ -5,11 +5,12 @@
 #include <set>
 #include <thread>
 
+#include "base/ceil_millis.h"
+
 namespace locksmith {
 namespace st = shim_time;
 namespace {
 
-constexpr int64_t kNsPerMs = 1'000'000;
 // An observed offset within this much of the predicted one confirms it
 // (plus half the round trip of the TIME command): the shim applies a change
 // within 1 ms, TIME has microseconds.
