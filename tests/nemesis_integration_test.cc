@@ -271,12 +271,14 @@ class InterruptDuringFaultTest : public ::testing::TestWithParam<std::vector<std
 
 TEST_P(InterruptDuringFaultTest, TheHealEndsTheFaultAndNothingIsLeft) {
   TempDir dir;
-  std::vector<std::string> args = {"run", "--time-limit", "120", "--nemesis-interval", "1",
+  std::vector<std::string> args = {"run", "--time-limit", "120", "--nemesis-interval", "3",
                                    "--store", "store"};
   const auto& fault = GetParam();
   args.insert(args.end(), fault.begin(), fault.end());
   LocksmithProcess run(dir.path(), args);
-  // The first fault's begin completed: it is in force for 60 s from now.
+  // The first fault's begin completed: it is in force for its 60 s or until
+  // the next window, 3 s on, ends it (a 1 s interval once let a loaded
+  // machine's latency between the begin and the signal reach the next window).
   // (The log keeps an op's fault mark as its JSON text.)
   const std::string history_file = dir.path() + "/store/latest/" + kRunHistoryLog;
   ASSERT_TRUE(WaitForText(history_file, R"("phase":"begin","window":0})", seconds(60)))
