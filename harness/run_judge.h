@@ -2,11 +2,9 @@
 // results.json, report.html and junit.xml. A history of at most
 // kWholeReportHistoryBytes as JSON lines (a third of it as history.bin) is
 // read whole, judged and reported from memory; a larger one is judged in one
-// pass over its OpStream (every checker at
-// once, checker/checker.h: the checkers that stream keep only what follows
-// the run's keys and processes), and the report and the fault ledger are
-// given a bounded sample of it (results.json's "history": {"report_sample"}
-// says so). Thread-compatible: one run directory per call.
+// pass (harness/history_judgement.h), and the report and the fault ledger
+// are given a bounded sample of it (results.json's "history":
+// {"report_sample"} says so). Thread-compatible: one run directory per call.
 #pragma once
 
 #include <cstdint>
@@ -23,11 +21,6 @@ namespace locksmith {
 // whole for the report and the
 // fault ledger once judged; a larger one gives them a sample.
 inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
-// The sample: every nemesis and service op, the first kReportSampleOps
-// client ops, and kAnomalyNeighbourhood ops either side of every op an
-// anomaly names.
-inline constexpr size_t kReportSampleOps = 200'000;
-inline constexpr int64_t kAnomalyNeighbourhood = 100;
 
 // Judges run_dir's history (history.bin, or an older run's history.jsonl)
 // with the checkers of the config's workload and
