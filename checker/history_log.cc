@@ -159,8 +159,9 @@ class PayloadReader {
 };
 
 HistoryLogStream::HistoryLogStream(std::FILE* file, std::string bytes, std::string source,
-                                   bool allow_tail)
+                                   bool allow_tail, std::shared_ptr<const LogExtent> extent)
     : file_(file),
+      extent_(std::move(extent)),
       buffer_(std::move(bytes)),
       source_(std::move(source)),
       allow_truncated_tail_(allow_tail) {}
@@ -169,13 +170,13 @@ HistoryLogStream::~HistoryLogStream() {
   if (file_ != nullptr) std::fclose(file_);
 }
 
-Result<std::unique_ptr<HistoryLogStream>> HistoryLogStream::Open(const std::string& path,
-                                                                 bool allow_truncated_tail) {
+Result<std::unique_ptr<HistoryLogStream>> HistoryLogStream::Open(
+    const std::string& path, bool allow_truncated_tail, std::shared_ptr<const LogExtent> extent) {
   auto opened = OpenRegularFileStream(path);
   if (!opened) return Error{opened.error()};
   std::FILE* file = *opened;
   std::unique_ptr<HistoryLogStream> stream(
-      new HistoryLogStream(file, "", path, allow_truncated_tail));
+      new HistoryLogStream(file, "", path, allow_truncated_tail, std::move(extent)));
   if (Status s = stream->Rewind(); !s) return Error{s.error()};
   return stream;
 }
@@ -184,7 +185,7 @@ Result<std::unique_ptr<HistoryLogStream>> HistoryLogStream::FromBytes(std::strin
                                                                       std::string source,
                                                                       bool allow_truncated_tail) {
   std::unique_ptr<HistoryLogStream> stream(new HistoryLogStream(
-      nullptr, std::move(bytes), std::move(source), allow_truncated_tail));
+      nullptr, std::move(bytes), std::move(source), allow_truncated_tail, nullptr));
   if (Status s = stream->Rewind(); !s) return Error{s.error()};
   return stream;
 }
@@ -229,7 +230,8 @@ Result<bool> HistoryLogStream::Have(size_t n) {
     buffer_.erase(0, pos_);
     pos_ = 0;
     const size_t old = buffer_.size();
-    const size_t want = std::max(kReadChunk, n - old);
+    const size_t want = Readable(std::max(kReadChunk, n - old));
+    if (want == 0) return false;
     buffer_.resize(old + want);
     const size_t got = std::fread(buffer_.data() + old, 1, want, file_);
     buffer_.resize(old + got);
@@ -239,6 +241,18 @@ Result<bool> HistoryLogStream::Have(size_t n) {
     }
   }
   return true;
+}
+
+size_t HistoryLogStream::Readable(size_t want) const {
+  if (extent_ == nullptr) return want;
+  // buffer_ holds the file's bytes from offset_ on, and nothing unread is
+  // left of what it held before: the next byte to read is at offset_ + size.
+  const uint64_t read = offset_ + (buffer_.size() - pos_);
+  const LogExtent::State state = extent_->WaitBeyond(read);
+  if (state.bytes <= read) return 0;  // sealed
+  // A read that once met the end of the file must not stop at it again.
+  std::clearerr(file_);
+  return static_cast<size_t>(std::min<uint64_t>(want, state.bytes - read));
 }
 
 Error HistoryLogStream::Corrupt(const std::string& reason) const {

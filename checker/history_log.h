@@ -21,6 +21,7 @@
 
 #include "base/result.h"
 #include "checker/history.h"
+#include "checker/log_extent.h"
 #include "checker/op_stream.h"
 
 namespace locksmith {
@@ -66,9 +67,13 @@ class HistoryLogStream : public OpStream {
   static inline constexpr uint64_t kMaxRecordBytes = uint64_t{64} << 20;
 
   // A regular file (a FIFO or a device is refused). Its magic is checked at
-  // once; a file too short to hold it is an error too.
-  static Result<std::unique_ptr<HistoryLogStream>> Open(const std::string& path,
-                                                        bool allow_truncated_tail = true);
+  // once; a file too short to hold it is an error too. With `extent`, the
+  // file is one its writer is still appending: the stream reads no byte past
+  // extent's, waits for more where it has read them all, and ends only once
+  // the extent is sealed (the magic too is waited for).
+  static Result<std::unique_ptr<HistoryLogStream>> Open(
+      const std::string& path, bool allow_truncated_tail = true,
+      std::shared_ptr<const LogExtent> extent = nullptr);
   // The same over bytes already in memory; `source` names them in errors.
   static Result<std::unique_ptr<HistoryLogStream>> FromBytes(std::string bytes,
                                                              std::string source,
@@ -84,7 +89,11 @@ class HistoryLogStream : public OpStream {
   const std::vector<SkippedLine>& skipped() const override { return skipped_; }
 
  private:
-  HistoryLogStream(std::FILE* file, std::string bytes, std::string source, bool allow_tail);
+  HistoryLogStream(std::FILE* file, std::string bytes, std::string source, bool allow_tail,
+                   std::shared_ptr<const LogExtent> extent);
+  // How many more bytes of the file the stream may read now, at most `want`:
+  // waits while the writer has written none past what was read; 0 at the end.
+  size_t Readable(size_t want) const;
 
   // Makes at least `n` unread bytes available in buffer_: false at the end
   // of the file before that.
@@ -102,6 +111,7 @@ class HistoryLogStream : public OpStream {
   Error Corrupt(const std::string& reason) const;
 
   std::FILE* file_;  // null: the bytes are all in buffer_
+  const std::shared_ptr<const LogExtent> extent_;  // null: the file is complete
   std::string buffer_;
   size_t pos_ = 0;       // the next unread byte of buffer_
   uint64_t offset_ = 0;  // the file offset of buffer_[pos_]

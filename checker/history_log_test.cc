@@ -1,7 +1,9 @@
 #include "checker/history_log.h"
 
 #include <fstream>
+#include <future>
 #include <string>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -62,6 +64,73 @@ TEST(HistoryLogTest, EveryOpRoundTripsAndRewindsForASecondPass) {
     EXPECT_TRUE((*stream)->skipped().empty());
     ASSERT_TRUE((*stream)->Rewind());
   }
+}
+
+// A history long enough to take several of the reader's chunks.
+History LongHistory() {
+  History h;
+  for (int round = 0; round < 3000; ++round) {
+    for (Op op : SampleHistory()) {
+      op.index = static_cast<int64_t>(h.size());
+      op.key += "-" + std::to_string(round % 50);
+      h.push_back(std::move(op));
+    }
+  }
+  return h;
+}
+
+TEST(HistoryLogTest, AGrowingFileIsReadAsItsWriterPublishesIt) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/history.bin";
+  const History h = LongHistory();
+  const std::string bytes = Encode(h);
+  ASSERT_GT(bytes.size(), size_t{200'000});
+  std::ofstream(path).flush();  // the recorder creates the file before it writes
+  auto extent = std::make_shared<LogExtent>();
+  auto stream = std::async(std::launch::async, [&] {
+    return HistoryLogStream::Open(path, /*allow_truncated_tail=*/false, extent);
+  });
+  // Pieces that cut records anywhere, published one at a time.
+  std::thread writer([&] {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    for (size_t at = 0; at < bytes.size(); at += 9'973) {
+      out << bytes.substr(at, 9'973) << std::flush;
+      extent->Publish(std::min(bytes.size(), at + 9'973));
+      std::this_thread::yield();
+    }
+    extent->Seal();
+  });
+  auto opened = stream.get();
+  ASSERT_TRUE(opened) << opened.error();
+  auto read = ReadAll(**opened);
+  writer.join();
+  ASSERT_TRUE(read) << read.error();
+  ExpectSameOps(*read, h);
+  ASSERT_TRUE((*opened)->Rewind());
+  auto again = ReadAll(**opened);
+  ASSERT_TRUE(again) << again.error();
+  EXPECT_EQ(again->size(), h.size());
+}
+
+TEST(HistoryLogTest, NoByteIsReadPastWhatTheWriterPublished) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/history.bin";
+  const History h = SampleHistory();
+  History first_three(h.begin(), h.begin() + 3);
+  const std::string whole = Encode(h);
+  const size_t three = Encode(first_three).size();
+  std::ofstream(path, std::ios::binary) << whole;
+  // The file holds every op, but its writer vouched for three, then one
+  // more record's first byte: a write still under way.
+  auto extent = std::make_shared<LogExtent>();
+  extent->Publish(three + 1);
+  extent->Seal();
+  auto stream = HistoryLogStream::Open(path, /*allow_truncated_tail=*/true, extent);
+  ASSERT_TRUE(stream) << stream.error();
+  auto read = ReadAll(**stream);
+  ASSERT_TRUE(read) << read.error();
+  ExpectSameOps(*read, first_three);
+  EXPECT_EQ((*stream)->skipped().size(), 1u);
 }
 
 TEST(HistoryLogTest, RepeatedStringsAreWrittenOnce) {

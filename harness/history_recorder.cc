@@ -31,6 +31,7 @@ HistoryRecorder::~HistoryRecorder() {
   writer_wake_.notify_one();
   writer_.join();
   ::close(fd_);
+  extent_->Seal();
 }
 
 std::string HistoryRecorder::Append(std::string_view bytes) {
@@ -40,11 +41,16 @@ std::string HistoryRecorder::Append(std::string_view bytes) {
     const ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
+      // Nothing follows a failed write: a reader has every byte there is.
+      extent_->Publish(bytes_written_);
+      extent_->Seal();
       return "cannot write " + path_ + ": " + std::strerror(n < 0 ? errno : ENOSPC);
     }
     p += n;
     left -= static_cast<size_t>(n);
+    bytes_written_ += static_cast<uint64_t>(n);
   }
+  extent_->Publish(bytes_written_);
   return "";
 }
 

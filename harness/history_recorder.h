@@ -9,19 +9,22 @@
 // a moment before on disk, checkable (a torn last record is dropped when
 // read). After a write fails (a full disk) nothing more is written: the file
 // keeps an exact prefix of the run, and the run, told through OnWriteError,
-// ends its workload. Thread-safe.
+// ends its workload. extent() says how much of the file is written, for a
+// reader that follows it as it grows. Thread-safe.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "checker/history_log.h"
+#include "checker/log_extent.h"
 #include "checker/op_recorder.h"
 
 namespace locksmith {
@@ -50,6 +53,9 @@ class HistoryRecorder : public OpRecorder {
   int64_t count() const;
   // The first write error, "cannot write PATH: REASON"; empty while none.
   std::string write_error() const;
+  // How much of the file is written whole; sealed once the recorder is
+  // closed or a write failed.
+  std::shared_ptr<const LogExtent> extent() const { return extent_; }
   // `callback` runs once, on the writer thread, right after the first write
   // fails; null: none. Setting it waits for a callback in progress, so once
   // it is reset no call is under way.
@@ -61,7 +67,8 @@ class HistoryRecorder : public OpRecorder {
   void WriterLoop();
   // Encodes and writes `batches`; the error when a write fails.
   std::string Write(const std::vector<std::vector<Op>>& batches);
-  // Appends `bytes` to the file; the error when it cannot (all of it).
+  // Appends `bytes` to the file and publishes them in extent_; the error
+  // when it cannot (all of it: what it could is published).
   std::string Append(std::string_view bytes);
 
   const int fd_;
@@ -80,6 +87,8 @@ class HistoryRecorder : public OpRecorder {
   std::string write_error_;
   std::mutex callback_mu_;  // held while the callback is set or runs
   std::function<void()> on_write_error_;
+  const std::shared_ptr<LogExtent> extent_ = std::make_shared<LogExtent>();
+  uint64_t bytes_written_ = 0;  // the writer thread's
   HistoryLogEncoder encoder_;  // the writer thread's
   bool wrote_magic_ = false;   // the writer thread's
   std::string out_;            // the writer thread's

@@ -21,6 +21,7 @@
 #include "harness/exec_client_setup.h"
 #include "harness/history_recorder.h"
 #include "harness/interruption.h"
+#include "harness/live_judge.h"
 #include "harness/progress_counter.h"
 #include "harness/progress_reporter.h"
 #include "harness/report_command.h"
@@ -108,7 +109,7 @@ class ServerPhases {
  public:
   ServerPhases(RunConfig& config, const RunStore& store, RunLog& log,
                Interruption& interruption, SignalWatcher& signals, const RunModules& modules,
-               ServerPhaseFacts& facts, const std::string& progress_label)
+               ServerPhaseFacts& facts, const std::string& progress_label, LiveJudge& live_judge)
       : config_(config),
         store_(store),
         log_(log),
@@ -116,7 +117,8 @@ class ServerPhases {
         signals_(signals),
         modules_(modules),
         facts_(facts),
-        progress_label_(progress_label) {}
+        progress_label_(progress_label),
+        live_judge_(live_judge) {}
 
   void Run() {
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
@@ -237,6 +239,7 @@ class ServerPhases {
     auto recorder = HistoryRecorder::Open(store_.File(kRunHistoryLog), facts_.zero);
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
+    live_judge_.Follow(store_.File(kRunHistoryLog), (*recorder)->extent());
     // Runs after the heal below (scopes unwind in reverse): its ops count too.
     ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->Flush(); });
     std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
@@ -370,6 +373,7 @@ class ServerPhases {
   const RunModules& modules_;
   ServerPhaseFacts& facts_;
   const std::string progress_label_;
+  LiveJudge& live_judge_;  // follows the history as it is recorded
   const ProgressCounter* progress_ = nullptr;  // the run's counts, while the recorder is open
   Cluster* cluster_ = nullptr;  // the run's hosts, while WithServers runs
   ResourceStore* resource_ = nullptr;  // the protected resource's server, when the workload has one
@@ -436,8 +440,13 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     }
   }
 
+  // A long history is judged while it is recorded (it outlives the phases,
+  // which seal the history when they close it).
+  LiveJudge live(outcome.config, WholeHistoryLogBytes(kWholeReportHistoryBytes),
+                 ReportSampleReason());
   ServerPhaseFacts facts;
-  ServerPhases(config, *store, log, interruption, signals, modules, facts, progress_label).Run();
+  ServerPhases(config, *store, log, interruption, signals, modules, facts, progress_label, live)
+      .Run();
   // Every server is gone by now: judging needs none.
   outcome.error = facts.error;
   if (!facts.judge) {
@@ -447,10 +456,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   const bool stopped = interruption.StoppedTheRun();
   nlohmann::json results;
   // The run's own history: however long it ran, it is judged whole.
-  log.Info("servers gone; judging the history");
+  log.Info(live.began() ? "servers gone; finishing the judgement begun as the history grew"
+                        : "servers gone; judging the history");
   auto result = JudgeAndReport(store->dir, outcome.config,
                                RunFactsForResults(facts, interruption, config.time_limit_s),
-                               UINT64_MAX, &results);
+                               UINT64_MAX, &results, kWholeReportHistoryBytes, &live);
   if (result) log.Info("judged; results.json and the reports written");
   if (!result) {
     log.Error("check: " + result.error());

@@ -47,9 +47,14 @@ Result<uint64_t> HistorySize(const std::string& path, uint64_t max_bytes) {
 
 }  // namespace
 
+std::string ReportSampleReason() {
+  return "the history is larger than " + ByteSizeText(kWholeReportHistoryBytes);
+}
+
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
-                                   nlohmann::json* written, uint64_t whole_history_bytes) {
+                                   nlohmann::json* written, uint64_t whole_history_bytes,
+                                   LiveJudge* live) {
   auto checker = RunChecker(config);
   if (!checker) return Error{checker.error()};
   // The rules `check FILE` reads by: the same errors ("FILE:LINE: reason"),
@@ -59,17 +64,17 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (!bytes) return Error{bytes.error()};
   auto stream = OpenHistoryStream(history_file);
   if (!stream) return Error{stream.error()};
-  // history.bin takes about a third of the bytes of the same ops in JSON.
   const bool log = history_file.ends_with(".bin");
-  auto judged = [&] {
-    if (*bytes <= (log ? whole_history_bytes / 3 : whole_history_bytes)) {
+  auto judged = [&]() -> Result<JudgedHistory> {
+    if (live != nullptr) {
+      if (auto judged_live = live->Take()) return std::move(*judged_live);
+    }
+    if (*bytes <= (log ? WholeHistoryLogBytes(whole_history_bytes) : whole_history_bytes)) {
       return JudgeWholeHistory(**checker, **stream);
     }
     // Decoding runs on a core of its own beside the checkers.
     PrefetchOpStream prefetch(**stream);
-    return JudgeHistoryInOnePass(**checker, prefetch,
-                                 "the history is larger than " +
-                                     ByteSizeText(kWholeReportHistoryBytes));
+    return JudgeHistoryInOnePass(**checker, prefetch, ReportSampleReason());
   }();
   if (!judged) return Error{judged.error()};
   CheckResult& result = judged->result;

@@ -14,6 +14,7 @@
 
 #include "base/result.h"
 #include "checker/checker.h"
+#include "harness/live_judge.h"
 
 namespace locksmith {
 
@@ -35,9 +36,21 @@ inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
 // (harness/run_verdict.h: "unfulfilled" in results.json says why).
 // `written`, when given, receives results.json as written.
 // `whole_history_bytes`: the largest history read whole (tests lower it).
+// `live`, when given and it judged the history as the run recorded it, gives
+// the judgement instead of a pass made now.
 Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::json& config,
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
                                    nlohmann::json* written = nullptr,
-                                   uint64_t whole_history_bytes = kWholeReportHistoryBytes);
+                                   uint64_t whole_history_bytes = kWholeReportHistoryBytes,
+                                   LiveJudge* live = nullptr);
+
+// The largest history.bin read whole: the log takes about a third of the
+// bytes of the same ops as JSON lines.
+constexpr uint64_t WholeHistoryLogBytes(uint64_t whole_history_bytes) {
+  return whole_history_bytes / 3;
+}
+
+// Why a large history's report has a sample (results.json's "report_sample").
+std::string ReportSampleReason();
 
 }  // namespace locksmith

@@ -1,0 +1,82 @@
+#include "harness/live_judge.h"
+
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <utility>
+
+#include "checker/history_log.h"
+#include "checker/prefetch_op_stream.h"
+
+namespace locksmith {
+namespace {
+
+// Ends a stream early when asked: a judgement nobody will take stops at
+// the next op instead of reading the rest of a long log.
+class StoppableOpStream : public OpStream {
+ public:
+  StoppableOpStream(OpStream& inner, const std::atomic<bool>& stop)
+      : inner_(inner), stop_(stop) {}
+  Result<bool> Next(Op* op) override {
+    if (stop_.load(std::memory_order_relaxed)) return Error{"judging stopped"};
+    return inner_.Next(op);
+  }
+  Status Rewind() override { return inner_.Rewind(); }
+  const std::vector<SkippedLine>& skipped() const override { return inner_.skipped(); }
+
+ private:
+  OpStream& inner_;
+  const std::atomic<bool>& stop_;
+};
+
+}  // namespace
+
+LiveJudge::LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled)
+    : config_(std::move(config)),
+      start_bytes_(start_bytes),
+      why_sampled_(std::move(why_sampled)) {}
+
+LiveJudge::~LiveJudge() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void LiveJudge::Follow(std::string path, std::shared_ptr<const LogExtent> extent) {
+  if (thread_.joinable()) return;
+  thread_ = std::thread([this, path = std::move(path), extent = std::move(extent)] {
+    Judge(path, extent);
+  });
+}
+
+void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogExtent>& extent) {
+  // A small history is judged whole once the run is over.
+  const LogExtent::State grown = extent->WaitBeyond(start_bytes_);
+  if (grown.bytes <= start_bytes_ || stop_) return;
+  began_ = true;
+  // The lowest priority, for this thread and the ones it starts (they
+  // inherit it): judging must not take the workload's cores. Where the
+  // system refuses, judging only competes more.
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  auto checker = RunChecker(config_);
+  if (!checker) {
+    judged_ = Error{checker.error()};
+    return;
+  }
+  auto log = HistoryLogStream::Open(path, /*allow_truncated_tail=*/true, extent);
+  if (!log) {
+    judged_ = Error{log.error()};
+    return;
+  }
+  // Decoding on a thread of its own beside the checkers, as afterwards.
+  PrefetchOpStream prefetch(**log);
+  StoppableOpStream stream(prefetch, stop_);
+  judged_ = JudgeHistoryInOnePass(**checker, stream, why_sampled_);
+}
+
+std::optional<Result<JudgedHistory>> LiveJudge::Take() {
+  if (thread_.joinable()) thread_.join();
+  return std::exchange(judged_, std::nullopt);
+}
+
+}  // namespace locksmith

@@ -1,0 +1,61 @@
+// LiveJudge: judges a run's history while the run records it, so that the
+// verdict follows the workload's end by what was left to judge, not by the
+// whole run. Once history.bin grows past `start_bytes` (below that a history
+// is judged whole afterwards, as `check` judges it), a thread of its own, at
+// the lowest CPU priority (the workload's clients come first; judging takes
+// what they leave), reads the log as the recorder appends it
+// (HistoryLogStream over the recorder's LogExtent) and passes it through the
+// run's checkers exactly as JudgeAndReport would afterwards: the same
+// stream, the same pass, the same verdict. Memory: the pass's own, bounded
+// by the run's keys and processes; the log on disk is the only backlog.
+// Thread-safe: Follow once, then Take once, from the run's thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "base/result.h"
+#include "checker/log_extent.h"
+#include "harness/history_judgement.h"
+
+namespace locksmith {
+
+class LiveJudge {
+ public:
+  // `config`: the run's config.json, whose checkers judge. `why_sampled`:
+  // JudgeHistoryInOnePass's, the words JudgeAndReport would use.
+  LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled);
+  // Stops a judgement nobody took (the run failed before judging) and
+  // waits for its thread.
+  ~LiveJudge();
+  LiveJudge(const LiveJudge&) = delete;
+  LiveJudge& operator=(const LiveJudge&) = delete;
+
+  // Follows the log at `path` as its writer publishes it in `extent`.
+  void Follow(std::string path, std::shared_ptr<const LogExtent> extent);
+  // Once the extent is sealed: the judgement, or nullopt when the history
+  // never grew past start_bytes (or was never followed): judge it whole.
+  std::optional<Result<JudgedHistory>> Take();
+  // Whether judging began (the history grew past start_bytes).
+  bool began() const { return began_; }
+
+ private:
+  void Judge(const std::string& path, const std::shared_ptr<const LogExtent>& extent);
+
+  const nlohmann::json config_;
+  const uint64_t start_bytes_;
+  const std::string why_sampled_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> began_{false};
+  std::thread thread_;
+  // Written by thread_ only, read after it is joined.
+  std::optional<Result<JudgedHistory>> judged_;
+};
+
+}  // namespace locksmith

@@ -1,0 +1,107 @@
+#include "harness/live_judge.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "base/limits.h"
+#include "base/testing/temp_dir.h"
+#include "checker/history_log.h"
+#include "checker/testing/history_builder.h"
+#include "harness/history_recorder.h"
+#include "harness/run_config.h"
+#include "harness/run_judge.h"
+
+namespace locksmith {
+namespace {
+
+using testing::HistoryBuilder;
+using testing::TempDir;
+
+nlohmann::json MutexConfig() {
+  RunConfig config;
+  config.workload = "mutex";
+  return config.ToJson();
+}
+
+// A mutex history of `rounds` clean grants of j, then process 1 granted k
+// while process 0 still holds it.
+History DoubleGrantHistory(int rounds) {
+  HistoryBuilder b;
+  auto acquire = [&](int64_t process, const std::string& key, const std::string& token) {
+    b.Invoke(process, "acquire", {{"lease_ms", 1000}}, key)
+        .Ok(process, {{"token", token}, {"validity_ms", 1000}});
+  };
+  auto release = [&](int64_t process, const std::string& key, const std::string& token) {
+    b.Invoke(process, "release", {{"token", token}}, key).Ok(process);
+  };
+  for (int i = 0; i < rounds; ++i) {
+    acquire(2, "j", std::to_string(i));
+    release(2, "j", std::to_string(i));
+  }
+  acquire(0, "k", "a");
+  acquire(1, "k", "b");
+  release(0, "k", "a");
+  release(1, "k", "b");
+  return b.Build();
+}
+
+// Records `history` into dir's history.bin in flushed slices, as a run's
+// clients would, with `live` following it; the recorder is closed after.
+void RecordFollowed(const std::string& dir, const History& history, LiveJudge& live) {
+  std::ofstream(dir + "/config.json") << MutexConfig().dump();
+  auto recorder = HistoryRecorder::Open(dir + "/" + kRunHistoryLog,
+                                        std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder) << recorder.error();
+  live.Follow(dir + "/" + kRunHistoryLog, (*recorder)->extent());
+  for (size_t i = 0; i < history.size(); ++i) {
+    (*recorder)->Record(history[i]);
+    if (i % 500 == 0) (*recorder)->Flush();
+  }
+}
+
+// What must not depend on when the history was judged.
+nlohmann::json Judgement(nlohmann::json results) {
+  for (auto& [name, checker] : results["stats"].items()) {
+    for (const char* timing : {"time_s", "peak_memory_bytes"}) checker["stats"].erase(timing);
+  }
+  return {{"valid", results["valid"]}, {"anomalies", results["anomalies"]},
+          {"stats", results["stats"]}, {"history", results["history"]}};
+}
+
+TEST(LiveJudgeTest, AHistoryJudgedAsItIsRecordedHasTheVerdictOfAPassAfterwards) {
+  TempDir dir;
+  const History history = DoubleGrantHistory(3000);
+  LiveJudge live(MutexConfig(), /*start_bytes=*/1024, ReportSampleReason());
+  RecordFollowed(dir.path(), history, live);
+  nlohmann::json during, after;
+  auto judged = JudgeAndReport(dir.path(), MutexConfig(), nlohmann::json::object(),
+                               kDefaultMaxHistoryBytes, &during, kWholeReportHistoryBytes, &live);
+  ASSERT_TRUE(judged) << judged.error();
+  EXPECT_TRUE(live.began());
+  EXPECT_EQ(judged->valid, Validity::kFalse);
+  EXPECT_EQ(during["history"]["report_sample"]["of"], history.size());
+  // The same history judged in one pass once it is complete.
+  ASSERT_TRUE(JudgeAndReport(dir.path(), MutexConfig(), nlohmann::json::object(),
+                             kDefaultMaxHistoryBytes, &after, /*whole_history_bytes=*/0));
+  EXPECT_EQ(Judgement(during), Judgement(after));
+}
+
+TEST(LiveJudgeTest, ASmallHistoryIsLeftToBeJudgedWhole) {
+  TempDir dir;
+  LiveJudge live(MutexConfig(), /*start_bytes=*/1 << 20, ReportSampleReason());
+  RecordFollowed(dir.path(), DoubleGrantHistory(10), live);
+  EXPECT_FALSE(live.Take().has_value());
+  EXPECT_FALSE(live.began());
+  nlohmann::json results;
+  auto judged = JudgeAndReport(dir.path(), MutexConfig(), nlohmann::json::object(),
+                               kDefaultMaxHistoryBytes, &results, kWholeReportHistoryBytes, &live);
+  ASSERT_TRUE(judged) << judged.error();
+  EXPECT_EQ(judged->valid, Validity::kFalse);
+  EXPECT_FALSE(results["history"].contains("report_sample"));
+}
+
+}  // namespace
+}  // namespace locksmith
