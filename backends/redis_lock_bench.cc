@@ -392,7 +392,7 @@ int main(int argc, char** argv) {
       "calls=%llu calls_per_op=%.3f "
       "acquire_ok=%llu acquire_fail=%llu acquire_unknown=%llu "
       "release_ok=%llu release_fail=%llu release_unknown=%llu "
-      "client_cpu_us_per_op=%.2f client_cpu_us_per_call=%.2f server_cpu_us_per_op=%.2f\n",
+      "client_cpu_us_per_op=%.2f server_cpu_us_per_op=%.2f client_cpu_us_per_call=%.2f\n",
       flags.clients, flags.keys, flags.contend ? 1 : 0, secs,
       static_cast<unsigned long long>(ops), ops / secs, static_cast<unsigned long long>(calls),
       ops ? static_cast<double>(calls) / static_cast<double>(ops) : 0.0,
@@ -403,8 +403,8 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(d(counters.release, at_start.release, 1)),
       static_cast<unsigned long long>(d(counters.release, at_start.release, 2)),
       ops ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(ops) : 0.0,
-      calls ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(calls) : 0.0,
       ops && flags.server_pid > 0 ? 1e6 * (server_end - server_start) / static_cast<double>(ops)
-                                  : -1.0);
+                                  : -1.0,
+      calls ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(calls) : 0.0);
   return 0;
 }
