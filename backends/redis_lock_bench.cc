@@ -4,8 +4,19 @@
 // (EVALSHA), with hold 0, over K keys, for T seconds against a running
 // redis-server. Acquire and release each count as one op, fail results
 // included. `--client` picks the client as `--client` of a run does
-// (redis, redis-watchdog, redis-reentrant: backends/redis_clients.h). Prints one line of key=value pairs (scripts/bench-redis-client.sh
-// parses `ops_per_sec=`).
+// (redis, redis-watchdog, redis-reentrant: backends/redis_clients.h). Prints
+// one line of key=value pairs (scripts/bench-redis-client.sh parses
+// `ops_per_sec=`), with the lock-client calls it made (`calls=`,
+// `calls_per_op=`).
+//
+// By default client i locks key i % K and makes one attempt an acquire, so
+// with K = N nobody contends and an op is one call. --contend does the work
+// of a full-speed run's mutex workload instead (`--hold 0-0 --backoff 0-0
+// --keys K`): every op on a key drawn uniformly among the K, and an acquire
+// the server refuses tried again at once, within --acquire-wait-ms (the
+// run's default, 2000), each attempt a call and the whole acquire one op
+// (LockBenchPolicy). The same lock-client calls as the run, without its
+// recording: the like-for-like baseline of a run's ops/s.
 //
 // --own-network: instead of a running server, the bench stands one up as a
 // run does (root only): a local cluster of one host with its own network
@@ -43,6 +54,7 @@
 #include "backends/backend_registry.h"
 #include "backends/lock_service.h"
 #include "backends/redis_clients.h"
+#include "backends/redis_lock_bench_policy.h"
 #include "backends/redis_lock_client.h"
 #include "cluster/local_cluster.h"
 
@@ -66,6 +78,8 @@ struct Flags {
   std::string client = "redis";
   int server_pid = 0;  // if set, also report the server's CPU per op
   bool own_network = false;  // stand up a server on a host with its own network
+  bool contend = false;      // random key per op, refused acquires retried (as a run)
+  int acquire_wait_ms = 2000;  // with --contend: one acquire's wait budget
 };
 
 // CPU seconds (user + system) this process has used.
@@ -103,7 +117,9 @@ void Usage() {
                "       [--seconds T] [--warmup S] [--keys K] [--lease-ms MS] [--timeout-ms MS]\n"
                "       [--seed S] [--server-pid PID] [--client redis|redis-watchdog|"
                "redis-reentrant]\n"
-               "       [--own-network] (root: a server of its own behind a veth, as a run's)\n");
+               "       [--own-network] (root: a server of its own behind a veth, as a run's)\n"
+               "       [--contend [--acquire-wait-ms MS]] (a random key per op, a refused\n"
+               "       acquire retried at once: the calls of a run's mutex workload)\n");
   std::exit(254);
 }
 
@@ -113,6 +129,10 @@ Flags Parse(int argc, char** argv) {
     std::string_view a = argv[i];
     if (a == "--own-network") {
       f.own_network = true;
+      continue;
+    }
+    if (a == "--contend") {
+      f.contend = true;
       continue;
     }
     if (i + 1 >= argc) Usage();
@@ -141,10 +161,15 @@ Flags Parse(int argc, char** argv) {
       f.server_pid = std::atoi(v);
     else if (a == "--client")
       f.client = v;
+    else if (a == "--acquire-wait-ms")
+      f.acquire_wait_ms = std::atoi(v);
     else
       Usage();
   }
-  if (f.clients < 1 || f.port < 1 || f.port > 65535 || f.seconds <= 0 || f.keys < 0) Usage();
+  if (f.clients < 1 || f.port < 1 || f.port > 65535 || f.seconds <= 0 || f.keys < 0 ||
+      f.acquire_wait_ms < 0) {
+    Usage();
+  }
   if (f.keys == 0) f.keys = f.clients;
   const auto names = locksmith::RedisClientNames();
   if (std::find(names.begin(), names.end(), f.client) == names.end()) Usage();
@@ -153,6 +178,7 @@ Flags Parse(int argc, char** argv) {
 
 struct Counters {
   uint64_t ops = 0;
+  uint64_t calls = 0;  // lock-client calls: every acquire attempt, every release
   uint64_t acquire[3] = {0, 0, 0};  // by Outcome
   uint64_t release[3] = {0, 0, 0};
 };
@@ -245,10 +271,13 @@ int main(int argc, char** argv) {
     if (flags.server_pid == 0) flags.server_pid = own_network->ServerPid();
   }
   std::vector<std::unique_ptr<locksmith::LockClient>> clients;
+  std::vector<locksmith::LockBenchPolicy> policies;
   std::vector<std::string> keys;
   for (int k = 0; k < flags.keys; ++k) keys.push_back("bench-lock-" + std::to_string(k));
   for (int i = 0; i < flags.clients; ++i) {
     const uint64_t seed = flags.seed + static_cast<uint64_t>(i);
+    policies.emplace_back(flags.keys, i, flags.contend,
+                          std::chrono::milliseconds(flags.acquire_wait_ms), flags.seed);
     if (own_network) {
       clients.push_back(own_network->NewClient(ioc.get_executor(), i, seed));
       continue;
@@ -278,14 +307,22 @@ int main(int argc, char** argv) {
 
   auto loop = [&](int i) -> asio::awaitable<void> {
     auto& c = *clients[static_cast<size_t>(i)];
-    const std::string& key = keys[static_cast<size_t>(i % flags.keys)];
+    locksmith::LockBenchPolicy& policy = policies[static_cast<size_t>(i)];
     const std::chrono::milliseconds lease(flags.lease_ms);
     while (!stop) {
-      locksmith::AcquireResult a = co_await c.Acquire(key, lease);
+      const std::string& key = keys[static_cast<size_t>(policy.NextKey())];
+      locksmith::AcquireResult a;
+      policy.BeginAcquire(Clock::now());
+      do {
+        c.SetAcquireWait(policy.WaitLeft(Clock::now()));  // as the run tells its client
+        a = co_await c.Acquire(key, lease);
+        ++counters.calls;
+      } while (policy.RetryAfter(a.outcome, Clock::now(), stop));
       ++counters.ops;
       ++counters.acquire[static_cast<int>(a.outcome)];
       if (a.outcome != Outcome::kOk) continue;
       locksmith::ReleaseResult r = co_await c.Release(key, a.token);
+      ++counters.calls;
       ++counters.ops;
       ++counters.release[static_cast<int>(r.outcome)];
     }
@@ -349,12 +386,16 @@ int main(int argc, char** argv) {
   const double secs = std::chrono::duration<double>(t_end - t_start).count();
   auto d = [&](const uint64_t* end, const uint64_t* begin, int k) { return end[k] - begin[k]; };
   const uint64_t ops = counters.ops - at_start.ops;
+  const uint64_t calls = counters.calls - at_start.calls;
   std::printf(
-      "clients=%d keys=%d seconds=%.2f ops=%llu ops_per_sec=%.0f "
+      "clients=%d keys=%d contend=%d seconds=%.2f ops=%llu ops_per_sec=%.0f "
+      "calls=%llu calls_per_op=%.3f "
       "acquire_ok=%llu acquire_fail=%llu acquire_unknown=%llu "
       "release_ok=%llu release_fail=%llu release_unknown=%llu "
-      "client_cpu_us_per_op=%.2f server_cpu_us_per_op=%.2f\n",
-      flags.clients, flags.keys, secs, static_cast<unsigned long long>(ops), ops / secs,
+      "client_cpu_us_per_op=%.2f server_cpu_us_per_op=%.2f client_cpu_us_per_call=%.2f\n",
+      flags.clients, flags.keys, flags.contend ? 1 : 0, secs,
+      static_cast<unsigned long long>(ops), ops / secs, static_cast<unsigned long long>(calls),
+      ops ? static_cast<double>(calls) / static_cast<double>(ops) : 0.0,
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 0)),
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 1)),
       static_cast<unsigned long long>(d(counters.acquire, at_start.acquire, 2)),
@@ -363,6 +404,7 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(d(counters.release, at_start.release, 2)),
       ops ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(ops) : 0.0,
       ops && flags.server_pid > 0 ? 1e6 * (server_end - server_start) / static_cast<double>(ops)
-                                  : -1.0);
+                                  : -1.0,
+      calls ? 1e6 * (cpu_end - cpu_start) / static_cast<double>(calls) : 0.0);
   return 0;
 }

@@ -14,8 +14,15 @@ makes more calls than ops, while the bare bench's op is one call. Hence
 "calls/op", the run's calls per second, and the CPU per call of each side,
 which the machine's load moves far less than the rates.
 
-usage: long_run_round.py LOCKSMITH STORE TIMEF LENGTH LOAD BARE_LO_LINE BARE_VETH_LINE -- ARGV...
-  BARE_*_LINE: the bare bench's key=value line (ops_per_sec=, client_cpu_us_per_op=)
+The third bare bench (`--own-network --contend`) makes the run's calls: a
+random key per op, a refused acquire retried at once. The run's ops/s over
+its ops/s ("run/cont") is the like-for-like ratio, what recording costs; its
+own calls/op ("cont c") shows it did the same work as the run ("calls").
+
+usage: long_run_round.py LOCKSMITH STORE TIMEF LENGTH LOAD BARE_LO_LINE BARE_VETH_LINE
+                         BARE_CONTEND_LINE -- ARGV...
+  BARE_*_LINE: the bare bench's key=value line (ops_per_sec=, calls_per_op=,
+  client_cpu_us_per_call=)
 """
 import glob
 import json
@@ -87,7 +94,7 @@ def count_calls(locksmith, run):
 
 def main():
     split = sys.argv.index("--")
-    locksmith, store, timef, length, load, bare_lo, bare_veth = sys.argv[1:split]
+    locksmith, store, timef, length, load, bare_lo, bare_veth, bare_contend = sys.argv[1:split]
     argv = sys.argv[split + 1:]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cpu = workload_cpu(proc, store)
@@ -105,16 +112,18 @@ def main():
     post = elapsed - float(done.group(1))
     calls, completions = count_calls(locksmith, run)
     per_op = calls / completions if completions else float("nan")
-    lo = dict(p.split("=", 1) for p in bare_lo.split())
-    veth = dict(p.split("=", 1) for p in bare_veth.split())
-    lo_rate, veth_rate = float(lo["ops_per_sec"]), float(veth["ops_per_sec"])
-    print("%-6s %9s %7.1f %8.0f %8.0f %8.0f %6.2f %7.2f %5.2f %6.2f %7.2f %5.1f %5.1f %5.1f "
-          "%6.1f %5.0f%% %6.0f %5s" % (
+    lo, veth, cont = (dict(p.split("=", 1) for p in line.split())
+                      for line in (bare_lo, bare_veth, bare_contend))
+    lo_rate, veth_rate, cont_rate = (float(b["ops_per_sec"]) for b in (lo, veth, cont))
+    print("%-6s %9s %7.1f %8.0f %8.0f %8.0f %8.0f %6.2f %7.2f %8.2f %5.2f %6.2f %5.2f %6.2f "
+          "%5.1f %5.1f %5.1f %5.1f %6.1f %5.0f%% %6.0f %5s" % (
               length + " s", done.group(2), os.path.getsize(history) / 1e6, ops, lo_rate,
-              veth_rate, ops / lo_rate, ops / veth_rate, per_op, ops * per_op / lo_rate,
-              ops * per_op / veth_rate, 1e6 * cpu / calls if calls else float("nan"),
-              float(lo["client_cpu_us_per_op"]), float(veth["client_cpu_us_per_op"]), post,
-              100 * post / float(length), rss_kb / 1024, load))
+              veth_rate, cont_rate, ops / lo_rate, ops / veth_rate, ops / cont_rate, per_op,
+              float(cont["calls_per_op"]), ops * per_op / lo_rate, ops * per_op / veth_rate,
+              1e6 * cpu / calls if calls else float("nan"),
+              float(lo["client_cpu_us_per_call"]), float(veth["client_cpu_us_per_call"]),
+              float(cont["client_cpu_us_per_call"]), post, 100 * post / float(length),
+              rss_kb / 1024, load))
 
 
 if __name__ == "__main__":
