@@ -394,6 +394,13 @@ nlohmann::json RunFactsForResults(const ServerPhaseFacts& facts, const Interrupt
   return extra;
 }
 
+// `outcome`, ended with `exit_code` and why.
+RunOutcome EndedWith(RunOutcome outcome, int exit_code, std::string error) {
+  outcome.exit_code = exit_code;
+  outcome.error = std::move(error);
+  return outcome;
+}
+
 }  // namespace
 
 RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules& modules,
@@ -404,11 +411,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     config.seed = (uint64_t{entropy()} << 32) | entropy();
   }
   auto store = CreateRunStore(config.store, config.ResolvedTestName());
-  if (!store) {
-    outcome.exit_code = kExitBadInput;
-    outcome.error = store.error();
-    return outcome;
-  }
+  if (!store) return EndedWith(std::move(outcome), kExitBadInput, store.error());
   outcome.run_dir = store->dir;
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
@@ -416,9 +419,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   if (Status s = WriteFileAtomically(store->File("config.json"), outcome.config.dump(2) + "\n");
       !s) {
     log.Error(s.error());
-    outcome.exit_code = kExitRunFailed;
-    outcome.error = s.error();
-    return outcome;
+    return EndedWith(std::move(outcome), kExitRunFailed, s.error());
   }
   if (Status s = WriteRunController(store->dir); !s) log.Warn(s.error());  // for check RUN_DIR
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
@@ -467,13 +468,10 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     // The full disk that cut the history short may refuse the results too:
     // the verdict is unknown all the same, for the history's reason.
     if (!facts.history_error.empty() && facts.failure_exit == 0) {
-      outcome.exit_code = ExitCodeFor(Validity::kUnknown);
-      outcome.error = "history incomplete: " + facts.history_error;
-      return outcome;
+      return EndedWith(std::move(outcome), ExitCodeFor(Validity::kUnknown),
+                       "history incomplete: " + facts.history_error);
     }
-    outcome.exit_code = kExitRunFailed;
-    outcome.error = "check: " + result.error();
-    return outcome;
+    return EndedWith(std::move(outcome), kExitRunFailed, "check: " + result.error());
   }
   if (stopped) outcome.interrupted = interruption.Describe(facts.zero, config.time_limit_s);
   outcome.faults = results.value("faults", nlohmann::json());

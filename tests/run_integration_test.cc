@@ -342,6 +342,39 @@ TEST(RunIntegrationTest, ARunWithNoSuccessfulOpIsUnknown) {
   ExpectNothingLeft(run);
 }
 
+// A full-speed run's history grows past what is judged whole within
+// seconds: the run judges it as it records it, and `check` of the finished
+// run gives the same judgement.
+TEST(RunIntegrationTest, ALongHistoryIsJudgedWhileItIsRecorded) {
+  TempDir dir;
+  std::string out;
+  int code = RunLocksmith(dir.path(),
+                          {"run", "--backend", "redis", "--concurrency", "50", "--hold", "0-0",
+                           "--backoff", "0-0", "--keys", "50", "--time-limit", "12", "--store",
+                           "store"},
+                          seconds(180), &out);
+  ASSERT_EQ(code, 0) << out;
+  const std::string run = LatestRun(dir.path() + "/store");
+  ASSERT_GT(std::filesystem::file_size(run + "/history.bin"), uint64_t{22} << 20)
+      << "the run was too slow to record a history judged in one pass";
+  EXPECT_NE(ReadText(run + "/locksmith.log")
+                .find("finishing the judgement begun as the history grew"),
+            std::string::npos);
+  auto during = ReadJson(run + "/results.json");
+  EXPECT_EQ(during["valid"], true);
+  ASSERT_TRUE(during["history"].contains("report_sample")) << during["history"].dump();
+  EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(120), &out), 0) << out;
+  auto after = ReadJson(run + "/results.json");
+  for (auto* results : {&during, &after}) {
+    for (auto& [name, checker] : (*results)["stats"].items()) {
+      for (const char* timing : {"time_s", "peak_memory_bytes"}) checker["stats"].erase(timing);
+    }
+  }
+  EXPECT_EQ(after["stats"], during["stats"]);
+  EXPECT_EQ(after["history"], during["history"]);
+  ExpectNothingLeft(run);
+}
+
 TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   TempDir dir;
   const std::string fifo = dir.path() + "/fifo.json";
