@@ -6,6 +6,7 @@
 
 #include <utility>
 
+#include "base/input_file.h"
 #include "checker/history_log.h"
 #include "checker/prefetch_op_stream.h"
 
@@ -13,14 +14,22 @@ namespace locksmith {
 namespace {
 
 // Ends a stream early when asked: a judgement nobody will take stops at
-// the next op instead of reading the rest of a long log.
+// the next op instead of reading the rest of a long log. Says when it has
+// read every op, once.
 class StoppableOpStream : public OpStream {
  public:
-  StoppableOpStream(OpStream& inner, const std::atomic<bool>& stop)
-      : inner_(inner), stop_(stop) {}
+  StoppableOpStream(OpStream& inner, const std::atomic<bool>& stop,
+                    std::function<void(int64_t ops)> at_end)
+      : inner_(inner), stop_(stop), at_end_(std::move(at_end)) {}
   Result<bool> Next(Op* op) override {
     if (stop_.load(std::memory_order_relaxed)) return Error{"judging stopped"};
-    return inner_.Next(op);
+    auto more = inner_.Next(op);
+    if (more && *more) {
+      ++ops_;
+    } else if (more && at_end_) {
+      std::exchange(at_end_, nullptr)(ops_);
+    }
+    return more;
   }
   Status Rewind() override { return inner_.Rewind(); }
   const std::vector<SkippedLine>& skipped() const override { return inner_.skipped(); }
@@ -28,14 +37,18 @@ class StoppableOpStream : public OpStream {
  private:
   OpStream& inner_;
   const std::atomic<bool>& stop_;
+  std::function<void(int64_t ops)> at_end_;
+  int64_t ops_ = 0;
 };
 
 }  // namespace
 
-LiveJudge::LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled)
+LiveJudge::LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled,
+                     std::function<void(const std::string&)> note)
     : config_(std::move(config)),
       start_bytes_(start_bytes),
-      why_sampled_(std::move(why_sampled)) {}
+      why_sampled_(std::move(why_sampled)),
+      note_(std::move(note)) {}
 
 LiveJudge::~LiveJudge() {
   stop_ = true;
@@ -54,6 +67,10 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
   const LogExtent::State grown = extent->WaitBeyond(start_bytes_);
   if (grown.bytes <= start_bytes_ || stop_) return;
   began_ = true;
+  if (note_) {
+    note_("the history is past " + ByteSizeText(start_bytes_) +
+          ": judging it as it is recorded, at the lowest CPU priority");
+  }
   // The lowest priority, for this thread and the ones it starts (they
   // inherit it): judging must not take the workload's cores. Where the
   // system refuses, judging only competes more.
@@ -70,7 +87,12 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
   }
   // Decoding on a thread of its own beside the checkers, as afterwards.
   PrefetchOpStream prefetch(**log);
-  StoppableOpStream stream(prefetch, stop_);
+  StoppableOpStream stream(prefetch, stop_, [this](int64_t ops) {
+    if (note_) {
+      note_("judgement: every event read (" + std::to_string(ops) +
+            "); the keys' searches follow");
+    }
+  });
   judged_ = JudgeHistoryInOnePass(**checker, stream, why_sampled_);
 }
 

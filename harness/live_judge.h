@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,8 +30,11 @@ namespace locksmith {
 class LiveJudge {
  public:
   // `config`: the run's config.json, whose checkers judge. `why_sampled`:
-  // JudgeHistoryInOnePass's, the words JudgeAndReport would use.
-  LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled);
+  // JudgeHistoryInOnePass's, the words JudgeAndReport would use. `note`,
+  // when given, is told (on the judge's thread) when judging begins and when
+  // every event has been read (the keys' searches follow): the run's log.
+  LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled,
+            std::function<void(const std::string&)> note = nullptr);
   // Stops a judgement nobody took (the run failed before judging) and
   // waits for its thread.
   ~LiveJudge();
@@ -51,6 +55,7 @@ class LiveJudge {
   const nlohmann::json config_;
   const uint64_t start_bytes_;
   const std::string why_sampled_;
+  const std::function<void(const std::string&)> note_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> began_{false};
   std::thread thread_;

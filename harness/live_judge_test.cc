@@ -4,6 +4,9 @@
 
 #include <chrono>
 #include <fstream>
+#include <mutex>
+#include <string>
+#include <vector>
 #include <thread>
 
 #include "base/limits.h"
@@ -74,7 +77,13 @@ nlohmann::json Judgement(nlohmann::json results) {
 TEST(LiveJudgeTest, AHistoryJudgedAsItIsRecordedHasTheVerdictOfAPassAfterwards) {
   TempDir dir;
   const History history = DoubleGrantHistory(3000);
-  LiveJudge live(MutexConfig(), /*start_bytes=*/1024, ReportSampleReason());
+  std::mutex mu;
+  std::vector<std::string> notes;
+  LiveJudge live(MutexConfig(), /*start_bytes=*/1024, ReportSampleReason(),
+                 [&](const std::string& line) {
+                   std::lock_guard lock(mu);
+                   notes.push_back(line);
+                 });
   RecordFollowed(dir.path(), history, live);
   nlohmann::json during, after;
   auto judged = JudgeAndReport(dir.path(), MutexConfig(), nlohmann::json::object(),
@@ -83,6 +92,11 @@ TEST(LiveJudgeTest, AHistoryJudgedAsItIsRecordedHasTheVerdictOfAPassAfterwards) 
   EXPECT_TRUE(live.began());
   EXPECT_EQ(judged->valid, Validity::kFalse);
   EXPECT_EQ(during["history"]["report_sample"]["of"], history.size());
+  ASSERT_EQ(notes.size(), 2u);
+  EXPECT_NE(notes[0].find("judging it as it is recorded"), std::string::npos) << notes[0];
+  EXPECT_NE(notes[1].find("every event read (" + std::to_string(history.size()) + ")"),
+            std::string::npos)
+      << notes[1];
   // The same history judged in one pass once it is complete.
   ASSERT_TRUE(JudgeAndReport(dir.path(), MutexConfig(), nlohmann::json::object(),
                              kDefaultMaxHistoryBytes, &after, /*whole_history_bytes=*/0));

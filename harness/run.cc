@@ -444,7 +444,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   // A long history is judged while it is recorded (it outlives the phases,
   // which seal the history when they close it).
   LiveJudge live(outcome.config, WholeHistoryLogBytes(kWholeReportHistoryBytes),
-                 ReportSampleReason());
+                 ReportSampleReason(), [&log](const std::string& line) { log.Info(line); });
   ServerPhaseFacts facts;
   ServerPhases(config, *store, log, interruption, signals, modules, facts, progress_label, live)
       .Run();
