@@ -4,6 +4,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <utility>
 
 #include "base/input_file.h"
@@ -41,6 +44,11 @@ class StoppableOpStream : public OpStream {
   int64_t ops_ = 0;
 };
 
+// The judge's priority while the clients run: the lowest there is.
+constexpr int kJudgeNice = 19;
+
+int ThreadId() { return static_cast<int>(::syscall(SYS_gettid)); }
+
 }  // namespace
 
 LiveJudge::LiveJudge(nlohmann::json config, uint64_t start_bytes, std::string why_sampled,
@@ -74,7 +82,16 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
   // The lowest priority, for this thread and the ones it starts (they
   // inherit it): judging must not take the workload's cores. Where the
   // system refuses, judging only competes more.
-  ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), 19);
+  {
+    std::lock_guard lock(priority_mu_);
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(ThreadId()));
+    if (!workload_over_ && errno == 0 && nice < kJudgeNice &&
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(ThreadId()), kJudgeNice) == 0) {
+      process_nice_ = nice;
+      lowered_ = true;
+    }
+  }
   auto checker = RunChecker(config_);
   if (!checker) {
     judged_ = Error{checker.error()};
@@ -94,6 +111,26 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
     }
   });
   judged_ = JudgeHistoryInOnePass(**checker, stream, why_sampled_);
+}
+
+void LiveJudge::WorkloadOver() {
+  std::lock_guard lock(priority_mu_);
+  workload_over_ = true;
+  if (!std::exchange(lowered_, false)) return;
+  // The judge's thread and every one it started, found by their priority:
+  // no other thread of the process runs at kJudgeNice (the process's own
+  // was lower). Twice: a thread the judge started while the first scan
+  // went may have taken kJudgeNice from it; once the judge's own thread is
+  // restored, none can.
+  for (int scan = 0; scan < 2; ++scan) {
+    std::error_code error;
+    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
+      const auto tid = static_cast<id_t>(std::atoi(task.path().filename().c_str()));
+      errno = 0;
+      const int nice = ::getpriority(PRIO_PROCESS, tid);
+      if (errno == 0 && nice == kJudgeNice) ::setpriority(PRIO_PROCESS, tid, process_nice_);
+    }
+  }
 }
 
 std::optional<Result<JudgedHistory>> LiveJudge::Take() {

@@ -8,13 +8,17 @@
 // run's checkers exactly as JudgeAndReport would afterwards: the same
 // stream, the same pass, the same verdict. Memory: the pass's own, bounded
 // by the run's keys and processes; the log on disk is the only backlog.
-// Thread-safe: Follow once, then Take once, from the run's thread.
+// Once the workload is over (WorkloadOver), the judge's threads go back to
+// the process's own priority: nothing of the run's is left to yield to.
+// Thread-safe: Follow once, WorkloadOver, then Take once, from the run's
+// thread.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -43,6 +47,9 @@ class LiveJudge {
 
   // Follows the log at `path` as its writer publishes it in `extent`.
   void Follow(std::string path, std::shared_ptr<const LogExtent> extent);
+  // The clients are done: the judge's threads (those at the judge's
+  // priority) back to the one the process had, where the system allows.
+  void WorkloadOver();
   // Once the extent is sealed: the judgement, or nullopt when the history
   // never grew past start_bytes (or was never followed): judge it whole.
   std::optional<Result<JudgedHistory>> Take();
@@ -58,6 +65,10 @@ class LiveJudge {
   const std::function<void(const std::string&)> note_;
   std::atomic<bool> stop_{false};
   std::atomic<bool> began_{false};
+  std::mutex priority_mu_;
+  bool workload_over_ = false;  // guarded by priority_mu_
+  bool lowered_ = false;        // guarded: the judge's thread runs at the judge's priority
+  int process_nice_ = 0;        // guarded: what it ran at before
   std::thread thread_;
   // Written by thread_ only, read after it is joined.
   std::optional<Result<JudgedHistory>> judged_;

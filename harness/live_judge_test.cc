@@ -1,8 +1,13 @@
 #include "harness/live_judge.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <string>
@@ -115,6 +120,46 @@ TEST(LiveJudgeTest, ASmallHistoryIsLeftToBeJudgedWhole) {
   ASSERT_TRUE(judged) << judged.error();
   EXPECT_EQ(judged->valid, Validity::kFalse);
   EXPECT_FALSE(results["history"].contains("report_sample"));
+}
+
+// The threads of this process at the lowest priority.
+int LowestPriorityThreads() {
+  int count = 0;
+  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    errno = 0;
+    const int nice = ::getpriority(
+        PRIO_PROCESS, static_cast<id_t>(std::atoi(task.path().filename().c_str())));
+    if (errno == 0 && nice == 19) ++count;
+  }
+  return count;
+}
+
+TEST(LiveJudgeTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) {
+  if (::geteuid() != 0 || ::getpriority(PRIO_PROCESS, 0) >= 19) {
+    GTEST_SKIP() << "giving a thread its priority back needs root, and a process not at 19";
+  }
+  TempDir dir;
+  std::ofstream(dir.path() + "/config.json") << MutexConfig().dump();
+  LiveJudge live(MutexConfig(), /*start_bytes=*/1024, ReportSampleReason());
+  auto recorder = HistoryRecorder::Open(dir.path() + "/" + kRunHistoryLog,
+                                        std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder) << recorder.error();
+  live.Follow(dir.path() + "/" + kRunHistoryLog, (*recorder)->extent());
+  for (const Op& op : DoubleGrantHistory(3000)) (*recorder)->Record(op);
+  (*recorder)->Flush();
+  // The judge and the threads it started, waiting for more of the history.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (LowestPriorityThreads() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(LowestPriorityThreads(), 0);
+  live.WorkloadOver();
+  EXPECT_EQ(LowestPriorityThreads(), 0);
+  recorder->reset();
+  auto judged = live.Take();
+  ASSERT_TRUE(judged.has_value());
+  ASSERT_TRUE(*judged) << judged->error();
+  EXPECT_EQ((*judged)->result.valid, Validity::kFalse);
 }
 
 }  // namespace

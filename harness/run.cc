@@ -287,6 +287,7 @@ class ServerPhases {
     };
     ScopeExit heal_on_exit(heal);
     Generate(service, **workload, observed, **recorder, runner, context, heal);
+    live_judge_.WorkloadOver();
   }
 
   // The workload until the time limit (or a failed history write), the
