@@ -8,13 +8,13 @@
 #include "base/limits.h"
 #include "base/testing/temp_dir.h"
 #include "checker/history_log.h"
-#include "checker/testing/history_builder.h"
 #include "harness/run_config.h"
+#include "harness/testing/judged_runs.h"
 
 namespace locksmith {
 namespace {
 
-using testing::HistoryBuilder;
+using testing::Judgement;
 using testing::TempDir;
 
 // A mutex run's directory: its config and a history in which process 1 is
@@ -23,41 +23,16 @@ void WriteRun(const std::string& dir, bool as_log = false) {
   RunConfig config;
   config.workload = "mutex";
   std::ofstream(dir + "/config.json") << config.ToJson().dump();
-  HistoryBuilder b;
-  auto acquire = [&](int64_t process, const std::string& key, const std::string& token) {
-    b.Invoke(process, "acquire", {{"lease_ms", 1000}}, key)
-        .Ok(process, {{"token", token}, {"validity_ms", 1000}});
-  };
-  auto release = [&](int64_t process, const std::string& key, const std::string& token) {
-    b.Invoke(process, "release", {{"token", token}}, key).Ok(process);
-  };
-  for (int i = 0; i < 3; ++i) {
-    acquire(2, "j", std::to_string(i));
-    release(2, "j", std::to_string(i));
-  }
-  acquire(0, "k", "a");
-  acquire(1, "k", "b");
-  release(0, "k", "a");
-  release(1, "k", "b");
+  const History history = testing::DoubleGrantHistory(3);
   if (as_log) {
     std::string bytes(kHistoryLogMagic);
     HistoryLogEncoder encoder;
-    for (const Op& op : b.Build()) encoder.Encode(op, &bytes);
+    for (const Op& op : history) encoder.Encode(op, &bytes);
     std::ofstream(dir + "/" + kRunHistoryLog) << bytes;
     return;
   }
   std::ofstream out(dir + "/history.jsonl");
-  for (const Op& op : b.Build()) out << OpToJsonLine(op) << "\n";
-}
-
-// What must not depend on how the history was read: the verdict, the
-// anomalies and every checker's stats but the search's timings.
-nlohmann::json Judgement(nlohmann::json results) {
-  for (auto& [name, checker] : results["stats"].items()) {
-    for (const char* timing : {"time_s", "peak_memory_bytes"}) checker["stats"].erase(timing);
-  }
-  return {{"valid", results["valid"]}, {"anomalies", results["anomalies"]},
-          {"stats", results["stats"]}, {"faults", results["fault_descriptions"]}};
+  for (const Op& op : history) out << OpToJsonLine(op) << "\n";
 }
 
 TEST(JudgeAndReportTest, AStreamedHistoryIsJudgedAsAWholeOne) {
