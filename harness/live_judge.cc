@@ -124,8 +124,9 @@ void LiveJudge::WorkloadOver() {
   // restored, none can.
   for (int scan = 0; scan < 2; ++scan) {
     std::error_code error;
-    for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
-      const auto tid = static_cast<id_t>(std::atoi(task.path().filename().c_str()));
+    for (std::filesystem::directory_iterator task("/proc/self/task", error), end;
+         !error && task != end; task.increment(error)) {
+      const auto tid = static_cast<id_t>(std::atoi(task->path().filename().c_str()));
       errno = 0;
       const int nice = ::getpriority(PRIO_PROCESS, tid);
       if (errno == 0 && nice == kJudgeNice) ::setpriority(PRIO_PROCESS, tid, process_nice_);
