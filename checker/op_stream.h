@@ -27,6 +27,10 @@ class OpStream {
   virtual Status Rewind() = 0;
   // What a lenient read has left out so far: a last line a crash cut short.
   virtual const std::vector<SkippedLine>& skipped() const = 0;
+  // Asks for each op's value text too (Op::value_text) where the stream
+  // has it (a history log does): for a reader that hands its ops on
+  // unchanged to what may encode them again. By default, none.
+  virtual void KeepValueTexts() {}
 };
 
 // The ops of a history in memory (tests; `check FILE` of EDN and Jepsen
@@ -81,7 +85,8 @@ class JsonlOpStream : public OpStream {
 };
 
 // Every op of `stream` from where it stands, into a History (for the
-// readers that still need the whole history at once).
-Result<History> ReadAll(OpStream& stream);
+// readers that still need the whole history at once); room for
+// `expected_ops` is made at once, when the reader knows how many come.
+Result<History> ReadAll(OpStream& stream, size_t expected_ops = 0);
 
 }  // namespace locksmith
