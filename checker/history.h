@@ -43,35 +43,6 @@ struct FaultMark {
 // The mark in `j` (an op's "fault"), or an error naming the bad field.
 Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j);
 
-// The compact JSON text (AppendCompactJson's, base/json_output.h) an op's
-// value was decoded from, which a history log reader asked to
-// (OpStream::KeepValueTexts) hands on beside the parsed value, so that
-// encoding the op again (the linearizability checker's key spool) copies
-// the text instead of writing the value anew. It belongs to one Op object:
-// a copy of the op starts without it, since a copy is what code that
-// changes a value changes; a move (or a swap) takes it along. Empty: none.
-class ValueText {
- public:
-  ValueText() = default;
-  ValueText(const ValueText&) noexcept {}
-  ValueText& operator=(const ValueText&) noexcept {
-    text_.clear();
-    return *this;
-  }
-  ValueText(ValueText&&) noexcept = default;
-  ValueText& operator=(ValueText&&) noexcept = default;
-  ~ValueText() = default;
-
-  const std::string& text() const { return text_; }
-  bool empty() const { return text_.empty(); }
-  // The text of the value just decoded (its buffer reused from op to op).
-  void Assign(std::string_view text) { text_.assign(text); }
-  void Clear() { text_.clear(); }
-
- private:
-  std::string text_;
-};
-
 struct Op {
   int64_t index = 0;
   int64_t time = 0;  // ns since run start, controller's monotonic clock
@@ -84,10 +55,6 @@ struct Op {
   // FaultMark::ToJson() on a nemesis op that begins or ends a fault window;
   // null otherwise (JSON rather than FaultMark keeps client ops small).
   nlohmann::json fault;
-  // `value`'s text as a log held it, on an op a reader gave out and nobody
-  // has changed since; whoever changes the value of such an op in place
-  // clears it (value_text.Clear()). Empty for every op not read so.
-  ValueText value_text;
 
   bool is_nemesis() const { return process == kNemesisProcess; }
   bool is_sentinel() const { return process == kSentinelProcess; }

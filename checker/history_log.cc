@@ -100,12 +100,9 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
   // the table.
   for (const nlohmann::json* j : {&op.value, &op.fault}) {
     if (j->is_null()) continue;
-    const bool decoded = j == &op.value && !op.value_text.empty();
-    if (!decoded) {
-      text_.clear();  // its capacity reused from op to op
-      AppendCompactJson(*j, &text_);  // dump()'s text, faster for flat values
-    }
-    const std::string& text = decoded ? op.value_text.text() : text_;
+    std::string& text = text_;  // its capacity reused from op to op
+    text.clear();
+    AppendCompactJson(*j, &text);  // dump()'s text, faster for flat values
     std::string* last = nullptr;
     if (op.type == OpType::kInvoke && j == &op.value) {
       if (auto it = last_values_.find(op.f); it != last_values_.end()) {
@@ -347,7 +344,6 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
   // buffers from the op decoded into it before.
   op->value = nullptr;
   op->fault = nullptr;
-  op->value_text.Clear();
   last_index_ = Wrapping(last_index_, static_cast<uint64_t>(UnZigZag(index)));
   last_time_ = Wrapping(last_time_, static_cast<uint64_t>(UnZigZag(time)));
   op->index = last_index_;
@@ -367,7 +363,6 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
     std::string_view text;
     size_t at = kNotInTable;
     if (Status read = ReadString(in, &text, &at); !read) return Error{read.error()};
-    if (keep_value_texts_ && bit == kHasValue) op->value_text.Assign(text);
     // A numbered value is parsed once: its copies are cheaper than parses.
     if (at != kNotInTable && at < values_.size() && !values_[at].is_discarded()) {
       *j = values_[at];

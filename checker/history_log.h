@@ -40,8 +40,7 @@ bool HasHistoryLogMagic(std::string_view prefix);
 class HistoryLogEncoder {
  public:
   // Appends `op`'s records (the definitions of strings it is the first to
-  // use, then the op itself) to `*out`. The value is written as its
-  // Op::value_text when it has one.
+  // use, then the op itself) to `*out`.
   void Encode(const Op& op, std::string* out);
 
  private:
@@ -83,8 +82,6 @@ class HistoryLogStream : public OpStream {
   Status Rewind() override;
   // SkippedLine::line is the record's number, from 1.
   const std::vector<SkippedLine>& skipped() const override { return skipped_; }
-  // The log's own text of each value: a copy, not a second writing.
-  void KeepValueTexts() override { keep_value_texts_ = true; }
 
  private:
   HistoryLogStream(std::FILE* file, std::string bytes, std::string source, bool allow_tail);
@@ -119,7 +116,6 @@ class HistoryLogStream : public OpStream {
   // Values parsed from strings_[i], discarded where none was yet.
   std::vector<nlohmann::json> values_;
   std::vector<SkippedLine> skipped_;
-  bool keep_value_texts_ = false;
 };
 
 // Every op of the log in `bytes` (LoadHistoryFile's way in).

@@ -5,7 +5,6 @@
 
 #include <gtest/gtest.h>
 
-#include "base/json_output.h"
 #include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
 
@@ -63,33 +62,6 @@ TEST(HistoryLogTest, EveryOpRoundTripsAndRewindsForASecondPass) {
     EXPECT_TRUE((*stream)->skipped().empty());
     ASSERT_TRUE((*stream)->Rewind());
   }
-}
-
-TEST(HistoryLogTest, ValueTextsAreTheLogsOwnAndStayWithTheOpReadOnly) {
-  const History h = SampleHistory();
-  const std::string bytes = Encode(h);
-  auto stream = HistoryLogStream::FromBytes(bytes, "mem");
-  ASSERT_TRUE(stream) << stream.error();
-  Op op;
-  ASSERT_TRUE(*(*stream)->Next(&op));
-  EXPECT_TRUE(op.value_text.empty());  // not asked for
-  ASSERT_TRUE((*stream)->Rewind());
-  (*stream)->KeepValueTexts();
-  HistoryLogEncoder again;
-  std::string encoded(kHistoryLogMagic);
-  for (size_t i = 0; i < h.size(); ++i) {
-    ASSERT_TRUE(*(*stream)->Next(&op)) << i;
-    std::string text;
-    if (!h[i].value.is_null()) AppendCompactJson(h[i].value, &text);
-    EXPECT_EQ(op.value_text.text(), text) << i;
-    const Op copy = op;  // what code that edits a value would edit
-    EXPECT_TRUE(copy.value_text.empty()) << i;
-    Op moved = std::move(op);
-    EXPECT_EQ(moved.value_text.text(), text) << i;
-    again.Encode(moved, &encoded);
-    op = std::move(moved);  // decoded into again: the text is replaced
-  }
-  EXPECT_EQ(encoded, bytes);
 }
 
 TEST(HistoryLogTest, RepeatedStringsAreWrittenOnce) {

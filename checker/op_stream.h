@@ -27,10 +27,6 @@ class OpStream {
   virtual Status Rewind() = 0;
   // What a lenient read has left out so far: a last line a crash cut short.
   virtual const std::vector<SkippedLine>& skipped() const = 0;
-  // Asks for each op's value text too (Op::value_text) where the stream
-  // has it (a history log does): for a reader that hands its ops on
-  // unchanged to what may encode them again. By default, none.
-  virtual void KeepValueTexts() {}
 };
 
 // The ops of a history in memory (tests; `check FILE` of EDN and Jepsen

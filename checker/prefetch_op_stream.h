@@ -28,9 +28,7 @@ class PrefetchOpStream : public OpStream {
   static inline constexpr size_t kBatchOps = 2048;
   static inline constexpr size_t kDepth = 8;
 
-  // The ops come with their value texts where `inner` has them
-  // (OpStream::KeepValueTexts): they are handed on as read.
-  explicit PrefetchOpStream(OpStream& inner) : inner_(inner) { inner_.KeepValueTexts(); }
+  explicit PrefetchOpStream(OpStream& inner) : inner_(inner) {}
   ~PrefetchOpStream() override { Stop(); }
   PrefetchOpStream(const PrefetchOpStream&) = delete;
   PrefetchOpStream& operator=(const PrefetchOpStream&) = delete;
