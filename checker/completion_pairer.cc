@@ -44,13 +44,14 @@ CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
   const std::string mark = MarkOf(op);
   if (op.type == OpType::kInvoke) {
     std::shared_ptr<const Op> invoke = Keep(op);
-    if (auto it = open_.find(op.process); it != open_.end()) {
-      const std::shared_ptr<const Op> old = it->second;
-      it->second = invoke;
-      if (old.use_count() == 1) pairing.abandoned.push_back(old);
-    } else {
-      open_.emplace(op.process, invoke);
-    }
+    // A process's slot stays once made (null while it has no open invoke):
+    // no node made and freed at every invoke.
+    {
+      std::shared_ptr<const Op>& slot = open_[op.process];
+      const std::shared_ptr<const Op> old = std::move(slot);
+      slot = invoke;
+      if (old && old.use_count() == 1) pairing.abandoned.push_back(old);
+    }  // (`old` let go of: its fault mark's slot is judged next)
     if (!mark.empty()) {
       std::shared_ptr<const Op>& slot = open_faults_[mark];
       const std::shared_ptr<const Op> old = slot;
@@ -69,7 +70,7 @@ CompletionPairer::Pairing CompletionPairer::Observe(const Op& op) {
   }
   // A completion of another f than the open invoke is a lone op of its own.
   if (!invoke || invoke->f != op.f) return pairing;
-  if (auto p = open_.find(op.process); p != open_.end() && p->second == invoke) open_.erase(p);
+  if (auto p = open_.find(op.process); p != open_.end() && p->second == invoke) p->second.reset();
   if (const std::string invoked = MarkOf(*invoke); !invoked.empty()) open_faults_.erase(invoked);
   given_ = invoke;
   pairing.invoke = std::move(invoke);
@@ -80,7 +81,7 @@ std::vector<std::shared_ptr<const Op>> CompletionPairer::StillOpen() const {
   std::set<const Op*> seen;
   std::vector<std::shared_ptr<const Op>> open;
   for (const auto& [process, invoke] : open_) {
-    if (seen.insert(invoke.get()).second) open.push_back(invoke);
+    if (invoke && seen.insert(invoke.get()).second) open.push_back(invoke);
   }
   for (const auto& [mark, invoke] : open_faults_) {
     if (seen.insert(invoke.get()).second) open.push_back(invoke);

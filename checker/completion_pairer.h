@@ -38,7 +38,8 @@ class CompletionPairer {
 
  private:
   const bool with_values_;
-  std::unordered_map<int64_t, std::shared_ptr<const Op>> open_;  // by process
+  // By process; null for a process with no invoke open.
+  std::unordered_map<int64_t, std::shared_ptr<const Op>> open_;
   std::map<std::string, std::shared_ptr<const Op>> open_faults_;  // by fault mark
   // The invoke the last completion was paired with: reused by Keep once
   // the caller has let go of it.

@@ -277,10 +277,7 @@ class DoubleHolderPass : public CheckPass {
     } else if (const int64_t crashed = CrashedProcessOf(op); crashed >= 0) {
       open_invokes_.erase(crashed);  // its acquire never completes: no hold starts there
     } else if (op.is_client() && op.type == OpType::kInvoke) {
-      open_invokes_[op.process] = {position, op.time, IsReentry(op), IsReadAcquire(op),
-                                   IntIn(op.value, "lease_ms"), TokenOf(op)};
-      waiting_releases_.erase(op.process);
-      if (op.f == "release" && !IsReentry(op)) OnReleaseInvoke(op);
+      OnInvoke(position, op);
     } else if (op.is_client() && pairing.invoke) {
       OnCompletion(*pairing.invoke, op);
     }
@@ -296,6 +293,19 @@ class DoubleHolderPass : public CheckPass {
   }
 
  private:
+  // What only an acquire's completion reads of its invoke (OnAcquire) is
+  // read of acquires only.
+  void OnInvoke(int64_t position, const Op& op) {
+    const bool acquire = op.f == "acquire";
+    const bool reentry = IsReentry(op);
+    OpenInvoke& facts = open_invokes_[op.process];
+    facts = {position, op.time, reentry, modes_ == HoldModes::kReadWrite && IsReadAcquire(op),
+             acquire ? IntIn(op.value, "lease_ms") : std::nullopt,
+             acquire ? TokenOf(op) : std::string()};
+    waiting_releases_.erase(op.process);
+    if (op.f == "release" && !reentry) OnReleaseInvoke(op);
+  }
+
   void OnCompletion(const Op& invoke, const Op& done) {
     OpenInvoke facts;
     if (auto it = open_invokes_.find(invoke.process); it != open_invokes_.end()) {

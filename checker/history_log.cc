@@ -354,7 +354,10 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
     return Corrupt("an op cut short");
   }
   if (type > static_cast<uint8_t>(OpType::kInfo)) return Corrupt("an unknown op type");
-  *op = Op{};
+  // Every other field of the op is set below: its strings keep their
+  // buffers from the op decoded into it before.
+  op->value = nullptr;
+  op->fault = nullptr;
   last_index_ = Wrapping(last_index_, static_cast<uint64_t>(UnZigZag(index)));
   last_time_ = Wrapping(last_time_, static_cast<uint64_t>(UnZigZag(time)));
   op->index = last_index_;

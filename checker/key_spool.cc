@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <utility>
 
 namespace locksmith {
 
@@ -23,6 +24,7 @@ Status KeySpool::Add(const std::string& key, const Op& op) {
   Filed& filed = it->second;
   const size_t before = filed.records.size();
   filed.encoder.Encode(op, &filed.records);
+  ++filed.ops;
   held_bytes_ += filed.records.size() - before;
   if (held_bytes_ > budget_) return Spill();
   return OkStatus();
@@ -86,8 +88,9 @@ Result<History> KeySpool::Take(const std::string& key) {
   }
   std::string().swap(filed.records);
   filed.encoder = HistoryLogEncoder();
+  const size_t expected_ops = std::exchange(filed.ops, 0);
   if (!stream) return Error{stream.error()};
-  auto ops = ReadAll(**stream);
+  auto ops = ReadAll(**stream, expected_ops);
   if (!filed.file.empty()) {
     ::unlink(filed.file.c_str());
     filed.file.clear();

@@ -47,6 +47,7 @@ class KeySpool {
     std::string records;        // encoded, not yet spilled
     std::string file;           // its spill file, once it has one
     size_t file_bytes = 0;      // what the file holds
+    size_t ops = 0;             // filed so far (Take makes room for them at once)
   };
   Status Spill();
 

@@ -85,8 +85,9 @@ Status JsonlOpStream::Rewind() {
   return OkStatus();
 }
 
-Result<History> ReadAll(OpStream& stream) {
+Result<History> ReadAll(OpStream& stream, size_t expected_ops) {
   History history;
+  history.reserve(expected_ops);
   Op op;
   for (;;) {
     auto more = stream.Next(&op);

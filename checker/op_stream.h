@@ -81,7 +81,8 @@ class JsonlOpStream : public OpStream {
 };
 
 // Every op of `stream` from where it stands, into a History (for the
-// readers that still need the whole history at once).
-Result<History> ReadAll(OpStream& stream);
+// readers that still need the whole history at once); room for
+// `expected_ops` is made at once, when the reader knows how many come.
+Result<History> ReadAll(OpStream& stream, size_t expected_ops = 0);
 
 }  // namespace locksmith
