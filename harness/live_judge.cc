@@ -1,10 +1,12 @@
 #include "harness/live_judge.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <utility>
@@ -22,13 +24,16 @@ namespace {
 class StoppableOpStream : public OpStream {
  public:
   StoppableOpStream(OpStream& inner, const std::atomic<bool>& stop,
-                    std::function<void(int64_t ops)> at_end)
-      : inner_(inner), stop_(stop), at_end_(std::move(at_end)) {}
+                    std::function<void()> every_batch, std::function<void(int64_t ops)> at_end)
+      : inner_(inner),
+        stop_(stop),
+        every_batch_(std::move(every_batch)),
+        at_end_(std::move(at_end)) {}
   Result<bool> Next(Op* op) override {
     if (stop_.load(std::memory_order_relaxed)) return Error{"judging stopped"};
     auto more = inner_.Next(op);
     if (more && *more) {
-      ++ops_;
+      if (++ops_ % 1024 == 0) every_batch_();
     } else if (more && at_end_) {
       std::exchange(at_end_, nullptr)(ops_);
     }
@@ -40,14 +45,44 @@ class StoppableOpStream : public OpStream {
  private:
   OpStream& inner_;
   const std::atomic<bool>& stop_;
+  const std::function<void()> every_batch_;
   std::function<void(int64_t ops)> at_end_;
   int64_t ops_ = 0;
 };
 
-// The judge's priority while the clients run: the lowest there is.
+// The judge's priority in the workload's last stretch: the lowest nice.
 constexpr int kJudgeNice = 19;
+// The share of the time limit the judge spends at SCHED_IDLE, before it
+// takes kJudgeNice to catch up.
+constexpr double kIdleShare = 0.6;
 
-int ThreadId() { return static_cast<int>(::syscall(SYS_gettid)); }
+pid_t ThreadId() { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+
+// `tid` under the ordinary policy at `nice`; false where the system refuses.
+bool Ordinary(pid_t tid, int nice) {
+  const sched_param none{};
+  return ::sched_setscheduler(tid, SCHED_OTHER, &none) == 0 &&
+         ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), nice) == 0;
+}
+
+// Every thread of this process `pick` chooses (by its policy and nice), to
+// `nice` under the ordinary policy. Twice: a thread started while the
+// first scan went took its policy from a thread not yet changed; once its
+// starter is changed, none can.
+template <typename Pick>
+void ReprioritizeThreads(Pick pick, int nice) {
+  for (int scan = 0; scan < 2; ++scan) {
+    std::error_code error;
+    for (std::filesystem::directory_iterator task("/proc/self/task", error), end;
+         !error && task != end; task.increment(error)) {
+      const auto tid = static_cast<pid_t>(std::atoi(task->path().filename().c_str()));
+      errno = 0;
+      const int policy = ::sched_getscheduler(tid);
+      const int tid_nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+      if (policy >= 0 && errno == 0 && pick(policy, tid_nice)) Ordinary(tid, nice);
+    }
+  }
+}
 
 }  // namespace
 
@@ -65,6 +100,10 @@ LiveJudge::~LiveJudge() {
 
 void LiveJudge::Follow(std::string path, std::shared_ptr<const LogExtent> extent) {
   if (thread_.joinable()) return;
+  const double time_limit_s = config_.value("time_limit_s", 0.0);
+  hasten_at_ = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(time_limit_s * kIdleShare));
   thread_ = std::thread([this, path = std::move(path), extent = std::move(extent)] {
     Judge(path, extent);
   });
@@ -79,15 +118,18 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
     note_("the history is past " + ByteSizeText(start_bytes_) +
           ": judging it as it is recorded, at the lowest CPU priority");
   }
-  // The lowest priority, for this thread and the ones it starts (they
-  // inherit it): judging must not take the workload's cores. Where the
-  // system refuses, judging only competes more.
+  // The lowest priority there is, for this thread and the ones it starts
+  // (they inherit it): a thread at SCHED_IDLE gives way at once to any
+  // other that wakes, so the clients lose next to nothing to judging. In
+  // the workload's last stretch, Hasten raises it to kJudgeNice, so the
+  // backlog left for after the workload is small.
   {
     std::lock_guard lock(priority_mu_);
     errno = 0;
     const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(ThreadId()));
+    const sched_param none{};
     if (!workload_over_ && errno == 0 && nice < kJudgeNice &&
-        ::setpriority(PRIO_PROCESS, static_cast<id_t>(ThreadId()), kJudgeNice) == 0) {
+        ::sched_setscheduler(ThreadId(), SCHED_IDLE, &none) == 0) {
       process_nice_ = nice;
       lowered_ = true;
     }
@@ -104,7 +146,7 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
   }
   // Decoding on a thread of its own beside the checkers, as afterwards.
   PrefetchOpStream prefetch(**log);
-  StoppableOpStream stream(prefetch, stop_, [this](int64_t ops) {
+  StoppableOpStream stream(prefetch, stop_, [this] { Hasten(); }, [this](int64_t ops) {
     if (note_) {
       note_("judgement: every event read (" + std::to_string(ops) +
             "); the keys' searches follow");
@@ -113,25 +155,23 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
   judged_ = JudgeHistoryInOnePass(**checker, stream, why_sampled_);
 }
 
+void LiveJudge::Hasten() {
+  if (hastened_ || std::chrono::steady_clock::now() < hasten_at_) return;
+  hastened_ = true;
+  std::lock_guard lock(priority_mu_);
+  if (!lowered_) return;
+  ReprioritizeThreads([](int policy, int) { return policy == SCHED_IDLE; }, kJudgeNice);
+}
+
 void LiveJudge::WorkloadOver() {
   std::lock_guard lock(priority_mu_);
   workload_over_ = true;
   if (!std::exchange(lowered_, false)) return;
-  // The judge's thread and every one it started, found by their priority:
-  // no other thread of the process runs at kJudgeNice (the process's own
-  // was lower). Twice: a thread the judge started while the first scan
-  // went may have taken kJudgeNice from it; once the judge's own thread is
-  // restored, none can.
-  for (int scan = 0; scan < 2; ++scan) {
-    std::error_code error;
-    for (std::filesystem::directory_iterator task("/proc/self/task", error), end;
-         !error && task != end; task.increment(error)) {
-      const auto tid = static_cast<id_t>(std::atoi(task->path().filename().c_str()));
-      errno = 0;
-      const int nice = ::getpriority(PRIO_PROCESS, tid);
-      if (errno == 0 && nice == kJudgeNice) ::setpriority(PRIO_PROCESS, tid, process_nice_);
-    }
-  }
+  // No other thread of the process runs at SCHED_IDLE or kJudgeNice (the
+  // process's own nice was lower).
+  ReprioritizeThreads(
+      [](int policy, int nice) { return policy == SCHED_IDLE || nice == kJudgeNice; },
+      process_nice_);
 }
 
 std::optional<Result<JudgedHistory>> LiveJudge::Take() {

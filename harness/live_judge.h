@@ -2,8 +2,10 @@
 // verdict follows the workload's end by what was left to judge, not by the
 // whole run. Once history.bin grows past `start_bytes` (below that a history
 // is judged whole afterwards, as `check` judges it), a thread of its own, at
-// the lowest CPU priority (the workload's clients come first; judging takes
-// what they leave), reads the log as the recorder appends it
+// the lowest CPU priority (SCHED_IDLE: the workload's clients come first,
+// judging takes what they leave; nice 19 for the time limit's last 40%, to
+// leave little for after the workload), reads the log as the recorder
+// appends it
 // (HistoryLogStream over the recorder's LogExtent) and passes it through the
 // run's checkers exactly as JudgeAndReport would afterwards: the same
 // stream, the same pass, the same verdict. Memory: the pass's own, bounded
@@ -15,6 +17,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -58,6 +61,9 @@ class LiveJudge {
 
  private:
   void Judge(const std::string& path, const std::shared_ptr<const LogExtent>& extent);
+  // On the judge's thread, every batch of ops: from hasten_at_ on, the
+  // judge's threads from SCHED_IDLE to the lowest nice.
+  void Hasten();
 
   const nlohmann::json config_;
   const uint64_t start_bytes_;
@@ -69,6 +75,8 @@ class LiveJudge {
   bool workload_over_ = false;  // guarded by priority_mu_
   bool lowered_ = false;        // guarded: the judge's thread runs at the judge's priority
   int process_nice_ = 0;        // guarded: what it ran at before
+  std::chrono::steady_clock::time_point hasten_at_;  // set by Follow
+  bool hastened_ = false;                            // the judge's thread's
   std::thread thread_;
   // Written by thread_ only, read after it is joined.
   std::optional<Result<JudgedHistory>> judged_;

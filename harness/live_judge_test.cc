@@ -1,6 +1,7 @@
 #include "harness/live_judge.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -93,25 +94,50 @@ TEST(LiveJudgeTest, ASmallHistoryIsLeftToBeJudgedWhole) {
   EXPECT_FALSE(results["history"].contains("report_sample"));
 }
 
-// The threads of this process at the lowest priority.
-int LowestPriorityThreads() {
-  int count = 0;
+// The threads of this process at SCHED_IDLE, and those at nice 19.
+struct JudgeThreads {
+  int idle = 0;
+  int nice19 = 0;
+};
+JudgeThreads CountJudgeThreads() {
+  JudgeThreads count;
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    const auto tid = static_cast<pid_t>(std::atoi(task.path().filename().c_str()));
     errno = 0;
-    const int nice = ::getpriority(
-        PRIO_PROCESS, static_cast<id_t>(std::atoi(task.path().filename().c_str())));
-    if (errno == 0 && nice == 19) ++count;
+    const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+    if (::sched_getscheduler(tid) == SCHED_IDLE) ++count.idle;
+    if (errno == 0 && nice == 19) ++count.nice19;
   }
   return count;
 }
 
-TEST(LiveJudgeTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) {
+// Waits (up to 30 s) until `ready` holds of the judge's threads.
+template <typename Ready>
+JudgeThreads WaitForJudgeThreads(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  JudgeThreads now = CountJudgeThreads();
+  while (!ready(now) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    now = CountJudgeThreads();
+  }
+  return now;
+}
+
+// The judge yields to the clients at SCHED_IDLE, at nice 19 from
+// kIdleShare of the time limit on (a time limit of 1 ms: at once), and gets
+// the process's priority back once the workload is over.
+class LiveJudgePriorityTest : public ::testing::TestWithParam<double> {};
+
+TEST_P(LiveJudgePriorityTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) {
   if (::geteuid() != 0 || ::getpriority(PRIO_PROCESS, 0) >= 19) {
     GTEST_SKIP() << "giving a thread its priority back needs root, and a process not at 19";
   }
+  const bool hastened = GetParam() < 1;
   TempDir dir;
-  std::ofstream(dir.path() + "/config.json") << MutexConfig().dump();
-  LiveJudge live(MutexConfig(), /*start_bytes=*/1024, ReportSampleReason());
+  nlohmann::json config = MutexConfig();
+  config["time_limit_s"] = GetParam();
+  std::ofstream(dir.path() + "/config.json") << config.dump();
+  LiveJudge live(config, /*start_bytes=*/1024, ReportSampleReason());
   auto recorder = HistoryRecorder::Open(dir.path() + "/" + kRunHistoryLog,
                                         std::chrono::steady_clock::now());
   ASSERT_TRUE(recorder) << recorder.error();
@@ -119,19 +145,28 @@ TEST(LiveJudgeTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) {
   for (const Op& op : DoubleGrantHistory(3000)) (*recorder)->Record(op);
   (*recorder)->Flush();
   // The judge and the threads it started, waiting for more of the history.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (LowestPriorityThreads() == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const JudgeThreads judging = WaitForJudgeThreads([&](const JudgeThreads& t) {
+    return hastened ? t.nice19 > 0 && t.idle == 0 : t.idle > 0;
+  });
+  if (hastened) {
+    EXPECT_GT(judging.nice19, 0);
+    EXPECT_EQ(judging.idle, 0);
+  } else {
+    EXPECT_GT(judging.idle, 0);
+    EXPECT_EQ(judging.nice19, 0);
   }
-  ASSERT_GT(LowestPriorityThreads(), 0);
   live.WorkloadOver();
-  EXPECT_EQ(LowestPriorityThreads(), 0);
+  const JudgeThreads after = CountJudgeThreads();
+  EXPECT_EQ(after.idle, 0);
+  EXPECT_EQ(after.nice19, 0);
   recorder->reset();
   auto judged = live.Take();
   ASSERT_TRUE(judged.has_value());
   ASSERT_TRUE(*judged) << judged->error();
   EXPECT_EQ((*judged)->result.valid, Validity::kFalse);
 }
+
+INSTANTIATE_TEST_SUITE_P(TimeLimits, LiveJudgePriorityTest, ::testing::Values(3600.0, 0.001));
 
 }  // namespace
 }  // namespace locksmith
