@@ -344,13 +344,14 @@ TEST(RunIntegrationTest, ARunWithNoSuccessfulOpIsUnknown) {
 
 // A full-speed run's history grows past what is judged whole within
 // seconds: the run judges it as it records it, and `check` of the finished
-// run gives the same judgement.
+// run gives the same judgement. 20 s: some 12,000 ops/s pass 22 MiB, a
+// sixth of what a quiet two-core machine makes, so a loaded one passes too.
 TEST(RunIntegrationTest, ALongHistoryIsJudgedWhileItIsRecorded) {
   TempDir dir;
   std::string out;
   int code = RunLocksmith(dir.path(),
                           {"run", "--backend", "redis", "--concurrency", "50", "--hold", "0-0",
-                           "--backoff", "0-0", "--keys", "50", "--time-limit", "12", "--store",
+                           "--backoff", "0-0", "--keys", "50", "--time-limit", "20", "--store",
                            "store"},
                           seconds(180), &out);
   ASSERT_EQ(code, 0) << out;
