@@ -128,7 +128,7 @@ void LiveJudge::Judge(const std::string& path, const std::shared_ptr<const LogEx
     errno = 0;
     const int nice = ::getpriority(PRIO_PROCESS, static_cast<id_t>(ThreadId()));
     const sched_param none{};
-    if (!workload_over_ && errno == 0 && nice < kJudgeNice &&
+    if (!workload_over_ && errno == 0 &&
         ::sched_setscheduler(ThreadId(), SCHED_IDLE, &none) == 0) {
       process_nice_ = nice;
       lowered_ = true;
@@ -167,8 +167,8 @@ void LiveJudge::WorkloadOver() {
   std::lock_guard lock(priority_mu_);
   workload_over_ = true;
   if (!std::exchange(lowered_, false)) return;
-  // No other thread of the process runs at SCHED_IDLE or kJudgeNice (the
-  // process's own nice was lower).
+  // No other thread of the process runs at SCHED_IDLE, nor at kJudgeNice
+  // unless the process itself did (its threads are then given it again).
   ReprioritizeThreads(
       [](int policy, int nice) { return policy == SCHED_IDLE || nice == kJudgeNice; },
       process_nice_);

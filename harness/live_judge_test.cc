@@ -123,28 +123,63 @@ JudgeThreads WaitForJudgeThreads(Ready ready) {
   return now;
 }
 
-// The judge yields to the clients at SCHED_IDLE, at nice 19 from
-// kIdleShare of the time limit on (a time limit of 1 ms: at once), and gets
-// the process's priority back once the workload is over.
+// A live judge following a recording of a double grant, the recorder still
+// open: the judge has read it all and waits for more.
+struct FollowedRecording {
+  TempDir dir;
+  std::unique_ptr<LiveJudge> live;
+  std::unique_ptr<HistoryRecorder> recorder;
+};
+
+std::unique_ptr<FollowedRecording> StartFollowed(double time_limit_s) {
+  auto followed = std::make_unique<FollowedRecording>();
+  nlohmann::json config = MutexConfig();
+  config["time_limit_s"] = time_limit_s;
+  const std::string path = followed->dir.path() + "/" + kRunHistoryLog;
+  followed->live =
+      std::make_unique<LiveJudge>(config, /*start_bytes=*/1024, ReportSampleReason());
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  EXPECT_TRUE(recorder) << recorder.error();
+  if (!recorder) return nullptr;
+  followed->recorder = std::move(*recorder);
+  followed->live->Follow(path, followed->recorder->extent());
+  for (const Op& op : DoubleGrantHistory(3000)) followed->recorder->Record(op);
+  followed->recorder->Flush();
+  return followed;
+}
+
+// Closes the recording; the judge found the double grant.
+void ExpectDoubleGrantJudged(FollowedRecording& followed) {
+  followed.recorder.reset();
+  auto judged = followed.live->Take();
+  ASSERT_TRUE(judged.has_value());
+  ASSERT_TRUE(*judged) << judged->error();
+  EXPECT_EQ((*judged)->result.valid, Validity::kFalse);
+}
+
+// Lowering a thread's priority needs no privilege: this holds for every user.
+TEST(LiveJudgeTest, TheJudgeRunsAtSchedIdleWhileTheClientsRun) {
+  auto followed = StartFollowed(/*time_limit_s=*/3600);
+  ASSERT_NE(followed, nullptr);
+  const JudgeThreads judging =
+      WaitForJudgeThreads([](const JudgeThreads& t) { return t.idle > 0; });
+  EXPECT_GT(judging.idle, 0);
+  ExpectDoubleGrantJudged(*followed);
+}
+
+// At nice 19 from kIdleShare of the time limit on (a time limit of 1 ms: at
+// once), the process's priority once the workload is over. Leaving
+// SCHED_IDLE needs CAP_SYS_NICE, and telling nice 19 apart needs a process
+// below it.
 class LiveJudgePriorityTest : public ::testing::TestWithParam<double> {};
 
-TEST_P(LiveJudgePriorityTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) {
+TEST_P(LiveJudgePriorityTest, TheJudgeGetsThePriorityBackOnceTheWorkloadIsOver) {
   if (::geteuid() != 0 || ::getpriority(PRIO_PROCESS, 0) >= 19) {
     GTEST_SKIP() << "giving a thread its priority back needs root, and a process not at 19";
   }
   const bool hastened = GetParam() < 1;
-  TempDir dir;
-  nlohmann::json config = MutexConfig();
-  config["time_limit_s"] = GetParam();
-  std::ofstream(dir.path() + "/config.json") << config.dump();
-  LiveJudge live(config, /*start_bytes=*/1024, ReportSampleReason());
-  auto recorder = HistoryRecorder::Open(dir.path() + "/" + kRunHistoryLog,
-                                        std::chrono::steady_clock::now());
-  ASSERT_TRUE(recorder) << recorder.error();
-  live.Follow(dir.path() + "/" + kRunHistoryLog, (*recorder)->extent());
-  for (const Op& op : DoubleGrantHistory(3000)) (*recorder)->Record(op);
-  (*recorder)->Flush();
-  // The judge and the threads it started, waiting for more of the history.
+  auto followed = StartFollowed(GetParam());
+  ASSERT_NE(followed, nullptr);
   const JudgeThreads judging = WaitForJudgeThreads([&](const JudgeThreads& t) {
     return hastened ? t.nice19 > 0 && t.idle == 0 : t.idle > 0;
   });
@@ -155,15 +190,11 @@ TEST_P(LiveJudgePriorityTest, TheJudgeYieldsToTheClientsUntilTheWorkloadIsOver) 
     EXPECT_GT(judging.idle, 0);
     EXPECT_EQ(judging.nice19, 0);
   }
-  live.WorkloadOver();
+  followed->live->WorkloadOver();
   const JudgeThreads after = CountJudgeThreads();
   EXPECT_EQ(after.idle, 0);
   EXPECT_EQ(after.nice19, 0);
-  recorder->reset();
-  auto judged = live.Take();
-  ASSERT_TRUE(judged.has_value());
-  ASSERT_TRUE(*judged) << judged->error();
-  EXPECT_EQ((*judged)->result.valid, Validity::kFalse);
+  ExpectDoubleGrantJudged(*followed);
 }
 
 INSTANTIATE_TEST_SUITE_P(TimeLimits, LiveJudgePriorityTest, ::testing::Values(3600.0, 0.001));

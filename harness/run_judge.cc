@@ -55,20 +55,20 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
                                    const nlohmann::json& extra, uint64_t max_history_bytes,
                                    nlohmann::json* written, uint64_t whole_history_bytes,
                                    LiveJudge* live) {
-  auto checker = RunChecker(config);
-  if (!checker) return Error{checker.error()};
   // The rules `check FILE` reads by: the same errors ("FILE:LINE: reason"),
   // the same tolerance of a last line cut short by a crash, said in a warning.
   const std::string history_file = RunHistoryFile(run_dir);
   auto bytes = HistorySize(history_file, max_history_bytes);
   if (!bytes) return Error{bytes.error()};
-  auto stream = OpenHistoryStream(history_file);
-  if (!stream) return Error{stream.error()};
   const bool log = history_file.ends_with(".bin");
   auto judged = [&]() -> Result<JudgedHistory> {
     if (live != nullptr) {
       if (auto judged_live = live->Take()) return std::move(*judged_live);
     }
+    auto checker = RunChecker(config);
+    if (!checker) return Error{checker.error()};
+    auto stream = OpenHistoryStream(history_file);
+    if (!stream) return Error{stream.error()};
     if (*bytes <= (log ? WholeHistoryLogBytes(whole_history_bytes) : whole_history_bytes)) {
       return JudgeWholeHistory(**checker, **stream);
     }
