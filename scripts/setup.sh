@@ -32,7 +32,7 @@ packages=(
   # build
   g++ cmake make ninja-build pkg-config
   libboost1.81-dev libhiredis-dev libzookeeper-mt-dev libmariadb-dev libpq-dev nlohmann-json3-dev
-  libcli11-dev libgtest-dev
+  libcli11-dev libgtest-dev libjemalloc-dev
   # the servers of the main job (suites/quick-compare.json): every backend's
   redis-server redis-sentinel redis-tools zookeeper etcd-server mariadb-server postgresql-15
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
