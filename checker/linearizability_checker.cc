@@ -166,12 +166,16 @@ struct PartitionVerdict {
 // Searches the partitions in rounds of doubling time slices, one after
 // another in each round, resuming each search where it stopped: a
 // partition that is quick to refute is found even when another one would
-// eat the whole budget (Porcupine searches partitions in parallel and stops
+// eat its whole budget (Porcupine searches partitions in parallel and stops
 // at the first violation; this is the same on one thread). Once a round
-// refutes a partition the verdict is known: the others stop there. Halfway
-// through the budget, each partition still open is also given a look for a
-// short window that refutes it on its own. Searches alive together share
-// the memory budget: each counts what the others hold.
+// refutes a partition the verdict is known: the others stop there. Each
+// partition has the budget's time for itself (budget.deadline, from now):
+// keys are independent checks, and a history's keys are as many as its
+// writer made them, so a shared budget would run out with their number
+// however easy each is. Halfway through its time, each partition still
+// open is also given a look for a short window that refutes it on its own.
+// Searches alive together share the memory budget: each counts what the
+// others hold.
 std::vector<PartitionVerdict> SearchPartitions(Model& model,
                                                const std::vector<Partition>& partitions,
                                                const SearchBudget& budget) {
@@ -189,15 +193,20 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
     searches[i] = std::make_unique<LinearizabilitySearch>(model, partitions[i].ops, own);
     verdicts[i].outcome.valid = Validity::kUnknown;
   }
-  const Clock::time_point start = Clock::now();
-  const Clock::time_point halfway = start + (budget.deadline - start) / 2;
+  const Clock::duration allowance = std::max(Clock::duration::zero(), budget.deadline - Clock::now());
+  std::vector<Clock::duration> used(n, Clock::duration::zero());  // each partition's time so far
+  auto left = [&](size_t i) { return allowance - used[i]; };
   std::vector<bool> open(n, true), window_tried(n, false);
   // A short window that refutes partition i on its own; true if one does.
   auto try_window = [&](size_t i) {
     window_tried[i] = true;
-    if (Clock::now() >= budget.deadline) return false;
-    WindowRefuter refuter(model, partitions[i].ops, budget);
+    if (left(i) <= Clock::duration::zero()) return false;
+    const Clock::time_point began = Clock::now();
+    SearchBudget own = budget;
+    own.deadline = began + left(i);
+    WindowRefuter refuter(model, partitions[i].ops, own);
     verdicts[i].window = refuter.Find();
+    used[i] += Clock::now() - began;
     verdicts[i].window_states = refuter.states_explored();
     if (verdicts[i].window) verdicts[i].outcome = verdicts[i].window->outcome;
     return verdicts[i].window.has_value();
@@ -213,26 +222,27 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
     bool any_open = false;
     for (size_t i = 0; i < n; ++i) {
       if (!open[i]) continue;
-      searches[i]->ExtendDeadline(std::min(budget.deadline, Clock::now() + slice));
+      const Clock::time_point began = Clock::now();
+      searches[i]->ExtendDeadline(began + std::min<Clock::duration>(slice, left(i)));
       verdicts[i].outcome = searches[i]->Run();
+      used[i] += Clock::now() - began;
       total_held += searches[i]->OwnBytes() - held[i];
       held[i] = searches[i]->OwnBytes();
       const bool decided = verdicts[i].outcome.valid != Validity::kUnknown;
       const bool out_of_time = !decided &&
                                verdicts[i].outcome.reason.rfind("time budget", 0) == 0 &&
-                               Clock::now() < budget.deadline;
+                               left(i) > Clock::duration::zero();
       if (out_of_time) {
         any_open = true;
         continue;
       }
-      close(i);  // decided, or out of memory, or out of the whole budget
+      close(i);  // decided, or out of memory, or out of its whole time
       if (!decided && !window_tried[i]) try_window(i);
       refuted |= verdicts[i].outcome.valid == Validity::kFalse;
     }
-    if (!any_open || Clock::now() >= budget.deadline) break;
-    if (Clock::now() < halfway) continue;
+    if (!any_open) break;
     for (size_t i = 0; i < n && !refuted; ++i) {
-      if (!open[i] || window_tried[i]) continue;
+      if (!open[i] || window_tried[i] || used[i] < allowance / 2) continue;
       if (try_window(i)) {
         close(i);
         refuted = true;
@@ -425,7 +435,11 @@ Result<CheckResult> CheckLinearizableKey(const History& given_history,
                  " checks (f seen: " + seen + ")"};
   }
 
-  const SearchBudget budget = MakeBudget(options, start, values, ops->modelled);
+  // The budget is the search's: reading and compiling the ops before it
+  // grow with the history, and a long run's must not use up the time its
+  // search is given.
+  const SearchBudget budget =
+      MakeBudget(options, std::chrono::steady_clock::now(), values, ops->modelled);
   const std::vector<PartitionVerdict> verdicts =
       SearchPartitions(model, ops->partitions, budget);
   CheckResult result = Judge(history, *ops, verdicts, model, options, start);

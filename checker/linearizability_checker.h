@@ -3,7 +3,9 @@
 // completions, drops failed ops and nemesis ops, splits the history into
 // independent partitions (Op::key, or jepsen.independent [key value]
 // tuples), compiles each op for the model and runs one
-// LinearizabilitySearch per partition under one shared budget.
+// LinearizabilitySearch per partition, each with the budget's time (the
+// search's alone: not the reading and compiling before it) and all of them
+// within its memory.
 // Stateless between calls; Check and Start may run on several threads at
 // once.
 #pragma once
@@ -19,7 +21,7 @@ namespace locksmith {
 // a pass (Start) files each client op under its key (KeySpool: in memory up
 // to 32 MiB, then in temporary files) and, at Finish, checks the keys on up
 // to as many threads as the machine has cores (at most 4), each key with
-// what is left of the time budget and the whole memory budget; keys whose
+// the whole budget, time and memory; keys whose
 // ops take more than 16 MiB encoded together are checked one at a time, so
 // that memory follows the largest key, not the threads. The merged
 // result has CheckLinearizable's stats (sums over the keys; time_s the

@@ -59,5 +59,70 @@ TEST(LinearizabilityPassTest, NothingToJudgeAndNoModelledOpAsTogether) {
   EXPECT_EQ(Streamed(checker, stats_only).ToJson(), none.ToJson());
 }
 
+// Many keys, each a long run of one process's acquire and release: easy
+// to search, and all of them together take far longer to read and search
+// than `timeout_s`. Generated as it is read, so no history is held.
+class ManyEasyKeys : public OpStream {
+ public:
+  ManyEasyKeys(int keys, int cycles_per_key) : keys_(keys), cycles_(cycles_per_key) {}
+  Result<bool> Next(Op* op) override {
+    if (next_ >= int64_t{keys_} * cycles_ * 4) return false;
+    const int64_t cycle = next_ / 4 / keys_;
+    const int key = static_cast<int>(next_ / 4 % keys_);
+    const int step = static_cast<int>(next_ % 4);  // acquire invoke, ok, release invoke, ok
+    *op = Op();
+    op->index = next_;
+    op->time = next_ * 1000;
+    op->process = key;
+    op->type = step % 2 == 0 ? OpType::kInvoke : OpType::kOk;
+    op->f = step < 2 ? "acquire" : "release";
+    op->key = "k" + std::to_string(key);
+    op->value = {{"token", std::to_string(cycle)}};
+    ++next_;
+    return true;
+  }
+  Status Rewind() override {
+    next_ = 0;
+    return OkStatus();
+  }
+  const std::vector<SkippedLine>& skipped() const override { return skipped_; }
+
+ private:
+  const int keys_, cycles_;
+  int64_t next_ = 0;
+  std::vector<SkippedLine> skipped_;
+};
+
+TEST(LinearizabilityPassTest, EachKeyHasTheWholeTimeBudget) {
+  // 24 keys of 30,000 ops: reading, compiling and searching them all takes
+  // some ten times the budget, each key's search a small part of it. A
+  // budget the keys shared, or one that counted the reading, would leave
+  // the last keys none.
+  LinearizabilityOptions options;
+  options.model = "owner-mutex";
+  options.timeout_s = 0.1;
+  ManyEasyKeys stream(24, 15'000);
+  auto result = CheckStream(LinearizabilityChecker(options), stream);
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->valid, Validity::kTrue) << result->reason;
+  EXPECT_EQ(result->stats["partitions"], 24);
+  EXPECT_EQ(result->stats["ops"], 24 * 15'000 * 2);
+}
+
+TEST(LinearizabilityPassTest, EachPartitionOfAWholeHistoryHasTheWholeTimeBudget) {
+  // The same rule where the history is checked whole: its partitions are
+  // searched side by side, each with the budget's time for itself.
+  LinearizabilityOptions options;
+  options.model = "owner-mutex";
+  options.timeout_s = 0.02;
+  ManyEasyKeys stream(16, 5'000);
+  auto history = ReadAll(stream);
+  ASSERT_TRUE(history) << history.error();
+  auto result = CheckLinearizable(*history, options);
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->valid, Validity::kTrue) << result->reason;
+  EXPECT_EQ(result->stats["partitions"], 16);
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -277,7 +277,8 @@ CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
   check->add_option("--initial", check_flags.initial, "initial value (JSON or nil)");
   check->add_option("--format", check_flags.format, "edn | jepsen-log | jsonl [default: detect]");
   check->add_option("--timeout", check_flags.timeout_s,
-                    "seconds before the verdict is unknown [default: 10]");
+                    "seconds each key's search may take before its verdict is unknown "
+                    "[default: 10]");
   check->add_option("--leases", check_flags.leases,
                     "auto | on | off: a failed release is a lease that expires later (auto: when "
                     "the history records leases, as locksmith's do) [default: auto]");
