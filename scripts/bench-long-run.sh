@@ -21,8 +21,10 @@
 # workload ops/s, the three bare benches' (acquire and release each count as
 # one op on every side) and the run's ratio to each, the time from the end of
 # the workload to the end of the process (heal, teardown, judging, reports),
-# the peak RSS of the whole process (/usr/bin/time), and the 1-minute load
-# average when the round began. And what the load moves less: the run's
+# the peak RSS of the whole process (/usr/bin/time), the 1-minute load
+# average when the round began, and the run's verdict (valid for this
+# no-fault run; unknown is a judge that gave up, and its row measured less
+# than the judge's whole work). And what the load moves less: the run's
 # lock-client calls per op ("calls": an acquire that finds the lock taken
 # tries again, every attempt a call, the whole one op) and the contending
 # bench's ("cont c"), the run's calls/s over each own-key bench's, and the
@@ -100,13 +102,13 @@ round() {
   rm -rf "$store"
 }
 
-printf '%-6s %9s %7s %8s %8s %8s %8s %6s %7s %8s %5s %6s %5s %6s %5s %5s %5s %5s %6s %6s %6s %5s\n' \
+printf '%-6s %9s %7s %8s %8s %8s %8s %6s %7s %8s %5s %6s %5s %6s %5s %5s %5s %5s %6s %6s %6s %5s %s\n' \
   length events "hist MB" "run op/s" "lo op/s" "veth" "cont" run/lo run/veth run/cont calls \
-  "cont c" "c/lo" "c/veth" "us/c" "lo" "veth" "cont" "post s" "post" "RSS MB" load
+  "cont c" "c/lo" "c/veth" "us/c" "lo" "veth" "cont" "post s" "post" "RSS MB" load verdict
 for len in $lengths; do
   for _ in $(seq "$rounds"); do round "$len"; done
 done
-echo "targets: RSS < 1024 MiB, post < 10% of the length, run/cont >= 0.8"
+echo "targets: RSS < 1024 MiB, post < 10% of the length, run/cont >= 0.8, verdict valid"
 if [[ ${#loopback[@]} -gt 0 ]]; then cont_where="loopback, as the run"; else cont_where="--own-network, the run's kind"; fi
 echo "like for like: run/cont, the run over the bare bench doing the run's work on the same network"
 echo "(--contend: a random key per op, a taken lock retried at once; $cont_where);"

@@ -12,7 +12,9 @@ acquire that found the lock taken tries again (a workload's acquire waits
 for the lock: every attempt is a call, one op in the history), so a run
 makes more calls than ops, while the bare bench's op is one call. Hence
 "calls/op", the run's calls per second, and the CPU per call of each side,
-which the machine's load moves far less than the rates.
+which the machine's load moves far less than the rates. Last, the run's
+verdict: a no-fault run's is valid, and a row whose judge gave up (unknown)
+measured less than the judge's whole work.
 
 The third bare bench (`--own-network --contend`) makes the run's calls: a
 random key per op, a refused acquire retried at once. The run's ops/s over
@@ -108,7 +110,11 @@ def main():
     h, m, s = (["0"] + hms)[-3:]
     elapsed = int(h) * 3600 + int(m) * 60 + float(s)
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1))
-    ops = json.load(open(run + "/results.json"))["stats"]["perf"]["stats"]["ops_per_s"]
+    results = json.load(open(run + "/results.json"))
+    ops = results["stats"]["perf"]["stats"]["ops_per_s"]
+    # A no-fault run's verdict is valid; anything else is a judge that gave
+    # up or a bug, and the row's figures are not the judge's whole work.
+    verdict = {True: "valid", False: "INVALID"}.get(results["valid"], str(results["valid"]).upper())
     post = elapsed - float(done.group(1))
     calls, completions = count_calls(locksmith, run)
     per_op = calls / completions if completions else float("nan")
@@ -116,14 +122,14 @@ def main():
                       for line in (bare_lo, bare_veth, bare_contend))
     lo_rate, veth_rate, cont_rate = (float(b["ops_per_sec"]) for b in (lo, veth, cont))
     print("%-6s %9s %7.1f %8.0f %8.0f %8.0f %8.0f %6.2f %7.2f %8.2f %5.2f %6.2f %5.2f %6.2f "
-          "%5.1f %5.1f %5.1f %5.1f %6.1f %5.0f%% %6.0f %5s" % (
+          "%5.1f %5.1f %5.1f %5.1f %6.1f %5.0f%% %6.0f %5s %s" % (
               length + " s", done.group(2), os.path.getsize(history) / 1e6, ops, lo_rate,
               veth_rate, cont_rate, ops / lo_rate, ops / veth_rate, ops / cont_rate, per_op,
               float(cont["calls_per_op"]), ops * per_op / lo_rate, ops * per_op / veth_rate,
               1e6 * cpu / calls if calls else float("nan"),
               float(lo["client_cpu_us_per_call"]), float(veth["client_cpu_us_per_call"]),
               float(cont["client_cpu_us_per_call"]), post, 100 * post / float(length),
-              rss_kb / 1024, load))
+              rss_kb / 1024, load, verdict))
 
 
 if __name__ == "__main__":
