@@ -73,30 +73,38 @@ size_t KeySpool::EncodedBytes(const std::string& key) const {
   return it == filed_.end() ? 0 : it->second.file_bytes + it->second.records.size();
 }
 
-Result<History> KeySpool::Take(const std::string& key) {
+Result<std::unique_ptr<HistoryLogStream>> KeySpool::TakeStream(const std::string& key,
+                                                               size_t* ops) {
+  if (ops != nullptr) *ops = 0;
   auto it = filed_.find(key);
-  if (it == filed_.end()) return History();
-  Filed& filed = it->second;
+  Filed* filed = it == filed_.end() ? nullptr : &it->second;
   Result<std::unique_ptr<HistoryLogStream>> stream = Error{""};
-  if (filed.file.empty()) {
-    if (filed.records.empty()) return History();
-    stream = HistoryLogStream::FromBytes(std::string(kHistoryLogMagic) + filed.records,
-                                         "spooled ops of key " + key, false);
+  if (filed == nullptr || filed->file.empty()) {
+    stream = HistoryLogStream::FromBytes(
+        std::string(kHistoryLogMagic) + (filed != nullptr ? filed->records : ""),
+        "spooled ops of key " + key, false);
   } else {
-    if (Status s = AppendRecords(filed.file, false, filed.records); !s) return Error{s.error()};
-    stream = HistoryLogStream::Open(filed.file, false);
+    if (Status s = AppendRecords(filed->file, false, filed->records); !s) return Error{s.error()};
+    stream = HistoryLogStream::Open(filed->file, false);
+    // The stream holds the file open: its name can go at once.
+    ::unlink(filed->file.c_str());
+    filed->file.clear();
+    filed->file_bytes = 0;
   }
-  std::string().swap(filed.records);
-  filed.encoder = HistoryLogEncoder();
-  const size_t expected_ops = std::exchange(filed.ops, 0);
+  if (filed != nullptr) {
+    std::string().swap(filed->records);
+    filed->encoder = HistoryLogEncoder();
+    const size_t filed_ops = std::exchange(filed->ops, 0);
+    if (ops != nullptr) *ops = filed_ops;
+  }
+  return stream;
+}
+
+Result<History> KeySpool::Take(const std::string& key) {
+  size_t expected_ops = 0;
+  auto stream = TakeStream(key, &expected_ops);
   if (!stream) return Error{stream.error()};
-  auto ops = ReadAll(**stream, expected_ops);
-  if (!filed.file.empty()) {
-    ::unlink(filed.file.c_str());
-    filed.file.clear();
-    filed.file_bytes = 0;
-  }
-  return ops;
+  return ReadAll(**stream, expected_ops);
 }
 
 }  // namespace locksmith

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,11 @@ class KeySpool {
   const std::vector<std::string>& keys() const { return keys_; }
   // Every op of `key`, in order; the key's ops are then gone from the spool.
   Result<History> Take(const std::string& key);
+  // The same as a stream (rewindable), to read one op at a time; `*ops` is
+  // how many it holds. The key's ops are gone from the spool, its file
+  // (when it has one) from the directory: the stream holds it open.
+  Result<std::unique_ptr<HistoryLogStream>> TakeStream(const std::string& key,
+                                                        size_t* ops = nullptr);
   bool spilled() const { return !dir_.empty(); }
   // The bytes `key`'s ops take encoded (in memory and in its file): what
   // Take will read back, roughly a tenth of what its ops take in memory.

@@ -1,6 +1,12 @@
 #include "checker/key_spool.h"
 
+#include <stdlib.h>
+
+#include <filesystem>
+
 #include <gtest/gtest.h>
+
+#include "base/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
@@ -43,6 +49,39 @@ TEST(KeySpoolTest, GivesEachKeysOpsBackInOrderWhetherSpilledOrNot) {
     ASSERT_TRUE(again);
     EXPECT_TRUE(again->empty());
   }
+}
+
+TEST(KeySpoolTest, AStreamTakenReadsItsKeyAgainAfterItsFileIsGone) {
+  const testing::TempDir tmp;
+  const std::string& dir = tmp.path();
+  ::setenv("TMPDIR", dir.c_str(), 1);
+  KeySpool spool(1000);  // spills at once
+  History a;
+  for (int64_t i = 0; i < 100; ++i) {
+    const Op op = MakeOp(i, "a");
+    a.push_back(op);
+    ASSERT_TRUE(spool.Add(op.key, op));
+  }
+  ::unsetenv("TMPDIR");
+  ASSERT_TRUE(spool.spilled());
+  size_t ops = 0;
+  auto stream = spool.TakeStream("a", &ops);
+  ASSERT_TRUE(stream) << stream.error();
+  EXPECT_EQ(ops, a.size());
+  // The spool's directory holds no file once its key's stream is taken.
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    files += entry.is_regular_file() ? 1 : 0;
+  }
+  EXPECT_EQ(files, 0u);
+  for (int round = 0; round < 2; ++round) {  // read, rewound, read again
+    auto got = ReadAll(**stream);
+    ASSERT_TRUE(got) << got.error();
+    ExpectSameOps(*got, a);
+    ASSERT_TRUE((*stream)->Rewind());
+  }
+  stream->reset();
+  EXPECT_TRUE(spool.Take("a")->empty());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "checker/leased_lock_checker.h"
 
+#include <algorithm>
 #include <string>
 
 namespace locksmith {
@@ -13,11 +14,11 @@ bool HasNumber(const nlohmann::json& value, const char* field) {
   return it != value.end() && it->is_number();
 }
 
+}  // namespace
+
 bool IsFailedRelease(const Op& op) {
   return op.is_client() && op.type == OpType::kFail && IsReleaseOp(op.f);
 }
-
-}  // namespace
 
 Result<LeaseRule> ParseLeaseRule(std::string_view name) {
   if (name == "auto") return LeaseRule::kAuto;
@@ -35,13 +36,14 @@ std::string_view LeaseRuleName(LeaseRule rule) {
   return "?";
 }
 
+bool RecordsLease(const Op& op) {
+  if (!op.is_client() || !IsAcquireOp(op.f)) return false;
+  return (op.type == OpType::kInvoke && HasNumber(op.value, "lease_ms")) ||
+         (op.type == OpType::kOk && HasNumber(op.value, "validity_ms"));
+}
+
 bool HistoryRecordsLeases(const History& history) {
-  for (const Op& op : history) {
-    if (!op.is_client() || !IsAcquireOp(op.f)) continue;
-    if (op.type == OpType::kInvoke && HasNumber(op.value, "lease_ms")) return true;
-    if (op.type == OpType::kOk && HasNumber(op.value, "validity_ms")) return true;
-  }
-  return false;
+  return std::any_of(history.begin(), history.end(), RecordsLease);
 }
 
 bool LeaseRuleApplies(LeaseRule rule, const History& history) {
@@ -59,9 +61,7 @@ bool IsReleaseOp(std::string_view f) {
 }
 
 int64_t CountFailedReleases(const History& history) {
-  int64_t n = 0;
-  for (const Op& op : history) n += IsFailedRelease(op) ? 1 : 0;
-  return n;
+  return std::count_if(history.begin(), history.end(), IsFailedRelease);
 }
 
 History ExpireFailedReleases(const History& history) {
@@ -138,10 +138,10 @@ int64_t CrashedProcessOf(const Op& op) {
   return op.value["process"].get<int64_t>();
 }
 
+bool IsLockLoss(const Op& op) { return IsLockEvent(op) && op.f == kLockLostOp; }
+
 int64_t CountLockLosses(const History& history) {
-  int64_t n = 0;
-  for (const Op& op : history) n += IsLockEvent(op) && op.f == kLockLostOp ? 1 : 0;
-  return n;
+  return std::count_if(history.begin(), history.end(), IsLockLoss);
 }
 
 History EndHoldsAtLockLoss(const History& history) {

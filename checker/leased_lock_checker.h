@@ -67,6 +67,8 @@ std::string_view LeaseRuleName(LeaseRule rule);
 // True when some client acquire records a lease: its invoke's value has a
 // numeric "lease_ms", or its ok completion's value a numeric "validity_ms".
 bool HistoryRecordsLeases(const History& history);
+// Whether `op` is such an acquire.
+bool RecordsLease(const Op& op);
 
 // The decision: on, off, or (auto) whether the history records leases.
 bool LeaseRuleApplies(LeaseRule rule, const History& history);
@@ -76,6 +78,7 @@ bool IsReleaseOp(std::string_view f);
 
 // Client releases that completed `fail`: what the rule rewrites.
 int64_t CountFailedReleases(const History& history);
+bool IsFailedRelease(const Op& op);
 
 // The rewrite itself: every failed client release becomes `info`, its error
 // saying why. Pure; everything else is copied unchanged.
@@ -107,6 +110,7 @@ int64_t CrashedProcessOf(const Op& op);
 
 // lock-lost events in the history.
 int64_t CountLockLosses(const History& history);
+bool IsLockLoss(const Op& op);
 // Each lock-lost becomes a release of its process and key at its time (an
 // invoke and an ok completion, value {"lock_lost": true, "token": ...}), in
 // its place. Pure; everything else is copied unchanged.

@@ -5,12 +5,16 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
+#include <optional>
 #include <unordered_map>
 
+#include "checker/completion_pairer.h"
 #include "checker/history_file.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/linearizability_search.h"
 #include "checker/model.h"
+#include "checker/partition_search.h"
 #include "checker/value_table.h"
 #include "checker/window_refuter.h"
 
@@ -20,13 +24,6 @@ namespace {
 // Anomalies name at most this many ops of the prefix (the latest ones):
 // enough to see what led to the failure without a 10k-entry JSON array.
 constexpr size_t kMaxPrefixRefs = 100;
-
-struct Partition {
-  std::string key;
-  std::vector<SearchOp> ops;
-  // History positions of each op's invoke and completion (-1: none).
-  std::vector<std::pair<int64_t, int64_t>> positions;
-};
 
 bool IsPair(const nlohmann::json& v) { return v.is_array() && v.size() == 2; }
 
@@ -156,106 +153,6 @@ Status ValidateLinearizabilityOptions(const LinearizabilityOptions& options) {
   return OkStatus();
 }
 
-// What the search found for one partition.
-struct PartitionVerdict {
-  SearchOutcome outcome;
-  std::optional<WindowRefutation> window;  // when a short window refuted it
-  uint64_t window_states = 0;
-};
-
-// Searches the partitions in rounds of doubling time slices, one after
-// another in each round, resuming each search where it stopped: a
-// partition that is quick to refute is found even when another one would
-// eat its whole budget (Porcupine searches partitions in parallel and stops
-// at the first violation; this is the same on one thread). Once a round
-// refutes a partition the verdict is known: the others stop there. Each
-// partition has the budget's time for itself (budget.deadline, from now):
-// keys are independent checks, and a history's keys are as many as its
-// writer made them, so a shared budget would run out with their number
-// however easy each is. Halfway through its time, each partition still
-// open is also given a look for a short window that refutes it on its own.
-// Searches alive together share the memory budget: each counts what the
-// others hold.
-std::vector<PartitionVerdict> SearchPartitions(Model& model,
-                                               const std::vector<Partition>& partitions,
-                                               const SearchBudget& budget) {
-  using Clock = std::chrono::steady_clock;
-  const size_t n = partitions.size();
-  std::vector<PartitionVerdict> verdicts(n);
-  std::vector<size_t> held(n, 0);
-  size_t total_held = 0;
-  std::vector<std::unique_ptr<LinearizabilitySearch>> searches(n);
-  for (size_t i = 0; i < n; ++i) {
-    SearchBudget own = budget;
-    own.shared_bytes = [&budget, &held, &total_held, i] {
-      return (budget.shared_bytes ? budget.shared_bytes() : 0) + total_held - held[i];
-    };
-    searches[i] = std::make_unique<LinearizabilitySearch>(model, partitions[i].ops, own);
-    verdicts[i].outcome.valid = Validity::kUnknown;
-  }
-  const Clock::duration allowance = std::max(Clock::duration::zero(), budget.deadline - Clock::now());
-  std::vector<Clock::duration> used(n, Clock::duration::zero());  // each partition's time so far
-  auto left = [&](size_t i) { return allowance - used[i]; };
-  std::vector<bool> open(n, true), window_tried(n, false);
-  // A short window that refutes partition i on its own; true if one does.
-  auto try_window = [&](size_t i) {
-    window_tried[i] = true;
-    if (left(i) <= Clock::duration::zero()) return false;
-    const Clock::time_point began = Clock::now();
-    SearchBudget own = budget;
-    own.deadline = began + left(i);
-    WindowRefuter refuter(model, partitions[i].ops, own);
-    verdicts[i].window = refuter.Find();
-    used[i] += Clock::now() - began;
-    verdicts[i].window_states = refuter.states_explored();
-    if (verdicts[i].window) verdicts[i].outcome = verdicts[i].window->outcome;
-    return verdicts[i].window.has_value();
-  };
-  auto close = [&](size_t i) {
-    open[i] = false;
-    total_held -= held[i];
-    held[i] = 0;
-    searches[i].reset();
-  };
-  bool refuted = false;
-  for (auto slice = std::chrono::milliseconds(20); !refuted; slice *= 2) {
-    bool any_open = false;
-    for (size_t i = 0; i < n; ++i) {
-      if (!open[i]) continue;
-      const Clock::time_point began = Clock::now();
-      searches[i]->ExtendDeadline(began + std::min<Clock::duration>(slice, left(i)));
-      verdicts[i].outcome = searches[i]->Run();
-      used[i] += Clock::now() - began;
-      total_held += searches[i]->OwnBytes() - held[i];
-      held[i] = searches[i]->OwnBytes();
-      const bool decided = verdicts[i].outcome.valid != Validity::kUnknown;
-      const bool out_of_time = !decided &&
-                               verdicts[i].outcome.reason.rfind("time budget", 0) == 0 &&
-                               left(i) > Clock::duration::zero();
-      if (out_of_time) {
-        any_open = true;
-        continue;
-      }
-      close(i);  // decided, or out of memory, or out of its whole time
-      if (!decided && !window_tried[i]) try_window(i);
-      refuted |= verdicts[i].outcome.valid == Validity::kFalse;
-    }
-    if (!any_open) break;
-    for (size_t i = 0; i < n && !refuted; ++i) {
-      if (!open[i] || window_tried[i] || used[i] < allowance / 2) continue;
-      if (try_window(i)) {
-        close(i);
-        refuted = true;
-      }
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    if (verdicts[i].outcome.valid == Validity::kUnknown && window_tried[i]) {
-      verdicts[i].outcome.reason += "; no short window of the history refutes it either";
-    }
-  }
-  return verdicts;
-}
 
 namespace {
 
@@ -405,26 +302,68 @@ Result<CheckResult> CheckLinearizable(const History& history,
   return CheckLinearizableKey(history, options, nullptr);
 }
 
+namespace {
+
+// What the lease rule found in a key's ops, and whether it rewrites them.
+struct LeaseFacts {
+  bool applies = false;
+  int64_t failed_releases = 0;
+  int64_t lock_losses = 0;
+  bool rewrites() const { return applies && (failed_releases > 0 || lock_losses > 0); }
+};
+
+// The model the options name, once they are checked.
+Result<std::unique_ptr<Model>> OptionsModel(const LinearizabilityOptions& options,
+                                            ValueTable* values) {
+  if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
+    return Error{valid.error()};
+  }
+  return MakeModel(options.model, options.initial, values);
+}
+
+// The search of partitioned ops, one verdict per partition.
+std::vector<PartitionVerdict> SearchKey(const PartitionedOps& ops, Model& model,
+                                        const ValueTable& values,
+                                        const LinearizabilityOptions& options) {
+  // The budget is the search's: reading and compiling the ops before it
+  // grow with the history, and a long run's must not use up the time its
+  // search is given.
+  const SearchBudget budget =
+      MakeBudget(options, std::chrono::steady_clock::now(), values, ops.modelled);
+  return SearchPartitions(model, ops.partitions, budget);
+}
+
+// Judge's result with the lease rule's stats. `history` is the one the
+// partitions' positions point into: an anomaly names its ops.
+CheckResult JudgeKey(const History& history, const PartitionedOps& ops,
+                     const std::vector<PartitionVerdict>& verdicts, const Model& model,
+                     const LinearizabilityOptions& options,
+                     std::chrono::steady_clock::time_point start, const LeaseFacts& leases) {
+  CheckResult result = Judge(history, ops, verdicts, model, options, start);
+  result.stats["leases"] = {{"rule", LeaseRuleName(options.leases)},
+                            {"applied", leases.applies},
+                            {"failed_releases", leases.failed_releases},
+                            {"lock_losses", leases.lock_losses}};
+  return result;
+}
+
+}  // namespace
+
 Result<CheckResult> CheckLinearizableKey(const History& given_history,
                                          const LinearizabilityOptions& options,
                                          bool* nothing_to_judge) {
   const auto start = std::chrono::steady_clock::now();
-  if (auto valid = ValidateLinearizabilityOptions(options); !valid) {
-    return Error{valid.error()};
-  }
   ValueTable values;
-  auto made = MakeModel(options.model, options.initial, &values);
+  auto made = OptionsModel(options, &values);
   if (!made) return Error{made.error()};
   Model& model = **made;
 
   // The lease rule, decided here for every caller (see leased_lock_checker.h).
-  const bool leases = LeaseRuleApplies(options.leases, given_history);
-  const int64_t failed_releases = CountFailedReleases(given_history);
-  const int64_t lock_losses = CountLockLosses(given_history);
-  const bool rewrite = leases && (failed_releases > 0 || lock_losses > 0);
+  const LeaseFacts leases{LeaseRuleApplies(options.leases, given_history),
+                          CountFailedReleases(given_history), CountLockLosses(given_history)};
   History expired;
-  if (rewrite) expired = ApplyLeaseRule(given_history);
-  const History& history = rewrite ? expired : given_history;
+  if (leases.rewrites()) expired = ApplyLeaseRule(given_history);
+  const History& history = leases.rewrites() ? expired : given_history;
 
   auto ops = PartitionOps(history, model);
   if (!ops) return Error{ops.error()};
@@ -434,19 +373,8 @@ Result<CheckResult> CheckLinearizableKey(const History& given_history,
     return Error{"no op in the history is one that model " + options.model +
                  " checks (f seen: " + seen + ")"};
   }
-
-  // The budget is the search's: reading and compiling the ops before it
-  // grow with the history, and a long run's must not use up the time its
-  // search is given.
-  const SearchBudget budget =
-      MakeBudget(options, std::chrono::steady_clock::now(), values, ops->modelled);
-  const std::vector<PartitionVerdict> verdicts =
-      SearchPartitions(model, ops->partitions, budget);
-  CheckResult result = Judge(history, *ops, verdicts, model, options, start);
-  result.stats["leases"] = {{"rule", LeaseRuleName(options.leases)},
-                            {"applied", leases},
-                            {"failed_releases", failed_releases},
-                            {"lock_losses", lock_losses}};
+  CheckResult result = JudgeKey(history, *ops, SearchKey(*ops, model, values, options), model,
+                                options, start, leases);
   ModelledNames names(model);
   auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
   if (nothing_to_judge != nullptr) {
@@ -455,6 +383,154 @@ Result<CheckResult> CheckLinearizableKey(const History& given_history,
     ApplyNothingToJudge(history, result, modelled);
   }
   return result;
+}
+
+namespace {
+
+// Models whose Compile is a function of the op alone: no value interned, no
+// state kept. Their ops compile the same in completion order as in invoke
+// order, which the streamed check relies on.
+bool CompilesEachOpAlone(const std::string& model) {
+  return model == "mutex" || model == "owner-mutex" || model == "fenced-mutex" ||
+         model == "rw-lock";
+}
+
+// Puts a partition's ops (and their positions) in invoke order, as
+// PartitionOps files them, in place: a long key's compiled ops are not
+// copied.
+void SortByInvoke(Partition& p) {
+  const size_t n = p.ops.size();
+  std::vector<size_t> order(n);  // order[k]: the op that goes to place k
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return p.ops[a].call < p.ops[b].call; });
+  for (size_t start = 0; start < n; ++start) {  // each cycle of the permutation once
+    if (order[start] == start) continue;
+    const SearchOp first = p.ops[start];
+    const std::pair<int64_t, int64_t> first_at = p.positions[start];
+    size_t k = start;
+    while (order[k] != start) {
+      const size_t from = order[k];
+      p.ops[k] = p.ops[from];
+      p.positions[k] = p.positions[from];
+      order[k] = k;
+      k = from;
+    }
+    p.ops[k] = first;
+    p.positions[k] = first_at;
+    order[k] = k;
+  }
+}
+
+// PartitionOps over a stream of one key's ops, for a model that compiles
+// each op alone: an op is compiled when its completion comes (an invoke
+// left open, at the end), so only the compiled ops are held. nullopt where
+// the result could differ from PartitionOps' over the same ops read whole:
+// the lease rule rewrites them, or an op does not compile (PartitionOps
+// names the first in invoke order). `*facts` and `*nothing` are filled for
+// the caller.
+Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model& model,
+                                                         const LinearizabilityOptions& options,
+                                                         LeaseFacts* facts,
+                                                         NothingToJudgeTracker* nothing) {
+  PartitionedOps out;
+  Partition partition;
+  bool records_leases = false;
+  bool miscompiled = false;
+  CompletionPairer pairer;
+  std::unordered_map<int64_t, int64_t> open_at;  // process -> its open invoke's position
+  // Files invoke `i` (at position `call`), completed by `done` at position
+  // `ret` (null, -1: never completed), as PartitionOps does.
+  auto file = [&](const Op& i, int64_t call, const Op* done, int64_t ret) {
+    if (done != nullptr && done->type == OpType::kFail) {
+      ++out.failed;
+      return;
+    }
+    const bool ok = done != nullptr && done->type == OpType::kOk;
+    auto compiled = model.Compile(i.f, i.value, ok ? &done->value : nullptr, i.process);
+    if (!compiled) {
+      miscompiled = true;
+      return;
+    }
+    if (!compiled->modelled) {
+      ++out.ignored[i.f];
+      return;
+    }
+    ++out.modelled;
+    if (!ok) ++out.pending;
+    if (partition.ops.empty()) partition.key = i.key;
+    partition.ops.push_back(SearchOp{compiled->op, call, ok ? ret : -1, compiled->read_only,
+                                     compiled->only_own_process_observes});
+    partition.positions.emplace_back(call, ret);
+  };
+  Op op;
+  for (int64_t at = 0;; ++at) {
+    auto more = stream.Next(&op);
+    if (!more) return Error{more.error()};
+    if (!*more) break;
+    nothing->Observe(op);
+    records_leases |= RecordsLease(op);
+    facts->failed_releases += IsFailedRelease(op) ? 1 : 0;
+    facts->lock_losses += IsLockLoss(op) ? 1 : 0;
+    if (!op.is_client()) continue;
+    CompletionPairer::Pairing pairing = pairer.Observe(op);
+    for (const auto& abandoned : pairing.abandoned) {
+      file(*abandoned, open_at.at(abandoned->process), nullptr, -1);
+    }
+    if (op.type == OpType::kInvoke) {
+      open_at[op.process] = at;
+    } else if (pairing.invoke != nullptr) {
+      file(*pairing.invoke, open_at.at(op.process), &op, at);
+      open_at.erase(op.process);
+    }
+  }
+  for (const auto& open : pairer.StillOpen()) file(*open, open_at.at(open->process), nullptr, -1);
+  facts->applies = options.leases == LeaseRule::kOn ||
+                   (options.leases == LeaseRule::kAuto && records_leases);
+  if (facts->rewrites() || miscompiled) return std::optional<PartitionedOps>();
+  if (!partition.ops.empty()) {
+    SortByInvoke(partition);
+    out.partitions.push_back(std::move(partition));
+  }
+  return std::optional<PartitionedOps>(std::move(out));
+}
+
+}  // namespace
+
+Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string& key,
+                                               const LinearizabilityOptions& options,
+                                               bool& nothing_to_judge,
+                                               const std::function<void()>& before_whole) {
+  // The ops read whole, and judged as CheckLinearizableKey judges them.
+  auto whole = [&]() -> Result<CheckResult> {
+    if (before_whole) before_whole();
+    if (Status s = ops.Rewind(); !s) return Error{s.error()};
+    auto history = ReadAll(ops);
+    if (!history) return Error{history.error()};
+    return CheckLinearizableKey(*history, options, &nothing_to_judge);
+  };
+  // A key's ops without a key may be jepsen.independent tuples, which
+  // PartitionOps splits by their own keys.
+  if (key.empty() || !CompilesEachOpAlone(options.model)) return whole();
+  const auto start = std::chrono::steady_clock::now();
+  ValueTable values;
+  auto made = OptionsModel(options, &values);
+  if (!made) return Error{made.error()};
+  Model& model = **made;
+  ModelledNames names(model);
+  NothingToJudgeTracker nothing([&](const Op& invoke) { return names.Modelled(invoke.f); });
+  LeaseFacts leases;
+  auto partitioned = StreamPartitionOps(ops, model, options, &leases, &nothing);
+  if (!partitioned) return Error{partitioned.error()};
+  if (!*partitioned) return whole();
+  const std::vector<PartitionVerdict> verdicts = SearchKey(**partitioned, model, values, options);
+  // An anomaly names ops of the history: a refuted key is judged again
+  // whole, which finds the same (the search is deterministic) and names them.
+  for (const PartitionVerdict& verdict : verdicts) {
+    if (verdict.outcome.valid == Validity::kFalse) return whole();
+  }
+  nothing_to_judge = !nothing.Reason().empty();
+  return JudgeKey(History(), **partitioned, verdicts, model, options, start, leases);
 }
 
 CheckResult LinearizabilityChecker::CheckHistory(const History& history) const {

@@ -10,10 +10,12 @@
 // once.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "checker/check_file.h"
 #include "checker/checker.h"
+#include "checker/op_stream.h"
 
 namespace locksmith {
 
@@ -21,9 +23,10 @@ namespace locksmith {
 // a pass (Start) files each client op under its key (KeySpool: in memory up
 // to 32 MiB, then in temporary files) and, at Finish, checks the keys on up
 // to as many threads as the machine has cores (at most 4), each key with
-// the whole budget, time and memory; keys whose
-// ops take more than 16 MiB encoded together are checked one at a time, so
-// that memory follows the largest key, not the threads. The merged
+// the whole budget, time and memory, and read back one op at a time where
+// it can (CheckLinearizableKeyStream); keys whose checks hold more than
+// 256 MiB together are checked one at a time, so that memory follows the
+// largest key, not the threads. The merged
 // result has CheckLinearizable's stats (sums over the keys; time_s the
 // whole check's, peak_memory_bytes the largest key's). A client op's key is
 // its own, or, for a completion without one, its process's last invoke's;
@@ -51,5 +54,20 @@ class LinearizabilityChecker : public Checker {
 Result<CheckResult> CheckLinearizableKey(const History& history,
                                          const LinearizabilityOptions& options,
                                          bool* nothing_to_judge);
+
+// CheckLinearizableKey(ops read whole, options, &nothing_to_judge) for the
+// ops of `key` read from `ops` (rewindable), without holding them where it
+// can: for a lock model (mutex, owner-mutex, fenced-mutex, rw-lock) each op
+// is compiled for the search as its completion comes, so that memory
+// follows the compiled ops (some 90 bytes each) rather than the ops (some
+// 400). Where that could give another result (ops without a key, which may
+// be [key value] tuples; an op that does not compile; the lease rule
+// rewriting the ops; a refuted key, whose anomaly names ops) the ops are
+// read again, whole, after `before_whole` (when given) has run: the caller
+// may make room for them. The result is always CheckLinearizableKey's.
+Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string& key,
+                                               const LinearizabilityOptions& options,
+                                               bool& nothing_to_judge,
+                                               const std::function<void()>& before_whole = nullptr);
 
 }  // namespace locksmith

@@ -127,11 +127,15 @@ size_t KeySearchThreads() {
   return std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
 }
 
-// Several keys are searched at once only while their ops together take at
-// most this much encoded (some ten times as much loaded): a long run's keys,
-// each as long as the run, are searched one at a time, so that memory
-// follows one key, not the threads.
-constexpr size_t kConcurrentKeyBytes = size_t{16} << 20;
+// Several keys are searched at once only while what their checks hold
+// together is at most this much: a long run's keys, each as long as the
+// run, are searched one at a time, so that memory follows one key, not the
+// threads. What a key's check holds, from what its ops take encoded (some
+// 50 bytes an op): the compiled ops of a streamed check (some 90 bytes an
+// op), or the ops themselves where the check reads them whole (some 400).
+constexpr size_t kConcurrentKeyBytes = size_t{256} << 20;
+constexpr size_t kStreamedPerEncoded = 2;
+constexpr size_t kWholePerEncoded = 10;
 
 // Admits keys to the search by their size (above). Thread-safe.
 class KeyAdmission {
@@ -167,20 +171,28 @@ CheckResult LinearizabilityPass::Finish() {
   KeyAdmission admission;
   auto search = [&](size_t) -> Status {
     for (size_t i = next++; i < keys.size(); i = next++) {
-      const size_t bytes = spool_.EncodedBytes(keys[i]);
-      admission.Enter(bytes);
-      auto ops = error_.empty() ? spool_.Take(keys[i]) : Result<History>(Error{error_});
+      const size_t encoded = spool_.EncodedBytes(keys[i]);
+      size_t held = encoded * kStreamedPerEncoded;
+      admission.Enter(held);
+      auto ops = error_.empty() ? spool_.TakeStream(keys[i])
+                                : Result<std::unique_ptr<HistoryLogStream>>(Error{error_});
       if (ops) {
         // Each key's search has the whole budget, as each partition's has
         // in a check of the whole history (SearchPartitions): a 300 s
         // full-speed run's 50 keys of some 970,000 ops each take about
         // 0.4 s to search, 20 s together.
-        outcomes[i].checked = CheckLinearizableKey(*ops, options_, &outcomes[i].nothing);
-        History().swap(*ops);  // freed before another key is admitted
+        auto read_whole = [&] {
+          admission.Leave(held);
+          held = encoded * kWholePerEncoded;
+          admission.Enter(held);
+        };
+        outcomes[i].checked = CheckLinearizableKeyStream(**ops, keys[i], options_,
+                                                         outcomes[i].nothing, read_whole);
+        ops->reset();  // its file closed before another key is admitted
       } else {
         outcomes[i].checked = Error{ops.error()};
       }
-      admission.Leave(bytes);
+      admission.Leave(held);
     }
     return OkStatus();
   };

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <map>
+#include <random>
+
 #include "checker/linearizability_checker.h"
 #include "checker/testing/history_builder.h"
 
@@ -92,6 +95,80 @@ class ManyEasyKeys : public OpStream {
   int64_t next_ = 0;
   std::vector<SkippedLine> skipped_;
 };
+
+// A random lock history on key "k" of `processes` processes: acquires and
+// releases that complete ok, fail or info, or never (left open, or
+// abandoned by another invoke of their process), renewals between them,
+// leases recorded or not, every grant with a fence; with `double_grants`, now and then an acquire is
+// granted while another process holds the lock.
+History RandomLockHistory(uint64_t seed, bool double_grants) {
+  std::mt19937_64 rng(seed);
+  auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
+  const int processes = 2 + static_cast<int>(rng() % 5);
+  const bool leases = chance(50);
+  HistoryBuilder b;
+  std::map<int64_t, std::string> open;  // process -> f of its open op
+  int64_t holder = -1, fence = 0;
+  for (int step = 0; step < 300; ++step) {
+    const int64_t p = static_cast<int64_t>(rng() % static_cast<uint64_t>(processes));
+    auto it = open.find(p);
+    if (it == open.end() || chance(3)) {  // a new op (abandoning an open one)
+      const std::string f = holder == p ? "release" : "acquire";
+      nlohmann::json value = nlohmann::json::object();
+      if (f == "acquire" && leases) value["lease_ms"] = 1000;
+      if (f == "release") value["token"] = std::to_string(p);
+      b.Invoke(p, f, value, "k");
+      open[p] = f;
+      continue;
+    }
+    const std::string f = it->second;
+    open.erase(it);
+    if (chance(10)) {
+      b.Info(p);  // took effect or not: here, not
+    } else if (f == "acquire") {
+      if (holder == -1 || (double_grants && chance(2))) {
+        holder = p;
+        b.Ok(p, {{"token", std::to_string(p)}, {"fence", ++fence}, {"validity_ms", 900}});
+        if (chance(20)) b.Event(p, "renew", {{"token", std::to_string(p)}}, "k");
+      } else {
+        b.Fail(p, {{"error", "busy"}});
+      }
+    } else if (chance(5)) {
+      b.Fail(p);  // a failed release: the lease rule's business
+    } else {
+      holder = -1;
+      b.Ok(p);
+    }
+  }
+  return b.Build();
+}
+
+TEST(LinearizabilityPassTest, StreamedKeyCheckJudgesAsTheWholeKey) {
+  int refuted = 0, valid = 0;
+  for (const std::string model : {"owner-mutex", "mutex", "fenced-mutex", "rw-lock"}) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      const History history = RandomLockHistory(seed, seed % 3 == 0);
+      LinearizabilityOptions options;
+      options.model = model;
+      bool whole_nothing = false, streamed_nothing = true;
+      auto whole = CheckLinearizableKey(history, options, &whole_nothing);
+      HistoryOpStream stream(history);
+      auto streamed = CheckLinearizableKeyStream(stream, "k", options, streamed_nothing);
+      ASSERT_EQ(whole.ok(), streamed.ok()) << model << " seed " << seed;
+      if (!whole) {
+        EXPECT_EQ(streamed.error(), whole.error());
+        continue;
+      }
+      EXPECT_EQ(Judgement(*streamed), Judgement(*whole)) << model << " seed " << seed;
+      EXPECT_EQ(streamed_nothing, whole_nothing) << model << " seed " << seed;
+      refuted += whole->valid == Validity::kFalse ? 1 : 0;
+      valid += whole->valid == Validity::kTrue ? 1 : 0;
+    }
+  }
+  // Both kinds of verdict were compared.
+  EXPECT_GT(refuted, 10);
+  EXPECT_GT(valid, 10);
+}
 
 TEST(LinearizabilityPassTest, EachKeyHasTheWholeTimeBudget) {
   // 24 keys of 30,000 ops: reading, compiling and searching them all takes
