@@ -179,7 +179,7 @@ CheckResult LinearizabilityPass::Finish() {
       if (ops) {
         // Each key's search has the whole budget, as each partition's has
         // in a check of the whole history (SearchPartitions): a 300 s
-        // full-speed run's 50 keys of some 970,000 ops each take about
+        // full-speed run's 50 keys of some 970,000 events each take about
         // 0.4 s to search, 20 s together.
         auto read_whole = [&] {
           admission.Leave(held);
