@@ -64,13 +64,19 @@ int64_t CountFailedReleases(const History& history) {
   return std::count_if(history.begin(), history.end(), IsFailedRelease);
 }
 
+namespace {
+
+void ExpireIfFailedRelease(Op& op) {
+  if (!IsFailedRelease(op)) return;
+  op.type = OpType::kInfo;
+  op.error = "release failed (" + op.error + "); the lease expires at an unknown time";
+}
+
+}  // namespace
+
 History ExpireFailedReleases(const History& history) {
   History rewritten = history;
-  for (Op& op : rewritten) {
-    if (!IsFailedRelease(op)) continue;
-    op.type = OpType::kInfo;
-    op.error = "release failed (" + op.error + "); the lease expires at an unknown time";
-  }
+  for (Op& op : rewritten) ExpireIfFailedRelease(op);
   return rewritten;
 }
 
@@ -144,30 +150,46 @@ int64_t CountLockLosses(const History& history) {
   return std::count_if(history.begin(), history.end(), IsLockLoss);
 }
 
+namespace {
+
+// Appends what `op` is once holds end at lock loss: itself, or for a
+// lock-lost, a release of its holder at its time.
+void EndHoldAtLockLoss(const Op& op, History* out) {
+  if (!IsLockLoss(op)) {
+    out->push_back(op);
+    return;
+  }
+  Op invoke = op;
+  invoke.type = OpType::kInvoke;
+  invoke.f = "release";
+  invoke.value = {{"lock_lost", true}, {"token", TokenOf(op)}};
+  invoke.error.clear();
+  Op done = invoke;
+  done.type = OpType::kOk;
+  out->push_back(std::move(invoke));
+  out->push_back(std::move(done));
+}
+
+}  // namespace
+
 History EndHoldsAtLockLoss(const History& history) {
   History rewritten;
   rewritten.reserve(history.size() + 8);
-  for (const Op& op : history) {
-    if (!IsLockEvent(op) || op.f != kLockLostOp) {
-      rewritten.push_back(op);
-      continue;
-    }
-    Op invoke = op;
-    invoke.type = OpType::kInvoke;
-    invoke.f = "release";
-    invoke.value = {{"lock_lost", true}, {"token", TokenOf(op)}};
-    invoke.error.clear();
-    Op done = invoke;
-    done.type = OpType::kOk;
-    rewritten.push_back(std::move(invoke));
-    rewritten.push_back(std::move(done));
-  }
+  for (const Op& op : history) EndHoldAtLockLoss(op, &rewritten);
   return rewritten;
 }
 
+void AppendUnderLeaseRule(const Op& op, History* out) {
+  const size_t first = out->size();
+  EndHoldAtLockLoss(op, out);
+  for (size_t i = first; i < out->size(); ++i) ExpireIfFailedRelease((*out)[i]);
+}
+
 History ApplyLeaseRule(const History& history) {
-  if (CountLockLosses(history) == 0) return ExpireFailedReleases(history);
-  return ExpireFailedReleases(EndHoldsAtLockLoss(history));
+  History rewritten;
+  rewritten.reserve(history.size() + 8);
+  for (const Op& op : history) AppendUnderLeaseRule(op, &rewritten);
+  return rewritten;
 }
 
 }  // namespace locksmith

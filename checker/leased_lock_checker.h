@@ -118,5 +118,8 @@ History EndHoldsAtLockLoss(const History& history);
 // The rule as the linearizability check applies it: EndHoldsAtLockLoss, then
 // ExpireFailedReleases.
 History ApplyLeaseRule(const History& history);
+// The same for one op: appends to `*out` what `op` is under the rule (one
+// op, or two for a lock-lost).
+void AppendUnderLeaseRule(const Op& op, History* out);
 
 }  // namespace locksmith

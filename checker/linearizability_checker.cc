@@ -424,14 +424,17 @@ void SortByInvoke(Partition& p) {
 
 // PartitionOps over a stream of one key's ops, for a model that compiles
 // each op alone: an op is compiled when its completion comes (an invoke
-// left open, at the end), so only the compiled ops are held. nullopt where
-// the result could differ from PartitionOps' over the same ops read whole:
-// the lease rule rewrites them, or an op does not compile (PartitionOps
-// names the first in invoke order). `*facts` and `*nothing` are filled for
-// the caller.
+// left open, at the end), so only the compiled ops are held. With
+// `under_lease_rule`, each op is first rewritten as ApplyLeaseRule would
+// (AppendUnderLeaseRule). nullopt where the result could differ from
+// PartitionOps' over the same ops read whole: an op does not compile
+// (PartitionOps names the first in invoke order), or, without
+// `under_lease_rule`, the rule turns out to rewrite them (the caller then
+// reads them again under it). `*facts` (of the ops as given) and `*nothing`
+// (of the ops as judged) are filled for the caller.
 Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model& model,
                                                          const LinearizabilityOptions& options,
-                                                         LeaseFacts* facts,
+                                                         bool under_lease_rule, LeaseFacts* facts,
                                                          NothingToJudgeTracker* nothing) {
   PartitionedOps out;
   Partition partition;
@@ -463,16 +466,11 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
                                      compiled->only_own_process_observes});
     partition.positions.emplace_back(call, ret);
   };
-  Op op;
-  for (int64_t at = 0;; ++at) {
-    auto more = stream.Next(&op);
-    if (!more) return Error{more.error()};
-    if (!*more) break;
+  int64_t at = 0;  // the position of the next op judged
+  // Judges one op of the key's history (as rewritten, with the rule).
+  auto judge = [&](const Op& op) {
     nothing->Observe(op);
-    records_leases |= RecordsLease(op);
-    facts->failed_releases += IsFailedRelease(op) ? 1 : 0;
-    facts->lock_losses += IsLockLoss(op) ? 1 : 0;
-    if (!op.is_client()) continue;
+    if (!op.is_client()) return;
     CompletionPairer::Pairing pairing = pairer.Observe(op);
     for (const auto& abandoned : pairing.abandoned) {
       file(*abandoned, open_at.at(abandoned->process), nullptr, -1);
@@ -483,11 +481,34 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
       file(*pairing.invoke, open_at.at(op.process), &op, at);
       open_at.erase(op.process);
     }
+  };
+  Op op;
+  History rewritten;  // what one op is under the rule
+  for (;;) {
+    auto more = stream.Next(&op);
+    if (!more) return Error{more.error()};
+    if (!*more) break;
+    records_leases |= RecordsLease(op);
+    facts->failed_releases += IsFailedRelease(op) ? 1 : 0;
+    facts->lock_losses += IsLockLoss(op) ? 1 : 0;
+    if (!under_lease_rule) {
+      judge(op);
+      ++at;
+      continue;
+    }
+    rewritten.clear();
+    AppendUnderLeaseRule(op, &rewritten);
+    for (const Op& judged : rewritten) {
+      judge(judged);
+      ++at;
+    }
   }
   for (const auto& open : pairer.StillOpen()) file(*open, open_at.at(open->process), nullptr, -1);
   facts->applies = options.leases == LeaseRule::kOn ||
                    (options.leases == LeaseRule::kAuto && records_leases);
-  if (facts->rewrites() || miscompiled) return std::optional<PartitionedOps>();
+  if ((facts->rewrites() && !under_lease_rule) || miscompiled) {
+    return std::optional<PartitionedOps>();
+  }
   if (!partition.ops.empty()) {
     SortByInvoke(partition);
     out.partitions.push_back(std::move(partition));
@@ -518,10 +539,20 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   if (!made) return Error{made.error()};
   Model& model = **made;
   ModelledNames names(model);
-  NothingToJudgeTracker nothing([&](const Op& invoke) { return names.Modelled(invoke.f); });
+  auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
+  NothingToJudgeTracker nothing(modelled);
   LeaseFacts leases;
-  auto partitioned = StreamPartitionOps(ops, model, options, &leases, &nothing);
+  auto partitioned = StreamPartitionOps(ops, model, options, false, &leases, &nothing);
   if (!partitioned) return Error{partitioned.error()};
+  if (!*partitioned && leases.rewrites()) {
+    // The rule rewrites the key's ops (a failed release, a lock lost): read
+    // them again, rewritten one at a time as they come.
+    if (Status s = ops.Rewind(); !s) return Error{s.error()};
+    nothing = NothingToJudgeTracker(modelled);
+    leases = LeaseFacts();
+    partitioned = StreamPartitionOps(ops, model, options, true, &leases, &nothing);
+    if (!partitioned) return Error{partitioned.error()};
+  }
   if (!*partitioned) return whole();
   const std::vector<PartitionVerdict> verdicts = SearchKey(**partitioned, model, values, options);
   // An anomaly names ops of the history: a refuted key is judged again

@@ -60,11 +60,13 @@ Result<CheckResult> CheckLinearizableKey(const History& history,
 // can: for a lock model (mutex, owner-mutex, fenced-mutex, rw-lock) each op
 // is compiled for the search as its completion comes, so that memory
 // follows the compiled ops (some 90 bytes each) rather than the ops (some
-// 400). Where that could give another result (ops without a key, which may
-// be [key value] tuples; an op that does not compile; the lease rule
-// rewriting the ops; a refuted key, whose anomaly names ops) the ops are
-// read again, whole, after `before_whole` (when given) has run: the caller
-// may make room for them. The result is always CheckLinearizableKey's.
+// 400). Where the lease rule rewrites the ops (a failed release, a lock
+// lost), they are read a second time, each rewritten as it comes. Where the
+// compiled ops could give another result (ops without a key, which may be
+// [key value] tuples; an op that does not compile; a refuted key, whose
+// anomaly names ops) the ops are read again, whole, after `before_whole`
+// (when given) has run: the caller may make room for them. The result is
+// always CheckLinearizableKey's.
 Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string& key,
                                                const LinearizabilityOptions& options,
                                                bool& nothing_to_judge,

@@ -99,19 +99,25 @@ class ManyEasyKeys : public OpStream {
 // A random lock history on key "k" of `processes` processes: acquires and
 // releases that complete ok, fail or info, or never (left open, or
 // abandoned by another invoke of their process), renewals between them,
-// leases recorded or not, every grant with a fence; with `double_grants`, now and then an acquire is
-// granted while another process holds the lock.
+// locks lost or not, leases recorded or not, every grant with a fence; with
+// `double_grants`, now and then an acquire is granted while another
+// process holds the lock.
 History RandomLockHistory(uint64_t seed, bool double_grants) {
   std::mt19937_64 rng(seed);
   auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
   const int processes = 2 + static_cast<int>(rng() % 5);
-  const bool leases = chance(50);
+  const bool leases = chance(50), losses = chance(50);
   HistoryBuilder b;
   std::map<int64_t, std::string> open;  // process -> f of its open op
   int64_t holder = -1, fence = 0;
   for (int step = 0; step < 300; ++step) {
     const int64_t p = static_cast<int64_t>(rng() % static_cast<uint64_t>(processes));
     auto it = open.find(p);
+    if (it == open.end() && holder == p && losses && chance(5)) {  // told its lock is gone
+      b.Event(p, "lock-lost", {{"token", std::to_string(p)}}, "k");
+      holder = -1;
+      continue;
+    }
     if (it == open.end() || chance(3)) {  // a new op (abandoning an open one)
       const std::string f = holder == p ? "release" : "acquire";
       nlohmann::json value = nlohmann::json::object();
@@ -128,7 +134,9 @@ History RandomLockHistory(uint64_t seed, bool double_grants) {
     } else if (f == "acquire") {
       if (holder == -1 || (double_grants && chance(2))) {
         holder = p;
-        b.Ok(p, {{"token", std::to_string(p)}, {"fence", ++fence}, {"validity_ms", 900}});
+        nlohmann::json granted = {{"token", std::to_string(p)}, {"fence", ++fence}};
+        if (leases) granted["validity_ms"] = 900;
+        b.Ok(p, granted);
         if (chance(20)) b.Event(p, "renew", {{"token", std::to_string(p)}}, "k");
       } else {
         b.Fail(p, {{"error", "busy"}});
