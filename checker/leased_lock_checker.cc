@@ -64,22 +64,6 @@ int64_t CountFailedReleases(const History& history) {
   return std::count_if(history.begin(), history.end(), IsFailedRelease);
 }
 
-namespace {
-
-void ExpireIfFailedRelease(Op& op) {
-  if (!IsFailedRelease(op)) return;
-  op.type = OpType::kInfo;
-  op.error = "release failed (" + op.error + "); the lease expires at an unknown time";
-}
-
-}  // namespace
-
-History ExpireFailedReleases(const History& history) {
-  History rewritten = history;
-  for (Op& op : rewritten) ExpireIfFailedRelease(op);
-  return rewritten;
-}
-
 bool IsLockEvent(const Op& op) {
   return op.is_client() && op.type != OpType::kInvoke && (op.f == kRenewOp || op.f == kLockLostOp);
 }
@@ -150,13 +134,13 @@ int64_t CountLockLosses(const History& history) {
   return std::count_if(history.begin(), history.end(), IsLockLoss);
 }
 
-namespace {
-
-// Appends what `op` is once holds end at lock loss: itself, or for a
-// lock-lost, a release of its holder at its time.
-void EndHoldAtLockLoss(const Op& op, History* out) {
+void AppendUnderLeaseRule(const Op& op, History* out) {
   if (!IsLockLoss(op)) {
-    out->push_back(op);
+    Op& kept = out->emplace_back(op);
+    if (IsFailedRelease(kept)) {
+      kept.type = OpType::kInfo;
+      kept.error = "release failed (" + kept.error + "); the lease expires at an unknown time";
+    }
     return;
   }
   Op invoke = op;
@@ -168,21 +152,6 @@ void EndHoldAtLockLoss(const Op& op, History* out) {
   done.type = OpType::kOk;
   out->push_back(std::move(invoke));
   out->push_back(std::move(done));
-}
-
-}  // namespace
-
-History EndHoldsAtLockLoss(const History& history) {
-  History rewritten;
-  rewritten.reserve(history.size() + 8);
-  for (const Op& op : history) EndHoldAtLockLoss(op, &rewritten);
-  return rewritten;
-}
-
-void AppendUnderLeaseRule(const Op& op, History* out) {
-  const size_t first = out->size();
-  EndHoldAtLockLoss(op, out);
-  for (size_t i = first; i < out->size(); ++i) ExpireIfFailedRelease((*out)[i]);
 }
 
 History ApplyLeaseRule(const History& history) {

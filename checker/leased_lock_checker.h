@@ -80,10 +80,6 @@ bool IsReleaseOp(std::string_view f);
 int64_t CountFailedReleases(const History& history);
 bool IsFailedRelease(const Op& op);
 
-// The rewrite itself: every failed client release becomes `info`, its error
-// saying why. Pure; everything else is copied unchanged.
-History ExpireFailedReleases(const History& history);
-
 inline constexpr std::string_view kRenewOp = "renew";
 inline constexpr std::string_view kLockLostOp = "lock-lost";
 
@@ -111,12 +107,11 @@ int64_t CrashedProcessOf(const Op& op);
 // lock-lost events in the history.
 int64_t CountLockLosses(const History& history);
 bool IsLockLoss(const Op& op);
-// Each lock-lost becomes a release of its process and key at its time (an
-// invoke and an ok completion, value {"lock_lost": true, "token": ...}), in
-// its place. Pure; everything else is copied unchanged.
-History EndHoldsAtLockLoss(const History& history);
-// The rule as the linearizability check applies it: EndHoldsAtLockLoss, then
-// ExpireFailedReleases.
+// The rule as the linearizability check applies it, a rewrite: every failed
+// client release becomes `info`, its error saying why; each lock-lost
+// becomes a release of its process and key at its time (an invoke and an ok
+// completion, value {"lock_lost": true, "token": ...}), in its place. Pure;
+// everything else is copied unchanged.
 History ApplyLeaseRule(const History& history);
 // The same for one op: appends to `*out` what `op` is under the rule (one
 // op, or two for a lock-lost).

@@ -124,7 +124,7 @@ TEST(LeaseRuleTest, RewritesOnlyFailedClientReleases) {
   b.Invoke(3, "release", nullptr, "l").Ok(3);
   const History h = b.Build();
   EXPECT_EQ(CountFailedReleases(h), 2);
-  const History r = ExpireFailedReleases(h);
+  const History r = ApplyLeaseRule(h);  // no lock lost: the releases alone
   ASSERT_EQ(r.size(), h.size());
   EXPECT_EQ(r[1].type, OpType::kOk);
   EXPECT_EQ(r[3].type, OpType::kInfo);
@@ -187,7 +187,7 @@ TEST(LockEventsTest, RecognisesEventsReentriesAndLeaseEnds) {
 
 TEST(LockEventsTest, ALockLostBecomesAReleaseOfItsHolderAtItsTime) {
   const History h = LostLock(true);
-  const History rewritten = EndHoldsAtLockLoss(h);
+  const History rewritten = ApplyLeaseRule(h);  // no failed release: the loss alone
   ASSERT_EQ(rewritten.size(), h.size() + 1);
   EXPECT_EQ(rewritten[5].type, OpType::kInvoke);
   EXPECT_EQ(rewritten[5].f, "release");
