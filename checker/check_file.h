@@ -46,6 +46,10 @@ struct LinearizabilityOptions {
   // Whether a failed release is a lease that expires later (see
   // checker/leased_lock_checker.h); auto: when the history records leases.
   LeaseRule leases = LeaseRule::kAuto;
+  // A key read one op at a time (CheckLinearizableKeyStream) is searched in
+  // segments of at least this many ops, cut where the key is quiet: memory
+  // follows a segment, not the key.
+  size_t segment_ops = size_t{1} << 16;
 };
 
 // Checks the options without loading anything: model name, initial value,
@@ -66,7 +70,9 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
 // "proof": "window" with "window" bounds when a stretch of the history was
 // shown impossible on its own) or kUnknown with the reason (time or memory
 // budget, or nothing to judge). Stats: model, ops, pending_ops, failed_ops,
-// partitions, states_explored, distinct_keys, time_s, peak_memory_bytes,
+// partitions, segments (the searches the partitions took: one each here;
+// a key read one op at a time may take several, see
+// CheckLinearizableKeyStream), states_explored, distinct_keys, time_s, peak_memory_bytes,
 // ignored_ops, and "leases": {"rule", "applied", "failed_releases"} (failed
 // releases in the history: rewritten as `info` when applied).
 Result<CheckResult> CheckLinearizable(const History& history,

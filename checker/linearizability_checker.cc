@@ -286,6 +286,7 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
                   {"partitions", ops.partitions.size()},
                   {"partitions_invalid", invalid},
                   {"partitions_unknown", undecided},
+                  {"segments", ops.partitions.size()},
                   {"independent_keys", ops.independent},
                   {"states_explored", states},
                   {"distinct_keys", keys},
@@ -422,6 +423,74 @@ void SortByInvoke(Partition& p) {
   }
 }
 
+// One key's search, segment by segment: a key's ops are cut where the key
+// is quiet (every op so far completed before any later op was invoked, and
+// none is pending), and each segment is searched as it is read, from the
+// state the one before it ended in. A valid key's segments chain into one
+// linearization of the whole key; memory follows a segment, not the key,
+// however long the run. A segment refuted from that state proves nothing of
+// the key (another linearization of the ops before could have ended
+// elsewhere), so a refuted key is judged again whole; an undecided segment
+// leaves the key undecided. The segments share the key's budget: each
+// key's search has the whole time, whatever the number of its segments.
+// Not thread-safe.
+class SegmentedKeySearch {
+ public:
+  SegmentedKeySearch(Model& model, const ValueTable& values,
+                     const LinearizabilityOptions& options)
+      : model_(model), values_(values), options_(options) {
+    verdict_.outcome.valid = Validity::kTrue;
+  }
+
+  // Searches the segment (ops in invoke order) after the ones before it.
+  // Once a segment is refuted or undecided, the rest is not searched.
+  void Search(Partition& segment) {
+    ++searched_;
+    if (verdict_.outcome.valid != Validity::kTrue) return;
+    segment.start = next_start_;
+    const Clock::time_point began = Clock::now();
+    // The time the segments before this one used counts against the key's.
+    const SearchBudget budget =
+        MakeBudget(options_, began - used_, values_, static_cast<int64_t>(segment.ops.size()));
+    std::vector<Partition> one;
+    one.push_back(std::move(segment));
+    PartitionVerdict found = std::move(SearchPartitions(model_, one, budget).front());
+    segment = std::move(one.front());
+    used_ += Clock::now() - began;
+    next_start_ = found.outcome.final_state;
+    const SearchOutcome& outcome = found.outcome;
+    states_ += outcome.states_explored + found.window_states;
+    keys_ += outcome.distinct_keys;
+    peak_ = std::max(peak_, outcome.peak_memory_bytes);
+    verdict_ = std::move(found);
+    verdict_.outcome.states_explored = states_;
+    verdict_.outcome.distinct_keys = keys_;
+    verdict_.outcome.peak_memory_bytes = peak_;
+    verdict_.window_states = 0;
+    if (verdict_.outcome.valid == Validity::kUnknown && searched_ > 1) {
+      verdict_.outcome.reason += " in the key's segment " + std::to_string(searched_) +
+                                 ", searched from where the ones before it ended";
+    }
+  }
+
+  int64_t searched() const { return searched_; }
+  // The key's verdict: valid when every segment is, else the first one not.
+  const PartitionVerdict& verdict() const { return verdict_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  Model& model_;
+  const ValueTable& values_;
+  const LinearizabilityOptions& options_;
+  std::optional<ModelState> next_start_;
+  Clock::duration used_ = Clock::duration::zero();
+  PartitionVerdict verdict_;
+  int64_t searched_ = 0;
+  uint64_t states_ = 0, keys_ = 0;
+  size_t peak_ = 0;
+};
+
 // PartitionOps over a stream of one key's ops, for a model that compiles
 // each op alone: an op is compiled when its completion comes (an invoke
 // left open, at the end), so only the compiled ops are held. With
@@ -435,7 +504,8 @@ void SortByInvoke(Partition& p) {
 Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model& model,
                                                          const LinearizabilityOptions& options,
                                                          bool under_lease_rule, LeaseFacts* facts,
-                                                         NothingToJudgeTracker* nothing) {
+                                                         NothingToJudgeTracker* nothing,
+                                                         SegmentedKeySearch* segments) {
   PartitionedOps out;
   Partition partition;
   bool records_leases = false;
@@ -480,6 +550,15 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
     } else if (pairing.invoke != nullptr) {
       file(*pairing.invoke, open_at.at(op.process), &op, at);
       open_at.erase(op.process);
+      // A quiet moment: every op filed so far completed before any later op
+      // is invoked, and none is pending (one could take effect later).
+      if (open_at.empty() && out.pending == 0 && !miscompiled &&
+          partition.ops.size() >= options.segment_ops) {
+        SortByInvoke(partition);
+        segments->Search(partition);
+        partition.ops.clear();
+        partition.positions.clear();
+      }
     }
   };
   Op op;
@@ -511,8 +590,9 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
   }
   if (!partition.ops.empty()) {
     SortByInvoke(partition);
-    out.partitions.push_back(std::move(partition));
+    segments->Search(partition);
   }
+  if (segments->searched() > 0) out.partitions.push_back(Partition{partition.key, {}, {}});
   return std::optional<PartitionedOps>(std::move(out));
 }
 
@@ -542,7 +622,9 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
   NothingToJudgeTracker nothing(modelled);
   LeaseFacts leases;
-  auto partitioned = StreamPartitionOps(ops, model, options, false, &leases, &nothing);
+  auto segments = std::make_unique<SegmentedKeySearch>(model, values, options);
+  auto partitioned =
+      StreamPartitionOps(ops, model, options, false, &leases, &nothing, segments.get());
   if (!partitioned) return Error{partitioned.error()};
   if (!*partitioned && leases.rewrites()) {
     // The rule rewrites the key's ops (a failed release, a lock lost): read
@@ -550,18 +632,25 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
     if (Status s = ops.Rewind(); !s) return Error{s.error()};
     nothing = NothingToJudgeTracker(modelled);
     leases = LeaseFacts();
-    partitioned = StreamPartitionOps(ops, model, options, true, &leases, &nothing);
+    segments = std::make_unique<SegmentedKeySearch>(model, values, options);
+    partitioned = StreamPartitionOps(ops, model, options, true, &leases, &nothing, segments.get());
     if (!partitioned) return Error{partitioned.error()};
   }
   if (!*partitioned) return whole();
-  const std::vector<PartitionVerdict> verdicts = SearchKey(**partitioned, model, values, options);
-  // An anomaly names ops of the history: a refuted key is judged again
-  // whole, which finds the same (the search is deterministic) and names them.
-  for (const PartitionVerdict& verdict : verdicts) {
-    if (verdict.outcome.valid == Validity::kFalse) return whole();
-  }
+  // An anomaly names ops of the history, and a segment refuted from where
+  // the search of the ones before it ended proves nothing of the key (see
+  // SegmentedKeySearch): a refuted key is judged again whole, which finds
+  // the same where the key had one segment (the search is deterministic)
+  // and names its ops.
+  const PartitionVerdict& verdict = segments->verdict();
+  if (verdict.outcome.valid == Validity::kFalse) return whole();
   nothing_to_judge = !nothing.Reason().empty();
-  return JudgeKey(History(), **partitioned, verdicts, model, options, start, leases);
+  std::vector<PartitionVerdict> verdicts;
+  if (segments->searched() > 0) verdicts.push_back(verdict);
+  CheckResult result =
+      JudgeKey(History(), **partitioned, verdicts, model, options, start, leases);
+  result.stats["segments"] = segments->searched();
+  return result;
 }
 
 CheckResult LinearizabilityChecker::CheckHistory(const History& history) const {

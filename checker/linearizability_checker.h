@@ -60,13 +60,22 @@ Result<CheckResult> CheckLinearizableKey(const History& history,
 // can: for a lock model (mutex, owner-mutex, fenced-mutex, rw-lock) each op
 // is compiled for the search as its completion comes, so that memory
 // follows the compiled ops (some 90 bytes each) rather than the ops (some
-// 400). Where the lease rule rewrites the ops (a failed release, a lock
-// lost), they are read a second time, each rewritten as it comes. Where the
-// compiled ops could give another result (ops without a key, which may be
-// [key value] tuples; an op that does not compile; a refuted key, whose
-// anomaly names ops) the ops are read again, whole, after `before_whole`
-// (when given) has run: the caller may make room for them. The result is
-// always CheckLinearizableKey's.
+// 400). Where the key is quiet (every op so far completed before a later
+// one was invoked, none pending) after at least options.segment_ops ops,
+// the ops so far are searched and let go, and the search goes on from the
+// state they ended in: until a key's first pending op, memory follows a
+// segment, not the key, however long the run (stats "segments": the
+// searches the key took). Where the lease rule rewrites the ops (a failed
+// release, a lock lost), they are read a second time, each rewritten as it
+// comes. Where the compiled ops could give another result (ops without a
+// key, which may be [key value] tuples; an op that does not compile; a
+// refuted key, whose anomaly names ops and whose segment was searched from
+// one of the states the ops before could leave) the ops are read again,
+// whole, after `before_whole` (when given) has run: the caller may make
+// room for them. The result is CheckLinearizableKey's, but for the stats of
+// a key searched in segments, and a key undecided in one segment: not
+// searched further, it is undecided, where the whole key's search could
+// have been decided by a short window of the history after it.
 Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string& key,
                                                const LinearizabilityOptions& options,
                                                bool& nothing_to_judge,

@@ -28,7 +28,8 @@ class KeyMerge {
     something_to_judge_ |= !nothing_to_judge;
     const nlohmann::json& s = r.stats;
     for (const char* sum : {"ops", "pending_ops", "failed_ops", "partitions", "partitions_invalid",
-                            "partitions_unknown", "states_explored", "distinct_keys"}) {
+                            "partitions_unknown", "segments", "states_explored",
+                            "distinct_keys"}) {
       sums_[sum] += s.value(sum, int64_t{0});
     }
     independent_ |= s.value("independent_keys", false);

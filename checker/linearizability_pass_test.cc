@@ -101,8 +101,10 @@ class ManyEasyKeys : public OpStream {
 // abandoned by another invoke of their process), renewals between them,
 // locks lost or not, leases recorded or not, every grant with a fence; with
 // `double_grants`, now and then an acquire is granted while another
-// process holds the lock.
-History RandomLockHistory(uint64_t seed, bool double_grants) {
+// process holds the lock. Without `pending`, every op completes ok or fail
+// and no lock is lost: the key is quiet now and then, where a streamed
+// check may cut it into segments.
+History RandomLockHistory(uint64_t seed, bool double_grants, bool pending = true) {
   std::mt19937_64 rng(seed);
   auto chance = [&](int percent) { return static_cast<int>(rng() % 100) < percent; };
   const int processes = 2 + static_cast<int>(rng() % 5);
@@ -113,12 +115,12 @@ History RandomLockHistory(uint64_t seed, bool double_grants) {
   for (int step = 0; step < 300; ++step) {
     const int64_t p = static_cast<int64_t>(rng() % static_cast<uint64_t>(processes));
     auto it = open.find(p);
-    if (it == open.end() && holder == p && losses && chance(5)) {  // told its lock is gone
+    if (it == open.end() && holder == p && pending && losses && chance(5)) {  // lock gone
       b.Event(p, "lock-lost", {{"token", std::to_string(p)}}, "k");
       holder = -1;
       continue;
     }
-    if (it == open.end() || chance(3)) {  // a new op (abandoning an open one)
+    if (it == open.end() || (pending && chance(3))) {  // a new op (abandoning an open one)
       const std::string f = holder == p ? "release" : "acquire";
       nlohmann::json value = nlohmann::json::object();
       if (f == "acquire" && leases) value["lease_ms"] = 1000;
@@ -129,7 +131,7 @@ History RandomLockHistory(uint64_t seed, bool double_grants) {
     }
     const std::string f = it->second;
     open.erase(it);
-    if (chance(10)) {
+    if (pending && chance(10)) {
       b.Info(p);  // took effect or not: here, not
     } else if (f == "acquire") {
       if (holder == -1 || (double_grants && chance(2))) {
@@ -176,6 +178,93 @@ TEST(LinearizabilityPassTest, StreamedKeyCheckJudgesAsTheWholeKey) {
   // Both kinds of verdict were compared.
   EXPECT_GT(refuted, 10);
   EXPECT_GT(valid, 10);
+}
+
+// The verdict of a key, without what depends on how its search was cut.
+nlohmann::json VerdictOnly(const CheckResult& r) {
+  nlohmann::json j = Judgement(r);
+  for (const char* stat : {"segments", "states_explored", "distinct_keys"}) j["stats"].erase(stat);
+  return j;
+}
+
+TEST(LinearizabilityPassTest, KeySearchedInSegmentsJudgesAsTheWholeKey) {
+  int refuted = 0, valid = 0, cut = 0;
+  for (const std::string model : {"owner-mutex", "mutex", "fenced-mutex", "rw-lock"}) {
+    for (uint64_t seed = 0; seed < 40; ++seed) {
+      const History history = RandomLockHistory(seed, seed % 3 == 0, seed % 4 == 0);
+      LinearizabilityOptions options;
+      options.model = model;
+      options.segment_ops = 1 + seed % 5;
+      bool whole_nothing = false, streamed_nothing = true;
+      auto whole = CheckLinearizableKey(history, options, &whole_nothing);
+      HistoryOpStream stream(history);
+      auto streamed = CheckLinearizableKeyStream(stream, "k", options, streamed_nothing);
+      ASSERT_TRUE(whole) << whole.error();
+      ASSERT_TRUE(streamed) << streamed.error();
+      EXPECT_EQ(VerdictOnly(*streamed), VerdictOnly(*whole)) << model << " seed " << seed;
+      EXPECT_EQ(streamed_nothing, whole_nothing) << model << " seed " << seed;
+      refuted += whole->valid == Validity::kFalse ? 1 : 0;
+      valid += whole->valid == Validity::kTrue ? 1 : 0;
+      cut += streamed->stats["segments"].get<int64_t>() > 1 ? 1 : 0;
+    }
+  }
+  // Both kinds of verdict were compared, and keys were cut.
+  EXPECT_GT(refuted, 10);
+  EXPECT_GT(valid, 10);
+  EXPECT_GT(cut, 40);
+}
+
+// One key's check, streamed, with segments of `segment_ops` ops at least.
+CheckResult StreamedKey(const History& history, size_t segment_ops) {
+  LinearizabilityOptions options;
+  options.model = "owner-mutex";
+  options.segment_ops = segment_ops;
+  HistoryOpStream stream(history);
+  bool nothing = true;
+  auto result = CheckLinearizableKeyStream(stream, "k", options, nothing);
+  EXPECT_TRUE(result) << result.error();
+  return result ? *result : CheckResult();
+}
+
+TEST(LinearizabilityPassTest, EachSegmentGoesOnFromWhereTheOneBeforeEnded) {
+  // Process 0 holds the lock across each quiet moment where a cut falls: its
+  // releases are legal only in the state the ops before them left.
+  HistoryBuilder b;
+  for (int i = 0; i < 3; ++i) {
+    b.Invoke(0, "acquire", nullptr, "k").Ok(0).Invoke(1, "acquire", nullptr, "k").Fail(1);
+    b.Invoke(0, "release", nullptr, "k").Ok(0);
+  }
+  const CheckResult held = StreamedKey(b.Build(), 1);
+  EXPECT_EQ(held.valid, Validity::kTrue) << held.reason;
+  EXPECT_EQ(held.stats["segments"], 6);
+  // Granted to process 1 while process 0 holds it, one segment later.
+  const History twice = HistoryBuilder()
+                            .Invoke(0, "acquire", nullptr, "k")
+                            .Ok(0)
+                            .Invoke(1, "acquire", nullptr, "k")
+                            .Ok(1)
+                            .Build();
+  const CheckResult refuted = StreamedKey(twice, 1);
+  EXPECT_EQ(refuted.valid, Validity::kFalse);
+  ASSERT_EQ(refuted.anomalies.size(), 1u);
+  EXPECT_EQ(refuted.anomalies[0]["op"]["index"], 3) << refuted.anomalies[0].dump();
+}
+
+TEST(LinearizabilityPassTest, ALongKeyIsSearchedInTheMemoryOfASegment) {
+  // 400,000 ops of one process: quiet after every op.
+  ManyEasyKeys stream(1, 200'000);
+  auto history = ReadAll(stream);
+  ASSERT_TRUE(history) << history.error();
+  for (Op& op : *history) op.key = "k";
+  const CheckResult whole = StreamedKey(*history, SIZE_MAX);
+  const CheckResult cut = StreamedKey(*history, 65'536);
+  ASSERT_EQ(whole.valid, Validity::kTrue) << whole.reason;
+  ASSERT_EQ(cut.valid, Validity::kTrue) << cut.reason;
+  EXPECT_EQ(whole.stats["segments"], 1);
+  EXPECT_EQ(cut.stats["segments"], 7);  // six of 65,536 ops and the rest
+  EXPECT_EQ(cut.stats["ops"], whole.stats["ops"]);
+  EXPECT_LT(cut.stats["peak_memory_bytes"].get<int64_t>() * 4,
+            whole.stats["peak_memory_bytes"].get<int64_t>());
 }
 
 TEST(LinearizabilityPassTest, EachKeyHasTheWholeTimeBudget) {

@@ -240,6 +240,7 @@ void LinearizabilitySearch::ExtendDeadline(std::chrono::steady_clock::time_point
 
 SearchOutcome LinearizabilitySearch::Finish(SearchOutcome outcome, Validity valid) {
   outcome.valid = valid;
+  if (valid == Validity::kTrue) outcome.final_state = state_;
   outcome.states_explored = explored_;
   outcome.distinct_keys = memo_.size();
   peak_bytes_ = std::max(peak_bytes_, MemoryBytes());

@@ -79,6 +79,10 @@ struct SearchOutcome {
   int64_t failed_op = -1;
   std::vector<int64_t> prefix;
   ModelState state_after_prefix;
+  // For kTrue: the model state after the linearization found, where a
+  // search of the ops that follow (all invoked after these completed) goes
+  // on from.
+  ModelState final_state;
 };
 
 class LinearizabilitySearch {

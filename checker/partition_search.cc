@@ -20,7 +20,8 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
     own.shared_bytes = [&budget, &held, &total_held, i] {
       return (budget.shared_bytes ? budget.shared_bytes() : 0) + total_held - held[i];
     };
-    searches[i] = std::make_unique<LinearizabilitySearch>(model, partitions[i].ops, own);
+    searches[i] = std::make_unique<LinearizabilitySearch>(model, partitions[i].ops, own,
+                                                          partitions[i].start);
     verdicts[i].outcome.valid = Validity::kUnknown;
   }
   const Clock::duration allowance = std::max(Clock::duration::zero(), budget.deadline - Clock::now());

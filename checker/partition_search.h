@@ -22,6 +22,9 @@ struct Partition {
   std::vector<SearchOp> ops;
   // History positions of each op's invoke and completion (-1: none).
   std::vector<std::pair<int64_t, int64_t>> positions;
+  // Where the search begins: the model's initial state, or where the ops
+  // before these left it (a key searched segment by segment).
+  std::optional<ModelState> start;
 };
 
 // What the search found for one partition.
