@@ -18,7 +18,7 @@ void LeaderCache::Forget(const std::string& node) {
 std::string LeaderCache::Leader(const std::function<Result<std::string>()>& probe) const {
   {
     std::lock_guard lock(mu_);
-    if (std::chrono::steady_clock::now() - seen_ <= fresh_for_) return leader_;
+    if (seen_ && std::chrono::steady_clock::now() - *seen_ <= fresh_for_) return leader_;
   }
   auto leading = probe();
   return leading ? *leading : "";

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "backends/node_table.h"
@@ -31,8 +32,10 @@ class LeaderCache {
  private:
   const std::chrono::milliseconds fresh_for_;
   mutable std::mutex mu_;
-  std::string leader_;                           // guarded by mu_
-  std::chrono::steady_clock::time_point seen_{};  // guarded by mu_
+  std::string leader_;  // guarded by mu_
+  // When leader_ was recorded; none yet: not the clock's epoch, which on a
+  // machine booted less than fresh_for ago would pass for fresh.
+  std::optional<std::chrono::steady_clock::time_point> seen_;  // guarded by mu_
 };
 
 // Asks `probe` every `poll` until it names a leader, or fails at
