@@ -15,6 +15,7 @@
 // All functions are safe to call from any thread (no shared state).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -39,6 +40,8 @@ struct LinearizabilityOptions {
   // "edn", "jepsen-log", "jsonl"; empty = detect from content.
   std::string format;
   double timeout_s = 10;
+  // Where the time budget is read: the steady clock, or a test's own.
+  std::chrono::steady_clock::time_point (*now)() = &std::chrono::steady_clock::now;
   size_t memory_limit_bytes = 2ull << 30;
   // The largest history file CheckHistoryFile reads (it holds the file and
   // its ops in memory).

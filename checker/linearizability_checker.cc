@@ -15,6 +15,7 @@
 #include "checker/linearizability_search.h"
 #include "checker/model.h"
 #include "checker/partition_search.h"
+#include "checker/segmented_key_search.h"
 #include "checker/value_table.h"
 #include "checker/window_refuter.h"
 
@@ -232,6 +233,7 @@ SearchBudget MakeBudget(const LinearizabilityOptions& options,
                         std::chrono::steady_clock::time_point start, const ValueTable& values,
                         int64_t modelled) {
   SearchBudget budget;
+  budget.now = options.now;
   budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                 std::chrono::duration<double>(options.timeout_s));
   budget.memory_limit_bytes = options.memory_limit_bytes;
@@ -278,7 +280,7 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
                     " partitions undecided (" + reasons + ")";
   }
   const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::chrono::duration<double>(options.now() - start).count();
   result.stats = {{"model", options.model},
                   {"ops", ops.modelled},
                   {"pending_ops", ops.pending},
@@ -330,7 +332,7 @@ std::vector<PartitionVerdict> SearchKey(const PartitionedOps& ops, Model& model,
   // grow with the history, and a long run's must not use up the time its
   // search is given.
   const SearchBudget budget =
-      MakeBudget(options, std::chrono::steady_clock::now(), values, ops.modelled);
+      MakeBudget(options, options.now(), values, ops.modelled);
   return SearchPartitions(model, ops.partitions, budget);
 }
 
@@ -353,7 +355,7 @@ CheckResult JudgeKey(const History& history, const PartitionedOps& ops,
 Result<CheckResult> CheckLinearizableKey(const History& given_history,
                                          const LinearizabilityOptions& options,
                                          bool* nothing_to_judge) {
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = options.now();
   ValueTable values;
   auto made = OptionsModel(options, &values);
   if (!made) return Error{made.error()};
@@ -395,101 +397,6 @@ bool CompilesEachOpAlone(const std::string& model) {
   return model == "mutex" || model == "owner-mutex" || model == "fenced-mutex" ||
          model == "rw-lock";
 }
-
-// Puts a partition's ops (and their positions) in invoke order, as
-// PartitionOps files them, in place: a long key's compiled ops are not
-// copied.
-void SortByInvoke(Partition& p) {
-  const size_t n = p.ops.size();
-  std::vector<size_t> order(n);  // order[k]: the op that goes to place k
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return p.ops[a].call < p.ops[b].call; });
-  for (size_t start = 0; start < n; ++start) {  // each cycle of the permutation once
-    if (order[start] == start) continue;
-    const SearchOp first = p.ops[start];
-    const std::pair<int64_t, int64_t> first_at = p.positions[start];
-    size_t k = start;
-    while (order[k] != start) {
-      const size_t from = order[k];
-      p.ops[k] = p.ops[from];
-      p.positions[k] = p.positions[from];
-      order[k] = k;
-      k = from;
-    }
-    p.ops[k] = first;
-    p.positions[k] = first_at;
-    order[k] = k;
-  }
-}
-
-// One key's search, segment by segment: a key's ops are cut where the key
-// is quiet (every op so far completed before any later op was invoked, and
-// none is pending), and each segment is searched as it is read, from the
-// state the one before it ended in. A valid key's segments chain into one
-// linearization of the whole key; memory follows a segment, not the key,
-// however long the run. A segment refuted from that state proves nothing of
-// the key (another linearization of the ops before could have ended
-// elsewhere), so a refuted key is judged again whole; an undecided segment
-// leaves the key undecided. The segments share the key's budget: each
-// key's search has the whole time, whatever the number of its segments.
-// Not thread-safe.
-class SegmentedKeySearch {
- public:
-  SegmentedKeySearch(Model& model, const ValueTable& values,
-                     const LinearizabilityOptions& options)
-      : model_(model), values_(values), options_(options) {
-    verdict_.outcome.valid = Validity::kTrue;
-  }
-
-  // Searches the segment (ops in invoke order) after the ones before it.
-  // Once a segment is refuted or undecided, the rest is not searched.
-  void Search(Partition& segment) {
-    ++searched_;
-    if (verdict_.outcome.valid != Validity::kTrue) return;
-    segment.start = next_start_;
-    const Clock::time_point began = Clock::now();
-    // The time the segments before this one used counts against the key's.
-    const SearchBudget budget =
-        MakeBudget(options_, began - used_, values_, static_cast<int64_t>(segment.ops.size()));
-    std::vector<Partition> one;
-    one.push_back(std::move(segment));
-    PartitionVerdict found = std::move(SearchPartitions(model_, one, budget).front());
-    segment = std::move(one.front());
-    used_ += Clock::now() - began;
-    next_start_ = found.outcome.final_state;
-    const SearchOutcome& outcome = found.outcome;
-    states_ += outcome.states_explored + found.window_states;
-    keys_ += outcome.distinct_keys;
-    peak_ = std::max(peak_, outcome.peak_memory_bytes);
-    verdict_ = std::move(found);
-    verdict_.outcome.states_explored = states_;
-    verdict_.outcome.distinct_keys = keys_;
-    verdict_.outcome.peak_memory_bytes = peak_;
-    verdict_.window_states = 0;
-    if (verdict_.outcome.valid == Validity::kUnknown && searched_ > 1) {
-      verdict_.outcome.reason += " in the key's segment " + std::to_string(searched_) +
-                                 ", searched from where the ones before it ended";
-    }
-  }
-
-  int64_t searched() const { return searched_; }
-  // The key's verdict: valid when every segment is, else the first one not.
-  const PartitionVerdict& verdict() const { return verdict_; }
-
- private:
-  using Clock = std::chrono::steady_clock;
-
-  Model& model_;
-  const ValueTable& values_;
-  const LinearizabilityOptions& options_;
-  std::optional<ModelState> next_start_;
-  Clock::duration used_ = Clock::duration::zero();
-  PartitionVerdict verdict_;
-  int64_t searched_ = 0;
-  uint64_t states_ = 0, keys_ = 0;
-  size_t peak_ = 0;
-};
 
 // PartitionOps over a stream of one key's ops, for a model that compiles
 // each op alone: an op is compiled when its completion comes (an invoke
@@ -550,15 +457,8 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
     } else if (pairing.invoke != nullptr) {
       file(*pairing.invoke, open_at.at(op.process), &op, at);
       open_at.erase(op.process);
-      // A quiet moment: every op filed so far completed before any later op
-      // is invoked, and none is pending (one could take effect later).
-      if (open_at.empty() && out.pending == 0 && !miscompiled &&
-          partition.ops.size() >= options.segment_ops) {
-        SortByInvoke(partition);
-        segments->Search(partition);
-        partition.ops.clear();
-        partition.positions.clear();
-      }
+      // Quiet: the ops filed so far completed before any later is invoked.
+      if (open_at.empty() && out.pending == 0 && !miscompiled) segments->Cut(partition, false);
     }
   };
   Op op;
@@ -588,11 +488,8 @@ Result<std::optional<PartitionedOps>> StreamPartitionOps(OpStream& stream, Model
   if ((facts->rewrites() && !under_lease_rule) || miscompiled) {
     return std::optional<PartitionedOps>();
   }
-  if (!partition.ops.empty()) {
-    SortByInvoke(partition);
-    segments->Search(partition);
-  }
-  if (segments->searched() > 0) out.partitions.push_back(Partition{partition.key, {}, {}});
+  segments->Cut(partition, true);
+  if (segments->segments() > 0) out.partitions.push_back(Partition{partition.key, {}, {}});
   return std::optional<PartitionedOps>(std::move(out));
 }
 
@@ -613,7 +510,7 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   // A key's ops without a key may be jepsen.independent tuples, which
   // PartitionOps splits by their own keys.
   if (key.empty() || !CompilesEachOpAlone(options.model)) return whole();
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = options.now();
   ValueTable values;
   auto made = OptionsModel(options, &values);
   if (!made) return Error{made.error()};
@@ -622,7 +519,13 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
   NothingToJudgeTracker nothing(modelled);
   LeaseFacts leases;
-  auto segments = std::make_unique<SegmentedKeySearch>(model, values, options);
+  auto budget = [&](std::chrono::steady_clock::time_point from, size_t segment_ops) {
+    return MakeBudget(options, from, values, static_cast<int64_t>(segment_ops));
+  };
+  auto new_search = [&] {
+    return std::make_unique<SegmentedKeySearch>(model, budget, options.segment_ops, options.now);
+  };
+  auto segments = new_search();
   auto partitioned =
       StreamPartitionOps(ops, model, options, false, &leases, &nothing, segments.get());
   if (!partitioned) return Error{partitioned.error()};
@@ -632,7 +535,7 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
     if (Status s = ops.Rewind(); !s) return Error{s.error()};
     nothing = NothingToJudgeTracker(modelled);
     leases = LeaseFacts();
-    segments = std::make_unique<SegmentedKeySearch>(model, values, options);
+    segments = new_search();
     partitioned = StreamPartitionOps(ops, model, options, true, &leases, &nothing, segments.get());
     if (!partitioned) return Error{partitioned.error()};
   }
@@ -646,10 +549,10 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   if (verdict.outcome.valid == Validity::kFalse) return whole();
   nothing_to_judge = !nothing.Reason().empty();
   std::vector<PartitionVerdict> verdicts;
-  if (segments->searched() > 0) verdicts.push_back(verdict);
+  if (segments->segments() > 0) verdicts.push_back(verdict);
   CheckResult result =
       JudgeKey(History(), **partitioned, verdicts, model, options, start, leases);
-  result.stats["segments"] = segments->searched();
+  result.stats["segments"] = segments->segments();
   return result;
 }
 

@@ -62,7 +62,7 @@ class KeyMerge {
                        " partitions undecided (" + first_undecided_ + ")";
     }
     result_.stats = {{"model", options_.model}, {"independent_keys", independent_},
-                     {"time_s", std::chrono::duration<double>(Clock::now() - start).count()},
+                     {"time_s", std::chrono::duration<double>(options_.now() - start).count()},
                      {"peak_memory_bytes", peak_}};
     for (const auto& [name, n] : sums_) result_.stats[name] = n;
     if (!ignored_.empty()) result_.stats["ignored_ops"] = ignored_;
@@ -161,7 +161,7 @@ class KeyAdmission {
 };
 
 CheckResult LinearizabilityPass::Finish() {
-  const Clock::time_point start = Clock::now();
+  const Clock::time_point start = options_.now();
   const std::vector<std::string>& keys = spool_.keys();
   struct KeyOutcome {
     Result<CheckResult> checked = Error{"not searched"};

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <random>
 
@@ -267,35 +269,88 @@ TEST(LinearizabilityPassTest, ALongKeyIsSearchedInTheMemoryOfASegment) {
             whole.stats["peak_memory_bytes"].get<int64_t>());
 }
 
-TEST(LinearizabilityPassTest, EachKeyHasTheWholeTimeBudget) {
-  // 24 keys of 30,000 ops: reading, compiling and searching them all takes
-  // some ten times the budget, each key's search a small part of it. A
-  // budget the keys shared, or one that counted the reading, would leave
-  // the last keys none.
+// A clock that moves a millisecond each time it is read: what a time budget
+// allows depends on the work done, not on how loaded the machine is. Keys
+// searched side by side move it together, each by at most as many threads
+// as search at once (4) for every reading of its own.
+std::chrono::steady_clock::time_point TickingClock() {
+  static std::atomic<int64_t> ticks{0};
+  return std::chrono::steady_clock::time_point(std::chrono::milliseconds(++ticks));
+}
+
+// ManyEasyKeys whose reading takes time: the ticking clock, once an op.
+class SlowEasyKeys : public ManyEasyKeys {
+ public:
+  using ManyEasyKeys::ManyEasyKeys;
+  Result<bool> Next(Op* op) override {
+    TickingClock();
+    return ManyEasyKeys::Next(op);
+  }
+};
+
+LinearizabilityOptions OnTheTickingClock(double timeout_s = 3600) {
   LinearizabilityOptions options;
   options.model = "owner-mutex";
-  options.timeout_s = 0.1;
+  options.timeout_s = timeout_s;
+  options.now = &TickingClock;
+  return options;
+}
+
+// The ticking time, in seconds, a check took.
+double TickingTime(const CheckResult& result) { return result.stats["time_s"].get<double>(); }
+
+TEST(LinearizabilityPassTest, EachKeyHasTheWholeTimeBudget) {
+  // One key's search, then 24 such keys, each with eight times its time
+  // (other keys' searches beside it move the clock too): a budget the keys
+  // shared would run out at the ninth.
+  ManyEasyKeys one(1, 15'000);
+  auto alone = CheckStream(LinearizabilityChecker(OnTheTickingClock()), one);
+  ASSERT_TRUE(alone) << alone.error();
+  ASSERT_EQ(alone->valid, Validity::kTrue) << alone->reason;
+  ASSERT_GT(TickingTime(*alone), 0.01);
+  const double budget = 8 * TickingTime(*alone);
   ManyEasyKeys stream(24, 15'000);
-  auto result = CheckStream(LinearizabilityChecker(options), stream);
+  auto result = CheckStream(LinearizabilityChecker(OnTheTickingClock(budget)), stream);
   ASSERT_TRUE(result) << result.error();
   EXPECT_EQ(result->valid, Validity::kTrue) << result->reason;
   EXPECT_EQ(result->stats["partitions"], 24);
   EXPECT_EQ(result->stats["ops"], 24 * 15'000 * 2);
+  EXPECT_GT(TickingTime(*result), 2 * budget);
+}
+
+TEST(LinearizabilityPassTest, AKeysBudgetIsItsSearchsNotItsReading) {
+  // Reading the key takes 60 s of the ticking clock, searching it less than
+  // a tenth of a second: a budget counted from the reading would be spent.
+  SlowEasyKeys measured(1, 15'000);
+  bool nothing = true;
+  auto alone = CheckLinearizableKeyStream(measured, "k0", OnTheTickingClock(), nothing);
+  ASSERT_TRUE(alone) << alone.error();
+  ASSERT_GT(TickingTime(*alone), 60);
+  SlowEasyKeys stream(1, 15'000);
+  auto result = CheckLinearizableKeyStream(stream, "k0", OnTheTickingClock(1), nothing);
+  ASSERT_TRUE(result) << result.error();
+  EXPECT_EQ(result->valid, Validity::kTrue) << result->reason;
 }
 
 TEST(LinearizabilityPassTest, EachPartitionOfAWholeHistoryHasTheWholeTimeBudget) {
   // The same rule where the history is checked whole: its partitions are
   // searched side by side, each with the budget's time for itself.
-  LinearizabilityOptions options;
-  options.model = "owner-mutex";
-  options.timeout_s = 0.02;
-  ManyEasyKeys stream(16, 5'000);
-  auto history = ReadAll(stream);
-  ASSERT_TRUE(history) << history.error();
-  auto result = CheckLinearizable(*history, options);
-  ASSERT_TRUE(result) << result.error();
-  EXPECT_EQ(result->valid, Validity::kTrue) << result->reason;
-  EXPECT_EQ(result->stats["partitions"], 16);
+  auto whole = [](int keys, double timeout_s) {
+    ManyEasyKeys stream(keys, 5'000);
+    auto history = ReadAll(stream);
+    EXPECT_TRUE(history) << history.error();
+    auto result = CheckLinearizable(history ? *history : History(), OnTheTickingClock(timeout_s));
+    EXPECT_TRUE(result) << result.error();
+    return result ? *result : CheckResult();
+  };
+  const CheckResult alone = whole(1, 3600);
+  ASSERT_EQ(alone.valid, Validity::kTrue) << alone.reason;
+  ASSERT_GT(TickingTime(alone), 0.01);
+  const double budget = 3 * TickingTime(alone);
+  const CheckResult result = whole(16, budget);
+  EXPECT_EQ(result.valid, Validity::kTrue) << result.reason;
+  EXPECT_EQ(result.stats["partitions"], 16);
+  EXPECT_GT(TickingTime(result), 3 * budget);
 }
 
 }  // namespace

@@ -227,7 +227,7 @@ bool LinearizabilitySearch::OverBudget(SearchOutcome* outcome) {
                       " MiB exhausted after " + std::to_string(explored_) + " states";
     return true;
   }
-  if (std::chrono::steady_clock::now() > budget_.deadline) {
+  if (budget_.now() > budget_.deadline) {
     outcome->reason = "time budget exhausted after " + std::to_string(explored_) + " states";
     return true;
   }

@@ -58,8 +58,13 @@ struct SearchOp {
   bool only_own_process_observes = false;
 };
 
+// Where a search reads the time: the steady clock, or a test's own, so that
+// what a budget allows does not depend on how loaded the machine is.
+using SearchClock = std::chrono::steady_clock::time_point (*)();
+
 struct SearchBudget {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  SearchClock now = &std::chrono::steady_clock::now;
   size_t memory_limit_bytes = SIZE_MAX;
   // Bytes held outside the search that it makes grow (interned values).
   std::function<size_t()> shared_bytes;

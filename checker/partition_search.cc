@@ -24,7 +24,8 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
                                                           partitions[i].start);
     verdicts[i].outcome.valid = Validity::kUnknown;
   }
-  const Clock::duration allowance = std::max(Clock::duration::zero(), budget.deadline - Clock::now());
+  const Clock::duration allowance =
+      std::max(Clock::duration::zero(), budget.deadline - budget.now());
   std::vector<Clock::duration> used(n, Clock::duration::zero());  // each partition's time so far
   auto left = [&](size_t i) { return allowance - used[i]; };
   std::vector<bool> open(n, true), window_tried(n, false);
@@ -32,12 +33,12 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
   auto try_window = [&](size_t i) {
     window_tried[i] = true;
     if (left(i) <= Clock::duration::zero()) return false;
-    const Clock::time_point began = Clock::now();
+    const Clock::time_point began = budget.now();
     SearchBudget own = budget;
     own.deadline = began + left(i);
     WindowRefuter refuter(model, partitions[i].ops, own);
     verdicts[i].window = refuter.Find();
-    used[i] += Clock::now() - began;
+    used[i] += budget.now() - began;
     verdicts[i].window_states = refuter.states_explored();
     if (verdicts[i].window) verdicts[i].outcome = verdicts[i].window->outcome;
     return verdicts[i].window.has_value();
@@ -53,10 +54,10 @@ std::vector<PartitionVerdict> SearchPartitions(Model& model,
     bool any_open = false;
     for (size_t i = 0; i < n; ++i) {
       if (!open[i]) continue;
-      const Clock::time_point began = Clock::now();
+      const Clock::time_point began = budget.now();
       searches[i]->ExtendDeadline(began + std::min<Clock::duration>(slice, left(i)));
       verdicts[i].outcome = searches[i]->Run();
-      used[i] += Clock::now() - began;
+      used[i] += budget.now() - began;
       total_held += searches[i]->OwnBytes() - held[i];
       held[i] = searches[i]->OwnBytes();
       const bool decided = verdicts[i].outcome.valid != Validity::kUnknown;

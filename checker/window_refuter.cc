@@ -33,7 +33,7 @@ std::optional<WindowRefutation> WindowRefuter::TryWindow(int64_t from, int64_t t
   std::optional<WindowRefutation> refutation;
   for (const ModelState& start : starts) {
     SearchBudget budget = budget_;
-    budget.deadline = std::min(budget_.deadline, std::chrono::steady_clock::now() + kWindowTimeCap);
+    budget.deadline = std::min(budget_.deadline, budget_.now() + kWindowTimeCap);
     LinearizabilitySearch search(model_, window, budget, start);
     SearchOutcome outcome = search.Run();
     explored_ += outcome.states_explored;
@@ -60,7 +60,7 @@ std::optional<WindowRefutation> WindowRefuter::Find() {
   for (size_t size : kWindowSizes) {
     const size_t step = size / 2;
     for (size_t first = 0; first < returns.size(); first += step) {
-      if (std::chrono::steady_clock::now() > budget_.deadline) return std::nullopt;
+      if (budget_.now() > budget_.deadline) return std::nullopt;
       const size_t last = std::min(first + size, returns.size()) - 1;
       // The window takes every op returning after the previous return.
       const int64_t from = first == 0 ? 0 : returns[first - 1] + 1;
