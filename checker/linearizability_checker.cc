@@ -232,10 +232,15 @@ Result<PartitionedOps> PartitionOps(const History& history, Model& model) {
 SearchBudget MakeBudget(const LinearizabilityOptions& options,
                         std::chrono::steady_clock::time_point start, const ValueTable& values,
                         int64_t modelled) {
+  using Clock = std::chrono::steady_clock;
   SearchBudget budget;
   budget.now = options.now;
-  budget.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                std::chrono::duration<double>(options.timeout_s));
+  // A timeout past what the clock can count to (1e300 s) is no deadline,
+  // not one that wrapped around into the past.
+  const std::chrono::duration<double> timeout(options.timeout_s);
+  budget.deadline = timeout < Clock::time_point::max() - start
+                        ? start + std::chrono::duration_cast<Clock::duration>(timeout)
+                        : Clock::time_point::max();
   budget.memory_limit_bytes = options.memory_limit_bytes;
   const size_t op_bytes = static_cast<size_t>(modelled) *
                           (sizeof(SearchOp) + sizeof(std::pair<int64_t, int64_t>));
