@@ -5,7 +5,6 @@
 #include <cmath>
 #include <map>
 #include <memory>
-#include <numeric>
 #include <optional>
 #include <unordered_map>
 
@@ -405,7 +404,9 @@ bool CompilesEachOpAlone(const std::string& model) {
 
 // PartitionOps over a stream of one key's ops, for a model that compiles
 // each op alone: an op is compiled when its completion comes (an invoke
-// left open, at the end), so only the compiled ops are held. With
+// left open, at the end), and the compiled ops go to `segments` where the
+// key is quiet and at its end, which searches them; the partition returned
+// has the key and no ops (its verdict is `segments`'). With
 // `under_lease_rule`, each op is first rewritten as ApplyLeaseRule would
 // (AppendUnderLeaseRule). nullopt where the result could differ from
 // PartitionOps' over the same ops read whole: an op does not compile
