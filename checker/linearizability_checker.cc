@@ -525,11 +525,11 @@ Result<CheckResult> CheckLinearizableKeyStream(OpStream& ops, const std::string&
   auto modelled = [&](const Op& invoke) { return names.Modelled(invoke.f); };
   NothingToJudgeTracker nothing(modelled);
   LeaseFacts leases;
-  auto budget = [&](std::chrono::steady_clock::time_point from, size_t segment_ops) {
-    return MakeBudget(options, from, values, static_cast<int64_t>(segment_ops));
+  auto budget = [&](std::chrono::steady_clock::duration used, size_t segment_ops) {
+    return MakeBudget(options, options.now() - used, values, static_cast<int64_t>(segment_ops));
   };
   auto new_search = [&] {
-    return std::make_unique<SegmentedKeySearch>(model, budget, options.segment_ops, options.now);
+    return std::make_unique<SegmentedKeySearch>(model, budget, options.segment_ops);
   };
   auto segments = new_search();
   auto partitioned =

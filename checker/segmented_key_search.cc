@@ -38,9 +38,8 @@ void SortByInvoke(Partition& p) {
 
 }  // namespace
 
-SegmentedKeySearch::SegmentedKeySearch(Model& model, MakeBudget budget, size_t segment_ops,
-                                       SearchClock now)
-    : model_(model), budget_(std::move(budget)), segment_ops_(segment_ops), now_(now) {
+SegmentedKeySearch::SegmentedKeySearch(Model& model, MakeBudget budget, size_t segment_ops)
+    : model_(model), budget_(std::move(budget)), segment_ops_(segment_ops) {
   verdict_.outcome.valid = Validity::kTrue;
 }
 
@@ -58,13 +57,13 @@ void SegmentedKeySearch::Cut(Partition& segment, bool last) {
 void SegmentedKeySearch::Search(Partition& segment) {
   segment.start = next_start_;
   // The time the segments before this one took counts against the key's.
-  const auto began = now_();
-  const SearchBudget budget = budget_(began - used_, segment.ops.size());
+  const SearchBudget budget = budget_(used_, segment.ops.size());
+  const auto began = budget.now();
   std::vector<Partition> one;
   one.push_back(std::move(segment));
   PartitionVerdict found = std::move(SearchPartitions(model_, one, budget).front());
   segment = std::move(one.front());
-  used_ += now_() - began;
+  used_ += budget.now() - began;
   next_start_ = found.outcome.final_state;
   states_ += found.outcome.states_explored + found.window_states;
   keys_ += found.outcome.distinct_keys;

@@ -27,13 +27,12 @@ namespace locksmith {
 
 class SegmentedKeySearch {
  public:
-  // The budget of a search begun at `from` (where the key's time is counted
-  // from) of a segment of `ops` ops.
+  // The budget of a segment of `ops` ops searched now, after segments that
+  // took `used` of the key's time.
   using MakeBudget =
-      std::function<SearchBudget(std::chrono::steady_clock::time_point from, size_t ops)>;
+      std::function<SearchBudget(std::chrono::steady_clock::duration used, size_t ops)>;
 
-  // `now`: the clock the budgets are read on.
-  SegmentedKeySearch(Model& model, MakeBudget budget, size_t segment_ops, SearchClock now);
+  SegmentedKeySearch(Model& model, MakeBudget budget, size_t segment_ops);
 
   // Called where the key is quiet, or at its end (`last`): searches the ops
   // gathered in `segment` (in completion order) once there are enough of
@@ -52,7 +51,6 @@ class SegmentedKeySearch {
   Model& model_;
   const MakeBudget budget_;
   const size_t segment_ops_;
-  const SearchClock now_;
   std::optional<ModelState> next_start_;
   std::chrono::steady_clock::duration used_{};
   PartitionVerdict verdict_;
