@@ -14,16 +14,22 @@
 #                              for node-redlock), clang), and every test target
 #   scripts/setup.sh --bench   also the peers the benchmark scripts run beside
 #                              locksmith (Curator, a JDK, Node.js and npm)
+#   scripts/setup.sh --go-adapters
+#                              the main job's, and the Go adapters (go-zookeeper,
+#                              etcd-concurrency: Go and the two libraries from
+#                              Debian, built offline into build/adapters/);
+#                              --tests and --bench include them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bench=0 tests=0
+bench=0 tests=0 go_adapters=0
 case "${1:-}" in
   "") ;;
-  --tests) tests=1 ;;
-  --bench) bench=1 tests=1 ;;
+  --tests) tests=1 go_adapters=1 ;;
+  --bench) bench=1 tests=1 go_adapters=1 ;;
+  --go-adapters) go_adapters=1 ;;
   *)
-    echo "setup: unknown argument '$1' (expected nothing, --tests or --bench)" >&2
+    echo "setup: unknown argument '$1' (expected nothing, --tests, --bench or --go-adapters)" >&2
     exit 254
     ;;
 esac
@@ -63,6 +69,11 @@ if ((tests)); then
   # adapters/curator: Curator's recipes and a JDK to compile the adapter
   packages+=(libcurator-recipes-java)
   command -v javac >/dev/null || packages+=(default-jdk-headless)
+fi
+if ((go_adapters)); then
+  # adapters/go-zookeeper and adapters/etcd-concurrency: Go 1.19 and the libraries' sources,
+  # which scripts/build-go-adapters.sh builds in GOPATH mode (no module download).
+  packages+=(golang-go golang-github-samuel-go-zookeeper-dev golang-etcd-server-dev)
 fi
 if ((bench)); then
   # Curator next to zk-fair (bench-zookeeper.sh); etcdctl, which bench-etcd.sh asks whether its
@@ -137,6 +148,8 @@ cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOCKSM
   -DLOCKSMITH_UNITY_BUILD=ON -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" >/dev/null
 if ((tests || bench)); then
   cmake --build build -j"$(nproc)"
+elif ((go_adapters)); then
+  cmake --build build -j"$(nproc)" --target locksmith locksmith_clock_shim go_adapters
 else
   # The main job needs only the binary and the clock shim it preloads into servers.
   cmake --build build -j"$(nproc)" --target locksmith locksmith_clock_shim
