@@ -63,12 +63,14 @@ std::string RunHeader(const RunResults& r, const RunSummary& summary, const Hist
   h += MetaItem("anomalies", Num(r.anomalies().size()));
   h += "</dl>";
   if (!r.reason().empty()) h += "<p class=\"reason\">" + HtmlEscape(r.reason()) + "</p>";
-  return h + "</div></header>\n<nav><a href=\"#checkers\">checkers</a><a href=\"#anomalies\">"
-             "anomalies</a><a href=\"#availability\">availability</a><a href=\"#faults\">faults</a>"
-             "<a href=\"#timeline\">timeline</a><a href=\"#plots\">latency &amp; throughput</a>"
-             "<a href=\"#counts\">op counts</a><a href=\"#config\">config</a></nav>\n<main>";
+  return h + "</div></header>\n<nav><a href=\"#anomalies\">anomalies</a><a href=\"#timeline\">"
+             "timeline</a><a href=\"#faults\">faults</a><a href=\"#availability\">availability"
+             "</a><a href=\"#plots\">latency &amp; throughput</a><a href=\"#counts\">op counts</a>"
+             "<a href=\"#checkers\">checkers</a><a href=\"#config\">config</a></nav>\n<main>";
 }
 
+// Each checker's verdict; its stats folded, for whoever wants the figures
+// behind it (the page leads with the anomalies and the timeline).
 std::string CheckersSection(const RunResults& r) {
   std::string h = "<section id=\"checkers\"><h2>Checkers</h2><table class=\"grid\"><tr>"
                   "<th>checker</th><th>verdict</th><th>anomalies</th><th>reason</th><th>stats</th>"
@@ -77,7 +79,11 @@ std::string CheckersSection(const RunResults& r) {
     h += "<tr><td>" + HtmlEscape(c.name) + "</td><td><span class=\"badge " + VerdictClass(c.valid) +
          "\">" + VerdictText(c.valid) + "</span></td><td class=\"n\">" + Num(c.anomalies.size()) +
          "</td><td>" + HtmlEscape(c.reason) + "</td><td>" +
-         (c.stats.is_null() || c.stats.empty() ? "" : RenderStats(c.stats, "", 0)) + "</td></tr>";
+         (c.stats.is_null() || c.stats.empty()
+              ? ""
+              : "<details class=\"stats\"><summary>stats</summary>" + RenderStats(c.stats, "", 0) +
+                    "</details>") +
+         "</td></tr>";
   }
   return h + "</table></section>\n";
 }
@@ -135,24 +141,24 @@ std::string AnomaliesSection(const RunResults& r, const ReportModel& model,
   return h + "</section>\n";
 }
 
-// Availability: the checker's figures, or computed here for older runs;
-// then the faults.
+// The faults; then availability: the checker's figures, or computed here
+// for older runs.
 std::string FaultSections(const RunResults& r, const History& history, const ReportModel& model) {
   nlohmann::json availability;
   for (const auto& c : r.checkers()) {
     if (c.name == "availability") availability = c.stats;
   }
   if (!availability.is_object()) availability = AvailabilityChecker().Check(history).stats;
-  return "<section id=\"availability\"><h2>Availability</h2><p class=\"muted\">Acquire attempts "
-         "that got the lock, invoked while some fault window was open and while none was.</p>" +
-         AvailabilityHtml(availability, model) + "</section>\n<section id=\"faults\"><h2>Faults (" +
-         Num(model.faults().size()) + ")</h2>" + FaultsHtml(model) +
-         FaultLedgerHtml(r.json().value("faults", nlohmann::json())) + "</section>\n";
+  return "<section id=\"faults\"><h2>Faults (" + Num(model.faults().size()) + ")</h2>" +
+         FaultsHtml(model) + FaultLedgerHtml(r.json().value("faults", nlohmann::json())) +
+         "</section>\n<section id=\"availability\"><h2>Availability</h2><p class=\"muted\">"
+         "Acquire attempts that got the lock, invoked while some fault window was open and while "
+         "none was.</p>" + AvailabilityHtml(availability, model) + "</section>\n";
 }
 
-// The timeline and the plots: drawn by the script from the data blob.
-std::string TimelineAndPlots(const ReportModel& model) {
-  std::string h = R"(<section id="timeline"><h2>Timeline</h2>
+// The timeline: drawn by the script from the data blob.
+std::string Timeline() {
+  return R"(<section id="timeline"><h2>Timeline</h2>
 <div class="controls"><button data-act="fit">fit</button><button data-act="in">zoom in</button><button data-act="out">zoom out</button><label><input type="checkbox" id="tl-faults" checked> faults</label><label><input type="checkbox" id="tl-holds" checked> holds</label><span id="tl-range" class="muted"></span></div>
 <div class="tl-wrap"><canvas id="tl" width="1200" height="400"></canvas><div id="tip" class="tip" hidden></div></div>
 <div class="legend"><span class="sw ok"></span>ok
@@ -163,7 +169,12 @@ std::string TimelineAndPlots(const ReportModel& model) {
 <span class="sw expired"></span>held past lease
 <span class="muted"> — wheel: zoom, drag: pan, double-click: fit, hover: details</span></div>
 <noscript><p>The timeline and plots need JavaScript.</p></noscript></section>
-<section id="plots"><h2>Latency &amp; throughput</h2>
+)";
+}
+
+// The plots, drawn by the script; LatencyAndCounts closes their section.
+std::string Plots(const ReportModel& model) {
+  std::string h = R"(<section id="plots"><h2>Latency &amp; throughput</h2>
 <div class="plots"><figure><figcaption>Latency over time (invoke time; log scale)</figcaption><canvas id="p-scatter" width="600" height="300"></canvas></figure>
 <figure><figcaption>Latency quantiles per f (all outcomes; solid p50, dashed p95, dotted p99)</figcaption><canvas id="p-quant" width="600" height="300"></canvas></figure>
 <figure><figcaption>Throughput per outcome (completions / s)</figcaption>
@@ -245,12 +256,15 @@ Result<std::string> RenderHtmlReport(const History& history, const nlohmann::jso
   std::string h;
   h.reserve(model.row_count() * 14 + model.hold_count() * 16 + 65536);
   h += Head(VerdictText(r.valid()) + std::string(" \xE2\x80\x94 ") + summary.DisplayName(), model);
+  // The verdict, the anomalies' stories and the timeline first; the
+  // figures behind them after.
   h += RunHeader(r, summary, history);
-  h += CheckersSection(r);
   h += AnomaliesSection(r, model, options);
+  h += Timeline();
   h += FaultSections(r, history, model);
-  h += TimelineAndPlots(model);
+  h += Plots(model);
   h += LatencyAndCounts(model);
+  h += CheckersSection(r);
   AppendConfigAndScripts(config, model, &h);
   return h;
 }

@@ -1,11 +1,13 @@
 #include "reports/stats_html.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/text.h"
 #include "reports/escape.h"
 #include "reports/html_text.h"
 #include "reports/run_summary.h"
@@ -16,15 +18,27 @@ namespace {
 constexpr size_t kMaxListItems = 50;
 constexpr size_t kMaxTableRows = 200;
 
-std::string Header(const std::string& name) {
-  std::string h = name;
-  std::replace(h.begin(), h.end(), '_', ' ');
-  return HtmlEscape(h);
+std::string Header(const std::string& name) { return HtmlEscape(StatLabel(name)); }
+
+// "12.3 ms" for a duration in the unit `unit` names; zero in that unit, so
+// a stat named in ms never reads "0 ns".
+std::string DurationIn(double value, double ns_per_unit, const char* unit) {
+  if (value == 0) return std::string("0 ") + unit;
+  return FormatDurationNs(value * ns_per_unit);
 }
 
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+// A rate or a mean with the digits a person reads: "17.3", "0.042", "1,235".
+std::string Plain(double d) {
+  if (d >= 999.5 || d <= -999.5) return WithThousands(std::llround(d));
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", d);
+  return buf;
+}
+
+// The values of an object named per_X: "3.5 per X".
+std::string PerParent(const std::string& parent, const nlohmann::json& v) {
+  if (!v.is_number()) return FormatStat("", v);
+  return Plain(v.get<double>()) + " per " + HtmlEscape(StatLabel(parent.substr(4)));
 }
 
 bool AllScalars(const nlohmann::json& v) {
@@ -89,28 +103,54 @@ std::string RenderStatsArray(const nlohmann::json& v, const std::string& name, i
 
 }  // namespace
 
+StatUnit StatUnitOf(std::string_view name) {
+  if (name.ends_with("_per_s")) return StatUnit::kPerSecond;
+  if (name.ends_with("_ms")) return StatUnit::kMillis;
+  if (name.ends_with("_ns")) return StatUnit::kNanos;
+  if (name.ends_with("_s") || name == "time") return StatUnit::kSeconds;
+  if (name.ends_with("_bytes")) return StatUnit::kBytes;
+  if (name.ends_with("_share") || name.ends_with("_rate") || name == "availability" ||
+      name == "answered") {
+    return StatUnit::kShare;
+  }
+  return StatUnit::kCount;
+}
+
+std::string StatLabel(std::string_view name) {
+  std::string_view base = name;
+  for (std::string_view unit : {"_ms", "_ns", "_s", "_bytes"}) {
+    if (name.size() > unit.size() && name.ends_with(unit) && !name.ends_with("_per_s")) {
+      base = name.substr(0, name.size() - unit.size());
+      break;
+    }
+  }
+  std::string label(base);
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label;
+}
+
 std::string FormatStat(const std::string& name, const nlohmann::json& v) {
   if (v.is_null()) return "\xE2\x80\x93";
   if (v.is_boolean()) return v.get<bool>() ? "yes" : "no";
   if (v.is_string()) return HtmlEscape(Truncated(v.get<std::string>(), 500));
   if (!v.is_number()) return "";
   const double d = v.get<double>();
-  if (EndsWith(name, "_ms")) return HtmlEscape(FormatDurationNs(d * 1e6));
-  if (EndsWith(name, "_ns")) return HtmlEscape(FormatDurationNs(d));
-  if (EndsWith(name, "_s") || name == "time") return HtmlEscape(FormatDurationNs(d * 1e9));
-  if (EndsWith(name, "_bytes")) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, d >= 1 << 20 ? "%.1f MiB" : "%.1f KiB",
-                  d / (d >= 1 << 20 ? 1048576.0 : 1024.0));
-    return buf;
-  }
-  if (name == "availability" || EndsWith(name, "_rate") || EndsWith(name, "share")) {
-    return Percent(d);
+  switch (StatUnitOf(name)) {
+    case StatUnit::kMillis: return HtmlEscape(DurationIn(d, 1e6, "ms"));
+    case StatUnit::kNanos: return HtmlEscape(DurationIn(d, 1, "ns"));
+    case StatUnit::kSeconds: return HtmlEscape(DurationIn(d, 1e9, "s"));
+    case StatUnit::kPerSecond: return Plain(d);
+    case StatUnit::kShare: return Percent(d);
+    case StatUnit::kBytes: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, d >= 1 << 20 ? "%.1f MiB" : "%.1f KiB",
+                    d / (d >= 1 << 20 ? 1048576.0 : 1024.0));
+      return buf;
+    }
+    case StatUnit::kCount: break;
   }
   if (v.is_number_integer() || v.is_number_unsigned()) return WithThousands(v.get<int64_t>());
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", d);
-  return buf;
+  return Plain(d);
 }
 
 std::string RenderStats(const nlohmann::json& v, const std::string& name, int depth) {
@@ -128,7 +168,9 @@ std::string RenderStats(const nlohmann::json& v, const std::string& name, int de
   }
   std::string out = "<table class=\"kv\">";
   for (const auto& [k, child] : v.items()) {
-    out += "<tr><th>" + Header(k) + "</th><td>" + RenderStats(child, k, depth + 1) + "</td></tr>";
+    const bool per = name.starts_with("per_") && child.is_primitive();
+    out += "<tr><th>" + Header(k) + "</th><td>" +
+           (per ? PerParent(name, child) : RenderStats(child, k, depth + 1)) + "</td></tr>";
   }
   return out + "</table>";
 }
