@@ -183,6 +183,79 @@ std::string FaultSentence(const ReportModel& model, const FaultExplanation& caus
          Duration(cause.gap_ns) + " before).";
 }
 
+// "p3's acquire [#12 ...] (invoked at 2.240 s, ok at 2.307 s)": the op as a chip.
+std::string OpWords(const nlohmann::json& ref, const InvokeTimes& invokes) {
+  const int64_t done = RefTime(ref);
+  std::string out = Proc(FieldCount(ref, "process")) + "'s " + HtmlEscape(FieldText(ref, "f")) +
+                    " " + OpChip(ref) + " (invoked at ";
+  auto invoke = invokes.end();
+  if (const nlohmann::json& i = ref.value("invoke_index", nlohmann::json()); i.is_number_integer()) {
+    invoke = invokes.find(i.get<int64_t>());
+  }
+  out += invoke != invokes.end() ? Seconds(invoke->second) : std::string("?");
+  return out + ", " + HtmlEscape(FieldText(ref, "type")) + " at " + Seconds(done) + ")";
+}
+
+// A nonlinearizable anomaly: the op no legal order can place, the state the
+// order before it leaves, the ops it conflicts with and the span they cover.
+std::string ConflictText(const ReportModel& model, const StoryConflict& c,
+                         const nlohmann::json& a) {
+  std::string text = OpWords(c.refuted, model.invoke_times()) + " cannot be linearized";
+  const std::string state = FieldText(a, "state");
+  if (!state.empty()) {
+    const std::string ops = FieldText(a, "prefix_length");
+    text += ": after the longest legal order found of the ops before it (" + HtmlEscape(ops) +
+            (ops == "1" ? " op), " : " ops), ") + KeyCode(FieldText(a, "key")) +
+            " is <b>" + HtmlEscape(Truncated(state, 200)) + "</b>";
+  }
+  text += ".";
+  if (!c.with.empty()) {
+    text += " It conflicts with ";
+    for (size_t i = 0; i < c.with.size(); ++i) {
+      text += (i == 0 ? "" : i + 1 == c.with.size() ? " and " : ", ") +
+              OpWords(c.with[i], model.invoke_times());
+    }
+    text += ".";
+  }
+  return text + " The conflict spans <b>" + Seconds(c.from) + " \xE2\x80\x93 " +
+         Seconds(c.to) + "</b>, from the earliest invoke of these ops to the latest completion.";
+}
+
+std::string FaultWords(const ReportModel& model, int64_t index) {
+  const auto i = static_cast<size_t>(index);
+  const FaultView& f = model.faults()[i];
+  std::string out = FamilyBadge(f.family, model.LaneOfFault(i).look.label) + " <b>" +
+                    HtmlEscape(f.label) + "</b> ";
+  if (f.point) return out + "at " + Seconds(f.start);
+  return out + "from " + Seconds(f.start) + (f.open ? ", never healed" : " to " + Seconds(f.end));
+}
+
+// The faults in effect during the conflict; else the nearest before it,
+// and the first after it (which cannot have caused it).
+std::string ConflictCauseHtml(const ReportModel& model, const StoryConflict& c) {
+  std::string out = "<p class=\"story-cause\">";
+  if (!c.during.empty()) {
+    out += "In effect during the conflict: ";
+    for (size_t i = 0; i < c.during.size() && i < 6; ++i) {
+      out += (i ? "; " : "") + FaultWords(model, c.during[i]);
+    }
+    if (c.during.size() > 6) out += "; \xE2\x80\xA6";
+    return out + ".</p>";
+  }
+  if (c.before.fault < 0) {
+    out += "No fault was in effect during the conflict or before it.";
+  } else {
+    out += "No fault was in effect during the conflict; the nearest before it: " +
+           FaultWords(model, c.before.fault) + " (" + Duration(c.before.gap_ns) +
+           " before the conflict began).";
+  }
+  if (c.next_fault >= 0) {
+    out += " The first fault after it, " + FaultWords(model, c.next_fault) + ", began " +
+           Duration(c.next_gap_ns) + " after the last of these ops completed.";
+  }
+  return out + "</p>";
+}
+
 // The cause, then the other faults in force then (a few).
 std::string CauseHtml(const ReportModel& model, const AnomalyStory& st) {
   std::string out = "<p class=\"story-cause\">" + FaultSentence(model, st.cause);
@@ -205,6 +278,10 @@ std::string CauseHtml(const ReportModel& model, const AnomalyStory& st) {
 std::string StoryHtml(const ReportModel& model, const nlohmann::json& a) {
   const AnomalyStory st = model.StoryOf(a);
   if (st.at < 0) return "";
+  if (st.conflict.to >= 0) {
+    return "<div class=\"story\"><p class=\"story-text\">" + ConflictText(model, st.conflict, a) +
+           "</p>" + ConflictCauseHtml(model, st.conflict) + StorySvg(model, st) + "</div>";
+  }
   std::string text;
   if (st.holds.size() >= 2 && FieldText(a, "type") == "double-holder") {
     text = DoubleHolderText(st, FieldText(a, "key"));

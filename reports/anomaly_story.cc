@@ -1,6 +1,7 @@
 #include "reports/anomaly_story.h"
 
 #include <algorithm>
+#include <cctype>
 #include <tuple>
 
 #include "reports/escape.h"
@@ -101,6 +102,117 @@ int64_t WhenItHappened(const nlohmann::json& anomaly, const AnomalyStory& story,
   return times.empty() ? -1 : *std::min_element(times.begin(), times.end());
 }
 
+// The processes a model state names ("held by process 5, last fence 9",
+// "shared by processes 2, 7"): results.json keeps the state as the model's
+// description of it.
+std::vector<int64_t> ProcessesNamed(const std::string& state) {
+  std::vector<int64_t> processes;
+  size_t at = state.find("process");
+  if (at == std::string::npos) return processes;
+  at = state.find(' ', at);
+  while (at != std::string::npos && at + 1 < state.size() && std::isdigit(static_cast<unsigned char>(state[at + 1]))) {
+    size_t end = at + 1;
+    int64_t p = 0;
+    while (end < state.size() && std::isdigit(static_cast<unsigned char>(state[end])) && p < INT64_MAX / 10 - 9) {
+      p = p * 10 + (state[end++] - '0');
+    }
+    processes.push_back(p);
+    at = state.compare(end, 2, ", ") == 0 ? end + 1 : std::string::npos;
+  }
+  return processes;
+}
+
+int64_t ProcessOf(const nlohmann::json& ref) {
+  const nlohmann::json& p = Member(ref, "process");
+  return p.is_number_integer() ? p.get<int64_t>() : -1;
+}
+
+// The last op of the order `prefix` by `process`; nullptr when none.
+const nlohmann::json* LastBy(const nlohmann::json& prefix, int64_t process) {
+  if (process < 0) return nullptr;
+  for (auto it = prefix.rbegin(); it != prefix.rend(); ++it) {
+    if (IsOpRef(*it) && ProcessOf(*it) == process) return &*it;
+  }
+  return nullptr;
+}
+
+// When the op `ref` names was invoked: by its invoke's index, else its own;
+// its reference's time when neither is known.
+int64_t InvokeTimeOf(const nlohmann::json& ref, const InvokeTimes& invoke_times) {
+  for (const char* name : {"invoke_index", "index"}) {
+    const nlohmann::json& i = Member(ref, name);
+    if (!i.is_number_integer()) continue;
+    if (auto it = invoke_times.find(i.get<int64_t>()); it != invoke_times.end()) return it->second;
+  }
+  return RefTime(ref);
+}
+
+// What a nonlinearizable anomaly's op conflicts with, and the faults in
+// effect over the conflict, or the nearest before it and the first after.
+StoryConflict TellConflict(const nlohmann::json& anomaly, const std::vector<FaultView>& faults,
+                           const InvokeTimes& invoke_times) {
+  StoryConflict c;
+  const nlohmann::json& op = Member(anomaly, "op");
+  if (Text(anomaly, "type") != "nonlinearizable" || !IsOpRef(op) || RefTime(op) < 0) return c;
+  const nlohmann::json& prefix = Member(anomaly, "prefix");
+  std::vector<const nlohmann::json*> with;
+  auto add = [&](const nlohmann::json* ref) {
+    if (ref != nullptr && std::find(with.begin(), with.end(), ref) == with.end()) {
+      with.push_back(ref);
+    }
+  };
+  if (prefix.is_array()) {
+    for (int64_t p : ProcessesNamed(Text(anomaly, "state"))) add(LastBy(prefix, p));
+    if (with.empty()) {
+      add(LastBy(prefix, ProcessOf(op)));
+      if (!prefix.empty() && IsOpRef(prefix.back())) add(&prefix.back());
+    }
+  }
+  c.refuted = op;
+  c.to = RefTime(op);
+  c.from = std::min(c.to, InvokeTimeOf(op, invoke_times));
+  for (const nlohmann::json* ref : with) {
+    if (const int64_t t = InvokeTimeOf(*ref, invoke_times); t >= 0) c.from = std::min(c.from, t);
+    // A conflicting op may complete after the refuted one (the order found
+    // placed a long wait's acquire first): the conflict lasts until it did.
+    c.to = std::max(c.to, RefTime(*ref));
+    c.with.push_back(*ref);
+  }
+  std::stable_sort(c.with.begin(), c.with.end(), [](const auto& a, const auto& b) {
+    return RefTime(a) < RefTime(b);
+  });
+  int64_t next_start = INT64_MAX;
+  for (size_t i = 0; i < faults.size(); ++i) {
+    const FaultView& f = faults[i];
+    if (!f.effective) continue;
+    const int64_t end = f.point ? f.start : f.end;
+    if (f.start <= c.to && end >= c.from) c.during.push_back(static_cast<int64_t>(i));
+    if (f.start > c.to && f.start < next_start) {
+      next_start = f.start;
+      c.next_fault = static_cast<int64_t>(i);
+      c.next_gap_ns = f.start - c.to;
+    }
+  }
+  if (c.during.empty()) c.before = ExplainAt(faults, c.from, {});
+  return c;
+}
+
+// A conflict's drawing: the holds its acquires began, and the fault in
+// effect during it (the one begun last), else the nearest before it.
+void DrawConflict(const LockHolds& holds, AnomalyStory* story) {
+  const StoryConflict& c = story->conflict;
+  auto draw = [&](const nlohmann::json& ref) {
+    StoryHold h;
+    if (FromModel(holds, ref, &h)) story->holds.push_back(std::move(h));
+  };
+  draw(c.refuted);
+  for (const auto& ref : c.with) draw(ref);
+  std::stable_sort(story->holds.begin(), story->holds.end(),
+                   [](const StoryHold& a, const StoryHold& b) { return a.start < b.start; });
+  story->cause = c.before;
+  if (!c.during.empty()) story->cause = {c.during.back(), true, 0};
+}
+
 }  // namespace
 
 FaultExplanation ExplainAt(const std::vector<FaultView>& faults, int64_t t,
@@ -139,7 +251,8 @@ std::pair<int64_t, int64_t> OverlapOf(const StoryHold& a, const StoryHold& b) {
 }
 
 AnomalyStory TellStory(const nlohmann::json& anomaly, const LockHolds& holds,
-                       const std::vector<FaultView>& faults, int64_t end_time) {
+                       const std::vector<FaultView>& faults, int64_t end_time,
+                       const InvokeTimes& invoke_times) {
   AnomalyStory story;
   if (!anomaly.is_object()) return story;
   const nlohmann::json& holders = Member(anomaly, "holders");
@@ -165,6 +278,8 @@ AnomalyStory TellStory(const nlohmann::json& anomaly, const LockHolds& holds,
   story.at = WhenItHappened(anomaly, story, times);
   if (story.at < 0) return story;
   story.cause = ExplainAt(faults, story.at, processes);
+  story.conflict = TellConflict(anomaly, faults, invoke_times);
+  if (story.conflict.to >= 0) DrawConflict(holds, &story);
   for (size_t i = 0; i < faults.size(); ++i) {
     const FaultView& f = faults[i];
     if (!f.point && f.effective && f.start <= story.at && story.at <= f.end) {

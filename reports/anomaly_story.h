@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -46,17 +47,40 @@ struct StoryHold {
 // [max of the starts, min of the ends] when positive, else {-1, -1}.
 std::pair<int64_t, int64_t> OverlapOf(const StoryHold& a, const StoryHold& b);
 
+// A nonlinearizable anomaly's conflict: the op no legal order can place,
+// the ops it conflicts with (what left the model in the state that refutes
+// it: the last op of each process the state names, else the op's own
+// process's last and the order's last), and the span they cover, from the
+// earliest invoke of these ops to the latest completion (the order may put
+// first an op that completed after the refuted one): no fault after that
+// span can have caused it.
+struct StoryConflict {
+  nlohmann::json refuted;                               // its op reference
+  std::vector<nlohmann::json> with;                     // op references, by time
+  int64_t from = -1, to = -1;                           // -1: no conflict told
+  std::vector<int64_t> during;                          // faults in effect within [from, to]
+  FaultExplanation before;                              // else the nearest ending before `from`
+  int64_t next_fault = -1, next_gap_ns = 0;             // the first to begin after `to`
+};
+
+// Invoke times of the ops anomalies name, by the index of their invoke and
+// of their completion.
+using InvokeTimes = std::unordered_map<int64_t, int64_t>;
+
 struct AnomalyStory {
   int64_t at = -1;  // when it happened: the overlap's start, else its earliest op
   int64_t overlap_start = -1, overlap_end = -1;  // -1: no overlap
   std::vector<StoryHold> holds;  // by start
   FaultExplanation cause;
   std::vector<int64_t> active;  // every fault in force at `at`
+  StoryConflict conflict;       // a nonlinearizable anomaly's
 };
 
 // `holds` fills in what the anomaly leaves out of a hold it names by its
-// acquire; `end_time` ends an overlap still going when the run ended.
+// acquire; `end_time` ends an overlap still going when the run ended;
+// `invoke_times` gives a nonlinearizable anomaly's ops their invokes.
 AnomalyStory TellStory(const nlohmann::json& anomaly, const LockHolds& holds,
-                       const std::vector<FaultView>& faults, int64_t end_time);
+                       const std::vector<FaultView>& faults, int64_t end_time,
+                       const InvokeTimes& invoke_times = {});
 
 }  // namespace locksmith

@@ -55,6 +55,18 @@ History SampleHistory() {
   };
 }
 
+// The kill window as the run describes it (nemesis/fault_descriptions.h),
+// begun by the op at `begin_index`.
+nlohmann::json KillDescription(int64_t begin_index = 0) {
+  nlohmann::json described = nlohmann::json::parse(R"({
+      "families": {"kill": {"lane": "kill", "order": 10, "color": "#c62828", "client_mark": "",
+                            "client_ops": []}},
+      "windows": [{"index": 0, "window": 0, "family": "kill", "text": "kill n1",
+                   "effective": true, "process": -1}]})");
+  described["windows"][0]["index"] = begin_index;
+  return described;
+}
+
 nlohmann::json SampleResults(const History& h) {
   nlohmann::json double_holder = {
       {"type", "double-holder"},
@@ -70,12 +82,7 @@ nlohmann::json SampleResults(const History& h) {
                            {"key", kHostileKey},
                            {"weird_field", kHostileError},
                            {"ops", {OpRef(h[9])}}};
-  // The kill window as the run describes it (nemesis/fault_descriptions.h).
-  const nlohmann::json faults = nlohmann::json::parse(R"({
-      "families": {"kill": {"lane": "kill", "order": 10, "color": "#c62828", "client_mark": "",
-                            "client_ops": []}},
-      "windows": [{"index": 0, "window": 0, "family": "kill", "text": "kill n1",
-                   "effective": true, "process": -1}]})");
+  const nlohmann::json faults = KillDescription();
   return {{"valid", false},
           {"anomalies", {double_holder, future}},
           {"stats",
@@ -242,7 +249,7 @@ TEST(HtmlReportTest, CheckerStatsAndAvailabilityAreTablesForPeople) {
                                            {"fail", {{"count", 3}, {"p50_ms", 0.25}}}}}}},
                  {"peak_memory_bytes", 3 << 20}}}};
   const std::string html = Render(h, results);
-  EXPECT_NE(html.find("<th>p50 ms</th>"), std::string::npos);
+  EXPECT_NE(html.find("<th>p50</th>"), std::string::npos);  // the unit is the value's
   EXPECT_NE(html.find(">1.5 ms<"), std::string::npos);
   EXPECT_NE(html.find(">1,200<"), std::string::npos);
   EXPECT_NE(html.find("3.0 MiB"), std::string::npos);
@@ -253,6 +260,88 @@ TEST(HtmlReportTest, CheckerStatsAndAvailabilityAreTablesForPeople) {
   EXPECT_NE(html.find("got the lock; 0 refused (held by another or not sent), 1 in doubt (no answer)"),
             std::string::npos);
   EXPECT_NE(html.find("0 of 0 acquire attempts"), std::string::npos);
+}
+
+// A reader meets the verdict, the anomalies' stories and the timeline
+// first; the checkers' figures come after the plots and counts, folded.
+TEST(HtmlReportTest, TheVerdictAnomaliesAndTimelineComeFirstTheCheckersStatsFolded) {
+  const History h = SampleHistory();
+  const std::string html = Render(h, SampleResults(h));
+  size_t last = 0;
+  for (const char* id : {"id=\"verdict\"", "<section id=\"anomalies\"",
+                         "<section id=\"timeline\"", "<section id=\"faults\"",
+                         "<section id=\"availability\"", "<section id=\"plots\"",
+                         "<section id=\"counts\"", "<section id=\"checkers\"",
+                         "<section id=\"config\""}) {
+    const size_t at = html.find(id);
+    ASSERT_NE(at, std::string::npos) << id;
+    EXPECT_GT(at, last) << id;
+    last = at;
+  }
+  const size_t checkers = html.find("<section id=\"checkers\"");
+  EXPECT_NE(html.find("<details class=\"stats\"><summary>stats</summary><table class=\"kv\">"
+                      "<tr><th>holds</th><td>2</td></tr></table></details>",
+                      checkers),
+            std::string::npos);
+}
+
+// A nonlinearizable anomaly as the linearizability checker writes it: p1's
+// acquire cannot follow p0's; the story names both ops, the span from p0's
+// invoke to p1's completion, and the kill that began inside it.
+TEST(HtmlReportTest, ANonlinearizableStoryNamesItsOpsAndTheFaultsOfItsConflict) {
+  const History h = {
+      MakeOp(0, 1'000'000'000, 0, OpType::kInvoke, "acquire", "lock-0"),
+      MakeOp(1, 1'100'000'000, 0, OpType::kOk, "acquire", "lock-0"),
+      MarkWindow(MakeOp(2, 1'500'000'000, kNemesisProcess, OpType::kInvoke, "kill"), true),
+      MakeOp(3, 1'600'000'000, kNemesisProcess, OpType::kInfo, "kill", "", {{"node", "n1"}}),
+      MakeOp(4, 2'240'000'000, 1, OpType::kInvoke, "acquire", "lock-0"),
+      MakeOp(5, 2'307'000'000, 1, OpType::kOk, "acquire", "lock-0"),
+      MarkWindow(MakeOp(6, 2'400'000'000, kNemesisProcess, OpType::kInfo, "restart"), false),
+  };
+  auto linearized = [&](size_t invoke, size_t done) {
+    nlohmann::json ref = OpRef(h[done]);
+    ref["invoke_index"] = h[invoke].index;
+    return ref;
+  };
+  const nlohmann::json anomaly = {{"type", "nonlinearizable"},
+                                  {"checker", "linearizable"},
+                                  {"model", "owner-mutex"},
+                                  {"key", "lock-0"},
+                                  {"op", linearized(4, 5)},
+                                  {"ops", {linearized(4, 5)}},
+                                  {"prefix", {linearized(0, 1)}},
+                                  {"prefix_length", 1},
+                                  {"state", "held by process 0"}};
+  nlohmann::json results = {{"valid", false}, {"anomalies", {anomaly}}};
+  results["fault_descriptions"] = KillDescription(2);
+  std::string html = Render(h, results);
+  EXPECT_NE(html.find("p1's acquire <a href=\"#timeline\" class=\"opref t-ok\" data-idx=\"5\">"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("(invoked at 2.240 s, ok at 2.307 s) cannot be linearized: after the "
+                      "longest legal order found of the ops before it (1 op), <code>lock-0</code> "
+                      "is <b>held by process 0</b>. It conflicts with p0's acquire"),
+            std::string::npos);
+  EXPECT_NE(html.find("(invoked at 1.000 s, ok at 1.100 s). The conflict spans <b>1.000 s "
+                      "\xE2\x80\x93 2.307 s</b>"),
+            std::string::npos);
+  EXPECT_NE(html.find("In effect during the conflict: <span class=\"fam fam-kill\">kill</span> "
+                      "<b>kill n1</b> from 1.500 s to 2.400 s."),
+            std::string::npos);
+  EXPECT_EQ(html.find("No fault was in force at that moment"), std::string::npos);
+  EXPECT_NE(html.find("<svg class=\"story-svg\""), std::string::npos);  // both holds, the kill
+
+  // The same conflict before the kill: the kill comes after, and says so.
+  nlohmann::json early = anomaly;
+  early["op"] = early["ops"][0] = linearized(0, 1);
+  early["prefix"] = nlohmann::json::array();
+  early["state"] = "free";
+  results["anomalies"] = {early};
+  html = Render(h, results);
+  EXPECT_NE(html.find("No fault was in effect during the conflict or before it. The first fault "
+                      "after it, <span class=\"fam fam-kill\">kill</span> <b>kill n1</b> from "
+                      "1.500 s to 2.400 s, began 400 ms after the last of these ops completed."),
+            std::string::npos);
 }
 
 TEST(HtmlReportTest, MalformedAvailabilityStatsStillRender) {

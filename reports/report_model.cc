@@ -43,7 +43,13 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   m.lanes_ = ProcessLanes::Build(history, m.end_time_);
   OpNameTables names;
   const std::vector<OpRow> rows = BuildOpRows(history, m.lanes_, &names);
-  m.ops_ = OpTable::Build(history, rows, AnomalyOps(results), options.max_values);
+  const std::set<int64_t> anomaly_ops = AnomalyOps(results);
+  m.ops_ = OpTable::Build(history, rows, anomaly_ops, options.max_values);
+  for (const OpRow& row : rows) {
+    if (anomaly_ops.count(row.index) == 0 && anomaly_ops.count(row.completion_index) == 0) continue;
+    m.invoke_times_[row.index] = row.start;
+    if (row.completion_index >= 0) m.invoke_times_[row.completion_index] = row.start;
+  }
   m.holds_ = LockHolds::Build(history, m.lanes_, &names.keys, m.end_time_);
   const DescribedFaults described = DescribedFaults::FromResults(results);
   m.faults_ = FaultTimeline::Build(history, rows, m.end_time_, described);
@@ -65,7 +71,7 @@ const FaultLane& ReportModel::LaneOfFault(size_t fault) const {
 }
 
 AnomalyStory ReportModel::StoryOf(const nlohmann::json& anomaly) const {
-  return TellStory(anomaly, holds_, faults_.faults(), end_time_);
+  return TellStory(anomaly, holds_, faults_.faults(), end_time_, invoke_times_);
 }
 
 void ReportModel::AppendJson(std::string* out) const {

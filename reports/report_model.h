@@ -100,6 +100,8 @@ class ReportModel {
   // each event lane drawn (the rest keep the neutral colour).
   const std::vector<FaultLane>& styled_lanes() const { return styled_lanes_; }
   const std::vector<ClockSeries>& clocks() const { return clocks_.series; }
+  // Invoke times of the ops anomalies name, by either index of each.
+  const InvokeTimes& invoke_times() const { return invoke_times_; }
   // The story of an anomaly of results.json.
   AnomalyStory StoryOf(const nlohmann::json& anomaly) const;
 
@@ -112,6 +114,7 @@ class ReportModel {
   std::vector<std::string> fs_, keys_, errors_;
   OpTable ops_;
   LockHolds holds_;
+  InvokeTimes invoke_times_;  // of the ops anomalies name
   FaultTimeline faults_;
   std::vector<FaultLane> styled_lanes_;
   std::vector<std::string> fault_fs_;
