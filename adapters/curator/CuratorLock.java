@@ -1,9 +1,10 @@
 // Apache Curator's InterProcessMutex as a locksmith lock client
 // (docs/exec-clients.md), on the `zookeeper` backend: one Curator session per
 // program with the run's session timeout, one mutex per lock path; a lock
-// reports a lease of one session timeout (what the holder can be sure of
-// without hearing from ZooKeeper) and lock-lost events when Curator says the
-// connection is LOST. Requests are handled on the main thread, one at a time
+// reports as its validity what the session is sure to last (the negotiated
+// session timeout less the time since a request sent after the grant) and
+// lock-lost events when Curator says the connection is LOST. An acquire
+// while no server is connected sends nothing and fails (busy false). Requests are handled on the main thread, one at a time
 // (an InterProcessMutex belongs to the thread that acquired it).
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -57,18 +58,29 @@ public class CuratorLock {
       reply.put("capabilities", caps);
     } else if (op.equals("acquire")) {
       String key = (String) request.get("key");
+      if (!client.getZookeeperClient().isConnected()) {  // nothing sent: a fail
+        reply.put("result", "fail");
+        reply.put("busy", false);
+        reply.put("error", "no ZooKeeper server connected");
+        return;
+      }
       InterProcessMutex mutex = new InterProcessMutex(client, ROOT + key);
       long wait = ((Number) request.get("wait_ms")).longValue();
       if (!mutex.acquire(wait, TimeUnit.MILLISECONDS)) {
         reply.put("result", "fail");
         return;
       }
+      // The session is sure to last a session timeout from the last request
+      // ZooKeeper answered: one sent now, after the grant.
+      long proofSent = System.nanoTime();
+      client.checkExists().forPath(ROOT + key);
+      long elapsedMs = (System.nanoTime() - proofSent + 999_999) / 1_000_000;
       String token = "curator-" + ProcessHandle.current().pid() + "-" + request.get("id");
       held.put(token, mutex);
       keyOf.put(token, key);
       reply.put("result", "ok");
       reply.put("token", token);
-      reply.put("validity_ms", sessionMs);
+      reply.put("validity_ms", Math.max(0, sessionMs - elapsedMs));
     } else if (op.equals("release")) {
       String token = (String) request.get("token");
       InterProcessMutex mutex = held.remove(token);
@@ -96,10 +108,14 @@ public class CuratorLock {
       hosts.append(node.get("address")).append(':').append(node.get("port"));
     }
     Map<String, Object> settings = (Map<String, Object>) hello.get("settings");
-    if (settings != null && settings.get("session_timeout_ms") instanceof Number) {
-      sessionMs = ((Number) settings.get("session_timeout_ms")).intValue();
-    }
-    client = CuratorFrameworkFactory.newClient(hosts.toString(), sessionMs, sessionMs,
+    int asked = ((Number) settings.get("session_timeout_ms")).intValue();
+    // What ZooKeeper grants: the ask, within the server's bounds.
+    sessionMs = Math.min(Math.max(asked, ((Number) settings.get("min_session_ms")).intValue()),
+                         ((Number) settings.get("max_session_ms")).intValue());
+    // An operation waits this long for a connection: well inside the
+    // request's deadline (the client timeout), so a reply never misses it.
+    int connectionMs = Math.max(20, ((Number) hello.get("timeout_ms")).intValue() * 2 / 5);
+    client = CuratorFrameworkFactory.newClient(hosts.toString(), asked, connectionMs,
                                                new RetryNTimes(0, 0));
     client.getConnectionStateListenable().addListener((c, state) -> {
       if (state != ConnectionState.LOST) return;
@@ -113,9 +129,10 @@ public class CuratorLock {
       }
     });
     client.start();
-    if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("no ZooKeeper connection within 30 s");
-    }
+    // A program restarted while the ensemble is down still answers its
+    // hello; its acquires fail (nothing sent) until Curator connects.
+    client.blockUntilConnected(Math.max(5000, ((Number) hello.get("timeout_ms")).intValue()),
+                               TimeUnit.MILLISECONDS);
   }
 
   static synchronized void send(Map<String, Object> message) {
