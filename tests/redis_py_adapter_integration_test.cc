@@ -4,7 +4,9 @@
 // of the holder's process longer than its lease (client-pause) makes
 // expired-lease double holders, Redis itself doing nothing wrong, and with
 // the inventory workload and fencing off an oversell; a partition
-// cuts one redis-py client off Sentinel's hosts while the others go on. A machine
+// cuts one redis-py client off Sentinel's hosts while the others go on; under
+// kills a refused connect is a fail, not an info, and a lease counts from
+// its SET, so a pause past it is an expired-lease use. A machine
 // without python3-redis fails these tests naming the package.
 #include <gtest/gtest.h>
 
@@ -55,6 +57,59 @@ TEST_F(RedisPyTest, ASigstopPastTheLeaseMakesExpiredLeaseDoubleHolders) {
   EXPECT_EQ(classes.count("unsafe-grant"), 0u) << "Redis itself did nothing wrong";
   // The pauses were real stops of the program, not a stalled coroutine.
   EXPECT_GE(ClientStat(f.results, "program_stops"), 1) << f.results["stats"].dump();
+}
+
+// A Redis SIGKILLed and restarted (the redis-kill-no-persistence scenario:
+// 10 clients, a kill every 3 s): while it is down a connect is refused
+// before the SET is sent, and the adapter answers fail (busy false, the
+// acquire "gave up unanswered"), not info. Only a request in flight when the
+// server died may end info, at most one per worker and kill; answered info,
+// each refused connect started a new process at once (thousands of info ops
+// in 20 s). The restarted master has forgotten the locks: unsafe grants, as
+// the scenario predicts.
+TEST_F(RedisPyTest, UnderKillsARefusedConnectIsAFailNotAnInfo) {
+  FinishedRun f = RunAndLoad({"--scenario", "redis-kill-no-persistence", "--client",
+                              "exec:" + kAdapter, "--seed", "1"},
+                             seconds(150));
+  ASSERT_EQ(f.code, 1) << f.out;
+  EXPECT_GE(Count(AnomalyClasses(f.results), "unsafe-grant"), 1);
+  int kills = 0;
+  for (const Op& op : NemesisDone(f.history, "kill")) kills += op.error.empty();
+  ASSERT_GE(kills, 1) << f.out;
+  int unanswered = 0;
+  for (const Op& op : f.history) {
+    unanswered += op.is_client() && op.f == "acquire" && op.type == OpType::kFail &&
+                  op.value.is_object() && op.value.value("gave_up", "") == "unanswered";
+  }
+  EXPECT_GE(unanswered, 1) << "no acquire found the server down";
+  const int info = Count(f.history, "acquire", OpType::kInfo) +
+                   Count(f.history, "release", OpType::kInfo);
+  EXPECT_LE(info, kills * 10) << kills << " kills";
+}
+
+// A client stopped inside its critical section for 2.5 s, past its 1 s lease
+// (the redis-client-pause-past-lease scenario): another acquires the expired
+// lock. The adapter counts each lease from when its SET was sent, so every
+// grant's validity is short of the lease by that time, and the pair is an
+// expired-lease use, never an unsafe grant: reckoned from the reply, the
+// lease outlived Redis's key by the round trip, and a grant just after the
+// key expired fell inside it.
+TEST_F(RedisPyTest, ALeaseCountsFromTheSetSoAPauseIsAnExpiredLeaseUse) {
+  FinishedRun f = RunAndLoad({"--scenario", "redis-client-pause-past-lease", "--client",
+                              "exec:" + kAdapter, "--seed", "1"},
+                             seconds(120));
+  ASSERT_EQ(f.code, 1) << f.out;
+  const auto classes = AnomalyClasses(f.results);
+  EXPECT_GE(Count(classes, "expired-lease-use"), 1);
+  EXPECT_EQ(Count(classes, "unsafe-grant"), 0) << "Redis itself did nothing wrong";
+  int grants = 0, full_lease = 0;
+  for (const Op& op : f.history) {
+    if (!op.is_client() || op.f != "acquire" || op.type != OpType::kOk) continue;
+    ++grants;
+    full_lease += op.value.value("validity_ms", int64_t{0}) >= 1000;
+  }
+  EXPECT_GE(grants, 10);
+  EXPECT_EQ(full_lease, 0) << "a grant reported the whole lease, counted from its reply";
 }
 
 // The inventory workload, fencing off: the harness sells through redis-py's

@@ -4,41 +4,73 @@
 // master, Redlock's quorum acquire with its drift factor; the lock's validity is
 // what redlock computes from Date.now(), the wall clock. Ops: acquire,
 // release, renew (Lock.extend). Install its modules with `npm ci` here.
+//
+// What the protocol asks beyond the library: while fewer than a quorum of
+// masters are connected nothing is sent and the acquire fails (busy false);
+// a command waits at most 2/5 of the client timeout, and a wait polls only
+// while an attempt still ends inside the request's deadline (on the
+// monotonic clock, not Date.now(), which a client-clock fault moves).
 'use strict';
 const readline = require('readline');
+const {performance} = require('perf_hooks');
 const Redis = require('ioredis');
 const Redlock = require('redlock');
 
 const RETRY_DELAY_MS = 10;
 let redlock = null;
+let masters = [];
 const held = new Map();  // token -> the Lock that holds it
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function send(message) {
   process.stdout.write(JSON.stringify(message) + '\n');
 }
 
 function connect(hello) {
+  const commandMs = Math.max(10, Math.floor(hello.timeout_ms * 2 / 5));
   const clients = hello.nodes.filter((n) => n.role === 'primary').map((n) => new Redis({
     host: n.address, port: n.port, password: hello.password || undefined,
-    connectTimeout: hello.timeout_ms, commandTimeout: hello.timeout_ms,
+    connectTimeout: commandMs, commandTimeout: commandMs,
     maxRetriesPerRequest: 0, enableOfflineQueue: true,
   }));
+  masters = clients;
   // A master that does not answer is one vote fewer, not an error of the call.
   clients.forEach((c) => c.on('error', () => {}));
   redlock = new Redlock(clients, {retryCount: 0, retryDelay: RETRY_DELAY_MS, retryJitter: 0});
   redlock.on('clientError', () => {});
+  // The hello is answered once a quorum is connected, or after a while (a
+  // program restarted while masters are down answers all the same).
+  const quorum = Math.floor(clients.length / 2) + 1;
+  const connected = new Promise((resolve) => {
+    let ready = 0;
+    clients.forEach((c) => c.once('ready', () => { if (++ready === quorum) resolve(); }));
+  });
+  return Promise.race([connected, sleep(Math.max(hello.timeout_ms, 5000))]);
 }
 
+// One attempt of redlock's (retryCount 0) at a time, again after a refusal
+// while the wait lasts: redlock's own retries are counted, not timed.
 async function acquire(request) {
-  const retries = Math.floor(request.wait_ms / RETRY_DELAY_MS);
-  try {
-    const lock = await redlock.lock(request.key, request.lease_ms,
-                                    retries > 0 ? {retryCount: retries} : {});
-    held.set(lock.value, lock);
-    return {result: 'ok', token: lock.value, validity_ms: Math.max(0, lock.expiration - Date.now())};
-  } catch (error) {
-    if (error instanceof Redlock.LockError) return {result: 'fail', error: error.message};
-    throw error;
+  const waitEnd = performance.now() + request.wait_ms;
+  for (;;) {
+    const ready = masters.filter((c) => c.status === 'ready').length;
+    if (ready < Math.floor(masters.length / 2) + 1) {
+      return {result: 'fail', busy: false,
+              error: `${ready} of ${masters.length} masters connected: no quorum, nothing sent`};
+    }
+    try {
+      const lock = await redlock.lock(request.key, request.lease_ms);
+      held.set(lock.value, lock);
+      return {result: 'ok', token: lock.value,
+              validity_ms: Math.max(0, lock.expiration - Date.now())};
+    } catch (error) {
+      if (!(error instanceof Redlock.LockError)) throw error;
+      if (performance.now() + RETRY_DELAY_MS >= waitEnd) {
+        return {result: 'fail', error: error.message};
+      }
+    }
+    await sleep(RETRY_DELAY_MS);
   }
 }
 
@@ -68,7 +100,7 @@ async function handle(request) {
   const reply = {id: request.id};
   try {
     if (request.op === 'hello') {
-      connect(request);
+      await connect(request);
       const version = require('redlock/package.json').version;
       Object.assign(reply, {name: 'node-redlock', version, capabilities: {renew: true}});
     } else if (request.op === 'acquire') {
@@ -86,5 +118,8 @@ async function handle(request) {
   send(reply);
 }
 
-readline.createInterface({input: process.stdin}).on('line', (line) => handle(JSON.parse(line)));
-process.stdin.on('end', () => process.exit(0));
+// One request at a time, in order (the hello's connect first).
+let queue = Promise.resolve();
+readline.createInterface({input: process.stdin})
+    .on('line', (line) => { queue = queue.then(() => handle(JSON.parse(line))); });
+process.stdin.on('end', () => queue.then(() => process.exit(0)));
