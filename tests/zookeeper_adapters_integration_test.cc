@@ -8,8 +8,9 @@
 // note 10, reproduced with Curator itself); a stop shorter than the session
 // breaks nothing. kazoo, which takes no source address, runs in a client
 // host of its own, so a partition cuts one kazoo client off every server
-// while the others go on. A machine without a library fails naming its
-// package.
+// while the others go on; a kazoo wait in the lock's queue ends at the
+// request's wait_ms, not past its deadline. A machine without a library
+// fails naming its package.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -126,6 +127,32 @@ TEST(KazooClientHostTest, OneClientCutOffEveryServerWhileTheOthersGoOn) {
   EXPECT_EQ(zero_ok, 0) << "client 0 reached ZooKeeper through the cut";
   EXPECT_GE(zero_info, 1) << "no op of client 0 was left unanswered by the cut";
   EXPECT_GE(others_ok, 20) << "the other clients stopped too";
+}
+
+// Six kazoo clients queue on one lock held 300-600 ms at a time, each
+// acquire waiting at most 1 s. kazoo's Lock.acquire(timeout=) starts its
+// timeout again whenever a predecessor leaves the queue, so its waits ran
+// past the request's deadline and the harness killed and restarted the
+// program (19 times in 10 s before); the adapter ends the wait itself at
+// wait_ms (a cancel), so a wait that ran out is a fail, "busy", and the
+// programs all answer.
+TEST(KazooQueueTest, AWaitInTheQueueEndsAtWaitMsWithAFail) {
+  ASSERT_EQ(std::system(kLibraries[0].check.c_str()), 0) << kLibraries[0].missing;
+  FinishedRun f = RunAndLoad(
+      {"--backend", "zookeeper", "--client",
+       "exec:" + std::string(LOCKSMITH_SOURCE_DIR) + "/adapters/" + kLibraries[0].adapter,
+       "--seed", "1", "--time-limit", "10", "--concurrency", "6", "--keys", "1", "--hold",
+       "300-600", "--acquire-wait-ms", "1000"},
+      seconds(120));
+  EXPECT_EQ(f.code, 0) << f.out;
+  int waited_out = 0;
+  for (const Op& op : f.history) {
+    if (!op.is_client() || op.f != "acquire" || op.type != OpType::kFail) continue;
+    waited_out += op.value.value("gave_up", "") == "busy" &&
+                  op.value.value("waited_ms", int64_t{0}) >= 1000;
+  }
+  EXPECT_GE(waited_out, 1) << "no wait in the queue ran out";
+  EXPECT_EQ(ClientStat(f.results, "program_misbehaved"), 0) << f.results["stats"].dump();
 }
 
 INSTANTIATE_TEST_SUITE_P(Libraries, ZookeeperAdapterTest, ::testing::ValuesIn(kLibraries),

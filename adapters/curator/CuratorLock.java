@@ -4,8 +4,11 @@
 // reports as its validity what the session is sure to last (the negotiated
 // session timeout less the time since a request sent after the grant) and
 // lock-lost events when Curator says the connection is LOST. An acquire
-// while no server is connected sends nothing and fails (busy false). Requests are handled on the main thread, one at a time
-// (an InterProcessMutex belongs to the thread that acquired it).
+// while no server is connected sends nothing and fails (busy false).
+// Requests are read on the main thread, one at a time, and every Curator call
+// runs on one thread of its own (an InterProcessMutex belongs to the thread
+// that acquired it); a call still running at the request's deadline is
+// answered info and goes on.
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -13,8 +16,15 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -25,6 +35,15 @@ public class CuratorLock {
   private static final String ROOT = "/locksmith-curator/";
   private static CuratorFramework client;
   private static int sessionMs = 2000;
+  private static long timeoutMs = 500;  // the client timeout: each request's deadline, + its wait
+  private static long marginMs = 100;   // the reply leaves this much before the deadline
+  // Every call into Curator runs here: an InterProcessMutex must be released
+  // by the thread that acquired it, and the main thread keeps the deadlines.
+  private static final ExecutorService curatorThread = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "curator-calls");
+    t.setDaemon(true);
+    return t;
+  });
   private static final Map<String, InterProcessMutex> held = new ConcurrentHashMap<>();
   private static final Map<String, String> keyOf = new ConcurrentHashMap<>();
 
@@ -66,15 +85,24 @@ public class CuratorLock {
       }
       InterProcessMutex mutex = new InterProcessMutex(client, ROOT + key);
       long wait = ((Number) request.get("wait_ms")).longValue();
-      if (!mutex.acquire(wait, TimeUnit.MILLISECONDS)) {
+      Attempt<Long> attempt = new Attempt<>(() -> {
+        if (!mutex.acquire(wait, TimeUnit.MILLISECONDS)) return null;
+        // The session is sure to last a session timeout from the last
+        // request ZooKeeper answered: one sent now, after the grant.
+        long proofSent = System.nanoTime();
+        client.checkExists().forPath(ROOT + key);
+        return (System.nanoTime() - proofSent + 999_999) / 1_000_000;
+      }, elapsed -> {
+        try {
+          mutex.release();
+        } catch (Exception e) {  // the session's end removes the node
+        }
+      });
+      Long elapsedMs = attempt.result(wait + timeoutMs - marginMs);
+      if (elapsedMs == null) {
         reply.put("result", "fail");
         return;
       }
-      // The session is sure to last a session timeout from the last request
-      // ZooKeeper answered: one sent now, after the grant.
-      long proofSent = System.nanoTime();
-      client.checkExists().forPath(ROOT + key);
-      long elapsedMs = (System.nanoTime() - proofSent + 999_999) / 1_000_000;
       String token = "curator-" + ProcessHandle.current().pid() + "-" + request.get("id");
       held.put(token, mutex);
       keyOf.put(token, key);
@@ -90,7 +118,10 @@ public class CuratorLock {
         reply.put("error", "no lock with this token");
         return;
       }
-      mutex.release();
+      new Attempt<Boolean>(() -> {
+        mutex.release();
+        return true;
+      }, done -> {}).result(timeoutMs - marginMs);
       reply.put("result", "ok");
     } else {
       reply.put("result", "fail");
@@ -108,6 +139,8 @@ public class CuratorLock {
       hosts.append(node.get("address")).append(':').append(node.get("port"));
     }
     Map<String, Object> settings = (Map<String, Object>) hello.get("settings");
+    timeoutMs = ((Number) hello.get("timeout_ms")).longValue();
+    marginMs = Math.min(100, timeoutMs / 5);
     int asked = ((Number) settings.get("session_timeout_ms")).intValue();
     // What ZooKeeper grants: the ask, within the server's bounds.
     sessionMs = Math.min(Math.max(asked, ((Number) settings.get("min_session_ms")).intValue()),
@@ -140,6 +173,44 @@ public class CuratorLock {
     Json.write(message, out);
     System.out.println(out);
     System.out.flush();
+  }
+
+  // One call on the Curator thread whose reply keeps the request's deadline:
+  // at the deadline the call is abandoned (the request is info) and goes on;
+  // `late` is given its value if it ends well (an acquire that got the lock
+  // after all releases it: no one else will).
+  static final class Attempt<T> {
+    private final Future<T> future;
+    private boolean abandoned = false;
+    private boolean done = false;
+
+    Attempt(Callable<T> call, Consumer<T> late) {
+      future = curatorThread.submit(() -> {
+        T value = call.call();
+        synchronized (this) {
+          done = true;
+          if (!abandoned) return value;
+        }
+        if (value != null) late.accept(value);
+        return value;
+      });
+    }
+
+    T result(long ms) throws Exception {
+      try {
+        return future.get(Math.max(0, ms), TimeUnit.MILLISECONDS);
+      } catch (TimeoutException e) {
+        synchronized (this) {
+          if (!done) {
+            abandoned = true;
+            throw new TimeoutException("Curator did not finish within the deadline: may have happened");
+          }
+        }
+        return result(ms);
+      } catch (ExecutionException e) {
+        throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+      }
+    }
   }
 
   // Just enough JSON for the protocol: objects, arrays, strings, numbers,

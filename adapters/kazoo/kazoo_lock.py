@@ -20,7 +20,7 @@ import time
 
 import kazoo
 from kazoo.client import KazooClient, KazooState
-from kazoo.exceptions import KazooException, LockTimeout
+from kazoo.exceptions import CancelledError, KazooException, LockTimeout
 
 ROOT = "/locksmith-kazoo/"
 out = threading.Lock()  # replies (main thread) and lost-lock events (kazoo's)
@@ -111,9 +111,11 @@ class Adapter:
             return {"result": "fail", "busy": False, "error": "no ZooKeeper server connected"}
         lock = self.zk.Lock(ROOT + request["key"])
         wait = request["wait_ms"] / 1000.0
-        # kazoo's wait and its retries end by the deadline (wait 0: one try).
-        bound = max(0.001, min(wait, end - time.monotonic()) if wait > 0 else end - time.monotonic())
-        attempt = Call(lambda: self.try_acquire(lock, wait > 0, bound), late=self.give_back(lock))
+        wait_end = min(time.monotonic() + wait, end)
+        # kazoo's retries end by the deadline (wait 0: one try).
+        bound = max(0.001, end - time.monotonic())
+        attempt = Call(lambda: self.try_acquire(lock, wait_end if wait > 0 else None, bound),
+                       late=self.give_back(lock))
         try:
             got, proof_sent, stat = attempt.result(end - time.monotonic())
         except TimeoutError:
@@ -127,13 +129,24 @@ class Adapter:
         return {"result": "ok", "token": token, "fence": stat.czxid if stat else None,
                 "validity_ms": max(0, left)}
 
-    def try_acquire(self, lock, blocking, bound):
-        """(got, when the last request was sent, the lock node's stat). A
-        refusal leaves no node of ours behind, or is in doubt (raises)."""
+    def try_acquire(self, lock, wait_end, bound):
+        """(got, when the last request was sent, the lock node's stat): one
+        try, or (`wait_end`) a wait in the queue until then. A refusal leaves
+        no node of ours behind, or is in doubt (raises)."""
+        # kazoo's timeout starts again each time a predecessor goes: the
+        # wait is ended by a cancel at wait_end instead.
+        timer = None
+        if wait_end is not None:
+            timer = threading.Timer(max(0.0, wait_end - time.monotonic()), lock.cancel)
+            timer.daemon = True
+            timer.start()
         try:
-            got = lock.acquire(blocking=blocking, timeout=bound)
-        except LockTimeout:
+            got = lock.acquire(blocking=wait_end is not None, timeout=bound)
+        except (LockTimeout, CancelledError):
             got = False
+        finally:
+            if timer is not None:
+                timer.cancel()
         if not got:
             # kazoo's clean-up is best effort: a node left would take the
             # lock for this session when its turn came.
