@@ -13,6 +13,7 @@ if(LOCKSMITH_GO AND EXISTS ${LOCKSMITH_GOCODE}/github.com/samuel/go-zookeeper/zk
    AND EXISTS ${LOCKSMITH_GOCODE}/go.etcd.io/etcd/clientv3/concurrency/mutex.go)
   set(go_sources
     adapters/goexec/goexec.go
+    adapters/goexec/goexec_test.go
     adapters/go-zookeeper/go_zookeeper_lock.go
     adapters/etcd-concurrency/etcd_concurrency_lock.go
     scripts/build-go-adapters.sh)
@@ -27,6 +28,10 @@ if(LOCKSMITH_GO AND EXISTS ${LOCKSMITH_GOCODE}/github.com/samuel/go-zookeeper/zk
   add_custom_target(go_adapters ALL
     DEPENDS ${LOCKSMITH_GO_ADAPTERS_DIR}/go-zookeeper/go-zookeeper-lock
             ${LOCKSMITH_GO_ADAPTERS_DIR}/etcd-concurrency/etcd-concurrency-lock)
+  # The protocol package's own tests (go test: deadlines, late replies, leases left).
+  add_test(NAME goexec_go_test
+           COMMAND ${PROJECT_SOURCE_DIR}/scripts/build-go-adapters.sh ${CMAKE_BINARY_DIR} --test)
+  set_tests_properties(goexec_go_test PROPERTIES LABELS unit)
 else()
   message(STATUS "The Go adapters are left out: go, golang-github-samuel-go-zookeeper-dev or "
                  "golang-etcd-server-dev is missing (scripts/setup.sh --go-adapters)")

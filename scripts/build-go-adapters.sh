@@ -5,7 +5,9 @@
 # (golang-etcd-server-dev), with golang-go. scripts/setup.sh --tests installs
 # them; CMake runs this script when it finds go (target go_adapters).
 #
-#   scripts/build-go-adapters.sh [BUILD_DIR]    (default: build)
+#   scripts/build-go-adapters.sh [BUILD_DIR]          (default: build)
+#   scripts/build-go-adapters.sh BUILD_DIR --test     runs the unit tests of
+#                                                     adapters/goexec instead
 #
 # writes BUILD_DIR/adapters/go-zookeeper/go-zookeeper-lock and
 # BUILD_DIR/adapters/etcd-concurrency/etcd-concurrency-lock, for
@@ -31,6 +33,9 @@ export GOFLAGS= GOPROXY=off GOTOOLCHAIN=local CGO_ENABLED=0 GOENV=off
 version_of() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || echo unknown; }
 
 cd "$src"
+if [[ ${2:-} == --test ]]; then
+  exec go test -count=1 locksmith/goexec
+fi
 go build -p 2 -ldflags "-X main.version=$(version_of golang-github-samuel-go-zookeeper-dev)" \
   -o "$out/go-zookeeper/go-zookeeper-lock" ./adapters/go-zookeeper
 go build -p 2 -o "$out/etcd-concurrency/etcd-concurrency-lock" ./adapters/etcd-concurrency
