@@ -36,6 +36,7 @@ import (
 	"go.etcd.io/etcd/clientv3"
 	"go.etcd.io/etcd/clientv3/balancer/resolver/endpoint"
 	"go.etcd.io/etcd/clientv3/concurrency"
+	"go.etcd.io/etcd/etcdserver/api/v3rpc/rpctypes"
 	"go.etcd.io/etcd/version"
 	"google.golang.org/grpc"
 	"locksmith/goexec"
@@ -179,7 +180,12 @@ func (a *adapter) notGranted(ctx context.Context, session *concurrency.Session,
 
 // granted: a keep-alive sent after the grant bounds the lease (the members
 // renewed it when it reached them, after it was sent); with fencing, the
-// key's create revision is the fence.
+// key's create revision is the fence. Lock does not check that its key
+// outlived the wait: when the lease expired while it waited (its holder
+// stalled past the TTL in the queue), Lock still returns the lock, and the
+// keep-alive finds the lease gone. That grant is the library's word: ok,
+// with the lease it has left, none (the lock key went with the lease, so
+// it has no fence: with --fencing on it is info).
 func (a *adapter) granted(ctx context.Context, key string, session *concurrency.Session,
 	mutex *concurrency.Mutex) goexec.Reply {
 	sent := time.Now()
@@ -188,6 +194,10 @@ func (a *adapter) granted(ctx context.Context, key string, session *concurrency.
 	reply.Token = mutex.Key()
 	if err == nil {
 		reply.ValidityMs = goexec.LeftMs(alive.TTL*1000, sent)
+	} else if err == rpctypes.ErrLeaseNotFound && !a.hello.Fencing {
+		reply.ValidityMs, err = goexec.LeftMs(0, sent), nil
+		fmt.Fprintf(os.Stderr, "etcd-concurrency adapter: Lock granted %s on an expired lease\n",
+			mutex.Key())
 	}
 	if err == nil && a.hello.Fencing {
 		var kv *clientv3.GetResponse
