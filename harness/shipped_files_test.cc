@@ -18,6 +18,7 @@
 #include "harness/run_config.h"
 #include "harness/scenario_library.h"
 #include "harness/suite_file.h"
+#include "reports/run_results.h"
 
 namespace locksmith {
 namespace {
@@ -50,6 +51,14 @@ bool IsFuzzSeed(const fs::path& file) {
   return file.string().find("/fuzz/corpus/") != std::string::npos;
 }
 
+// A run's own files kept as a test's fixture (reports/testdata/redis-kill-run):
+// a run directory with its history.
+bool IsRunFixture(const fs::path& file) {
+  return file.string().find("/testdata/") != std::string::npos &&
+         fs::exists(file.parent_path() / "history.bin") &&
+         (file.filename() == "config.json" || file.filename() == "results.json");
+}
+
 bool IsScenario(const fs::path& file) { return file.parent_path().filename() == "scenarios"; }
 bool IsSuite(const fs::path& file) {
   return file.parent_path() == fs::path(LOCKSMITH_SOURCE_DIR) / "suites";
@@ -59,7 +68,7 @@ TEST(ShippedFilesTest, EveryJsonFileIsAScenarioOrASuite) {
   std::set<std::string> suites;
   int scenarios = 0;
   for (const auto& file : ShippedJsonFiles()) {
-    if (IsFuzzSeed(file)) continue;
+    if (IsFuzzSeed(file) || IsRunFixture(file)) continue;
     scenarios += IsScenario(file);
     if (IsSuite(file)) suites.insert(file.stem().string());
     EXPECT_TRUE(IsScenario(file) || IsSuite(file))
@@ -83,6 +92,27 @@ TEST(ShippedFilesTest, EveryScenarioLoadsValidatesAndWarnsAboutNothing) {
         << file << ": " << config.UnusedKeyWarnings().front();
     EXPECT_FALSE(config.description.empty()) << file << " says nothing about itself";
   }
+}
+
+// A run kept as a fixture is one `locksmith check` and `report` still read:
+// its config loads and validates, its results parse.
+TEST(ShippedFilesTest, EveryRunFixtureLoadsAsARunDirectory) {
+  int fixtures = 0;
+  for (const auto& file : ShippedJsonFiles()) {
+    if (!IsRunFixture(file)) continue;
+    ++fixtures;
+    if (file.filename() == "results.json") {
+      auto results = RunResults::Read(file.string());
+      EXPECT_TRUE(results.ok()) << file << ": " << results.error();
+      continue;
+    }
+    RunConfig config;
+    Status loaded = LoadRunConfigFile(file.string(), config);
+    ASSERT_TRUE(loaded) << file << ": " << loaded.error();
+    Status valid = ValidateRunConfig(config);
+    EXPECT_TRUE(valid) << file << ": " << valid.error();
+  }
+  EXPECT_GE(fixtures, 2);
 }
 
 TEST(ShippedFilesTest, TheLibraryListsEveryScenarioFile) {
