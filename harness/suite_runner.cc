@@ -9,6 +9,7 @@
 #include "base/scope_exit.h"
 #include "base/seed.h"
 #include "base/terminal_text.h"
+#include "base/text.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
@@ -169,12 +170,7 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
   return outcome;
 }
 
-int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
-  SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
-  if (!outcome.error.empty()) {
-    std::cerr << "locksmith: " << TerminalSafe(outcome.error) << "\n";
-    return outcome.exit_code;
-  }
+void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out) {
   const SuiteRecord& record = outcome.record;
   out << "\nsuite " << TerminalSafe(record.name) << " (seed " << record.seed
       << "): " << record.runs.size() << " of " << record.planned_runs << " runs"
@@ -188,12 +184,22 @@ int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
     const RunGroup g = Summarize(of);
     out << "  " << TerminalSafe(cell) << ": " << RateText(g);
     if (g.median_first_violation_s) {
-      out << ", median time to the first violation " << *g.median_first_violation_s << " s";
+      out << ", median time to the first violation "
+          << FormatDurationNs(*g.median_first_violation_s * 1e9);
     }
     if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
     out << "\n";
   }
   out << "index: " << TerminalSafe(outcome.dir) << "/index.html\n";
+}
+
+int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
+  SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
+  if (!outcome.error.empty()) {
+    std::cerr << "locksmith: " << TerminalSafe(outcome.error) << "\n";
+    return outcome.exit_code;
+  }
+  PrintSuiteSummary(outcome, out);
   return outcome.exit_code;
 }
 

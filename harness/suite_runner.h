@@ -28,6 +28,10 @@ struct SuiteOutcome {
 SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
                           std::ostream& out);
 
+// The cells' violation rates and median times to the first violation (as
+// people read a duration), then where the index is.
+void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out);
+
 // ExecuteSuite with the real modules; prints where the index is and the
 // cells' violation rates; returns the exit code.
 int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out);

@@ -70,6 +70,32 @@ TEST(SuiteRunnerTest, EveryRepeatRunsInItsOwnDirectoryAndTheTablesLinkThemAll) {
   EXPECT_EQ(config["seed"], runs[1].seed);
 }
 
+// The console's figures read as people read them: the median time to the
+// first violation in the unit that reads best, to four digits at most.
+TEST(SuiteRunnerTest, TheConsoleSummaryRoundsTheMedianTimeToTheFirstViolation) {
+  SuiteOutcome outcome;
+  outcome.dir = "/store/suites/quick";
+  outcome.record.name = "quick";
+  outcome.record.cells = {"slow", "fast"};
+  outcome.record.planned_runs = 4;
+  for (const auto& [cell, first] : std::vector<std::pair<std::string, double>>{
+           {"slow", 2.72586}, {"slow", 2.72586}, {"fast", 0.0421337}, {"fast", 0.0421337}}) {
+    SuiteRun run;
+    run.cell = cell;
+    run.verdict = "invalid";
+    run.exit_code = 1;
+    run.first_violation_s = first;
+    outcome.record.runs.push_back(run);
+  }
+  std::ostringstream out;
+  PrintSuiteSummary(outcome, out);
+  EXPECT_NE(out.str().find("  slow: 2 of 2 invalid"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find(", median time to the first violation 2.726 s\n"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find(", median time to the first violation 42.1 ms\n"), std::string::npos)
+      << out.str();
+}
+
 TEST(SuiteRunnerTest, ASignalStopsTheSuiteAfterTheCurrentRunWithTheTablesWritten) {
   TempDir store;
   SignalWatcher signals;
