@@ -33,6 +33,9 @@ struct ExecLockClient::Program {
   int pid = -1;
   bool ended = false;
   std::map<int64_t, Pending*> pending;
+  bool answered_hello = false;   // its handshake reply came
+  bool sends_lock_lost = false;  // ... saying "lock_lost": true
+  int events_since_request = 0;  // events since the last request was written
 };
 
 // A request waiting for its reply; `signal` fires (cancelled) when the reply
@@ -71,7 +74,8 @@ ExecLockClient::ExecLockClient(asio::any_io_executor executor, ProcessSupervisor
     : executor_(std::move(executor)),
       supervisor_(supervisor),
       options_(std::move(options)),
-      owner_("client-" + std::to_string(options_.index)) {}
+      owner_("client-" + std::to_string(options_.index)),
+      backoff_rng_(options_.seed) {}
 
 ExecLockClient::~ExecLockClient() { Close(); }
 
@@ -102,6 +106,9 @@ void ExecLockClient::KillProgram(int pid) {
 int ExecLockClient::pid() const { return program_ && !program_->ended ? program_->pid : -1; }
 
 asio::awaitable<Status> ExecLockClient::Connect() {
+  // Handshaken already (ExecClients::Start, before the workload): a program
+  // that ended since is started again by the next op, as after any info.
+  if (handshaken_) co_return OkStatus();
   if (!program_) {
     if (Status launched = Launch(); !launched) co_return launched;
   }
@@ -135,6 +142,7 @@ Status ExecLockClient::Launch() {
   if (!pid) return Error{Name() + ": " + pid.error()};
   program->pid = *pid;
   program_ = program;
+  handshaken_ = false;
   ++starts_;
   BackgroundTasks(executor_).Spawn(owner_ + " reader", ReadLines(program));
   hello_pending_ = std::make_unique<Pending>(executor_);
@@ -159,6 +167,7 @@ asio::awaitable<Status> ExecLockClient::AwaitHello() {
                     ") gives no fencing token (its capabilities say \"fence\": false)"};
   }
   hello_ = std::move(*hello);
+  handshaken_ = true;
   co_return OkStatus();
 }
 
@@ -204,6 +213,7 @@ Status ExecLockClient::Send(Program& program, const nlohmann::json& message, int
   }
   pending.signal.expires_after(deadline);
   program.pending[id] = &pending;
+  program.events_since_request = 0;
   return OkStatus();
 }
 
@@ -257,12 +267,7 @@ void ExecLockClient::OnLine(Program& program, std::string_view line) {
     return;
   }
   if (parsed->is_event) {
-    auto event = DecodeExecEvent(parsed->body);
-    if (!event) {
-      Misbehaved(program, event.error());
-      return;
-    }
-    if (sink_) sink_(std::move(*event));
+    OnEvent(program, parsed->body);
     return;
   }
   auto it = program.pending.find(parsed->id);
@@ -270,16 +275,60 @@ void ExecLockClient::OnLine(Program& program, std::string_view line) {
     Misbehaved(program, "replied to unknown id " + std::to_string(parsed->id));
     return;
   }
+  if (parsed->id == 0) {  // the handshake: what the program may send from now on
+    auto hello = DecodeHelloReply(parsed->body);
+    program.answered_hello = true;
+    program.sends_lock_lost = hello && hello->capabilities.lock_lost;
+  }
   it->second->reply = std::move(parsed->body);
   it->second->signal.cancel();
   program.pending.erase(it);
+}
+
+void ExecLockClient::OnEvent(Program& program, const nlohmann::json& body) {
+  if (++program.events_since_request > kMaxEventsPerRequest) {
+    Misbehaved(program, "sent more than " + std::to_string(kMaxEventsPerRequest) +
+                            " events since its last request");
+    return;
+  }
+  auto event = DecodeExecEvent(body);
+  if (!event) {
+    Misbehaved(program, event.error());
+    return;
+  }
+  if (!program.answered_hello) {
+    Misbehaved(program, "sent an event before it answered its handshake");
+    return;
+  }
+  if (!program.sends_lock_lost) {
+    Misbehaved(program, "sent a lock-lost event, though its handshake's capabilities say "
+                        "\"lock_lost\": false");
+    return;
+  }
+  ExecHolds::Judgement judged = holds_.Lost(event->key, event->token);
+  switch (judged.verdict) {
+    case ExecHolds::Verdict::kRefuse:
+      Misbehaved(program, judged.why);
+      return;
+    case ExecHolds::Verdict::kStale:
+      ++stale_events_;
+      return;
+    case ExecHolds::Verdict::kRecord:
+      event->token = judged.token;
+      if (sink_) sink_(std::move(*event));
+      return;
+  }
 }
 
 std::string ExecLockClient::Misbehaved(Program& program, const std::string& why) {
   const std::string message = Name() + " " + why;
   if (program.ended) return message;
   ++misbehaved_;
-  if (options_.report) options_.report(message + "; killed, the next op starts it again");
+  // A first handshake that fails is the run's set-up error, told once there.
+  const bool first_handshake = starts_ <= 1 && !handshaken_;
+  if (options_.report && !first_handshake) {
+    options_.report(message + "; killed, the next op starts it again");
+  }
   End(program, message);
   return message;
 }
@@ -306,14 +355,25 @@ asio::awaitable<AcquireResult> ExecLockClient::AcquireAs(ExecOp op, const std::s
     const std::string fallback = "exec-" + std::to_string(options_.index) + "-" +
                                  std::to_string(reply.id);
     auto decoded = DecodeAcquireReply(reply.body, fallback);
-    if (decoded) co_return *decoded;
-    reply.error = Misbehaved(*reply.program, "answered " + std::string(ExecOpName(op)) + " " +
-                                                 std::to_string(reply.id) + " wrongly: " +
-                                                 decoded.error());
+    std::string wrong = decoded ? "" : decoded.error();
+    // The handshake said acquires carry a fence, and the resource relies on it.
+    if (decoded && options_.fencing && decoded->outcome == Outcome::kOk && !decoded->fence) {
+      wrong = "ok without a \"fence\" under --fencing on";
+    }
+    if (wrong.empty()) {
+      out = std::move(*decoded);
+      if (out.outcome == Outcome::kOk) holds_.Acquired(key, out.token);
+    } else {
+      reply.error = Misbehaved(*reply.program, "answered " + std::string(ExecOpName(op)) + " " +
+                                                   std::to_string(reply.id) + " wrongly: " + wrong);
+    }
   }
-  // Nothing sent: certainly not acquired. Sent: it may have been.
-  out.outcome = reply.sent ? Outcome::kUnknown : Outcome::kFail;
-  out.error = reply.error;
+  if (!reply.error.empty()) {
+    // Nothing sent: certainly not acquired. Sent: it may have been.
+    out.outcome = reply.sent ? Outcome::kUnknown : Outcome::kFail;
+    out.error = reply.error;
+  }
+  if (out.outcome == Outcome::kUnknown) co_await BackOffAfterInfo();
   co_return out;
 }
 
@@ -334,14 +394,23 @@ asio::awaitable<ReleaseResult> ExecLockClient::Release(const std::string& key,
                                                        const std::string& token) {
   const bool shared = shared_tokens_.erase(token) > 0;
   ExecRequest request{0, shared ? ExecOp::kReleaseShared : ExecOp::kRelease, key, token, 0, 0};
+  // From here a lock-lost event for this hold is stale: the release says
+  // what became of it.
+  holds_.Releasing(token);
   Reply reply = co_await Call(request, options_.timeout);
+  holds_.Released(token);
+  ReleaseResult out{reply.sent ? Outcome::kUnknown : Outcome::kFail, reply.error};
   if (reply.error.empty()) {
     auto decoded = DecodeReleaseReply(reply.body);
-    if (decoded) co_return *decoded;
-    reply.error = Misbehaved(*reply.program, "answered release " + std::to_string(reply.id) +
+    if (decoded) {
+      out = std::move(*decoded);
+    } else {
+      out.error = Misbehaved(*reply.program, "answered release " + std::to_string(reply.id) +
                                                  " wrongly: " + decoded.error());
+    }
   }
-  co_return ReleaseResult{reply.sent ? Outcome::kUnknown : Outcome::kFail, reply.error};
+  if (out.outcome == Outcome::kUnknown) co_await BackOffAfterInfo();
+  co_return out;
 }
 
 asio::awaitable<ExtendResult> ExecLockClient::Extend(const std::string& key,
@@ -350,13 +419,32 @@ asio::awaitable<ExtendResult> ExecLockClient::Extend(const std::string& key,
   if (!hello_.capabilities.renew) co_return co_await LockClient::Extend(key, token, lease);
   ExecRequest request{0, ExecOp::kRenew, key, token, lease.count(), 0};
   Reply reply = co_await Call(request, options_.timeout);
+  ExtendResult out{reply.sent ? Outcome::kUnknown : Outcome::kFail, false, 0, reply.error};
   if (reply.error.empty()) {
     auto decoded = DecodeRenewReply(reply.body);
-    if (decoded) co_return *decoded;
-    reply.error = Misbehaved(*reply.program, "answered renew " + std::to_string(reply.id) +
+    if (decoded) {
+      out = std::move(*decoded);
+    } else {
+      out.error = Misbehaved(*reply.program, "answered renew " + std::to_string(reply.id) +
                                                  " wrongly: " + decoded.error());
+    }
   }
-  co_return ExtendResult{reply.sent ? Outcome::kUnknown : Outcome::kFail, false, 0, reply.error};
+  if (out.outcome == Outcome::kUnknown) co_await BackOffAfterInfo();
+  co_return out;
+}
+
+asio::awaitable<void> ExecLockClient::BackOffAfterInfo() {
+  if (closed_) co_return;
+  const MsRange& range = options_.info_backoff;
+  const int64_t drawn =
+      std::uniform_int_distribution<int64_t>(range.min, std::max(range.min, range.max))(
+          backoff_rng_);
+  const int64_t ms = std::min<int64_t>(drawn, options_.timeout.count());
+  if (ms <= 0) co_return;
+  asio::steady_timer pause(executor_);
+  pause.expires_after(std::chrono::milliseconds(ms));
+  auto [ec] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+  (void)ec;
 }
 
 void ExecLockClient::Close() {
@@ -377,7 +465,8 @@ void ExecLockClient::SetPaused(bool paused) {
 std::map<std::string, int64_t> ExecLockClient::Counters() const {
   return {{"program_starts", starts_},
           {"program_misbehaved", misbehaved_},
-          {"program_stops", stops_}};
+          {"program_stops", stops_},
+          {"stale_events", stale_events_}};
 }
 
 }  // namespace locksmith

@@ -6,8 +6,14 @@
 // protocol, an exit or a line over 1 MiB becomes an info outcome naming the
 // program and what it did; the program is then killed and the next call
 // starts it again (the worker goes on under a new process number, as after
-// any info). SetPaused is a real SIGSTOP / SIGCONT of the program, Crash a
-// SIGKILL. Not thread-safe: one client belongs to one worker, on the run's
+// any info). A program cannot make up history: a lock-lost event must end a
+// hold the worker has (ExecHolds), at most kMaxEventsPerRequest events may
+// come between two requests, and under --fencing on an ok acquire carries a
+// fence; anything else is a violation as above. After every op that ends
+// info the client waits a back-off drawn from the workload's --backoff
+// before it returns, as the workload waits after a refusal, so a program
+// that answers info at once cannot flood the history. SetPaused is a real
+// SIGSTOP / SIGCONT of the program, Crash a SIGKILL. Not thread-safe: one client belongs to one worker, on the run's
 // io_context.
 #pragma once
 
@@ -16,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <random>
 #include <set>
 #include <string>
 #include <string_view>
@@ -25,8 +32,10 @@
 #include <boost/asio/steady_timer.hpp>
 #include <nlohmann/json.hpp>
 
+#include "backends/exec_holds.h"
 #include "backends/exec_protocol.h"
 #include "backends/lock_client.h"
+#include "base/option_set.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -47,14 +56,24 @@ struct ExecClientOptions {
   std::chrono::milliseconds start_timeout{30000};  // start + handshake (a JVM is slow)
   std::string log_path;  // the program's stderr, appended
   std::string env_path;  // PATH for the program (its environment is otherwise clean)
-  // --fencing on: a program without the fence capability cannot start.
+  // --fencing on: a program without the fence capability cannot start, and
+  // an ok acquire without a fence is a violation.
   bool fencing = false;
+  // The pause after an op that ended info (the workload's --backoff), at
+  // most `timeout`; drawn from a stream seeded with `seed`.
+  MsRange info_backoff{5, 50};
+  uint64_t seed = 0;
   // Told each misbehaviour, one line naming the program (the run log).
   std::function<void(const std::string&)> report;
 };
 
 class ExecLockClient : public LockClient {
  public:
+  // The most events a program may write between two requests: each lock a
+  // worker holds (one, two with a re-entry) is lost once, and a few stale
+  // ones may follow; a stream of them is a violation.
+  static constexpr int kMaxEventsPerRequest = 16;
+
   ExecLockClient(boost::asio::any_io_executor executor, ProcessSupervisor& supervisor,
                  ExecClientOptions options);
   ~ExecLockClient() override;
@@ -120,6 +139,11 @@ class ExecLockClient : public LockClient {
   boost::asio::awaitable<Status> AwaitHello();
   boost::asio::awaitable<void> ReadLines(std::shared_ptr<Program> program);
   void OnLine(Program& program, std::string_view line);
+  // A line with "event": recorded (the sink), dropped as stale, or a
+  // violation (ExecHolds, the handshake's lock_lost, the bound).
+  void OnEvent(Program& program, const nlohmann::json& body);
+  // After an op that ended info: a pause of options_.info_backoff.
+  boost::asio::awaitable<void> BackOffAfterInfo();
   // The program broke the protocol (`why`): the run log is told, and it
   // ends. Returns the message naming the program, for the op's error.
   std::string Misbehaved(Program& program, const std::string& why);
@@ -143,7 +167,10 @@ class ExecLockClient : public LockClient {
   std::shared_ptr<Program> program_;
   std::unique_ptr<Pending> hello_pending_;  // the last start's handshake
   ExecHello hello_;
+  bool handshaken_ = false;  // the running program answered its handshake
   LockEventSink sink_;
+  ExecHolds holds_;  // what a lock-lost event may end
+  std::mt19937_64 backoff_rng_;
   std::set<std::string> shared_tokens_;  // held shared: released with release_shared
   std::chrono::milliseconds wait_{0};
   int64_t next_id_ = 1;
@@ -151,6 +178,7 @@ class ExecLockClient : public LockClient {
   int64_t starts_ = 0;
   int64_t misbehaved_ = 0;
   int64_t stops_ = 0;  // SIGSTOPs sent (client-pause)
+  int64_t stale_events_ = 0;  // lock-lost events dropped as stale (ExecHolds)
 };
 
 }  // namespace locksmith

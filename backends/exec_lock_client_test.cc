@@ -39,8 +39,10 @@ class ExecLockClientTest : public ::testing::Test {
  protected:
   void SetUp() override { signal(SIGPIPE, SIG_IGN); }
 
-  std::unique_ptr<ExecLockClient> Client(const std::string& mode, int after = 0) {
+  std::unique_ptr<ExecLockClient> Client(const std::string& mode, int after = 0,
+                                         MsRange info_backoff = {5, 50}) {
     ExecClientOptions o;
+    o.info_backoff = info_backoff;
     o.argv = {kFakeAdapter, mode, std::to_string(after)};
     o.facts = {{"backend", "redis"}, {"nodes", nlohmann::json::array()}};
     o.index = 3;
@@ -172,6 +174,105 @@ TEST_F(ExecLockClientTest, LockLostEventReachesTheSink) {
   client->Close();
 }
 
+// A program cannot make up history: a lock-lost event for a lock its worker
+// does not hold is a violation (the op in flight info, the program killed),
+// never a recorded lock-lost.
+TEST_F(ExecLockClientTest, ALockLostForALockNotHeldIsAViolation) {
+  std::vector<LockEvent> events;
+  auto fresh = Client("false-lost");  // the event comes before the acquire's reply
+  fresh->SetEventSink([&](LockEvent e) { events.push_back(std::move(e)); });
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    Status connected = co_await fresh->Connect();
+    EXPECT_TRUE(connected) << connected.error();
+    if (!connected) co_return;
+    AcquireResult a = co_await fresh->Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kUnknown);
+    EXPECT_NE(a.error.find("does not hold (key \"lock-999\", token \"never-granted\")"),
+              std::string::npos)
+        << a.error;
+  });
+  EXPECT_TRUE(events.empty());
+  ASSERT_EQ(reports_.size(), 1u);
+  EXPECT_EQ(fresh->Counters().at("program_misbehaved"), 1);
+  fresh->Close();
+}
+
+// A stream of events: the first ends the hold it names and is recorded, the
+// rest are not; past kMaxEventsPerRequest since the last request the program
+// is killed.
+TEST_F(ExecLockClientTest, AFloodOfEventsRecordsOneAndKillsTheProgram) {
+  std::vector<LockEvent> events;
+  auto client = Client("flood");
+  client->SetEventSink([&](LockEvent e) { events.push_back(std::move(e)); });
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    Status connected = co_await client->Connect();
+    EXPECT_TRUE(connected) << connected.error();
+    if (!connected) co_return;
+    AcquireResult a = co_await client->Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+    // The flood comes before any reply to this one.
+    AcquireResult b = co_await client->Acquire("lock-2", 1000ms);
+    (void)b;
+  });
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].key, "lock-1");
+  EXPECT_EQ(events[0].error, "flood");
+  ASSERT_GE(reports_.size(), 1u);
+  EXPECT_NE(reports_[0].find("sent more than 16 events since its last request"),
+            std::string::npos)
+      << reports_[0];
+  EXPECT_GE(client->Counters().at("stale_events"), 1);
+  client->Close();
+}
+
+// Under --fencing on an ok acquire without a fence contradicts the
+// handshake: info, the program killed.
+TEST_F(ExecLockClientTest, FencingOnAndAnAcquireWithoutAFenceIsAViolation) {
+  ExecClientOptions o;
+  o.argv = {"/bin/sh", "-c",
+            "read l; echo '{\"id\":0,\"name\":\"liar\",\"capabilities\":{\"fence\":true}}';"
+            "read l; echo '{\"id\":1,\"result\":\"ok\",\"token\":\"t\"}'; sleep 60"};
+  o.fencing = true;
+  o.report = [this](const std::string& line) { reports_.push_back(line); };
+  ExecLockClient client(io_.get_executor(), supervisor_, std::move(o));
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    Status s = co_await client.Connect();
+    EXPECT_TRUE(s) << s.error();
+    AcquireResult a = co_await client.Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kUnknown);
+    EXPECT_NE(a.error.find("without a \"fence\" under --fencing on"), std::string::npos)
+        << a.error;
+  });
+  EXPECT_EQ(reports_.size(), 1u);
+  client.Close();
+}
+
+// A program that answers every request info at once: each info op waits
+// the back-off before it ends, so the worker makes at most one op per
+// back-off (the program is not restarted: an info reply breaks no rule).
+TEST_F(ExecLockClientTest, AnInfoIsFollowedByABackOff) {
+  constexpr auto kBackoff = 20ms;
+  constexpr auto kFor = 1000ms;
+  auto client = Client("info", 0, MsRange{kBackoff.count(), kBackoff.count()});
+  int ops = 0;
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    Status connected = co_await client->Connect();
+    EXPECT_TRUE(connected) << connected.error();
+    if (!connected) co_return;
+    const auto start = std::chrono::steady_clock::now();
+    while (std::chrono::steady_clock::now() - start < kFor) {
+      AcquireResult a = co_await client->Acquire("lock-1", 1000ms);
+      EXPECT_EQ(a.outcome, Outcome::kUnknown);
+      ++ops;
+    }
+  });
+  EXPECT_GE(ops, 1);
+  EXPECT_LE(ops, kFor / kBackoff + 1);
+  EXPECT_EQ(client->Counters().at("program_starts"), 1);
+  EXPECT_TRUE(reports_.empty());
+  client->Close();
+}
+
 TEST_F(ExecLockClientTest, AProgramThatCannotStartFailsConnect) {
   auto no_hello = Client("no-hello");
   auto missing = std::make_unique<ExecLockClient>(
@@ -189,6 +290,30 @@ TEST_F(ExecLockClientTest, AProgramThatCannotStartFailsConnect) {
     EXPECT_EQ(a.outcome, Outcome::kFail);
   });
   EXPECT_TRUE(supervisor_.Unreaped().empty());
+}
+
+TEST_F(ExecLockClientTest, ALockLostEventFromAProgramThatSaidItSendsNoneIsAViolation) {
+  ExecClientOptions o;
+  o.argv = {"/bin/sh", "-c",
+            "read l; echo '{\"id\":0,\"name\":\"quiet\"}';"
+            "read l; echo '{\"id\":1,\"result\":\"ok\",\"token\":\"t\"}';"
+            "read l; echo '{\"event\":\"lock-lost\",\"key\":\"lock-1\",\"token\":\"t\"}';"
+            "sleep 60"};
+  o.report = [this](const std::string& line) { reports_.push_back(line); };
+  ExecLockClient client(io_.get_executor(), supervisor_, std::move(o));
+  std::vector<LockEvent> events;
+  client.SetEventSink([&](LockEvent e) { events.push_back(std::move(e)); });
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    Status s = co_await client.Connect();
+    EXPECT_TRUE(s) << s.error();
+    AcquireResult a = co_await client.Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+    AcquireResult b = co_await client.Acquire("lock-2", 1000ms);
+    EXPECT_EQ(b.outcome, Outcome::kUnknown);
+    EXPECT_NE(b.error.find("\"lock_lost\": false"), std::string::npos) << b.error;
+  });
+  EXPECT_TRUE(events.empty());
+  client.Close();
 }
 
 TEST_F(ExecLockClientTest, FencingOnRefusesAProgramWithoutFences) {
@@ -253,6 +378,80 @@ TEST(ExecClientsTest, TheFirstClientLaunchesEverySlotsProgram) {
   EXPECT_EQ(exec->Counters().at("program_starts"), 1);
   first->Close();
   second->Close();
+}
+
+// Start checks every handshake before the workload: one client that
+// answers its hello wrongly while the others answer well refuses the start
+// with an error naming it, and every program is closed: nothing is left on
+// the io_context (it runs out of work) and no program lives.
+TEST(ExecClientsTest, OneFailedHandshakeClosesEveryProgram) {
+  signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  asio::io_context io;
+  ExecClientsOptions o;
+  o.argv = {kFakeAdapter, "bad-hello", "1"};
+  o.log_dir = dir.path();
+  ExecClients programs(o);
+  auto slot = [](int i) { return ClientSlot{i, 0, ""}; };
+  Status started = OkStatus();
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    started = co_await programs.Start(io.get_executor(), 3, slot, nullptr);
+  });
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().find("of client 1 printed a line that is not JSON"),
+            std::string::npos)
+      << started.error();
+  io.restart();
+  io.run_for(10s);
+  EXPECT_TRUE(io.stopped()) << "work left on the io_context";
+}
+
+TEST(ExecClientsTest, FencingOnWithoutFencesRefusesTheStart) {
+  signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  asio::io_context io;
+  ExecClientsOptions o;
+  o.argv = {kFakeAdapter, "no-fence"};
+  o.log_dir = dir.path();
+  o.fencing = true;
+  ExecClients programs(o);
+  auto slot = [](int i) { return ClientSlot{i, 0, ""}; };
+  Status started = OkStatus();
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    started = co_await programs.Start(io.get_executor(), 3, slot, nullptr);
+  });
+  ASSERT_FALSE(started);
+  EXPECT_NE(started.error().find("--fencing on"), std::string::npos) << started.error();
+  io.restart();
+  io.run_for(10s);
+  EXPECT_TRUE(io.stopped()) << "work left on the io_context";
+}
+
+// Once Start succeeded, each client is handed out handshaken: its Connect
+// sends nothing more.
+TEST(ExecClientsTest, StartHandshakesEveryClientOnce) {
+  signal(SIGPIPE, SIG_IGN);
+  TempDir dir;
+  asio::io_context io;
+  ExecClientsOptions o;
+  o.argv = {kFakeAdapter};
+  o.log_dir = dir.path();
+  ExecClients programs(o);
+  auto slot = [](int i) { return ClientSlot{i, 0, ""}; };
+  std::vector<std::unique_ptr<LockClient>> clients;
+  RunCoroutine(io, [&]() -> asio::awaitable<void> {
+    Status started = co_await programs.Start(io.get_executor(), 2, slot, nullptr);
+    EXPECT_TRUE(started) << started.error();
+    for (int i = 0; i < 2; ++i) {
+      clients.push_back(programs.NewClient(io.get_executor(), slot(i), 2, slot));
+      Status connected = co_await clients.back()->Connect();
+      EXPECT_TRUE(connected) << connected.error();
+      AcquireResult a = co_await clients.back()->Acquire("lock-" + std::to_string(i), 1000ms);
+      EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+      EXPECT_EQ(clients.back()->Counters().at("program_starts"), 1);
+    }
+  });
+  for (auto& c : clients) c->Close();
 }
 
 // docs/exec-clients.md shows the minimal adapter whole: the file as it is.

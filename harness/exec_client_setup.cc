@@ -1,9 +1,14 @@
 #include "harness/exec_client_setup.h"
 
+#include <exception>
 #include <map>
 #include <utility>
 
+#include <boost/asio/co_spawn.hpp>
+
 #include "backends/exec_protocol.h"
+#include "backends/task_group.h"
+#include "base/option_set.h"
 
 namespace locksmith {
 namespace {
@@ -27,6 +32,18 @@ nlohmann::json WorkloadKeys(const std::string& workload, const nlohmann::json& o
   nlohmann::json keys = nlohmann::json::array();
   for (int64_t i = 0; i < n; ++i) keys.push_back(it->second.first + "-" + std::to_string(i));
   return keys;
+}
+
+// The pause a worker takes after a refused acquire (the workload's
+// "backoff"), which the exec clients take after an info too; 5-50 ms for a
+// workload without one.
+MsRange WorkloadBackoff(const RunConfig& config) {
+  const nlohmann::json options =
+      config.workload_options ? config.workload_options->set().ToJson() : nlohmann::json::object();
+  const auto backoff = options.find("backoff");
+  if (backoff == options.end() || !backoff->is_string()) return MsRange{5, 50};
+  auto range = ParseMsRange(backoff->get<std::string>());
+  return range ? *range : MsRange{5, 50};
 }
 
 }  // namespace
@@ -57,6 +74,7 @@ Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
   o.timeout = std::chrono::milliseconds(config.client_timeout_ms);
   o.log_dir = run_dir + "/clients";
   o.fencing = config.fencing == "on";
+  o.info_backoff = WorkloadBackoff(config);
   o.report = [&log](const std::string& line) { log.Info(line); };
   for (int i = 0; i < config.concurrency; ++i) {
     auto host = cluster.ClientHost(i);
@@ -69,6 +87,30 @@ Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
                             : ", each in a network namespace of its own") +
            ", stderr in " + o.log_dir);
   return std::make_unique<ExecClients>(std::move(o));
+}
+
+}  // namespace locksmith
+
+namespace locksmith {
+
+Status StartRunExecClients(ExecClients& clients, WorkloadContext& ctx) {
+  bool ended = false;
+  Status status = Error{"lock clients: stopped before every handshake ended"};
+  auto start = [&]() -> boost::asio::awaitable<void> {
+    status = co_await clients.Start(
+        ctx.io.get_executor(), ctx.options.concurrency, [&ctx](int i) { return ctx.Slot(i); },
+        [&ctx] { return ctx.ShouldStop(); });
+  };
+  boost::asio::co_spawn(ctx.io, start(), [&](std::exception_ptr error) {
+    if (error) status = Error{"lock clients: " + DescribeException(error)};
+    ended = true;
+  });
+  // Not io.run(): the programs' readers keep it busy once they answered.
+  ctx.io.restart();
+  while (!ended && ctx.io.run_one() > 0) {
+  }
+  if (!ended) return status;  // stopped (a second signal)
+  return status ? status : Error{"lock clients: " + status.error()};
 }
 
 }  // namespace locksmith

@@ -2,7 +2,8 @@
 // (exec:PROGRAM ARGS...), the ExecClients that build one per worker, told
 // the run's facts at each handshake (the service's nodes and password, the
 // workload, its lease and lock keys, --fencing, the client timeout) and
-// reporting each misbehaviour to the run log. Called on the run thread.
+// reporting each misbehaviour to the run log, and their handshakes checked
+// before the workload starts. Called on the run thread.
 #pragma once
 
 #include <memory>
@@ -14,6 +15,7 @@
 #include "cluster/host.h"
 #include "harness/run_config.h"
 #include "harness/run_log.h"
+#include "workloads/workload.h"
 
 namespace locksmith {
 
@@ -28,5 +30,13 @@ Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
                                                         const LockService& service,
                                                         Cluster& cluster,
                                                         const std::string& run_dir, RunLog& log);
+
+// Every program's handshake, before the workload (ExecClients::Start), run
+// on ctx.io until it ends (the programs it started stay on it, for the
+// workload): an error naming the client and what it did (a program that
+// cannot start, answers its hello wrongly, or lacks the fence --fencing on
+// needs), with every program closed. An interrupt (ctx.ShouldStop) or a
+// stop of the io_context ends the wait with an error too.
+Status StartRunExecClients(ExecClients& clients, WorkloadContext& ctx);
 
 }  // namespace locksmith

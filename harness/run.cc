@@ -338,6 +338,14 @@ class ServerPhases {
     });
     ScopeExit detach_write_error([&] { history.OnWriteError(nullptr); });
     ctx.failed = !history.write_error().empty();  // a service event's write may have failed
+    if (*exec) {
+      // Every program's handshake before the workload: one that fails
+      // refuses the run at set-up, with every program closed.
+      if (Status started = StartRunExecClients(**exec, ctx); !started) {
+        if (!interruption_.StoppedTheRun()) Fail(kExitRunFailed, started.error());
+        return;
+      }
+    }
     log_.Info("workload " + config_.workload + " for " +
               nlohmann::json(config_.time_limit_s).dump() + " s, " +
               std::to_string(options.concurrency) + " clients");

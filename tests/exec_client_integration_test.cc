@@ -4,8 +4,11 @@
 // not JSON, an exit mid-op, a hang, a 2 MiB line) have that op recorded
 // info naming the program and how, the run goes on to its verdict, and
 // nothing is left behind; a program that cannot start fails the run at
-// set-up with one line and exit 255; a SIGKILLed controller takes its
-// programs with it, and `locksmith cleanup` their client hosts' namespaces.
+// set-up with one line and exit 255, and so does one whose handshake fails
+// while the others' succeed, or one without fences under --fencing on, with
+// every program closed; a program that answers every op info makes at most
+// one op per back-off; a SIGKILLed controller takes its programs with it,
+// and `locksmith cleanup` their client hosts' namespaces.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -26,7 +29,21 @@ using std::chrono::seconds;
 const std::string kSource = LOCKSMITH_SOURCE_DIR;
 const std::string kMinimal = kSource + "/adapters/minimal/lock_adapter.py";
 const std::string kMisbehaving = kSource + "/tests/exec_programs/misbehaving_adapter.py";
+const std::string kFake = kSource + "/backends/testing/exec_programs/fake_adapter.py";
 
+// The lines of `out` that contain `text`.
+std::vector<std::string> LinesWith(const std::string& out, const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    const std::string line = out.substr(start, end - start);
+    if (line.find(text) != std::string::npos) lines.push_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
 // Live processes whose working directory is the run's clients/ folder: its
 // lock-client programs.
 int ProgramsOf(const std::string& run) {
@@ -91,6 +108,56 @@ TEST(ExecClientTest, AProgramThatCannotStartFailsTheRunAtSetUp) {
       seconds(60));
   EXPECT_EQ(f.code, kExitRunFailed) << f.out;
   EXPECT_NE(f.out.find("cannot start"), std::string::npos) << f.out;
+}
+
+// A refusal at set-up: every handshake is checked before the workload, so
+// the run ends at once (a hung run would reach the test's timeout) with one
+// line naming the client and the problem, exit 255, no op, nothing left
+// running (RunAndLoad checks no process of the run is left).
+void ExpectRefusedAtSetUp(const std::vector<std::string>& flags, const std::string& says) {
+  FinishedRun f = RunAndLoad(flags, seconds(60));
+  EXPECT_EQ(f.code, kExitRunFailed) << f.out;
+  // One line in the log (the summary's "error:" repeats it, as for any run
+  // that fails), and the program reported nothing else.
+  const std::vector<std::string> errors = LinesWith(f.out, " ERROR ");
+  ASSERT_EQ(errors.size(), 1u) << f.out;
+  EXPECT_EQ(LinesWith(f.out, "pid ").size(), 2u) << f.out;
+  EXPECT_NE(errors[0].find(kFake), std::string::npos) << errors[0];
+  EXPECT_NE(errors[0].find(says), std::string::npos) << errors[0];
+  EXPECT_EQ(f.out.find("workload mutex for"), std::string::npos) << "the workload started";
+  int client_ops = 0;
+  for (const Op& op : f.history) client_ops += op.is_client();
+  EXPECT_EQ(client_ops, 0);
+  EXPECT_EQ(ProgramsOf(f.run), 0);
+}
+
+TEST(ExecClientTest, FencingOnWithoutFencesIsRefusedAtSetUp) {
+  ExpectRefusedAtSetUp({"--backend", "redis", "--client", "exec:" + kFake + " no-fence",
+                        "--fencing", "on", "--time-limit", "5"},
+                       "gives no fencing token");
+}
+
+TEST(ExecClientTest, OneFailedHandshakeAmongGoodOnesIsRefusedAtSetUp) {
+  ExpectRefusedAtSetUp({"--backend", "redis", "--client", "exec:" + kFake + " bad-hello 3",
+                        "--concurrency", "5", "--time-limit", "5"},
+                       "of client 3 printed a line that is not JSON");
+}
+
+// A program that answers every op info at once: each info is followed by
+// the workload's back-off (here 20 ms), so each worker records at most one
+// op per 20 ms of the run (and one in flight at its end).
+TEST(ExecClientTest, AProgramAnsweringEveryOpInfoIsBackedOff) {
+  constexpr int kWorkers = 2, kSeconds = 3, kBackoffMs = 20;
+  FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kFake + " info",
+                              "--concurrency", std::to_string(kWorkers), "--time-limit",
+                              std::to_string(kSeconds), "--backoff", std::to_string(kBackoffMs)},
+                             seconds(60));
+  // Nothing succeeded: the verdict is unknown (exit 2), whatever the count.
+  EXPECT_EQ(f.code, 2) << f.out;
+  const int infos = Count(f.history, "acquire", OpType::kInfo);
+  EXPECT_GE(infos, kWorkers);
+  EXPECT_LE(infos, kWorkers * (kSeconds * 1000 / kBackoffMs + 1)) << f.out;
+  EXPECT_EQ(Count(f.history, "acquire", OpType::kOk), 0);
 }
 
 // The programs die with a SIGKILLed controller (PR_SET_PDEATHSIG), and

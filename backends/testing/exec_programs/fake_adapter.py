@@ -3,7 +3,11 @@
 answered at once, which misbehaves as asked on request number AFTER + 1.
 Usage: fake_adapter.py [MODE [AFTER]]; MODE: ok, garbage, exit, hang, long,
 unknown-id, bad-result, lost (a lock-lost event after each acquire), no-hello,
-stderr (writes the hello it got to stderr)."""
+stderr (writes the hello it got to stderr), no-fence (its hello says "fence":
+false), bad-hello (client AFTER answers its hello with a line that is not
+JSON), false-lost (a lock-lost event for a lock never granted before each
+reply), flood (100,000 lock-lost events after each acquire), info (answers
+every request info)."""
 import json, os, sys, time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -20,10 +24,12 @@ for line in sys.stdin:
     if op == "hello":
         if mode == "no-hello":
             sys.exit(3)
+        if mode == "bad-hello" and request["client"] == after:
+            sys.stdout.write("not a hello\n"); sys.stdout.flush(); continue
         if mode == "stderr":
             sys.stderr.write("hello from the harness: client %d\n" % request["client"])
             sys.stderr.flush()
-        send(dict(reply, name="fake", version="0.1", capabilities={"fence": True, "lock_lost": True}))
+        send(dict(reply, name="fake", version="0.1", capabilities={"fence": mode != "no-fence", "lock_lost": True}))
         continue
     served += 1
     if served > after:
@@ -39,6 +45,10 @@ for line in sys.stdin:
             reply["id"] = request["id"] + 1000
         if mode == "bad-result":
             send(dict(reply, result="maybe")); continue
+        if mode == "info":
+            send(dict(reply, result="info", error="in doubt")); continue
+        if mode == "false-lost":
+            send({"event": "lock-lost", "key": "lock-999", "token": "never-granted"})
     key = request["key"]
     if op == "acquire":
         if key in held:
@@ -56,3 +66,6 @@ for line in sys.stdin:
     send(reply)
     if mode == "lost" and op == "acquire" and reply["result"] == "ok":
         send({"event": "lock-lost", "key": key, "token": held.pop(key), "error": "session expired"})
+    if mode == "flood" and op == "acquire" and reply["result"] == "ok":
+        for _ in range(100000):
+            send({"event": "lock-lost", "key": key, "token": held[key], "error": "flood"})
