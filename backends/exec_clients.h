@@ -40,6 +40,9 @@ struct ExecClientsOptions {
   // By client index: the client's host of its own (Cluster::ClientHost),
   // where its program runs; null or past the end: beside the controller.
   std::vector<Host*> hosts;
+  // The run's tag: a program beside the controller runs in a cgroup of its
+  // own under the run's (cluster/process_cgroup.h), its log capped.
+  std::string cgroup_tag;
 };
 
 // What the handshake tells a program of `service`: {"backend", "password",
@@ -83,7 +86,8 @@ class ExecClients {
 
   ExecClientsOptions options_;
   std::map<int, std::unique_ptr<ExecLockClient>> launched_;  // by slot index, not yet handed out
-  ProcessSupervisor supervisor_{/*die_with_controller=*/true};
+  ProcessSupervisor supervisor_{SupervisorOptions{
+      .die_with_controller = true, .contain_all = ContainSpec{options_.cgroup_tag}}};
 };
 
 }  // namespace locksmith

@@ -173,7 +173,7 @@ Result<Host*> LocalCluster::ClientHost(int index) {
   auto host = std::make_unique<LocalHost>(
       name, address, ClientNetnsName(record_.tag, index), dir.string(), &supervisor_,
       [this](const std::string& h, int pid) { return RecordSpawn(h, pid); }, port_pool_.get(),
-      record_.tag);
+      record_.tag, ContainSpec{record_.tag});
   Host* made = host.get();
   client_hosts_[index] = std::move(host);
   return made;

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 LocalHost::LocalHost(std::string name, std::string address, std::string netns, std::string dir,
                      ProcessSupervisor* supervisor, SpawnHook on_spawn, LoopbackPortPool* ports,
-                     std::string port_owner)
+                     std::string port_owner, std::optional<ContainSpec> contain)
     : name_(std::move(name)),
       address_(std::move(address)),
       netns_(std::move(netns)),
@@ -26,7 +26,8 @@ LocalHost::LocalHost(std::string name, std::string address, std::string netns, s
       supervisor_(supervisor),
       on_spawn_(std::move(on_spawn)),
       port_pool_(ports),
-      port_owner_(std::move(port_owner)) {}
+      port_owner_(std::move(port_owner)),
+      contain_(std::move(contain)) {}
 
 int LocalHost::ServicePort(int preferred) {
   if (HasOwnNetwork()) return preferred;
@@ -97,7 +98,8 @@ Result<int> LocalHost::Spawn(const ProcessSpec& spec) {
   ProcessSpec with_env = spec;
   with_env.env = SpawnEnv();
   with_env.env.insert(with_env.env.end(), spec.env.begin(), spec.env.end());
-  auto pid = supervisor_->Spawn(name_, with_env, netns_.empty() ? "" : NetnsPath(netns_), dir_);
+  auto pid = supervisor_->Spawn(name_, with_env, netns_.empty() ? "" : NetnsPath(netns_), dir_,
+                                contain_);
   if (!pid.ok()) return Error{"host " + name_ + ": " + pid.error()};
   if (on_spawn_) {
     if (auto s = on_spawn_(name_, *pid); !s.ok()) {

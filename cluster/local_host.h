@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,12 @@ class LocalHost : public Host {
   using SpawnHook = std::function<Status(const std::string& host, int pid)>;
 
   // `netns` empty: a loopback host, whose ports come from `ports` leased to
-  // `port_owner` (the cluster releases them at teardown).
+  // `port_owner` (the cluster releases them at teardown). With `contain` (a
+  // client host, whose programs are not ours), every process it spawns is
+  // contained so (ProcessSupervisor).
   LocalHost(std::string name, std::string address, std::string netns, std::string dir,
             ProcessSupervisor* supervisor, SpawnHook on_spawn, LoopbackPortPool* ports,
-            std::string port_owner);
+            std::string port_owner, std::optional<ContainSpec> contain = std::nullopt);
 
   const std::string& Name() const override { return name_; }
   const std::string& Address() const override { return address_; }
@@ -73,6 +76,7 @@ class LocalHost : public Host {
   const SpawnHook on_spawn_;
   LoopbackPortPool* const port_pool_;
   const std::string port_owner_;
+  const std::optional<ContainSpec> contain_;
   std::mutex ports_mu_;
   std::map<int, int> ports_;  // preferred -> assigned, stable across restarts
   mutable std::mutex env_mu_;

@@ -19,6 +19,7 @@
 #include <future>
 
 #include "base/unique_fd.h"
+#include "cluster/process_cgroup.h"
 
 namespace locksmith {
 namespace {
@@ -39,6 +40,24 @@ void ForgetForCrash(int pid) {
   for (auto& slot : g_crash_pids) {
     int expected = pid;
     if (slot.compare_exchange_strong(expected, 0)) return;
+  }
+}
+
+// cgroup.kill descriptors of contained processes' cgroups, for the same
+// path, each stored plus one: 0 is a free slot.
+constexpr size_t kCrashCgroupSlots = 512;
+std::array<std::atomic<int>, kCrashCgroupSlots> g_crash_cgroup_kills{};
+
+void RememberCgroupForCrash(int fd) {
+  for (auto& slot : g_crash_cgroup_kills) {
+    int expected = 0;
+    if (fd >= 0 && slot.compare_exchange_strong(expected, fd + 1)) return;
+  }
+}
+void ForgetCgroupForCrash(int fd) {
+  for (auto& slot : g_crash_cgroup_kills) {
+    int expected = fd + 1;
+    if (fd >= 0 && slot.compare_exchange_strong(expected, 0)) return;
   }
 }
 
@@ -111,7 +130,14 @@ Result<Prepared> Prepare(const std::vector<std::string>& argv,
   return p;
 }
 
-enum ChildStage : int { kStagePdeath = 1, kStageSetns, kStageDup, kStageChdir, kStageExec };
+enum ChildStage : int {
+  kStagePdeath = 1,
+  kStageSetns,
+  kStageDup,
+  kStageChdir,
+  kStageExec,
+  kStageCgroup
+};
 
 const char* StageName(int stage) {
   switch (stage) {
@@ -120,6 +146,7 @@ const char* StageName(int stage) {
     case kStageDup: return "redirect output";
     case kStageChdir: return "change to the working directory";
     case kStageExec: return "execute the program";
+    case kStageCgroup: return "join its cgroup";
   }
   return "start";
 }
@@ -129,6 +156,8 @@ struct ChildFds {
   int in = -1;
   int out = -1;
   int err = -1;
+  int cgroup_procs = -1;     // the cgroup.procs to join, or -1
+  bool new_session = false;  // a session of its own, not only a process group
 };
 
 [[noreturn]] void ChildFail(int err_fd, int stage) {
@@ -145,7 +174,15 @@ struct ChildFds {
     if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) ChildFail(err_fd, kStagePdeath);
     if (getppid() != parent) _exit(127);  // the parent already died
   }
-  setpgid(0, 0);
+  // Into its cgroup before anything else, so all it starts is in there too.
+  if (fds.cgroup_procs >= 0 && write(fds.cgroup_procs, "0", 1) != 1) {
+    ChildFail(err_fd, kStageCgroup);
+  }
+  if (fds.new_session) {
+    setsid();
+  } else {
+    setpgid(0, 0);
+  }
   struct sigaction dfl;
   std::memset(&dfl, 0, sizeof(dfl));
   dfl.sa_handler = SIG_DFL;
@@ -276,10 +313,20 @@ void KillAllSpawnedAsyncSignalSafe() {
     int pid = slot.load();
     if (pid > 0) kill(-pid, SIGKILL);
   }
+  for (auto& slot : g_crash_cgroup_kills) {
+    int fd = slot.load() - 1;
+    if (fd >= 0) {
+      ssize_t ignored = write(fd, "1", 1);
+      (void)ignored;
+    }
+  }
 }
 
 ProcessSupervisor::ProcessSupervisor(bool die_with_controller)
-    : die_with_controller_(die_with_controller), spawner_([this] { SpawnerLoop(); }) {}
+    : ProcessSupervisor(SupervisorOptions{.die_with_controller = die_with_controller}) {}
+
+ProcessSupervisor::ProcessSupervisor(SupervisorOptions options)
+    : options_(std::move(options)), spawner_([this] { SpawnerLoop(); }) {}
 
 ProcessSupervisor::~ProcessSupervisor() {
   (void)KillAll();
@@ -317,9 +364,34 @@ Result<int> ProcessSupervisor::RunOnSpawner(std::function<Result<int>()> fn) {
   return future.get();
 }
 
+Result<int> ProcessSupervisor::OpenLog(const ProcessSpec& spec, bool contained) {
+  if (spec.log_path.empty()) return open("/dev/null", O_WRONLY | O_CLOEXEC);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(spec.log_path).parent_path(), ec);
+  if (contained) {
+    LogPump* pump;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!log_pump_) log_pump_ = std::make_unique<LogPump>(options_.log);
+      pump = log_pump_.get();
+    }
+    auto pipe = pump->Add(spec.log_path);
+    if (!pipe) return Error{pipe.error() + " for '" + Join(spec.argv) + "'"};
+    return *pipe;
+  }
+  const int fd = open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return Error{"cannot open log file " + spec.log_path + " for '" + Join(spec.argv) +
+                 "': " + std::strerror(errno)};
+  }
+  return fd;
+}
+
 Result<int> ProcessSupervisor::Spawn(const std::string& owner, const ProcessSpec& spec,
                                      const std::string& netns_path,
-                                     const std::string& default_cwd) {
+                                     const std::string& default_cwd,
+                                     const std::optional<ContainSpec>& contain_arg) {
+  const std::optional<ContainSpec> contain = contain_arg ? contain_arg : options_.contain_all;
   std::string cwd = spec.cwd;
   if (cwd.empty() && !spec.log_path.empty()) {
     cwd = std::filesystem::path(spec.log_path).parent_path().string();
@@ -331,31 +403,58 @@ Result<int> ProcessSupervisor::Spawn(const std::string& owner, const ProcessSpec
   if (!ns.ok()) return Error{ns.error()};
   UniqueFd netns(*ns);
   UniqueFd devnull(open("/dev/null", O_RDWR | O_CLOEXEC));
-  UniqueFd log;
-  if (spec.log_path.empty()) {
-    log.Reset(open("/dev/null", O_WRONLY | O_CLOEXEC));
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(spec.log_path).parent_path(), ec);
-    log.Reset(open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
-    if (log.get() < 0) {
-      return Error{"cannot open log file " + spec.log_path + " for '" + Join(spec.argv) +
-                   "': " + std::strerror(errno)};
+  auto log_fd = OpenLog(spec, contain.has_value());
+  if (!log_fd) return Error{log_fd.error()};
+  UniqueFd log(*log_fd);
+  // Where there is no cgroup to be had, the session fallback stands
+  // (DescribeContainment says so in the run log).
+  LeafCgroup leaf;
+  if (contain && !contain->cgroup_tag.empty()) {
+    if (auto run_cgroup = RunCgroupPath(contain->cgroup_tag)) {
+      if (auto made = NewLeafCgroup(*run_cgroup)) {
+        leaf = *made;
+        std::lock_guard<std::mutex> lock(mu_);
+        run_cgroups_.insert(*run_cgroup);
+      }
     }
   }
-  ChildFds fds{netns.get(), spec.stdin_fd >= 0 ? spec.stdin_fd : devnull.get(),
-               spec.stdout_fd >= 0 ? spec.stdout_fd : log.get(), log.get()};
+  ChildFds fds{netns.get(),
+               spec.stdin_fd >= 0 ? spec.stdin_fd : devnull.get(),
+               spec.stdout_fd >= 0 ? spec.stdout_fd : log.get(),
+               log.get(),
+               leaf.procs_fd,
+               contain.has_value()};
   // Registration happens on the spawner thread right after fork, under mu_,
   // so KillAll cannot miss a process that was just started.
-  return RunOnSpawner([&]() -> Result<int> {
+  auto pid = RunOnSpawner([&]() -> Result<int> {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return Error{"cannot start '" + Join(spec.argv) + "': the cluster is torn down"};
-    auto pid = ForkExec(*prepared, fds, die_with_controller_);
+    auto pid = ForkExec(*prepared, fds, options_.die_with_controller);
     if (!pid.ok()) return Error{pid.error()};
-    children_[*pid] = Child{owner};
+    children_[*pid] = Child{owner, false, 0, contain.has_value(), leaf.path, leaf.kill_fd};
     RememberForCrash(*pid);
+    RememberCgroupForCrash(leaf.kill_fd);
+    leaf.kill_fd = -1;  // the child's record holds it now
     return static_cast<int>(*pid);
   });
+  CloseLeafFds(leaf);
+  if (!pid.ok() && !leaf.path.empty()) RemoveCgroupIfEmpty(leaf.path);
+  return pid;
+}
+
+Status ProcessSupervisor::KillContained(int pid, Child& child, std::chrono::milliseconds wait) {
+  if (!child.contained) return OkStatus();
+  if (child.cgroup.empty()) {
+    // Only while the leader is unreaped: then no new session has its id.
+    if (!child.reaped) KillSessionMembers(pid);
+    return OkStatus();
+  }
+  if (auto s = KillCgroupTree(child.cgroup, wait); !s.ok()) return s;
+  ForgetCgroupForCrash(child.cgroup_kill_fd);
+  if (child.cgroup_kill_fd >= 0) close(child.cgroup_kill_fd);
+  child.cgroup_kill_fd = -1;
+  child.cgroup.clear();
+  return OkStatus();
 }
 
 Status ProcessSupervisor::CheckOwner(const std::string& owner, int pid) {
@@ -381,6 +480,9 @@ bool ProcessSupervisor::ReapIfExited(int pid, std::chrono::milliseconds wait) {
       std::lock_guard<std::mutex> lock(mu_);
       auto& child = children_[pid];
       if (!child.reaped) {
+        // What it started goes with it; a cgroup that will not empty stays
+        // for KillAll (and its error).
+        (void)KillContained(pid, child, std::chrono::seconds(10));
         ForgetForCrash(pid);
         int status = 0;
         if (waitpid(pid, &status, WNOHANG) == pid) child.wait_status = status;
@@ -413,8 +515,10 @@ Status ProcessSupervisor::Kill(const std::string& owner, int pid) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto s = CheckOwner(owner, pid); !s.ok()) return s;
-    if (children_[pid].reaped) return OkStatus();
+    Child& child = children_[pid];
+    if (child.reaped) return OkStatus();
     if (kill(-pid, SIGKILL) != 0) kill(pid, SIGKILL);
+    if (auto s = KillContained(pid, child, std::chrono::seconds(10)); !s.ok()) return s;
   }
   if (!ReapIfExited(pid, std::chrono::seconds(10))) {
     return Error{"process " + std::to_string(pid) + " on host " + owner +
@@ -442,22 +546,33 @@ std::vector<int> ProcessSupervisor::Unreaped(const std::string& owner) {
 
 Status ProcessSupervisor::KillAll() {
   std::vector<int> pids;
+  std::string errors;
   {
     std::lock_guard<std::mutex> lock(mu_);
     closed_ = true;
-    for (const auto& [pid, child] : children_) {
-      if (child.reaped) continue;
-      if (kill(-pid, SIGKILL) != 0) kill(pid, SIGKILL);
-      pids.push_back(pid);
+    for (auto& [pid, child] : children_) {
+      if (!child.reaped && kill(-pid, SIGKILL) != 0) kill(pid, SIGKILL);
+      if (auto s = KillContained(pid, child, std::chrono::seconds(10)); !s.ok()) {
+        errors += "; " + s.error();
+      }
+      if (!child.reaped) pids.push_back(pid);
     }
   }
   std::string stuck;
   for (int pid : pids) {
     if (!ReapIfExited(pid, std::chrono::seconds(10))) stuck += " " + std::to_string(pid);
   }
-  if (!stuck.empty()) {
-    return Error{"processes did not exit within 10 s of SIGKILL:" + stuck};
+  LogPump* pump;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& run_cgroup : run_cgroups_) RemoveCgroupIfEmpty(run_cgroup);
+    pump = log_pump_.get();
   }
+  // Every writer is gone (but a session leaver where there is no cgroup):
+  // the logs' tails are written once their pipes have drained.
+  if (pump != nullptr) pump->Finish(std::chrono::seconds(2));
+  if (!stuck.empty()) errors += "; processes did not exit within 10 s of SIGKILL:" + stuck;
+  if (!errors.empty()) return Error{errors.substr(2)};
   return OkStatus();
 }
 

@@ -13,6 +13,14 @@
 // to the log), every other descriptor closed.
 // The pid returned is the exec'd program's own pid (no wrapper).
 //
+// A contained process (a program not ours: an exec lock client; Spawn's
+// `contain`, or every process with SupervisorOptions::contain_all) runs in a
+// cgroup of its own under the run's (cluster/process_cgroup.h) and leads a
+// session of its own; its stderr (and stdout, unless a pipe of the
+// caller's) goes through the supervisor's LogPump, capped. When it is killed,
+// or found exited, its cgroup is killed and removed (where there is no
+// cgroup: every process of its session), so nothing it started outlives it.
+//
 // With die_with_controller, children get PR_SET_PDEATHSIG(SIGKILL). That
 // signal fires when the forking *thread* exits, so every Spawn forks on one
 // spawner thread owned by the supervisor, which lives until the supervisor is
@@ -31,13 +39,17 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "base/result.h"
 #include "cluster/host.h"
+#include "cluster/log_pump.h"
 
 namespace locksmith {
 
@@ -53,17 +65,33 @@ Result<ExecResult> RunCommand(const std::vector<std::string>& argv, const std::s
 // meant for a crash handler; `locksmith cleanup` removes the rest.
 void KillAllSpawnedAsyncSignalSafe();
 
+// How contained processes run: their run's cgroup is named from
+// `cgroup_tag` (empty: no cgroup, the session fallback).
+struct ContainSpec {
+  std::string cgroup_tag;
+};
+
+struct SupervisorOptions {
+  bool die_with_controller = false;
+  // Contains every process spawned so (Spawn's own `contain` wins).
+  std::optional<ContainSpec> contain_all;
+  LogPump::Options log;  // contained processes' logs: the cap and the filter
+};
+
 class ProcessSupervisor {
  public:
   explicit ProcessSupervisor(bool die_with_controller);
+  explicit ProcessSupervisor(SupervisorOptions options);
   ~ProcessSupervisor();  // KillAll(), then stops the spawner thread
   ProcessSupervisor(const ProcessSupervisor&) = delete;
   ProcessSupervisor& operator=(const ProcessSupervisor&) = delete;
 
   // Starts spec inside `netns_path` (empty: no namespace change). `owner`
   // names the host; `default_cwd` is used when spec has neither cwd nor log.
+  // With `contain` (or options' contain_all), the process is contained.
   Result<int> Spawn(const std::string& owner, const ProcessSpec& spec,
-                    const std::string& netns_path, const std::string& default_cwd);
+                    const std::string& netns_path, const std::string& default_cwd,
+                    const std::optional<ContainSpec>& contain = std::nullopt);
   // Sends `signal` to the process group of a live process `owner` started.
   Status Signal(const std::string& owner, int pid, int signal);
   // SIGKILLs the group and reaps the process; OK if it had already exited.
@@ -81,7 +109,18 @@ class ProcessSupervisor {
     std::string owner;
     bool reaped = false;
     int wait_status = 0;
+    bool contained = false;  // leads a session of its own
+    std::string cgroup;      // its own cgroup; "" once removed, or without one
+    int cgroup_kill_fd = -1;
   };
+
+  // A contained process's leftovers, before it is reaped: its cgroup killed
+  // and removed (waiting up to `wait`), or the rest of its session killed.
+  // Requires mu_.
+  Status KillContained(int pid, Child& child, std::chrono::milliseconds wait);
+  // The descriptor a spawned process writes its log to: the log file, or
+  // for a contained one the pump's pipe into it.
+  Result<int> OpenLog(const ProcessSpec& spec, bool contained);
 
   // Reaps `pid` if it has exited, waiting up to `wait` for that; returns true
   // once reaped (by this or an earlier call).
@@ -90,8 +129,10 @@ class ProcessSupervisor {
   void SpawnerLoop();
   Result<int> RunOnSpawner(std::function<Result<int>()> fn);
 
-  const bool die_with_controller_;
+  const SupervisorOptions options_;
   std::mutex mu_;
+  std::unique_ptr<LogPump> log_pump_;  // made at the first contained spawn
+  std::set<std::string> run_cgroups_;  // removed by KillAll when empty
   std::map<int, Child> children_;
   bool closed_ = false;
 

@@ -9,6 +9,7 @@
 #include "backends/exec_protocol.h"
 #include "backends/task_group.h"
 #include "base/option_set.h"
+#include "cluster/process_cgroup.h"
 
 namespace locksmith {
 namespace {
@@ -75,6 +76,7 @@ Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
   o.log_dir = run_dir + "/clients";
   o.fencing = config.fencing == "on";
   o.info_backoff = WorkloadBackoff(config);
+  o.cgroup_tag = cluster.Tag();
   o.report = [&log](const std::string& line) { log.Info(line); };
   for (int i = 0; i < config.concurrency; ++i) {
     auto host = cluster.ClientHost(i);
@@ -85,7 +87,7 @@ Result<std::unique_ptr<ExecClients>> MakeRunExecClients(const RunConfig& config,
   log.Info("lock clients: " + client + ", one process per client" +
            (o.hosts.empty() ? std::string(" beside the controller")
                             : ", each in a network namespace of its own") +
-           ", stderr in " + o.log_dir);
+           ", stderr in " + o.log_dir + "; " + DescribeContainment(o.cgroup_tag));
   return std::make_unique<ExecClients>(std::move(o));
 }
 

@@ -7,8 +7,10 @@ stderr (writes the hello it got to stderr), no-fence (its hello says "fence":
 false), bad-hello (client AFTER answers its hello with a line that is not
 JSON), false-lost (a lock-lost event for a lock never granted before each
 reply), flood (100,000 lock-lost events after each acquire), info (answers
-every request info)."""
-import json, os, sys, time
+every request info), escape (at the hello, a child that starts a session and a
+network namespace of its own, says its pid on stderr and sleeps), stderr-flood
+(at the hello, AFTER MiB on stderr, then "flood end")."""
+import ctypes, json, os, sys, time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
 after = int(sys.argv[2]) if len(sys.argv) > 2 else 0
@@ -29,6 +31,17 @@ for line in sys.stdin:
         if mode == "stderr":
             sys.stderr.write("hello from the harness: client %d\n" % request["client"])
             sys.stderr.flush()
+        if mode == "escape" and os.fork() == 0:
+            os.setsid()
+            ctypes.CDLL(None, use_errno=True).unshare(0x40000000)  # CLONE_NEWNET; root only
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0); os.dup2(null, 1)
+            sys.stderr.write("escaped child %d\n" % os.getpid()); sys.stderr.flush()
+            time.sleep(3600); os._exit(0)
+        if mode == "stderr-flood":
+            for _ in range(after):
+                sys.stderr.write("x" * 1048575 + "\n")
+            sys.stderr.write("flood end\n"); sys.stderr.flush()
         send(dict(reply, name="fake", version="0.1", capabilities={"fence": mode != "no-fence", "lock_lost": True}))
         continue
     served += 1
