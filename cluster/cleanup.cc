@@ -1,16 +1,21 @@
 #include "cluster/cleanup.h"
 
 #include <algorithm>
+#include <chrono>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "cluster/net_plan.h"
 #include "cluster/net_setup.h"
+#include "cluster/process_cgroup.h"
 #include "cluster/run_registry.h"
 
 namespace locksmith {
 namespace {
+
+namespace fs = std::filesystem;
 
 // The tag an unreadable record's file name claims ("<dir>/runs/<tag>.json:
 // reason"), or "" when the name is not a tag.
@@ -86,11 +91,50 @@ std::map<std::string, RunRecord> ClaimObjects(NetOps& net, const CleanupOptions&
   return orphans;
 }
 
+// Run cgroups by name (locksmith-<tag>, beside where this process would put
+// one): a dead run's that its record lacks (added to it), and those of no
+// known run (added to `orphans`).
+void ClaimCgroups(const CleanupOptions& options, RegisteredRuns& runs,
+                  std::map<std::string, RunRecord>& orphans) {
+  auto sample = RunCgroupPath("x");
+  if (!sample) return;
+  const fs::path parent = fs::path(*sample).parent_path();
+  std::error_code ec;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind("locksmith-", 0) != 0 || it->is_symlink(ec)) continue;
+    const std::string tag = name.substr(10);
+    if (!ValidateTag(tag).ok() || !Wanted(options, tag)) continue;
+    if (auto dead = runs.dead.find(tag); dead != runs.dead.end()) {
+      if (dead->second.cgroup.empty()) dead->second.cgroup = it->path().string();
+    } else if (!runs.known.contains(tag)) {
+      orphans[tag].tag = tag;
+      orphans[tag].cgroup = it->path().string();
+    }
+  }
+}
+
+// Kills every process of the run's cgroup (a contained program and all it
+// started) and removes the cgroup.
+Status RemoveRunCgroup(const RunRecord& record, std::ostream& out) {
+  if (record.cgroup.empty()) return OkStatus();
+  if (auto s = CheckRunCgroupPath(record.cgroup, record.tag, true); !s.ok()) return s;
+  std::error_code ec;
+  if (!fs::exists(record.cgroup, ec)) return OkStatus();
+  if (auto s = KillCgroupTree(record.cgroup, std::chrono::seconds(10)); !s.ok()) return s;
+  out << "killed the processes of cgroup " << record.cgroup << " and removed it\n";
+  return OkStatus();
+}
+
 void RemoveDeadRuns(const std::map<std::string, RunRecord>& dead, RunRegistry& registry,
                     NetOps& net, std::ostream& out, CleanupReport& report) {
   for (const auto& [tag, record] : dead) {
     out << "run " << tag << ": controller pid " << record.controller_pid
         << " is gone, removing what it left\n";
+    if (auto s = RemoveRunCgroup(record, out); !s.ok()) {
+      report.failed.push_back(s.error());
+      continue;
+    }
     if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) {
       report.failed.push_back(s.error());
       continue;  // keep the record so a later cleanup retries
@@ -105,8 +149,9 @@ void HandleOrphans(const std::map<std::string, RunRecord>& orphans,
                    const CleanupOptions& options, NetOps& net, std::ostream& out,
                    CleanupReport& report) {
   for (const auto& [tag, record] : orphans) {
-    const std::string what = std::to_string(record.netns.size()) + " namespace(s) and " +
-                             std::to_string(record.links.size()) + " link(s) of run " + tag;
+    const std::string what = std::to_string(record.netns.size()) + " namespace(s), " +
+                             std::to_string(record.links.size()) + " link(s) and " +
+                             (record.cgroup.empty() ? "no" : "a") + " cgroup of run " + tag;
     if (!options.remove_unregistered) {
       out << "tag " << tag << ": " << what
           << " with no run record (deleted, or the run used another state directory); left in "
@@ -115,6 +160,7 @@ void HandleOrphans(const std::map<std::string, RunRecord>& orphans,
       continue;
     }
     out << "tag " << tag << ": removing unregistered objects\n";
+    if (auto s = RemoveRunCgroup(record, out); !s.ok()) report.failed.push_back(s.error());
     if (auto s = RemoveRunObjects(record, &out, net); !s.ok()) report.failed.push_back(s.error());
   }
 }
@@ -134,7 +180,8 @@ CleanupReport CleanupLeftovers(std::ostream& out, const CleanupOptions& options)
     return report;
   }
   RegisteredRuns runs = SortRegisteredRuns(registry.List(), options, out, report);
-  const std::map<std::string, RunRecord> orphans = ClaimObjects(net, options, runs);
+  std::map<std::string, RunRecord> orphans = ClaimObjects(net, options, runs);
+  ClaimCgroups(options, runs, orphans);
   RemoveDeadRuns(runs.dead, registry, net, out, report);
   HandleOrphans(orphans, options, net, out, report);
   if (runs.dead.empty() && orphans.empty() && report.left.empty()) {

@@ -1,9 +1,11 @@
 // CleanupLeftovers: what `locksmith cleanup` runs. Removes what runs killed
-// with SIGKILL (or crashed) left behind: their processes, namespaces, bridge
-// and veths, found through the run registry, and touches nothing else. A run
+// with SIGKILL (or crashed) left behind: their processes, the cgroup of
+// their contained programs (with all those started), namespaces, bridge and
+// veths, found through the run registry, and touches nothing else. A run
 // whose controller process is still alive (same pid and start time) is
-// skipped. Objects named like ours (lsm-<tag>-*) that no run record claims
-// are only reported, unless remove_unregistered asks for them to go too.
+// skipped. Objects named like ours (lsm-<tag>-*, cgroups locksmith-<tag>)
+// that no run record claims are only reported, unless remove_unregistered
+// asks for them to go too.
 // Thread-safe (holds the registry's flock while it works).
 #pragma once
 

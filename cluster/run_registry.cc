@@ -2,9 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -16,8 +18,10 @@
 #include "base/atomic_file.h"
 #include "base/input_file.h"
 #include "base/json_input.h"
+#include "base/unique_fd.h"
 #include "cluster/net_plan.h"
 #include "cluster/proc_info.h"
+#include "cluster/process_cgroup.h"
 
 namespace locksmith {
 namespace fs = std::filesystem;
@@ -35,6 +39,7 @@ std::string SerializeRunRecord(const RunRecord& r) {
             {"netns", r.netns},
             {"links", r.links},
             {"processes", procs}};
+  if (!r.cgroup.empty()) j["cgroup"] = r.cgroup;
   return j.dump(2) + "\n";
 }
 
@@ -54,8 +59,12 @@ Result<RunRecord> ParseRunRecord(std::string_view text) {
       r.processes.push_back({p.at("pid").get<int>(), p.at("start_time").get<uint64_t>(),
                              p.at("host").get<std::string>()});
     }
+    if (j.contains("cgroup")) r.cgroup = j.at("cgroup").get<std::string>();
     // Names come back from disk and are handed to `ip`: accept only ours.
     if (auto s = ValidateTag(r.tag); !s.ok()) return Error{s.error()};
+    if (!r.cgroup.empty()) {
+      if (auto s = CheckRunCgroupPath(r.cgroup, r.tag, false); !s.ok()) return Error{s.error()};
+    }
     for (const auto& n : r.netns) {
       if (TagFromNetnsName(n) != r.tag) return Error{"namespace '" + n + "' is not of run " + r.tag};
     }
@@ -82,10 +91,24 @@ Result<RunRecord> NewRecordForThisProcess(const std::string& tag) {
   r.tag = tag;
   r.controller_pid = getpid();
   r.controller_start_time = st->start_time;
+  // Recorded before the cgroup is made, as every object of a run is.
+  if (!tag.empty()) {
+    if (auto cgroup = RunCgroupPath(tag)) r.cgroup = *cgroup;
+  }
   return r;
 }
 
 namespace {
+
+// A record is a few hundred bytes a process; anything this large is not one.
+constexpr uint64_t kMaxRecordBytes = 4 << 20;
+
+// "uid 1000, mode 0666" of a file or directory, for refusals.
+std::string OwnerText(const struct stat& st) {
+  char mode[8];
+  std::snprintf(mode, sizeof(mode), "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return "uid " + std::to_string(st.st_uid) + ", mode " + mode;
+}
 
 // This boot's id: after a reboot, pids and start times (ticks since boot)
 // repeat, so a pid and start time identify a process only within one boot.
@@ -111,6 +134,23 @@ Status WriteRunController(const std::string& run_dir) {
 // was not written by a run.
 constexpr uint64_t kMaxControllerFileBytes = 64 << 10;
 
+Result<RunControllerFacts> ParseRunController(std::string_view text, const std::string& path) {
+  auto parsed = ParseJsonInput(text);
+  const json j = parsed ? std::move(parsed).value() : json();
+  const bool well_formed = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
+                           j.contains("start_time") && j["start_time"].is_number_unsigned() &&
+                           j.contains("boot_id") && j["boot_id"].is_string();
+  if (!well_formed) {
+    return Error{path + " is malformed (want \"pid\", \"start_time\" and \"boot_id\")"};
+  }
+  const int64_t pid = j["pid"].get<int64_t>();
+  if (pid <= 0 || pid > std::numeric_limits<int>::max()) {
+    return Error{path + " is malformed (pid " + std::to_string(pid) + ")"};
+  }
+  return RunControllerFacts{static_cast<int>(pid), j["start_time"].get<uint64_t>(),
+                            j["boot_id"].get<std::string>()};
+}
+
 Result<std::optional<int>> LiveRunController(const std::string& run_dir) {
   const std::string path = run_dir + "/" + kRunControllerFile;
   std::error_code ec;
@@ -118,27 +158,56 @@ Result<std::optional<int>> LiveRunController(const std::string& run_dir) {
   // A run directory may be anyone's: a FIFO here must not hang `check`.
   auto text = ReadInputFile(path, kMaxControllerFileBytes);
   if (!text) return Error{text.error()};
-  auto parsed = ParseJsonInput(*text);
-  const json j = parsed ? std::move(parsed).value() : json();
-  const bool well_formed = j.is_object() && j.contains("pid") && j["pid"].is_number_integer() &&
-                           j.contains("start_time") && j["start_time"].is_number_unsigned() &&
-                           j.contains("boot_id") && j["boot_id"].is_string();
-  if (!well_formed) {
-    return Error{path + " is malformed (want \"pid\", \"start_time\" and \"boot_id\"); remove it "
-                 "if no locksmith run is writing " + run_dir};
-  }
-  const int64_t pid = j["pid"].get<int64_t>();
-  if (pid <= 0 || pid > std::numeric_limits<int>::max()) {
-    return Error{path + " is malformed (pid " + std::to_string(pid) + ")"};
+  auto facts = ParseRunController(*text, path);
+  if (!facts) {
+    return Error{facts.error() + "; remove it if no locksmith run is writing " + run_dir};
   }
   // Another boot (the machine rebooted since, or the run was on another
   // machine sharing the store): that pid and start time name nothing here.
-  if (j["boot_id"].get<std::string>() != BootId()) return std::optional<int>();
-  if (!IsSameProcessAlive(static_cast<int>(pid), j["start_time"].get<uint64_t>())) {
-    return std::optional<int>();
-  }
-  return std::optional<int>(static_cast<int>(pid));
+  if (facts->boot_id != BootId()) return std::optional<int>();
+  if (!IsSameProcessAlive(facts->pid, facts->start_time)) return std::optional<int>();
+  return std::optional<int>(facts->pid);
 }
+
+namespace {
+
+// A registry directory (or runs/) fit to trust: made 0700 if missing, then
+// a directory, no symbolic link, the caller's, writable by no one else.
+Status CheckRegistryDir(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    return Error{"cannot create the run registry " + dir + ": " + std::strerror(errno)};
+  }
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) {
+    return Error{"cannot read the run registry " + dir + ": " + std::strerror(errno)};
+  }
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 022) != 0) {
+    return Error{"refusing the run registry " + dir + ": " + OwnerText(st) +
+                 ", not a directory of uid " + std::to_string(::geteuid()) +
+                 " that no one else may write (someone else may have made it: remove it)"};
+  }
+  return OkStatus();
+}
+
+// The contents of a record file fit to trust (see CheckRegistryDir), or why not.
+Result<std::string> ReadRecordFile(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (fd.get() < 0) return Error{std::string("cannot open it: ") + std::strerror(errno)};
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != ::geteuid() ||
+      (st.st_mode & 022) != 0) {
+    return Error{"not a regular file of uid " + std::to_string(::geteuid()) +
+                 " that no one else may write (" + OwnerText(st) + "); never acted on"};
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxRecordBytes) return Error{"too large for a record"};
+  std::string text(static_cast<size_t>(st.st_size), '\0');
+  const ssize_t n = ::pread(fd.get(), text.data(), text.size(), 0);
+  if (n < 0) return Error{std::string("cannot read it: ") + std::strerror(errno)};
+  text.resize(static_cast<size_t>(n));
+  return text;
+}
+
+}  // namespace
 
 RunRegistry::Lock::~Lock() {
   if (fd_ >= 0) close(fd_);  // closing the descriptor drops the flock
@@ -160,10 +229,12 @@ std::string RunRegistry::RecordPath(const std::string& tag) const {
 
 Result<RunRegistry::Lock> RunRegistry::Acquire() const {
   std::error_code ec;
-  fs::create_directories(dir_ + "/runs", ec);
-  if (ec) return Error{"cannot create the run registry " + dir_ + "/runs: " + ec.message()};
+  fs::create_directories(fs::path(dir_).parent_path(), ec);
+  for (const std::string& dir : {dir_, dir_ + "/runs"}) {
+    if (auto s = CheckRegistryDir(dir); !s.ok()) return Error{s.error()};
+  }
   std::string path = dir_ + "/lock";
-  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return Error{"cannot open " + path + ": " + std::strerror(errno)};
   while (flock(fd, LOCK_EX) != 0) {
     if (errno != EINTR) {
@@ -208,9 +279,11 @@ Status RunRegistry::RegisterLocked(RunRecord& record, bool want_slice,
 }
 
 Status RunRegistry::Save(const RunRecord& record) const {
-  std::error_code ec;
-  fs::create_directories(dir_ + "/runs", ec);
-  return WriteFileAtomically(RecordPath(record.tag), SerializeRunRecord(record));
+  for (const std::string& dir : {dir_, dir_ + "/runs"}) {
+    if (auto s = CheckRegistryDir(dir); !s.ok()) return Error{s.error()};
+  }
+  return WriteFileAtomically(RecordPath(record.tag), SerializeRunRecord(record),
+                             /*private_file=*/true);
 }
 
 Status RunRegistry::Remove(const std::string& tag) const {
@@ -225,11 +298,13 @@ RunRegistry::Listing RunRegistry::List() const {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir_ + "/runs", ec)) {
     if (entry.path().extension() != ".json") continue;
-    std::ifstream in(entry.path());
-    if (!in.is_open()) continue;  // removed meanwhile by a finishing run
-    std::stringstream buf;
-    buf << in.rdbuf();
-    auto record = ParseRunRecord(buf.str());
+    auto text = ReadRecordFile(entry.path().string());
+    if (!text && !fs::exists(fs::symlink_status(entry.path(), ec))) continue;  // removed meanwhile
+    if (!text) {
+      listing.unreadable.push_back(entry.path().string() + ": " + text.error());
+      continue;
+    }
+    auto record = ParseRunRecord(*text);
     if (!record.ok()) {
       listing.unreadable.push_back(entry.path().string() + ": " + record.error());
     } else if (entry.path().stem() != record->tag) {

@@ -5,6 +5,11 @@
 //
 // Layout: <dir>/lock (flock: serialises slice allocation against cleanup),
 // <dir>/runs/<tag>.json (one record per run, replaced atomically by rename).
+// The directories must be the caller's own, writable by no one else, and no
+// symbolic links (new ones are made 0700); a record file must be a regular
+// file of the caller's that no one else may write, or it is unreadable (left
+// alone by cleanup): a record names processes to kill, so one planted by
+// someone else must never be acted on.
 // Every run on a machine must use the same directory, or two runs could get
 // the same address slice: DefaultDir() is /run/locksmith for root. A run
 // records an object *before* creating it, so a crash at any point leaves a
@@ -41,6 +46,9 @@ struct RunRecord {
   std::vector<std::string> netns;  // namespace names (under /var/run/netns)
   std::vector<std::string> links;  // root-namespace links: bridge, host-side veths
   std::vector<RecordedProcess> processes;
+  // The run's cgroup (RunCgroupPath: contained programs run in its leaves);
+  // "" where cgroup v2 is not to be had.
+  std::string cgroup;
   bool operator==(const RunRecord&) const = default;
 };
 
@@ -59,6 +67,16 @@ Result<RunRecord> NewRecordForThisProcess(const std::string& tag);
 // (finished, interrupted, SIGKILLed). `locksmith check RUN_DIR` reads it to
 // refuse to rewrite results.json and the reports of a run still going.
 inline constexpr char kRunControllerFile[] = "controller.json";
+
+// What controller.json says: the process that writes the run.
+struct RunControllerFacts {
+  int pid = 0;
+  uint64_t start_time = 0;
+  std::string boot_id;
+};
+// Parses controller.json's text; an error (one line, naming `path`) when it
+// is not what WriteRunController writes.
+Result<RunControllerFacts> ParseRunController(std::string_view text, const std::string& path);
 
 // Writes controller.json for the calling process (atomically: a reader sees
 // the whole file or none).
@@ -86,13 +104,15 @@ class RunRegistry {
   };
 
   // /run/locksmith as root; otherwise $XDG_RUNTIME_DIR/locksmith or
-  // /tmp/locksmith-<uid>.
+  // /tmp/locksmith-<uid>. Checked the same way in every case.
   static std::string DefaultDir();
 
   explicit RunRegistry(std::string dir);
   const std::string& dir() const { return dir_; }
 
-  // Creates the directory if needed and blocks until the flock is ours.
+  // Creates the directory if needed (0700), checks that it and runs/ are
+  // the caller's own and writable by no one else, and blocks until the
+  // flock is ours. An error of one line names a directory that fails.
   Result<Lock> Acquire() const;
   // With the lock held: fails if `record.tag` is registered already; with
   // want_slice, sets record.slice to the lowest slice no record holds and

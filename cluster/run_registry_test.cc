@@ -2,12 +2,18 @@
 #include "cluster/run_registry.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
+
+#include "cluster/cleanup.h"
+#include "cluster/proc_info.h"
+#include "cluster/testing/fake_net.h"
 
 #include <nlohmann/json.hpp>
 
@@ -198,6 +204,90 @@ TEST(RunControllerTest, NoFileIsNotLiveAndAMalformedOneIsAnError) {
     EXPECT_NE(bad.error().find(kRunControllerFile), std::string::npos) << bad.error();
     EXPECT_EQ(bad.error().find('\n'), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace locksmith
+
+namespace locksmith {
+namespace {
+
+TEST(RunRegistryTest, ACgroupRoundTripsAndAForeignOneIsRefused) {
+  RunRecord r = SampleRecord();
+  r.cgroup = "/sys/fs/cgroup/user.slice/locksmith-a1b2c3";
+  auto parsed = ParseRunRecord(SerializeRunRecord(r));
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  EXPECT_EQ(parsed->cgroup, r.cgroup);
+  for (const char* foreign : {"/sys/fs/cgroup/locksmith-ffffff", "/sys/fs/cgroup",
+                              "relative/locksmith-a1b2c3",
+                              "/sys/fs/cgroup/../../home/locksmith-a1b2c3"}) {
+    r.cgroup = foreign;
+    EXPECT_FALSE(ParseRunRecord(SerializeRunRecord(r)).ok()) << foreign;
+  }
+}
+
+// The per-uid registry under the temporary directory is checked as /run's
+// is: a directory someone else may write, or a record someone else may
+// have written, is never trusted.
+TEST(RunRegistryTest, ARegistryOthersMayWriteIsRefused) {
+  TempDir dir;
+  const std::string registry_dir = dir.path() + "/locksmith-" + std::to_string(geteuid());
+  ASSERT_TRUE(RunRegistry(registry_dir).Acquire().ok());
+  EXPECT_EQ(fs::status(registry_dir).permissions() & fs::perms::all, fs::perms::owner_all);
+  fs::permissions(registry_dir, fs::perms::all);  // 0777, as another user might make it
+  auto refused = RunRegistry(registry_dir).Acquire();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().find("refusing the run registry " + registry_dir), std::string::npos)
+      << refused.error();
+  EXPECT_NE(refused.error().find("mode 0777"), std::string::npos) << refused.error();
+  EXPECT_FALSE(RunRegistry(registry_dir).Save(SampleRecord()).ok());
+  // A link in its place is refused too.
+  fs::permissions(registry_dir, fs::perms::owner_all);
+  fs::create_directory_symlink(registry_dir, dir.path() + "/linked");
+  EXPECT_FALSE(RunRegistry(dir.path() + "/linked").Acquire().ok());
+  if (geteuid() == 0) {  // only root can give a directory away
+    ASSERT_EQ(chown(registry_dir.c_str(), 65534, 65534), 0);
+    auto foreign = RunRegistry(registry_dir).Acquire();
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_NE(foreign.error().find("uid 65534"), std::string::npos) << foreign.error();
+  }
+}
+
+// A planted record names a live process of the same user: cleanup must
+// not kill it, and says it left the record alone.
+TEST(RunRegistryTest, APlantedRecordIsListedUnreadableAndCleanupKillsNothing) {
+  TempDir dir;
+  RunRegistry registry(dir.path() + "/registry");
+  ASSERT_TRUE(registry.Acquire().ok());
+  const pid_t victim = fork();
+  if (victim == 0) {
+    pause();
+    _exit(0);
+  }
+  ASSERT_GT(victim, 0);
+  RunRecord planted = SampleRecord();
+  planted.slice = -1;
+  planted.netns.clear();
+  planted.links.clear();
+  planted.controller_pid = 1 << 22;  // no such process: a dead run
+  planted.processes = {{victim, ReadProcStat(victim)->start_time, "n1"}};
+  const std::string path = registry.dir() + "/runs/a1b2c3.json";
+  std::ofstream(path) << SerializeRunRecord(planted);
+  fs::permissions(path, fs::perms::all);  // 0666: anyone may have written it
+  auto listing = registry.List();
+  EXPECT_TRUE(listing.records.empty());
+  ASSERT_EQ(listing.unreadable.size(), 1u);
+  EXPECT_NE(listing.unreadable[0].find("never acted on"), std::string::npos)
+      << listing.unreadable[0];
+
+  testing::FakeNet net;
+  std::ostringstream out;
+  CleanupReport report =
+      CleanupLeftovers(out, {.state_dir = registry.dir(), .only_tag = "a1b2c3", .net = &net});
+  EXPECT_EQ(report.left.size(), 1u) << out.str();
+  EXPECT_TRUE(IsSameProcessAlive(victim, planted.processes[0].start_time)) << out.str();
+  kill(victim, SIGKILL);
+  waitpid(victim, nullptr, 0);
 }
 
 }  // namespace

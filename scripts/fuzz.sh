@@ -3,8 +3,9 @@
 # UndefinedBehaviorSanitizer: the history parsers (Jepsen EDN and log lines,
 # history.jsonl, a run's history.bin) and the readers of the JSON files locksmith takes from
 # others (config, suite and scenario files, a run's results.json, a suite's
-# summary.json), and the lines a user's lock-client program writes back (the exec
-# protocol). Each target starts from its seed corpus in the repository
+# summary.json), the files it reads back and acts on (a run-registry record, a
+# run's controller.json), and the lines a user's lock-client program writes back
+# (the exec protocol). Each target starts from its seed corpus in the repository
 # (<layer>/fuzz/corpus/<name>/) and the project's own fixtures; what it finds
 # new stays under build-fuzz/corpus/. A crash, a sanitizer report, a leak or
 # a timeout fails the script; the input that caused it is kept under
@@ -13,12 +14,12 @@
 # Only the targets and the sources they fuzz are compiled with clang and the
 # sanitizers (build-fuzz/); the rest of locksmith links from the regular
 # build (build/, brought up to date here), so the whole run fits CI's budget.
-#   scripts/fuzz.sh                         every target, 20 s each
+#   scripts/fuzz.sh                         every target, 16 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh summary_json_fuzz
 # Needs clang and its sanitizer runtimes (Debian 12: clang, libclang-rt-14-dev).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-20}"
+seconds="${FUZZ_SECONDS:-16}"
 jobs="${FUZZ_JOBS:-$(nproc)}"
 
 # Each target and the seed directories it starts from (the first is its own).
@@ -28,6 +29,8 @@ targets=(
   "edn_history_fuzz checker/fuzz/corpus/edn"
   "jepsen_log_fuzz checker/fuzz/corpus/jepsen_log"
   "exec_protocol_fuzz backends/fuzz/corpus/exec"
+  "run_record_fuzz cluster/fuzz/corpus/run_record"
+  "controller_json_fuzz cluster/fuzz/corpus/controller"
   "results_json_fuzz reports/fuzz/corpus/results"
   "summary_json_fuzz reports/fuzz/corpus/summary"
   "config_json_fuzz harness/fuzz/corpus/config scenarios"
