@@ -65,5 +65,28 @@ TEST(WriteFileAtomicallyTest, AMissingDirectoryIsAnErrorNamingTheFile) {
   EXPECT_NE(s.error().find(path), std::string::npos) << s.error();
 }
 
+TEST(AtomicFileWriterTest, WritesInPiecesAndOnlyACommitPutsTheFileInPlace) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/history.jsonl";
+  {
+    auto writer = AtomicFileWriter::Create(path);
+    ASSERT_TRUE(writer.ok()) << writer.error();
+    ASSERT_TRUE((*writer)->Write("abandoned\n"));
+  }  // no Commit: nothing is left, not even the temporary
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+  auto writer = AtomicFileWriter::Create(path);
+  ASSERT_TRUE(writer.ok()) << writer.error();
+  const std::string big(200000, 'x');  // past the buffer
+  ASSERT_TRUE((*writer)->Write("a\n"));
+  ASSERT_TRUE((*writer)->Write(big));
+  ASSERT_TRUE((*writer)->Write("\nz\n"));
+  EXPECT_FALSE(fs::exists(path));
+  ASSERT_TRUE((*writer)->Commit());
+  EXPECT_EQ(ReadAll(path), "a\n" + big + "\nz\n");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
 }  // namespace
 }  // namespace locksmith

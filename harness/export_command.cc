@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <functional>
 #include <memory>
 
+#include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/input_file.h"
 #include "base/option_set.h"
@@ -45,8 +45,8 @@ Result<std::unique_ptr<OpStream>> OpenAnyHistory(const std::string& path, uint64
   return std::unique_ptr<OpStream>(std::make_unique<HistoryOpStream>(*whole));
 }
 
-// Every op of `stream` as a JSON line on `out`.
-Status WriteJsonLines(OpStream& stream, std::ostream& out) {
+// Every op of `stream` as a JSON line, each handed to `write`.
+Status WriteJsonLines(OpStream& stream, const std::function<Status(std::string_view)>& write) {
   Op op;
   std::string line;
   for (;;) {
@@ -55,8 +55,38 @@ Status WriteJsonLines(OpStream& stream, std::ostream& out) {
     if (!*more) return OkStatus();
     line = OpToJsonLine(op);
     line.push_back('\n');
-    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+    if (auto s = write(line); !s.ok()) return s;
   }
+}
+
+// The ops on `out` (standard output), or into the file `output`, written
+// beside it under a name no one can plant a link at and renamed: never half
+// a history, never through a link.
+Status WriteExport(OpStream& stream, const std::string& output, std::ostream& out) {
+  if (output.empty() || output == "-") {
+    Status written = WriteJsonLines(stream, [&out](std::string_view line) -> Status {
+      out.write(line.data(), static_cast<std::streamsize>(line.size()));
+      return OkStatus();
+    });
+    out.flush();
+    if (written && !out) return Error{"cannot write the output"};
+    return written;
+  }
+  struct stat st {};
+  if (::lstat(output.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return Error{output + " is a symbolic link: refusing to write the export there (remove it, "
+                 "or name the file it points to)"};
+  }
+  auto file = AtomicFileWriter::Create(output);
+  if (!file) return Error{file.error()};
+  AtomicFileWriter& writer = **file;
+  if (auto s = WriteJsonLines(stream, [&writer](std::string_view line) {
+        return writer.Write(line);
+      });
+      !s.ok()) {
+    return s;
+  }
+  return writer.Commit();
 }
 
 }  // namespace
@@ -78,27 +108,7 @@ int ExportHistory(const ExportOptions& options, std::ostream& out, std::ostream&
   std::vector<SkippedLine> skipped;
   auto stream = OpenAnyHistory(path, options.max_history_bytes, &whole, &skipped);
   if (!stream) return bad_input(stream.error());
-  const bool to_stdout = options.output.empty() || options.output == "-";
-  // A file is written beside its name and renamed: never half a history.
-  const std::string temp = options.output + ".tmp-" + std::to_string(::getpid());
-  std::ofstream file;
-  if (!to_stdout) {
-    file.open(temp, std::ios::binary | std::ios::trunc);
-    if (!file) return bad_input("cannot write " + options.output + ": " + std::strerror(errno));
-  }
-  std::ostream& sink = to_stdout ? out : file;
-  Status written = WriteJsonLines(**stream, sink);
-  sink.flush();
-  if (written && !sink) {
-    written = Error{"cannot write " + (to_stdout ? std::string("the output") : options.output)};
-  }
-  if (!to_stdout) {
-    file.close();
-    if (written && std::rename(temp.c_str(), options.output.c_str()) != 0) {
-      written = Error{"cannot write " + options.output + ": " + std::strerror(errno)};
-    }
-    if (!written) std::remove(temp.c_str());
-  }
+  const Status written = WriteExport(**stream, options.output, out);
   if (!written) return bad_input(written.error());
   for (const SkippedLine& s : (*stream)->skipped()) skipped.push_back(s);
   for (const std::string& line : DescribeSkippedLines(path, skipped)) {

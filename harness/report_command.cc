@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <initializer_list>
 
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
@@ -25,6 +26,36 @@ bool Exists(const fs::path& p) {
   return fs::exists(p, ec);
 }
 
+// What `report` reads or writes inside a run directory.
+constexpr const char* kRunFiles[] = {"results.json", "config.json", "history.bin",
+                                     "history.jsonl", "controller.json", "report.html"};
+
+bool IsLink(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_symlink(fs::symlink_status(p, ec));
+}
+
+std::string LinkRefusal(const fs::path& p) {
+  return p.string() + " is a symbolic link: refusing to read or write through links inside a "
+         "store (a link planted there could make a report copy or overwrite files elsewhere)";
+}
+
+// The refusal for the first link among `dir/rel`'s components below `dir`
+// and `files` inside it; "" when there is none.
+std::string LinksInside(const fs::path& dir, const fs::path& rel,
+                        std::initializer_list<const char*> files) {
+  fs::path at = dir;
+  for (const fs::path& part : rel) {
+    if (part.empty() || part == ".") continue;
+    at /= part;
+    if (IsLink(at)) return LinkRefusal(at);
+  }
+  for (const char* file : files) {
+    if (IsLink(at / file)) return LinkRefusal(at / file);
+  }
+  return "";
+}
+
 int BadInput(std::ostream& err, const std::string& message) {
   err << "locksmith: " << TerminalSafe(message) << "\n";
   return kExitBadInput;
@@ -42,6 +73,9 @@ std::string LiveRunError(const std::string& run_dir) {
 }
 
 std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
+  for (const char* file : kRunFiles) {
+    if (IsLink(fs::path(run_dir) / file)) return LinkRefusal(fs::path(run_dir) / file);
+  }
   if (!Exists(RunHistoryFile(run_dir)) && !Exists(fs::path(run_dir) / "results.json")) {
     return run_dir + " is not a run directory (it has no history.jsonl or results.json)";
   }
@@ -59,6 +93,10 @@ std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
 
 int SuiteReports(const std::string& suite_dir, uint64_t max_history_bytes, std::ostream& out,
                  std::ostream& err) {
+  if (std::string link = LinksInside(suite_dir, "", {"summary.json", "junit.xml", "index.html"});
+      !link.empty()) {
+    return BadInput(err, link);
+  }
   auto summary = ReadJsonFile(suite_dir + "/summary.json");
   if (!summary) return BadInput(err, summary.error());
   auto record = SuiteRecordFromJson(*summary);
@@ -68,6 +106,10 @@ int SuiteReports(const std::string& suite_dir, uint64_t max_history_bytes, std::
   for (const SuiteRun& run : record->runs) {
     if (run.dir.empty()) continue;  // it failed before it had a directory
     const std::string run_dir = (fs::path(suite_dir) / run.dir).string();
+    if (std::string link = LinksInside(suite_dir, run.dir, {}); !link.empty()) {
+      if (failed++ == 0) first_error = link;
+      continue;
+    }
     // A run that failed before its workload has no history: nothing to draw.
     if (run.verdict == "failed" && !Exists(RunHistoryFile(run_dir))) continue;
     if (std::string e = RunReport(run_dir, max_history_bytes); !e.empty()) {
@@ -119,6 +161,9 @@ void UpdateStoreIndex(const std::string& root, std::ostream& err) {
 
 int RegenerateReports(const std::string& dir, std::ostream& out, std::ostream& err,
                       uint64_t max_history_bytes) {
+  // The store's own `latest` link is followed; any other link named as the
+  // directory is refused, as links inside a store are.
+  if (IsLink(dir) && fs::path(dir).filename() != "latest") return BadInput(err, LinkRefusal(dir));
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return BadInput(err, "no such directory: " + dir);
   if (!S_ISDIR(st.st_mode)) {

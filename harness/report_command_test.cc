@@ -143,5 +143,37 @@ TEST_F(ReportCommandTest, BadInputIsOneLineAndExit254) {
   one_line(outcome_.dir, "not a suite summary");
 }
 
+// Links planted inside a store are refused with one line: a run's
+// results.json linked to a private file (its contents would land in a
+// report anyone may read), and a suite's run directory linked elsewhere
+// (its report would be written there).
+TEST_F(ReportCommandTest, LinksInsideTheStoreAreRefusedWithOneLine) {
+  auto refused = [&](const std::string& dir, const std::string& link) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RegenerateReports(dir, out, err), 254) << dir;
+    const std::string text = err.str();
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_NE(text.find(link + " is a symbolic link"), std::string::npos) << text;
+  };
+  TempDir outside;
+  const std::string private_results = outside.path() + "/private.json";
+  fs::copy_file(RunDir(0) + "/results.json", private_results);
+  fs::permissions(private_results, fs::perms::owner_read | fs::perms::owner_write);
+  fs::remove(RunDir(0) + "/results.json");
+  fs::create_symlink(private_results, RunDir(0) + "/results.json");
+  fs::remove(RunDir(0) + "/report.html");
+  refused(RunDir(0), RunDir(0) + "/results.json");
+  EXPECT_FALSE(fs::exists(RunDir(0) + "/report.html"));
+  fs::remove(RunDir(0) + "/results.json");
+  fs::copy_file(private_results, RunDir(0) + "/results.json");
+
+  fs::rename(RunDir(1), outside.path() + "/run");
+  fs::remove(outside.path() + "/run/report.html");
+  fs::create_directory_symlink(outside.path() + "/run", RunDir(1));
+  refused(outcome_.dir, RunDir(1));
+  EXPECT_FALSE(fs::exists(outside.path() + "/run/report.html"));
+  refused(RunDir(1), RunDir(1));  // named itself
+}
+
 }  // namespace
 }  // namespace locksmith

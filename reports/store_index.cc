@@ -92,21 +92,37 @@ void Warn(std::vector<std::string>* warnings, const std::string& line) {
   if (warnings != nullptr) warnings->push_back(line);
 }
 
-bool IsDir(const fs::path& p) {
+bool IsLink(const fs::path& p) {
   std::error_code ec;
-  return fs::is_directory(p, ec) && !fs::is_symlink(p, ec);
+  return fs::is_symlink(fs::symlink_status(p, ec));
 }
 
-std::vector<fs::path> SubDirs(const fs::path& dir) {
+std::string LinkWarning(const fs::path& p) {
+  return p.string() + ": a symbolic link inside the store, not followed";
+}
+
+// The directories in `dir`. A link is never followed (it could take the
+// index's reads outside the store): one line in `warnings` says so, but for
+// the store's own `latest`.
+std::vector<fs::path> SubDirs(const fs::path& dir, std::vector<std::string>* warnings) {
   std::vector<fs::path> dirs;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (IsDir(it->path())) dirs.push_back(it->path());
+    if (IsLink(it->path())) {
+      if (it->path().filename() != "latest") Warn(warnings, LinkWarning(it->path()));
+      continue;
+    }
+    if (fs::is_directory(fs::symlink_status(it->path(), ec))) dirs.push_back(it->path());
   }
   return dirs;
 }
 
-bool Exists(const fs::path& p) {
+// Whether a file the index reads is there; a link is not (and is said).
+bool Exists(const fs::path& p, std::vector<std::string>* warnings = nullptr) {
+  if (IsLink(p)) {
+    Warn(warnings, LinkWarning(p));
+    return false;
+  }
   std::error_code ec;
   return fs::exists(p, ec);
 }
@@ -120,7 +136,7 @@ StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::str
   e.name = name;
   e.stamp = stamp;
   e.dir = name + "/" + stamp;
-  if (Exists(dir / "results.json")) {  // a run still going has none yet
+  if (Exists(dir / "results.json", warnings)) {  // a run still going has none yet
     if (auto facts = ReadResultsFacts((dir / "results.json").string()); facts) {
       e.verdict = *facts->verdict;
       e.anomalies = facts->anomalies;
@@ -130,7 +146,8 @@ StoreEntry RunEntry(const fs::path& dir, const std::string& name, const std::str
     }
   }
   const std::string config_path = (dir / "config.json").string();
-  auto config = ReadJsonFile(config_path);
+  auto config = IsLink(config_path) ? Result<nlohmann::json>(Error{LinkWarning(config_path)})
+                                    : ReadJsonFile(config_path);
   if (config && !config->is_object()) config = Error{config_path + ": not a JSON object"};
   if (!config) {
     Warn(warnings, config.error());
@@ -160,7 +177,7 @@ StoreEntry SuiteEntry(const fs::path& dir, const std::string& name, const std::s
   e.dir = "suites/" + name + "/" + stamp;
   if (Exists(dir / "index.html")) e.link = e.dir + "/index.html";
   const std::string path = (dir / "summary.json").string();
-  if (!Exists(path)) return e;  // the suite is only starting
+  if (!Exists(path, warnings)) return e;  // the suite is only starting
   auto summary = ReadJsonFile(path);
   if (!summary) {
     Warn(warnings, summary.error());
@@ -206,20 +223,21 @@ std::string StampText(const std::string& stamp) {
 std::vector<StoreEntry> ScanStore(const std::string& root, std::vector<std::string>* warnings) {
   std::vector<StoreEntry> entries;
   const fs::path base(root);
-  for (const fs::path& name_dir : SubDirs(base)) {
+  for (const fs::path& name_dir : SubDirs(base, warnings)) {
     const std::string name = name_dir.filename().string();
     if (name == "suites") {
-      for (const fs::path& suite_dir : SubDirs(name_dir)) {
-        for (const fs::path& stamp_dir : SubDirs(suite_dir)) {
+      for (const fs::path& suite_dir : SubDirs(name_dir, warnings)) {
+        for (const fs::path& stamp_dir : SubDirs(suite_dir, warnings)) {
           entries.push_back(SuiteEntry(stamp_dir, suite_dir.filename().string(),
                                        stamp_dir.filename().string(), warnings));
         }
       }
       continue;
     }
-    for (const fs::path& stamp_dir : SubDirs(name_dir)) {
-      // A run directory has its config.json from its first moment on.
-      if (!Exists(stamp_dir / "config.json")) continue;
+    for (const fs::path& stamp_dir : SubDirs(name_dir, warnings)) {
+      // A run directory has its config.json from its first moment on (a
+      // linked one is said in the entry).
+      if (!Exists(stamp_dir / "config.json") && !IsLink(stamp_dir / "config.json")) continue;
       entries.push_back(RunEntry(stamp_dir, name, stamp_dir.filename().string(), warnings));
     }
   }

@@ -169,6 +169,31 @@ TEST_F(StoreIndexTest, ADamagedFileIsLeftOutWithAWarningNamingIt) {
   EXPECT_EQ(warnings.size(), expected.size());
 }
 
+// A link planted inside the store is never followed: neither a run's
+// results.json linked to a private file elsewhere, nor a linked run
+// directory; each is one warning line.
+TEST_F(StoreIndexTest, LinksInsideTheStoreAreNotFollowed) {
+  const std::string outside = root_ + "-outside";
+  fs::create_directories(outside + "/run");
+  std::ofstream(outside + "/private.json") << R"({"valid": false, "anomalies": [1, 2, 3]})";
+  std::ofstream(outside + "/run/config.json") << R"({"backend": "planted"})";
+  Run("linked-results/20261124T010000.000Z", {{"backend", "redis"}}, nullptr);
+  fs::create_symlink(outside + "/private.json",
+                     root_ + "/linked-results/20261124T010000.000Z/results.json");
+  fs::create_directories(root_ + "/linked-dir");
+  fs::create_directory_symlink(outside + "/run", root_ + "/linked-dir/20261124T020000.000Z");
+  std::vector<std::string> warnings;
+  const auto entries = ScanStore(root_, &warnings);
+  fs::remove_all(outside);
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].verdict, "no verdict");
+  EXPECT_EQ(entries[0].anomalies, 0);
+  ASSERT_EQ(warnings.size(), 2u);
+  for (const std::string& w : warnings) {
+    EXPECT_NE(w.find("a symbolic link inside the store, not followed"), std::string::npos) << w;
+  }
+}
+
 TEST_F(StoreIndexTest, ListsAStoreOfThousandsOfRuns) {
   // Each run's results.json carries many anomalies: they are counted, not kept.
   const std::string results =
