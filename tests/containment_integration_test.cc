@@ -103,8 +103,9 @@ TEST(ContainmentTest, AFloodingProgramLeavesACappedLog) {
   std::string out;
   // 40 MiB on stderr at its hello, then the protocol as usual.
   ASSERT_EQ(RunLocksmith(dir.path(),
-                         {"run", "--backend", "redis", "--client", "exec:" + kFake + " flood 40",
-                          "--concurrency", "1", "--time-limit", "2", "--store", "store"},
+                         {"run", "--backend", "redis", "--client",
+                          "exec:" + kFake + " stderr-flood 40", "--concurrency", "1",
+                          "--time-limit", "2", "--store", "store"},
                          seconds(90), &out),
             0)
       << out;
