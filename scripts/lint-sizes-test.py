@@ -206,6 +206,23 @@ class TreeTest(unittest.TestCase):
             "remove it from the allowlist",
         ]))
 
+    def test_the_summary_tells_median_90th_percentile_and_longest(self):
+        self.write("nemesis/a.cc", "".join(function(f"F{n}", n) for n in range(1, 11)))
+        self.write("nemesis/b_test.cc", function("NotMeasured", 70))
+        self.write("nemesis/c.cc", "// lint: declaration table\n" + function("Table", 90))
+        result = subprocess.run([sys.executable, LINT, "--root", self.root],
+                                capture_output=True, text=True, check=False)
+        self.assertEqual((result.returncode, result.stdout), (0, ""))
+        self.assertEqual(result.stderr.splitlines(), [
+            "lint-sizes: 10 functions: median 5 lines, 90th percentile 9, longest 10 "
+            "(F10 at nemesis/a.cc:64); limit 80"])
+
+    def test_percentile_is_nearest_rank(self):
+        self.assertEqual(lint.percentile([7], 0.9), 7)
+        self.assertEqual(lint.percentile([1, 2, 3, 4], 0.5), 2)
+        self.assertEqual(lint.percentile(list(range(1, 21)), 0.9), 18)
+        self.assertEqual(lint.percentile(list(range(1, 22)), 0.9), 19)
+
     def test_bad_usage_exits_254(self):
         self.assertEqual(self.run_lint("--allow", os.path.join(self.root, "none"))[0], 254)
         self.assertEqual(self.run_lint("--bogus")[0], 254)

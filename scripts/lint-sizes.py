@@ -12,6 +12,10 @@ own. A function is exempt only when the line right before its definition is
     // lint: declaration table
 (long option-declaration functions, which read best as one list).
 
+After the findings, one line on stderr tells how long the measured bodies
+are (exempt ones aside), so the limit reads as the ceiling it is:
+    lint-sizes: N functions: median M lines, 90th percentile P, longest X (NAME at path:line); limit 80
+
 Files named in the allowlist (scripts/lint-sizes.allow by default) are
 skipped; an entry for a file that is missing or now passes is an error too,
 so the list can only shrink.
@@ -396,8 +400,19 @@ class Finding:
         return f"{self.path}:{self.line}: {self.message}"
 
 
-def lint_source(path, src):
-    """The findings in one file's text (path is only used in messages)."""
+class Body:
+    """One measured function or lambda body."""
+
+    def __init__(self, path, line, name, length):
+        self.path = path
+        self.line = line
+        self.name = name
+        self.length = length
+
+
+def lint_source(path, src, bodies=None):
+    """The findings in one file's text (path is only used in messages); the
+    length of every body the limit applies to is appended to `bodies`."""
     findings = []
     # Lines as the tokenizer counts them: only "\n" ends one.
     raw_lines = src.split("\n")
@@ -428,6 +443,8 @@ def lint_source(path, src):
             inside_function -= 1
             name, line, exempt, open_line = unit
             length = token.line - open_line - 1
+            if bodies is not None and not exempt:
+                bodies.append(Body(path, line, name, length))
             if length > FUNCTION_LIMIT and not exempt:
                 findings.append(Finding(path, line, f"function {name} is {length} lines "
                                         f"(limit {FUNCTION_LIMIT})"))
@@ -479,8 +496,26 @@ def read_allowlist(path):
     return entries
 
 
-def lint_tree(root, allow_path):
-    """Findings for the tree at root, plus problems with the allowlist."""
+def percentile(sorted_values, fraction):
+    """The nearest-rank percentile of a sorted, non-empty list."""
+    rank = max(1, -(-len(sorted_values) * fraction // 1))
+    return sorted_values[int(rank) - 1]
+
+
+def length_summary(bodies):
+    """One line: how many bodies, their median, 90th percentile and longest."""
+    if not bodies:
+        return "lint-sizes: no functions"
+    lengths = sorted(b.length for b in bodies)
+    longest = max(bodies, key=lambda b: b.length)
+    return (f"lint-sizes: {len(bodies)} functions: median {percentile(lengths, 0.5)} lines, "
+            f"90th percentile {percentile(lengths, 0.9)}, longest {longest.length} "
+            f"({longest.name} at {longest.path}:{longest.line}); limit {FUNCTION_LIMIT}")
+
+
+def lint_tree(root, allow_path, bodies=None):
+    """Findings for the tree at root, plus problems with the allowlist; every
+    measured body goes to `bodies`."""
     allowed = read_allowlist(allow_path) if allow_path else []
     allowed_paths = {entry for entry, _ in allowed}
     findings = []
@@ -488,7 +523,7 @@ def lint_tree(root, allow_path):
     for relative in production_files(root):
         with open(os.path.join(root, relative), encoding="utf-8",
                   errors="replace") as f:
-            file_findings = lint_source(relative, f.read())
+            file_findings = lint_source(relative, f.read(), bodies)
         if file_findings:
             failing.add(relative)
         if relative not in allowed_paths:
@@ -527,9 +562,11 @@ def main(argv):
     elif not os.path.isfile(allow):
         print(f"lint-sizes: no such allowlist: {allow}", file=sys.stderr)
         return 254
-    findings = lint_tree(args.root, allow)
+    bodies = []
+    findings = lint_tree(args.root, allow, bodies)
     for finding in findings:
         print(finding)
+    print(length_summary(bodies), file=sys.stderr)
     return 1 if findings else 0
 
 
