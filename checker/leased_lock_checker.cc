@@ -6,8 +6,6 @@
 namespace locksmith {
 namespace {
 
-bool IsAcquireOp(std::string_view f) { return f.rfind("acquire", 0) == 0; }
-
 bool HasNumber(const nlohmann::json& value, const char* field) {
   if (!value.is_object()) return false;
   auto it = value.find(field);
@@ -54,6 +52,8 @@ bool LeaseRuleApplies(LeaseRule rule, const History& history) {
   }
   return false;
 }
+
+bool IsAcquireOp(std::string_view f) { return f.rfind("acquire", 0) == 0; }
 
 bool IsReleaseOp(std::string_view f) {
   return f == "release" || f == "release-shared" || f == "release-exclusive" ||

@@ -73,7 +73,9 @@ bool RecordsLease(const Op& op);
 // The decision: on, off, or (auto) whether the history records leases.
 bool LeaseRuleApplies(LeaseRule rule, const History& history);
 
-// Ops a lock model reads as a release (mutex and read-write lock names).
+// Ops a lock model reads as an acquire ("acquire", "acquire-read", ...) or a
+// release (mutex and read-write lock names).
+bool IsAcquireOp(std::string_view f);
 bool IsReleaseOp(std::string_view f);
 
 // Client releases that completed `fail`: what the rule rewrites.

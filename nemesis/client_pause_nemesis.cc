@@ -1,9 +1,6 @@
 #include "nemesis/client_pause_nemesis.h"
 
-#include <algorithm>
-
 #include "base/result.h"
-#include "checker/leased_lock_checker.h"
 #include "nemesis/fault_text.h"
 
 namespace locksmith {
@@ -137,41 +134,6 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
 std::vector<HealFailure> ClientPauseNemesis::Teardown() {
   pauses_.Cancel();
   return {};
-}
-
-std::optional<bool> ClientPauseHeldPastValidity(const History& history, size_t begin_done) {
-  if (begin_done >= history.size()) return std::nullopt;
-  const Op& begun = history[begin_done];
-  if (!begun.error.empty() || !begun.value.is_object() ||
-      !begun.value.contains("process") || !begun.value["process"].is_number_integer()) {
-    return false;  // no holder took the stall
-  }
-  const int64_t process = begun.value["process"].get<int64_t>();
-  const std::string key = begun.value.value("key", std::string());
-  const bool in_flight =
-      begun.value.value("at", std::string()) == PausePointName(PausePoint::kInFlight);
-  std::optional<int64_t> lease_end;  // ns, by the holder's reckoning
-  std::optional<int64_t> lease_asked_ms;  // of the holder's latest acquire
-  for (size_t i = 0; i < history.size(); ++i) {
-    const Op& op = history[i];
-    if (op.process != process || op.key != key) continue;
-    if (op.f == "pause" && i > begin_done) {
-      if (in_flight && op.value.value("phase", std::string()) == "end") {
-        const int64_t stalled = op.value.value("stalled_ms", int64_t{0});
-        return !lease_asked_ms || stalled >= *lease_asked_ms;
-      }
-      if (!in_flight && op.type == OpType::kOk) return !lease_end || op.time > *lease_end;
-      continue;
-    }
-    if (op.f == "acquire" && op.type == OpType::kInvoke && op.value.contains("lease_ms") &&
-        op.value["lease_ms"].is_number_integer()) {
-      lease_asked_ms = op.value["lease_ms"].get<int64_t>();
-    }
-    if (op.type == OpType::kOk) {
-      if (auto end = LeaseEndOf(op)) lease_end = std::max(lease_end.value_or(*end), *end);
-    }
-  }
-  return std::nullopt;
 }
 
 // The worker records its stall as a "pause" op of its own (workloads/client_pauses.h).

@@ -39,17 +39,6 @@ struct ClientPauseOptions {
 // A stall asked for at the start; the window ends when the stall has.
 WindowOps ClientPauseWindow(const ClientPauseOptions& options);
 
-// Whether the client pause whose begin op completed at history[begin_done]
-// held a lock past its validity (the family's observation, read from the
-// history by the fault ledger, NemesisEntry::confirm): the holder it hit
-// (the completion's "process" and "key") ended its stall ("pause" op) after
-// its lease had ended by its own reckoning (the latest lease end its ok
-// acquires and renewals of the key gave it: LeaseEndOf); an in-flight stall
-// lasted at least the lease its acquire asked for ("lease_ms"). A stall of
-// a hold that records no lease counts once it ended. False when the begin
-// op failed; nullopt when the history shows no end of the stall.
-std::optional<bool> ClientPauseHeldPastValidity(const History& history, size_t begin_done);
-
 // The registry's hooks (any backend: the stall happens in the client).
 Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
                                                         const NemesisContext& context);

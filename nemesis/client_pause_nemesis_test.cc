@@ -119,56 +119,6 @@ TEST(ClientPauseNemesisTest, TeardownDropsAStallNobodyTook) {
   EXPECT_FALSE(pauses.Take(1, "lock-0").has_value());
 }
 
-// A history of one hold of lock-0 by process 3 (a 1 s lease from 10 ms)
-// that a client pause hit, its stall ending `stall_end_ms` in.
-History StalledHold(int64_t stall_end_ms, std::string error = "") {
-  constexpr int64_t kMs = 1'000'000;
-  History h;
-  auto add = [&](int64_t ms, int64_t process, OpType type, const char* f, nlohmann::json value,
-                 std::string op_error = "") {
-    h.push_back(Op{.index = static_cast<int64_t>(h.size()), .time = ms * kMs,
-                   .process = process, .type = type, .f = f,
-                   .key = process == kNemesisProcess ? "" : "lock-0",
-                   .value = std::move(value), .error = std::move(op_error)});
-  };
-  add(0, 3, OpType::kInvoke, "acquire", {{"lease_ms", 1000}});
-  add(10, 3, OpType::kOk, "acquire", {{"token", "t"}, {"validity_ms", 1000}});
-  add(12, 3, OpType::kInvoke, "pause", {{"ms", 2500}});
-  add(15, kNemesisProcess, OpType::kInfo, "client-pause",
-      {{"process", 3}, {"key", "lock-0"}, {"ms", 2500}}, std::move(error));
-  if (stall_end_ms > 0) {
-    add(stall_end_ms, 3, OpType::kOk, "pause", {{"ms", 2500}, {"stalled_ms", stall_end_ms - 12}});
-  }
-  return h;
-}
-
-// The family's observation, read from the history: the stalled holder held
-// its lock past the lease it had been given.
-TEST(ClientPauseNemesisTest, APauseIsObservedWhenItsHolderHeldPastItsValidity) {
-  EXPECT_EQ(ClientPauseHeldPastValidity(StalledHold(2512), 3), std::optional<bool>(true));
-  EXPECT_EQ(ClientPauseHeldPastValidity(StalledHold(500), 3), std::optional<bool>(false));
-  EXPECT_EQ(ClientPauseHeldPastValidity(StalledHold(0), 3), std::nullopt) << "no stall end yet";
-  EXPECT_EQ(ClientPauseHeldPastValidity(StalledHold(0, "no client held a lock within 5000 ms"),
-                                        3),
-            std::optional<bool>(false));
-
-  // In flight: the stall outlasted the lease the interrupted acquire asked for.
-  History in_flight = {
-      Op{.index = 0, .time = 0, .process = 2, .type = OpType::kInvoke, .f = "acquire",
-         .key = "lock-0", .value = {{"lease_ms", 1000}}},
-      Op{.index = 1, .time = 5, .process = kNemesisProcess, .type = OpType::kInfo,
-         .f = "client-pause",
-         .value = {{"process", 2}, {"key", "lock-0"}, {"ms", 1500}, {"at", "in-flight"}}},
-      Op{.index = 2, .time = 9, .process = 2, .type = OpType::kOk, .f = "pause",
-         .key = "lock-0", .value = {{"at", "in-flight"}, {"phase", "begin"}, {"ms", 1500}}},
-      Op{.index = 3, .time = 10, .process = 2, .type = OpType::kOk, .f = "pause",
-         .key = "lock-0",
-         .value = {{"at", "in-flight"}, {"phase", "end"}, {"ms", 1500}, {"stalled_ms", 1502}}}};
-  EXPECT_EQ(ClientPauseHeldPastValidity(in_flight, 1), std::optional<bool>(true));
-  in_flight[3].value["stalled_ms"] = 400;
-  EXPECT_EQ(ClientPauseHeldPastValidity(in_flight, 1), std::optional<bool>(false));
-}
-
 TEST(ClientPauseLookTest, WhoStalledHoldingWhatForHowLong) {
   const FaultSummary s = DescribeFaultOp(
       kClientPauseLook, {"client-pause", {{"key", "lock-2"}, {"ms", 2000}, {"process", 1}}}, "");

@@ -1,5 +1,6 @@
 #include "nemesis/fault_descriptions.h"
 
+#include <optional>
 #include <vector>
 
 #include "nemesis/nemesis_registry.h"
@@ -7,16 +8,36 @@
 namespace locksmith {
 namespace {
 
-// The window a begin op of `look`'s family opens, told for the reports.
+// The window a begin op of `look`'s family opens, told for the reports;
+// `past_lease` as its family's confirmation read it from the history.
 nlohmann::json WindowJson(const Op& begin, const Op* done, const FaultMark& mark,
-                          const FaultLook& look) {
+                          const FaultLook& look, std::optional<bool> past_lease) {
   const nlohmann::json& value =
       done != nullptr && !done->value.is_null() ? done->value : begin.value;
   const std::string& error = done != nullptr ? done->error : begin.error;
   const FaultSummary summary = DescribeFaultOp(look, {begin.f, value}, error);
-  return {{"index", begin.index},          {"window", mark.window},
-          {"family", mark.family},         {"text", summary.text},
-          {"effective", summary.effective}, {"process", summary.process}};
+  nlohmann::json window = {{"index", begin.index},
+                           {"window", mark.window},
+                           {"family", mark.family},
+                           {"text", summary.text + (past_lease.value_or(false)
+                                                        ? ", past its lease"
+                                                        : "")},
+                           {"effective", summary.effective},
+                           {"process", summary.process}};
+  if (past_lease) window["past_lease"] = *past_lease;
+  return window;
+}
+
+// Whether the observed stall of a lock holder the window's begin op (its
+// completion at history[done]) made outlived its lease; nullopt when its
+// family tells no such thing.
+std::optional<bool> PastLease(const History& history, int64_t done, const std::string& family,
+                              const FaultConfirmations& confirmations) {
+  auto confirm = confirmations.find(family);
+  if (done < 0 || confirm == confirmations.end()) return std::nullopt;
+  const auto confirmed = confirm->second(history, static_cast<size_t>(done));
+  if (!confirmed || !confirmed->took_effect) return std::nullopt;
+  return confirmed->past_lease;
 }
 
 }  // namespace
@@ -27,7 +48,8 @@ FaultLooks RegisteredFaultLooks() {
   return looks;
 }
 
-nlohmann::json DescribeFaults(const History& history, const FaultLooks& looks) {
+nlohmann::json DescribeFaults(const History& history, const FaultLooks& looks,
+                              const FaultConfirmations& confirmations) {
   nlohmann::json families = nlohmann::json::object();
   for (const auto& [name, look] : looks) families[name] = FaultLookJson(look);
   nlohmann::json windows = nlohmann::json::array();
@@ -47,16 +69,17 @@ nlohmann::json DescribeFaults(const History& history, const FaultLooks& looks) {
     if (!mark || !mark->begins) continue;
     auto look = looks.find(mark->family);
     if (look == looks.end()) continue;
-    const Op* done = op.type != OpType::kInvoke ? &op
-                     : completion_of[i] >= 0    ? &history[static_cast<size_t>(completion_of[i])]
-                                                : nullptr;
-    windows.push_back(WindowJson(op, done, *mark, look->second));
+    const int64_t done_at =
+        op.type != OpType::kInvoke ? static_cast<int64_t>(i) : completion_of[i];
+    const Op* done = done_at >= 0 ? &history[static_cast<size_t>(done_at)] : nullptr;
+    windows.push_back(WindowJson(op, done, *mark, look->second,
+                                 PastLease(history, done_at, mark->family, confirmations)));
   }
   return {{"families", std::move(families)}, {"windows", std::move(windows)}};
 }
 
 nlohmann::json DescribeFaults(const History& history) {
-  return DescribeFaults(history, RegisteredFaultLooks());
+  return DescribeFaults(history, RegisteredFaultLooks(), RegisteredConfirmations());
 }
 
 }  // namespace locksmith

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/history.h"
+#include "nemesis/fault_ledger.h"
 #include "nemesis/fault_look.h"
 
 namespace locksmith {
@@ -27,8 +28,14 @@ FaultLooks RegisteredFaultLooks();
 // history index), "window", "family", "text", "effective", "process"}]}.
 // A window of a family `looks` lacks is left out (the reports then show
 // its op's name). The begin op is told by its completion's value when it
-// has one, else its invoke's, and its completion's error.
-nlohmann::json DescribeFaults(const History& history, const FaultLooks& looks);
+// has one, else its invoke's, and its completion's error. A window whose
+// family's confirmation (`confirmations`: the fault ledger's) says it
+// stalled a lock holder also tells "past_lease", and when the stall
+// outlived the holder's lease its text says so (", past its lease"), so an
+// anomaly story that names the fault says it too.
+nlohmann::json DescribeFaults(const History& history, const FaultLooks& looks,
+                              const FaultConfirmations& confirmations = {});
+// With every registered family's look and confirmation.
 nlohmann::json DescribeFaults(const History& history);
 
 }  // namespace locksmith

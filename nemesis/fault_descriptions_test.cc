@@ -57,5 +57,33 @@ TEST(DescribeFaultsTest, EveryRegisteredFamilyHasALook) {
   EXPECT_EQ(DescribeFaults({})["families"].size(), looks.size());
 }
 
+
+// A family's confirmation that the window's stall outlived the holder's
+// lease reaches the window's text, which the anomaly stories quote.
+TEST(DescribeFaultsTest, AStallPastItsLeaseSaysSo) {
+  const History h = {
+      NemesisOp(0, OpType::kInvoke, "trip", nullptr, {0, "test-family", true}),
+      NemesisOp(1, OpType::kInfo, "trip", {{"process", 4}}, {0, "test-family", true}),
+      NemesisOp(2, OpType::kInvoke, "trip", nullptr, {1, "test-family", true}),
+      NemesisOp(3, OpType::kInfo, "trip", {{"process", 5}}, {1, "test-family", true}),
+      NemesisOp(4, OpType::kInvoke, "trip", nullptr, {2, "test-family", true}),
+      NemesisOp(5, OpType::kInfo, "trip", {{"process", 6}}, {2, "test-family", true})};
+  const FaultConfirmations confirm = {
+      {"test-family", [](const History& history, size_t done) -> std::optional<FaultConfirmed> {
+         const int64_t process = history[done].value["process"].get<int64_t>();
+         if (process == 6) return FaultConfirmed{};  // no stall at all
+         return FaultConfirmed{true, process == 4};
+       }}};
+  const nlohmann::json d = DescribeFaults(h, {{"test-family", kTestLook}}, confirm);
+  ASSERT_EQ(d["windows"].size(), 3u);
+  EXPECT_EQ(d["windows"][0]["text"], "trip of {\"process\":4}, past its lease");
+  EXPECT_EQ(d["windows"][0]["past_lease"], true);
+  EXPECT_EQ(d["windows"][1]["text"], "trip of {\"process\":5}");
+  EXPECT_EQ(d["windows"][1]["past_lease"], false);
+  EXPECT_FALSE(d["windows"][2].contains("past_lease"));
+  EXPECT_FALSE(DescribeFaults(h, {{"test-family", kTestLook}})["windows"][0].contains(
+      "past_lease"));
+}
+
 }  // namespace
 }  // namespace locksmith

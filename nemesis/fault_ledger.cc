@@ -80,6 +80,7 @@ void FaultLedger::Observe(const History& history, const FaultConfirmations& conf
   std::map<int64_t, Window> windows;
   for (LedgerRow& row : rows_) {
     row.fired = row.applied = row.healed = row.observed = false;
+    row.past_lease.reset();
     row.done.clear();
     row.at_s = -1;
     row.error.clear();
@@ -122,12 +123,17 @@ void FaultLedger::Observe(const History& history, const FaultConfirmations& conf
   for (LedgerRow& row : rows_) {
     Window& w = windows[row.window];
     bool observed = w.said_yes && !w.said_no;
+    std::optional<bool> past_lease;
     if (auto c = confirmations.find(row.family); c != confirmations.end() && w.begin_done) {
-      if (auto confirmed = c->second(history, *w.begin_done)) observed = *confirmed && !w.said_no;
+      if (auto confirmed = c->second(history, *w.begin_done)) {
+        observed = confirmed->took_effect && !w.said_no;
+        past_lease = confirmed->past_lease;
+      }
     }
     const LedgerRow* begin = row.begins ? &row : row_of({row.window, row.family, true});
     const bool begin_applied = begin != nullptr && begin->applied;
     row.observed = observed;
+    if (observed) row.past_lease = past_lease;  // a stall that never was outlived nothing
     row.healed = row.begins ? (w.end_seen ? w.end_ok : teardown_healed && begin_applied)
                             : row.applied;
   }
@@ -152,6 +158,7 @@ std::vector<LedgerTotals> FaultLedger::Totals() const {
     t.applied += row.applied;
     t.healed += row.healed;
     t.observed += row.observed;
+    if (row.past_lease) t.past_lease = t.past_lease.value_or(0) + *row.past_lease;
   }
   return totals;
 }
@@ -233,6 +240,7 @@ nlohmann::json FaultLedger::ToJson() const {
                         {"applied", t.applied},
                         {"healed", t.healed},
                         {"observed", t.observed}});
+    if (t.past_lease) families.back()["past_lease"] = *t.past_lease;
   }
   nlohmann::json rows = nlohmann::json::array();
   for (const LedgerRow& r : rows_) {
@@ -248,6 +256,7 @@ nlohmann::json FaultLedger::ToJson() const {
                 {"applied", r.applied},
                 {"healed", r.healed},
                 {"observed", r.observed}});
+    if (r.past_lease) row["past_lease"] = *r.past_lease;
     if (r.at_s >= 0) row["at_s"] = std::round(r.at_s * 1000) / 1000;
     if (!r.done.empty()) row["done"] = r.done;
     if (!r.error.empty()) row["error"] = r.error;

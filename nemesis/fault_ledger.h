@@ -10,8 +10,12 @@
 //   observed  a check from outside saw its window's fault take effect: an
 //             op of the window says "observed": true and none says false
 //             (FaultResult::observed), or the family confirms it from the
-//             history (NemesisEntry::confirm, e.g. a client pause that held
-//             a lock past its validity).
+//             history (NemesisEntry::confirm, e.g. a client pause whose
+//             worker was stalled holding its lock for the whole pause).
+// An observed fault that stalls a lock holder also says whether the stall
+// outlived the holder's lease ("past lease"): a separate fact, since a
+// stall within the lease took effect all the same (it is the safe case a
+// run may set out to show).
 // Per family the same counts, summed over its rows.
 //
 // The run writes the plan (Plan) when its workload starts; the judge fills
@@ -36,11 +40,21 @@
 
 namespace locksmith {
 
+// What a family's check of one of its faults read from the history.
+struct FaultConfirmed {
+  bool took_effect = false;
+  // A fault that stalls a lock holder: whether the stall outlived the
+  // holder's lease; nullopt for a fault that stalls no holder.
+  std::optional<bool> past_lease;
+
+  bool operator==(const FaultConfirmed&) const = default;
+};
+
 // A family's confirmation of one of its faults from the history, given the
-// index of the completion of the fault's begin op: true / false, or nullopt
-// when the history cannot tell.
+// index of the completion of the fault's begin op, or nullopt when the
+// history cannot tell.
 using FaultConfirmation =
-    std::function<std::optional<bool>(const History& history, size_t begin_done)>;
+    std::function<std::optional<FaultConfirmed>(const History& history, size_t begin_done)>;
 // By family name; a family without one is confirmed by its ops' "observed".
 using FaultConfirmations = std::map<std::string, FaultConfirmation>;
 
@@ -60,6 +74,9 @@ struct LedgerRow {
   bool applied = false;
   bool healed = false;
   bool observed = false;
+  // An observed fault that stalled a holder: whether the stall outlived its
+  // lease (FaultConfirmed::past_lease); nullopt otherwise.
+  std::optional<bool> past_lease;
   std::string done;   // what it did, in its family's words ("kill n3"); empty when it never ran
   double at_s = -1;   // when its op completed, in s of the workload; -1: never
   std::string error;  // why it was not applied
@@ -75,6 +92,9 @@ struct LedgerTotals {
   int applied = 0;
   int healed = 0;
   int observed = 0;
+  // Of the observed ones, how many stalls outlived their lease; nullopt
+  // when none of the family's observed faults stalls a holder.
+  std::optional<int> past_lease;
 
   bool operator==(const LedgerTotals&) const = default;
 };
@@ -119,7 +139,8 @@ class FaultLedger {
 
   // {"planned_by": "steps" | "schedule", "requested", "time_limit_s",
   // "interval_s", "families": [LedgerTotals], "rows": [LedgerRow],
-  // "unfulfilled" (when not "")}.
+  // "unfulfilled" (when not "")}; "past_lease" in a family and a row only
+  // when it has one.
   nlohmann::json ToJson() const;
 
  private:

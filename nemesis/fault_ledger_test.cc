@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "nemesis/nemesis_registry.h"
 #include "nemesis/scenario_steps.h"
 
 namespace locksmith {
@@ -126,8 +127,9 @@ TEST(FaultLedgerTest, ARequestedFamilyThatPlannedNothingOrWasNeverObservedIsUnfu
                                   "cannot kill");
 }
 
-// A family that confirms its faults from the history (a client pause that
-// held a lock past its validity) decides, unless an op said no.
+// A family that confirms its faults from the history (a client pause whose
+// worker stalled for the whole pause) decides, unless an op said no; a
+// stall's outliving its lease is a fact of its own, counted apart.
 TEST(FaultLedgerTest, AFamilysConfirmationFromTheHistoryDecides) {
   ScheduledFault pause{1000, {"client-pause", {{"ms", 2000}}}, {0, "client-pause", true}};
   ScheduledFault resume{3000, {"client-resume", nullptr}, {0, "client-pause", false}};
@@ -136,19 +138,102 @@ TEST(FaultLedgerTest, AFamilysConfirmationFromTheHistoryDecides) {
   size_t asked_about = 99;
   FaultConfirmations confirm = {{"client-pause", [&](const History&, size_t begin_done) {
                                    asked_about = begin_done;
-                                   return std::optional<bool>(true);
+                                   return std::optional<FaultConfirmed>({true, false});
                                  }}};
   FaultLedger ledger = FaultLedger::Plan({pause, resume}, {{"client-pause"}, 10, 3});
   ledger.Observe(ops.history(), confirm, true);
   EXPECT_EQ(asked_about, 1u) << "the begin op's completion";
-  EXPECT_TRUE(ledger.rows()[0].observed);
+  EXPECT_TRUE(ledger.rows()[0].observed) << "a stall within its lease took effect";
+  EXPECT_EQ(ledger.rows()[0].past_lease, std::optional<bool>(false));
   // In the family's own words (its FaultLook).
   EXPECT_EQ(ledger.rows()[0].done, "client-pause p3 holding lock-0 for 2.000 s");
   EXPECT_EQ(ledger.Unfulfilled(), "");
+  EXPECT_EQ(ledger.Totals(),
+            (std::vector<LedgerTotals>{{"client-pause", 1, 1, 1, 1, 1, 0}}));
+  EXPECT_EQ(ledger.ToJson()["families"][0]["past_lease"], 0);
+  EXPECT_EQ(ledger.ToJson()["rows"][0]["past_lease"], false);
 
-  confirm["client-pause"] = [](const History&, size_t) { return std::optional<bool>(false); };
+  confirm["client-pause"] = [](const History&, size_t) {
+    return std::optional<FaultConfirmed>({true, true});
+  };
+  ledger.Observe(ops.history(), confirm, true);
+  EXPECT_TRUE(ledger.rows()[0].observed);
+  EXPECT_EQ(ledger.Totals()[0].past_lease, std::optional<int>(1));
+
+  // Not observed: no stall, so nothing outlived a lease.
+  confirm["client-pause"] = [](const History&, size_t) {
+    return std::optional<FaultConfirmed>(FaultConfirmed{});
+  };
   ledger.Observe(ops.history(), confirm, true);
   EXPECT_FALSE(ledger.rows()[0].observed);
+  EXPECT_EQ(ledger.rows()[0].past_lease, std::nullopt);
+  EXPECT_EQ(ledger.Totals()[0].past_lease, std::nullopt);
+  EXPECT_FALSE(ledger.ToJson()["families"][0].contains("past_lease"));
+}
+
+// A family whose faults stall no holder has no past-lease count at all.
+TEST(FaultLedgerTest, OnlyAFamilyThatStallsHoldersCountsPastTheLease) {
+  ScheduledFault kill{3000, {"kill", {{"target", "one"}}}, {0, "kill", true}};
+  ScheduledFault restart{3100, {"restart", nullptr}, {0, "kill", false}};
+  FaultLedger ledger = FaultLedger::Plan({kill, restart}, {{"kill"}, 10, 3});
+  NemesisOps ops;
+  ops.Pair(kill, {{"nodes", {"n1"}}}).Pair(restart, {{"nodes", {"n1"}}, {"observed", true}});
+  ledger.Observe(ops.history(), {}, true);
+  EXPECT_TRUE(ledger.rows()[0].observed);
+  EXPECT_EQ(ledger.rows()[0].past_lease, std::nullopt);
+  EXPECT_EQ(ledger.Totals(), (std::vector<LedgerTotals>{{"kill", 1, 1, 1, 1, 1}}));
+  EXPECT_FALSE(ledger.ToJson()["families"][0].contains("past_lease"));
+  EXPECT_FALSE(ledger.ToJson()["rows"][0].contains("past_lease"));
+}
+
+// The registered check of client pauses on crafted histories: a holder
+// stalled for a whole 500 ms pause of its 3 s lease is observed (the safe
+// case a run may set out to show), with nothing past the lease; one stalled
+// for 1.5 s of a 1 s lease is observed and counted past it.
+TEST(FaultLedgerTest, ARegisteredClientPauseIsObservedWithinItsLeaseAndCountedPastIt) {
+  auto run = [](int64_t lease_ms, int64_t pause_ms) {
+    constexpr int64_t kMs = 1'000'000;
+    ScheduledFault pause{1000, {"client-pause", {{"ms", pause_ms}}}, {0, "client-pause", true}};
+    ScheduledFault resume{1000 + pause_ms, {"client-resume", nullptr},
+                          {0, "client-pause", false}};
+    History h;
+    auto add = [&](int64_t ms, Op op) {
+      op.index = static_cast<int64_t>(h.size());
+      op.time = ms * kMs;
+      h.push_back(std::move(op));
+    };
+    auto client = [](int64_t process, OpType type, std::string f, nlohmann::json value) {
+      return Op{.process = process, .type = type, .f = std::move(f), .key = "lock-0",
+                .value = std::move(value)};
+    };
+    add(990, client(2, OpType::kInvoke, "acquire", {{"lease_ms", lease_ms}}));
+    add(995, client(2, OpType::kOk, "acquire", {{"token", "a"}, {"validity_ms", lease_ms}}));
+    add(1000, pause.Invoke());
+    add(1001, client(2, OpType::kInvoke, "pause", {{"ms", pause_ms}}));
+    Op done = pause.Invoke();
+    done.type = OpType::kInfo;
+    done.value = {{"process", 2}, {"key", "lock-0"}, {"ms", pause_ms}};
+    add(1002, done);
+    add(1001 + pause_ms, client(2, OpType::kOk, "pause", {{"ms", pause_ms}}));
+    add(1001 + pause_ms, client(2, OpType::kInvoke, "release", {{"token", "a"}}));
+    add(1003 + pause_ms, client(2, OpType::kOk, "release", {{"token", "a"}}));
+    add(1000 + pause_ms, resume.Invoke());
+    Op resumed = resume.Invoke();
+    resumed.type = OpType::kInfo;
+    resumed.value = nlohmann::json::object();
+    add(1000 + pause_ms, resumed);
+    FaultLedger ledger = FaultLedger::Plan({pause, resume}, {{"client-pause"}, 10, 3});
+    ledger.Observe(h, RegisteredConfirmations(), true);
+    return ledger.ToJson();
+  };
+  const nlohmann::json within = run(3000, 500);
+  EXPECT_EQ(within["families"][0]["observed"], 1) << within;
+  EXPECT_EQ(within["families"][0]["past_lease"], 0) << within;
+  EXPECT_FALSE(within.contains("unfulfilled")) << within;
+  const nlohmann::json past = run(1000, 1500);
+  EXPECT_EQ(past["families"][0]["observed"], 1) << past;
+  EXPECT_EQ(past["families"][0]["past_lease"], 1) << past;
+  EXPECT_EQ(past["rows"][0]["past_lease"], true) << past;
 }
 
 // The judge recomputes the outcomes from the plan results.json keeps and

@@ -4,6 +4,7 @@
 #include "base/seed.h"
 #include "nemesis/client_clock_nemesis.h"
 #include "nemesis/client_crash_nemesis.h"
+#include "nemesis/client_pause_effect.h"
 #include "nemesis/client_pause_nemesis.h"
 #include "nemesis/clock_window.h"
 #include "nemesis/failover_nemesis.h"
@@ -25,7 +26,7 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        kPauseLook, nullptr, PauseUnfit},
       {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook, nullptr, nullptr,
-       /*in_all=*/true, ClientPauseHeldPastValidity, /*own_lane=*/true},
+       /*in_all=*/true, ClientPauseEffect, /*own_lane=*/true},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
        MakeOptions<ClockOptions>, MakeClockNemesisOf, ClockWindowOf, kClockLook, InstallClockShims,
        ClockUnfit},

@@ -75,7 +75,7 @@ struct NemesisEntry {
   // How the fault ledger confirms one of its faults from the history (see
   // FaultConfirmation, nemesis/fault_ledger.h); null when its ops' own
   // "observed" says it (FaultResult::observed).
-  std::optional<bool> (*confirm)(const History& history, size_t begin_done) = nullptr;
+  std::optional<FaultConfirmed> (*confirm)(const History& history, size_t begin_done) = nullptr;
   // Whether its windows play on a lane of their own (NemesisRunner): its
   // begin op waits for the workload (a holder to stall, an acquire to
   // crash), which must not hold back the end of a server fault the workload

@@ -1,5 +1,6 @@
 #include "reports/fault_ledger_html.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "reports/escape.h"
@@ -21,9 +22,26 @@ std::string Mark(const nlohmann::json& row, const char* key) {
   return Cell(yes ? "\xE2\x9C\x93" : "\xE2\x9C\x97", yes ? "n" : "n bad");
 }
 
+// "1 of 3": of a family's observed stalls of lock holders, those that
+// outlived their lease; "" for a family that stalls no holder.
+std::string PastLease(const nlohmann::json& family) {
+  auto past = family.find("past_lease");
+  if (past == family.end() || !past->is_number()) return "";
+  return std::to_string(FieldCount(family, "past_lease")) + " of " +
+         std::to_string(FieldCount(family, "observed"));
+}
+
+bool AnyPastLease(const nlohmann::json& families) {
+  return std::any_of(families.begin(), families.end(), [](const nlohmann::json& f) {
+    return f.is_object() && !PastLease(f).empty();
+  });
+}
+
 std::string FamiliesTable(const nlohmann::json& families) {
+  const bool any_past_lease = AnyPastLease(families);
   std::string out = "<table class=\"grid\"><tr><th>family</th>";
   for (const char* count : kCounts) out += std::string("<th>") + count + "</th>";
+  if (any_past_lease) out += "<th>past lease</th>";
   out += "</tr>";
   for (const auto& f : families) {
     if (!f.is_object()) continue;
@@ -34,6 +52,7 @@ std::string FamiliesTable(const nlohmann::json& families) {
       const bool flagged = short_of_plan && std::string(count) == "observed";
       out += Cell(std::to_string(FieldCount(f, count)), flagged ? "n bad" : "n");
     }
+    if (any_past_lease) out += Cell(PastLease(f), "n");
     out += "</tr>";
   }
   return out + "</table>";
@@ -49,6 +68,7 @@ std::string StepsTable(const nlohmann::json& rows) {
       std::snprintf(at, sizeof at, "%.3f s", row["at_s"].get<double>());
     }
     std::string done = FieldText(row, "done");
+    if (FieldFlag(row, "past_lease")) done += ", past its lease";
     if (const std::string error = FieldText(row, "error"); !error.empty()) {
       done += (done.empty() ? "" : " \xE2\x80\x94 ") + error;
     }
@@ -80,6 +100,10 @@ std::string FaultLedgerHtml(const nlohmann::json& faults) {
       "fired, applied without an error, was healed, and was observed: seen to take effect by "
       "its family's own check from outside.</p>" +
       FamiliesTable(families);
+  if (AnyPastLease(families)) {
+    out += "<p class=\"muted\">Past lease: of the observed stalls of lock holders, those that "
+           "outlived the holder's lease (a stall within it took effect all the same).</p>";
+  }
   if (!steps.empty()) out += StepsTable(steps);
   if (const std::string line = FieldText(faults, "unfulfilled"); !line.empty()) {
     out += "<p class=\"bad\">Not done as asked: " + HtmlEscape(line) + "</p>";

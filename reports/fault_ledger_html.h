@@ -1,6 +1,7 @@
 // The report's table of the fault ledger (results.json's "faults", written
 // by the run: nemesis/fault_ledger.h): per fault family how many faults
-// were planned, fired, applied, healed and observed, then, for a scripted
+// were planned, fired, applied, healed and observed (and, for a family
+// that stalls lock holders, how many stalls outlived the lease), then, for a scripted
 // run, every step and what became of it, and the line saying what the run
 // asked for and did not get. Drawn from the data alone: nothing here knows
 // a family by name. Pure; thread-safe.

@@ -82,7 +82,8 @@ void PrintLine(std::ostream& out, const std::string& text) {
 }
 
 // "faults:  kill: 3 planned, 3 fired, 3 applied, 3 healed, 3 observed", one
-// line per family of the ledger, then each scripted step that did not get
+// line per family of the ledger (a family whose faults stall lock holders
+// adds ", past lease 1 of 3"), then each scripted step that did not get
 // through (never fired, failed, or never observed).
 void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   if (!faults.is_object()) return;
@@ -99,6 +100,11 @@ void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
     for (const char* count : {"planned", "fired", "applied", "healed", "observed"}) {
       line += sep + std::to_string(FieldCount(family, count)) + " " + count;
       sep = ", ";
+    }
+    // Of the observed stalls of lock holders, those that outlived their lease.
+    if (auto past = family.find("past_lease"); past != family.end() && past->is_number()) {
+      line += ", past lease " + std::to_string(FieldCount(family, "past_lease")) + " of " +
+              std::to_string(FieldCount(family, "observed"));
     }
     PrintLine(out, line);
     label = "         ";

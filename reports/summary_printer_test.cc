@@ -171,5 +171,22 @@ TEST(SummaryPrinterTest, TheFaultLedgerStandsAboveTheVerdict) {
             "report:  d/report.html\n");
 }
 
+
+// A family whose faults stall lock holders adds how many of its observed
+// stalls outlived their lease.
+TEST(SummaryPrinterTest, StallsPastTheLeaseAreCountedApart) {
+  const nlohmann::json faults = nlohmann::json::parse(R"({
+    "families": [{"family": "client-pause", "planned": 4, "fired": 4, "applied": 4,
+                  "healed": 4, "observed": 4, "past_lease": 0}]})");
+  CheckResult r;
+  r.valid = Validity::kTrue;
+  std::ostringstream out;
+  PrintRunSummary(out, "d", r, nlohmann::json::object(), "", "", faults);
+  EXPECT_NE(out.str().find("faults:  client-pause: 4 planned, 4 fired, 4 applied, 4 healed, 4 "
+                           "observed, past lease 0 of 4\n"),
+            std::string::npos)
+      << out.str();
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -66,8 +66,8 @@ TEST(TestCountIntegrationTest, TheRateAndIntervalAreTheIndividualRunsOwn) {
     if (verdict == "invalid") firsts.push_back(row["first_violation_s"].get<double>());
   }
   std::printf("violations in %d of %d judged runs (of 10)\n", invalid, judged);
-  // Invalid beats unknown (a run whose pause never outlasted its lease
-  // before the time limit cut it short) beats valid.
+  // Invalid beats unknown (a run whose pause the time limit cut short:
+  // not observed) beats valid.
   EXPECT_EQ(code, invalid > 0 ? 1 : judged < 10 ? 2 : 0);
 
   ASSERT_EQ(summary["cells"].size(), 1u);
