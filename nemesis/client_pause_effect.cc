@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "backends/client_pauses.h"
 #include "checker/leased_lock_checker.h"
@@ -69,7 +70,8 @@ std::optional<size_t> StallStart(const History& history, size_t from, const Hit&
 // failed, it released it, or it was inside another op). Re-entries, nested
 // in the hold, and ops on other keys (a resource's reads and writes) pass.
 std::optional<size_t> HoldAt(const History& history, size_t start, const Hit& hit) {
-  std::optional<size_t> completion;  // of the pair whose invoke comes next, going back
+  constexpr size_t kNone = static_cast<size_t>(-1);
+  size_t completion = kNone;  // of the pair whose invoke comes next, going back
   for (size_t i = start; i-- > 0;) {
     const Op& op = history[i];
     if (!OfWorker(op, hit)) continue;
@@ -77,9 +79,8 @@ std::optional<size_t> HoldAt(const History& history, size_t start, const Hit& hi
       completion = i;
       continue;
     }
-    if (!completion) return std::nullopt;  // an op was in flight
-    const size_t done = *completion;
-    completion.reset();
+    if (completion == kNone) return std::nullopt;  // an op was in flight
+    const size_t done = std::exchange(completion, kNone);
     if (op.key != hit.key || IsReentry(op)) continue;
     if (IsAcquireOp(op.f)) {
       if (history[done].type == OpType::kOk) return done;
