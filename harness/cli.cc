@@ -29,6 +29,7 @@
 #include "harness/signal_watcher.h"
 #include "harness/suite_file.h"
 #include "harness/suite_runner.h"
+#include "harness/trend_cli.h"
 
 namespace locksmith {
 namespace {
@@ -419,6 +420,14 @@ CLI::App* AddSuiteCommand(CLI::App& app, SuiteFlags& f) {
   return suite;
 }
 
+// `locksmith scenarios`: the library's scenarios, one a line.
+int RunScenarios() {
+  auto list = ListScenarios();
+  if (!list) return BadInput(list.error());
+  PrintScenarios(std::cout, *list);
+  return 0;
+}
+
 }  // namespace
 
 int CliMain(int argc, char** argv) {
@@ -460,6 +469,8 @@ int CliMain(int argc, char** argv) {
   CLI::App* scenarios = app.add_subcommand(
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
 
+  TrendCli trend_cli(app);  // trend, compare, store prune
+
   // CLI11 calls a stray word "A subcommand is required": name it instead.
   if (argc < 2) {
     return BadInput("a subcommand is required: " + SubcommandNames(app) + " (see --help)");
@@ -494,12 +505,8 @@ int CliMain(int argc, char** argv) {
     export_options.max_history_bytes = export_max_history_mb << 20;
     return ExportHistory(export_options, std::cout, std::cerr);
   }
-  if (scenarios->parsed()) {
-    auto list = ListScenarios();
-    if (!list) return BadInput(list.error());
-    PrintScenarios(std::cout, *list);
-    return 0;
-  }
+  if (auto code = trend_cli.Run()) return *code;
+  if (scenarios->parsed()) return RunScenarios();
   return BadInput("no subcommand");
 }
 

@@ -208,7 +208,8 @@ StoreEntry SuiteEntry(const fs::path& dir, const std::string& name, const std::s
   return e;
 }
 
-// "20261124T035720.389Z" -> "2026-11-24 03:57:20 UTC"; other names as they are.
+}  // namespace
+
 std::string StampText(const std::string& stamp) {
   if (stamp.size() >= 15 && stamp[8] == 'T') {
     return stamp.substr(0, 4) + "-" + stamp.substr(4, 2) + "-" + stamp.substr(6, 2) + " " +
@@ -216,9 +217,6 @@ std::string StampText(const std::string& stamp) {
   }
   return stamp;
 }
-
-
-}  // namespace
 
 std::vector<StoreEntry> ScanStore(const std::string& root, std::vector<std::string>* warnings) {
   std::vector<StoreEntry> entries;

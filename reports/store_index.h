@@ -43,6 +43,9 @@ struct StoreEntry {
 std::vector<StoreEntry> ScanStore(const std::string& root,
                                   std::vector<std::string>* warnings = nullptr);
 
+// "20261124T035720.389Z" -> "2026-11-24 03:57:20 UTC"; other names as they are.
+std::string StampText(const std::string& stamp);
+
 // The page, with links relative to the store root.
 std::string RenderStoreIndex(const std::vector<StoreEntry>& entries, const std::string& root);
 
