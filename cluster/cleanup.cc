@@ -84,10 +84,12 @@ std::map<std::string, RunRecord> ClaimObjects(NetOps& net, const CleanupOptions&
       return;  // a live run's, or one with an unreadable record
     }
     auto& list = netns ? target->netns : target->links;
+    if (name.empty()) return;  // a guard table: named from the tag alone
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
   for (const auto& ns : net.ListNetns()) claim(TagFromNetnsName(ns), ns, true);
   for (const auto& link : net.ListLinks()) claim(TagFromLinkName(link), link, false);
+  for (const auto& table : net.ListInetTables()) claim(TagFromGuardTableName(table), "", false);
   return orphans;
 }
 

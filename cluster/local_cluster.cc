@@ -105,6 +105,13 @@ LocalCluster::~LocalCluster() { (void)Teardown(); }
 
 Status LocalCluster::BuildNetwork(const std::vector<std::string>& node_names) {
   const std::string& tag = record_.tag;
+  // Before any host exists: no other local user ever reaches one.
+  auto guard = GuardRules(tag, record_.slice, geteuid());
+  if (!guard) return Error{guard.error()};
+  if (auto s = net_.Nft({*guard}); !s.ok()) {
+    return Error{"cannot close the run's hosts to other local users (is nftables installed?): " +
+                 s.error()};
+  }
   const std::string bridge = BridgeName(tag);
   if (auto s = net_.Ip({"link", "add", bridge, "type", "bridge"}); !s.ok()) return s;
   if (auto s = net_.Ip({"addr", "add", WithPrefix(controller_address_), "dev", bridge}); !s.ok()) {

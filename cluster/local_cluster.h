@@ -1,7 +1,8 @@
 // LocalCluster: the local cluster provider. As root, every node is a host in
 // its own network namespace "lsm-<tag>-<node>", joined by a veth pair to the
 // run's bridge "lsm-<tag>-br", with an address in the run's /28 slice of
-// 198.18.0.0/24 (see net_plan.h); the controller reaches the nodes through
+// 198.18.0.0/24 (see net_plan.h), closed to every other local user by the
+// run's guard table (GuardRules); the controller reaches the nodes through
 // the bridge's address, and each lock client binds an address of its own in
 // the slice's client range, so a partition can cut one client off; an
 // external client's program gets a host of its own at that address
@@ -14,7 +15,7 @@
 // Everything is recorded in the run registry before it is created, so
 // `locksmith cleanup` can remove what a SIGKILLed run left. Creation removes
 // what it made if a step fails. Teardown (also run by the destructor) kills
-// the run's processes, then removes its links and namespaces.
+// the run's processes, then removes its links, guard table and namespaces.
 // Thread-safe: hosts and Teardown may be used from any thread.
 #pragma once
 

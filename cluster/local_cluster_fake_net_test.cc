@@ -53,6 +53,10 @@ TEST_F(LocalClusterFakeNetTest, SetupThenTeardownLeavesNothing) {
     }
   }
   EXPECT_EQ(net_.Addresses(), std::set<std::string>{cluster->ControllerAddress()});
+  // Closed to other local users before any host exists.
+  EXPECT_EQ(net_.ListInetTables(), std::vector<std::string>{GuardTableName("fake01")});
+  EXPECT_NE(net_.commands().front().find("nft add table inet " + GuardTableName("fake01")),
+            std::string::npos);
   ASSERT_EQ(Records().size(), 1u);
 
   ASSERT_TRUE(cluster->Teardown().ok());
@@ -95,8 +99,9 @@ TEST_F(LocalClusterFakeNetTest, LoopbackHasNoClientHosts) {
 }
 
 TEST_F(LocalClusterFakeNetTest, APartialSetupFailureRemovesWhatItMade) {
-  // Fails halfway (n2's veth pair), then at the last step (n3's loopback).
-  for (const std::string& failing : {"link add " + HostVethName("fake02", 1),
+  // Fails at the guard, halfway (n2's veth pair), then at the last step
+  // (n3's loopback).
+  for (const std::string& failing : {"nft add table", "link add " + HostVethName("fake02", 1),
                                      "-n " + NetnsName("fake02", "n3") + " link set lo"}) {
     net_.FailCommand(failing);
     auto created = CreateLocalCluster(Options("fake02"));
@@ -124,15 +129,18 @@ TEST_F(LocalClusterFakeNetTest, CleanupRemovesADeadRunsNetworkAndUnregisteredObj
   RunRecord dead = cluster->Record();
   dead.controller_start_time += 1;
   ASSERT_TRUE(RunRegistry(dir_.path() + "/state").Save(dead).ok());
-  // And leftovers of a run no record knows.
+  // And leftovers of runs no record knows: a namespace, a guard table.
   ASSERT_TRUE(net_.Ip({"netns", "add", NetnsName("orphn1", "n1")}).ok());
+  ASSERT_TRUE(net_.Nft({"add table inet " + GuardTableName("orphn2")}).ok());
 
   std::ostringstream out;
   CleanupOptions options{.state_dir = dir_.path() + "/state", .net = &net_};
   CleanupReport report = CleanupLeftovers(out, options);
   EXPECT_TRUE(report.failed.empty()) << out.str();
-  EXPECT_EQ(report.left.size(), 1u) << out.str();  // the unregistered namespace
-  EXPECT_EQ(net_.Describe(), std::vector<std::string>{"netns " + NetnsName("orphn1", "n1")});
+  EXPECT_EQ(report.left.size(), 2u) << out.str();  // the unregistered namespace and table
+  EXPECT_EQ(net_.Describe(),
+            (std::vector<std::string>{"nft table inet " + GuardTableName("orphn2"),
+                                      "netns " + NetnsName("orphn1", "n1")}));
   EXPECT_TRUE(Records().empty());
 
   options.remove_unregistered = true;

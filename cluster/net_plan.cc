@@ -136,6 +136,32 @@ std::optional<std::string> TagFromLinkName(std::string_view name) {
   return std::nullopt;
 }
 
+std::string GuardTableName(std::string_view tag) {
+  return std::string(kLinkPrefix) + std::string(tag) + "-guard";
+}
+
+std::optional<std::string> TagFromGuardTableName(std::string_view name) {
+  auto split = SplitTagged(name, kLinkPrefix);
+  if (!split || split->second != "guard") return std::nullopt;
+  return split->first;
+}
+
+Result<std::string> GuardRules(std::string_view tag, int slice, unsigned uid) {
+  auto nodes = SliceNetwork(slice);
+  if (!nodes) return Error{nodes.error()};
+  const std::string table = "inet " + GuardTableName(tag);
+  const std::string nets = "{ " + *nodes + ", " + *ClientNetwork(slice) + " }";
+  const std::string other_user = " meta skuid != " + std::to_string(uid) + " drop";
+  const std::string links = "\"" + std::string(kLinkPrefix) + std::string(tag) + "-*\"";
+  return "add table " + table + " ; " +
+         "add chain " + table + " out { type filter hook output priority 0 ; policy accept ; } ; " +
+         "add rule " + table + " out ip daddr " + nets + other_user + " ; " +
+         "add rule " + table + " out oifname " + links + other_user + " ; " +
+         "add chain " + table + " routed { type filter hook forward priority 0 ; policy accept ; } ; " +
+         "add rule " + table + " routed ip daddr " + nets + " iifname != \"" + BridgeName(tag) +
+         "\" drop";
+}
+
 Result<std::string> BridgeAddress(int slice) {
   if (Status s = CheckSlice(slice); !s) return Error{s.error()};
   return "198.18.0." + std::to_string(slice * 16 + 1);

@@ -1,5 +1,6 @@
 // NetPlan: pure functions that name everything a local cluster creates in the
-// kernel (network namespaces, the bridge, veth pairs, firewall chains) from
+// kernel (network namespaces, the bridge, veth pairs, firewall chains, the
+// guard table) from
 // the run's tag, and lay out addresses inside 198.18.0.0/24. The same
 // functions parse names back to a tag, which is how `locksmith cleanup`
 // recognises leftovers. No system calls; thread-safe (no state).
@@ -73,11 +74,27 @@ std::string NodeVethName(std::string_view tag, int node_index);
 // purpose has characters other than [A-Za-z0-9_-].
 Result<std::string> ChainName(std::string_view tag, std::string_view purpose);
 
+// "lsm-<tag>-guard": the run's own nftables table (family inet) in the
+// controller's namespace, which keeps every other local user out of the
+// run's hosts (GuardRules). A table of its own hooks the kernel without
+// touching any rule or chain of the controller's own firewall.
+std::string GuardTableName(std::string_view tag);
+// The nft commands, one transaction, that create run `tag`'s guard table
+// for `slice`: a packet the controller's namespace sends into the slice's
+// networks (the nodes' /28, the clients' /24) or out of one of the run's
+// links (IPv6 link-local included) from a socket whose owner is not `uid`
+// is dropped (its sender gets EPERM at once); a packet routed into those
+// networks from any interface but the run's bridge is dropped. Packets of
+// no socket (the kernel's resets and ICMP) pass.
+Result<std::string> GuardRules(std::string_view tag, int slice, unsigned uid);
+
 // The tag inside a name made by NetnsName (for netns names) or by
 // BridgeName / HostVethName / NodeVethName (for link names); nullopt when the
 // name is not one of ours.
 std::optional<std::string> TagFromNetnsName(std::string_view name);
 std::optional<std::string> TagFromLinkName(std::string_view name);
+// ... or by GuardTableName.
+std::optional<std::string> TagFromGuardTableName(std::string_view name);
 
 // Dotted address of the bridge in `slice` ("198.18.0.17" for slice 1).
 Result<std::string> BridgeAddress(int slice);

@@ -27,6 +27,28 @@ TEST(NetPlanTest, NamesParseBackToTheirTag) {
   EXPECT_EQ(TagFromNetnsName(ClientNetnsName("a1b2c3", 253)), "a1b2c3");
   EXPECT_EQ(TagFromLinkName(ClientVethName("a1b2c3", 253)), "a1b2c3");
   EXPECT_EQ(TagFromLinkName(ClientPeerVethName("a1b2c3", 0)), "a1b2c3");
+  EXPECT_EQ(TagFromGuardTableName(GuardTableName("a1b2c3")), "a1b2c3");
+  for (const char* name : {"filter", "lsm-a1b2c3", "lsm-a1b2c3-br", "lsm-ABCDEF-guard"}) {
+    EXPECT_EQ(TagFromGuardTableName(name), std::nullopt) << name;
+  }
+}
+
+TEST(NetPlanTest, TheGuardDropsOtherUsersTrafficIntoTheSlicesNetworksAndLinksOnly) {
+  auto rules = GuardRules("a1b2c3", 2, 0);
+  ASSERT_TRUE(rules.ok()) << rules.error();
+  EXPECT_EQ(*rules,
+            "add table inet lsm-a1b2c3-guard ; "
+            "add chain inet lsm-a1b2c3-guard out { type filter hook output priority 0 ; "
+            "policy accept ; } ; "
+            "add rule inet lsm-a1b2c3-guard out ip daddr { 198.18.0.32/28, 198.19.2.0/24 } "
+            "meta skuid != 0 drop ; "
+            "add rule inet lsm-a1b2c3-guard out oifname \"lsm-a1b2c3-*\" meta skuid != 0 drop ; "
+            "add chain inet lsm-a1b2c3-guard routed { type filter hook forward priority 0 ; "
+            "policy accept ; } ; "
+            "add rule inet lsm-a1b2c3-guard routed ip daddr { 198.18.0.32/28, 198.19.2.0/24 } "
+            "iifname != \"lsm-a1b2c3-br\" drop");
+  EXPECT_NE(GuardRules("a1b2c3", 2, 1000)->find("meta skuid != 1000 drop"), std::string::npos);
+  EXPECT_FALSE(GuardRules("a1b2c3", 16, 0).ok());
 }
 
 TEST(NetPlanTest, ClientHostNamesFitAndNeverCollideWithANode) {

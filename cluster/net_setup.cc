@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "cluster/net_plan.h"
 #include "cluster/proc_info.h"
@@ -47,6 +48,22 @@ void KillVerified(int pid, uint64_t start_time) {
   close(pidfd);
 }
 
+// Runs `argv` (ip, nft): its output, or an error naming the command, its
+// exit code and its output.
+Result<std::string> RunTool(const std::vector<std::string>& argv) {
+  auto r = RunCommand(argv, "", kIpTimeout);
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  if (!r.ok()) return Error{r.error()};
+  std::string out = r->output;
+  if (r->exit_code != 0) {
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    return Error{"'" + cmd + "' failed with exit code " + std::to_string(r->exit_code) + ": " +
+                 out};
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string NetnsPath(const std::string& name) { return "/var/run/netns/" + name; }
@@ -54,16 +71,7 @@ std::string NetnsPath(const std::string& name) { return "/var/run/netns/" + name
 Status RunIp(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {"ip"};
   argv.insert(argv.end(), args.begin(), args.end());
-  auto r = RunCommand(argv, "", kIpTimeout);
-  std::string cmd;
-  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
-  if (!r.ok()) return Error{r.error()};
-  if (r->exit_code != 0) {
-    std::string out = r->output;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return Error{"'" + cmd + "' failed with exit code " + std::to_string(r->exit_code) + ": " +
-                 out};
-  }
+  if (auto r = RunTool(argv); !r) return Error{r.error()};
   return OkStatus();
 }
 
@@ -106,6 +114,25 @@ std::set<int> SlicesInUseByInterfaces(NetOps& net) {
 
 std::vector<std::string> ListLinks() { return ListDir("/sys/class/net"); }
 
+Result<std::string> RunNft(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"nft"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunTool(argv);
+}
+
+std::vector<std::string> ListInetTables() {
+  std::vector<std::string> tables;
+  auto listed = RunNft({"list", "tables", "inet"});
+  if (!listed) return tables;
+  std::istringstream lines(*listed);
+  for (std::string line; std::getline(lines, line);) {
+    constexpr std::string_view kHead = "table inet ";
+    if (line.rfind(kHead, 0) == 0) tables.push_back(line.substr(kHead.size()));
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
 namespace {
 
 class KernelNetOps : public NetOps {
@@ -117,6 +144,11 @@ class KernelNetOps : public NetOps {
     ip_args.insert(ip_args.end(), args.begin(), args.end());
     return RunIp(ip_args);
   }
+  Status Nft(const std::vector<std::string>& args) override {
+    if (auto r = RunNft(args); !r) return Error{r.error()};
+    return OkStatus();
+  }
+  std::vector<std::string> ListInetTables() override { return locksmith::ListInetTables(); }
   bool NetnsExists(const std::string& name) override { return locksmith::NetnsExists(name); }
   bool LinkExists(const std::string& name) override { return locksmith::LinkExists(name); }
   std::vector<std::string> ListNetns() override { return locksmith::ListNetns(); }
@@ -178,6 +210,15 @@ Status RemoveRunObjects(const RunRecord& record, std::ostream* log, NetOps& net)
       errors += "\n  " + s.error();
     } else {
       note("removed link " + link);
+    }
+  }
+  const std::string guard = GuardTableName(record.tag);
+  const std::vector<std::string> tables = net.ListInetTables();
+  if (std::find(tables.begin(), tables.end(), guard) != tables.end()) {
+    if (auto s = net.Nft({"delete", "table", "inet", guard}); !s.ok()) {
+      errors += "\n  " + s.error();
+    } else {
+      note("removed nftables table " + guard);
     }
   }
   for (const auto& ns : record.netns) {

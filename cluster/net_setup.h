@@ -1,5 +1,6 @@
 // NetSetup: the kernel objects of a local cluster, created and removed with
-// iproute2 (`ip`, always via argv): namespaces, the bridge, veth pairs; plus
+// iproute2 (`ip`, always via argv): namespaces, the bridge, veth pairs; the
+// run's nftables guard table (`nft`); plus
 // RemoveRunObjects, the one removal routine shared by Teardown and
 // `locksmith cleanup`. Every failure names the command and its output.
 // The free functions below are the real kernel's, what RealNetOps() (see
@@ -25,6 +26,12 @@ Status RunIp(const std::vector<std::string>& args);
 
 bool NetnsExists(const std::string& name);
 bool LinkExists(const std::string& name);  // in the root namespace
+// Runs `nft <args>` in the controller's namespace: its output, or an error
+// naming the command, exit code and output.
+Result<std::string> RunNft(const std::vector<std::string>& args);
+// The controller's nftables tables of family inet (none when nft cannot
+// list them).
+std::vector<std::string> ListInetTables();
 // Names under /var/run/netns and of links in the controller's namespace.
 std::vector<std::string> ListNetns();
 std::vector<std::string> ListLinks();
@@ -37,7 +44,8 @@ std::set<int> SlicesInUseByInterfaces(NetOps& net = RealNetOps());
 
 // Kills what runs in the record's namespaces and its recorded processes
 // (those whose start time still matches: pid reuse is never hit), waits for
-// them to die, then deletes its host-side links, bridge and namespaces.
+// them to die, then deletes its host-side links, bridge, guard table and
+// namespaces.
 // Absent objects are fine, so it is idempotent. Each removal is reported on
 // `log` when not null. Returns an error listing whatever could not be removed.
 // Links and namespaces are looked up and removed through `net`.

@@ -42,7 +42,7 @@ packages=(
   # the servers of the main job (suites/quick-compare.json): every backend's
   redis-server redis-sentinel redis-tools zookeeper etcd-server mariadb-server postgresql-15
   # the local cluster: namespaces, veths, bridge, firewall rules, process tools
-  iproute2 iptables procps tar
+  iproute2 iptables nftables procps tar
   # the ssh provider (client)
   openssh-client
 )

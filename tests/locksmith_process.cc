@@ -204,6 +204,7 @@ std::vector<std::string> Leftovers(const std::string& tag, const std::string& ru
     for (auto& l : LinesContaining(Capture("ip netns list 2>/dev/null"), name)) left.push_back("netns " + l);
     for (auto& l : LinesContaining(Capture("ip -o link show 2>/dev/null"), name)) left.push_back("link " + l);
     for (auto& l : LinesContaining(Capture("iptables-save 2>/dev/null"), tag)) left.push_back("iptables " + l);
+    for (auto& l : LinesContaining(Capture("nft list tables 2>/dev/null"), name)) left.push_back("nft " + l);
   }
   for (const auto& entry : fs::directory_iterator("/proc")) {
     const std::string pid = entry.path().filename();

@@ -1,6 +1,7 @@
 // LocksmithProcess: runs the locksmith binary as a child for end-to-end
 // tests, with its stdout/stderr captured to files, and finds what a run may
-// have left behind (namespaces, links, iptables rules, processes). Test-only;
+// have left behind (namespaces, links, iptables rules, nftables tables,
+// processes). Test-only;
 // not thread-safe.
 #pragma once
 
@@ -83,7 +84,8 @@ std::string ReadText(const std::string& path);
 // The cluster tag the run logged ("cluster <tag>: ..."), or "".
 std::string RunTag(const std::string& run_dir);
 // Everything of run `tag` / `run_dir` still present: namespaces and links
-// whose name carries the tag, root iptables rules naming it, and processes
+// whose name carries the tag, root iptables rules naming it, its nftables
+// guard table, and processes
 // whose command line or working directory is in the run directory. Empty when all is gone.
 std::vector<std::string> Leftovers(const std::string& tag, const std::string& run_dir);
 // Waits until the file has at least `lines` lines; false on timeout.

@@ -12,7 +12,8 @@
 // unique per namespace; a veth born with `peer ... netns NS` has its peer
 // there. It understands the commands the harness runs and refuses anything
 // else with an error naming it (so a new command gets a fake of its own
-// instead of passing untested). iptables: the filter table's INPUT, OUTPUT
+// instead of passing untested). nft: the controller's inet tables, added
+// with their chains and rules and deleted whole. iptables: the filter table's INPUT, OUTPUT
 // and FORWARD chains (policy ACCEPT), user chains (-N -X -F), rules
 // appended, inserted, deleted and checked (-A -I -D -C) that match
 // -s / -d (address or CIDR), optionally `-m statistic --mode random
@@ -36,6 +37,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -123,6 +125,51 @@ class FakeNet : public NetOps {
     }
     std::string error = RunIptables(ns->second, args);
     return error.empty() ? OkStatus() : Failed(cmd, error);
+  }
+  // nft: one argument or several, commands separated by ';', as one
+  // transaction: `add table inet T`, `add chain inet T ...` and `add rule
+  // inet T ...` (T must exist by then), `delete table inet T`.
+  Status Nft(const std::vector<std::string>& args) override {
+    std::lock_guard lock(mu_);
+    const std::string cmd = Join("nft", args);
+    commands_.push_back(cmd);
+    if (auto e = TakeFailure(cmd)) return Failed(cmd, *e);
+    std::set<std::string> tables = tables_;
+    // Commands end at a ';' outside braces (a chain's `{ type ... ; }`).
+    std::vector<std::string> commands(1);
+    int depth = 0;
+    for (char c : Join("", args)) {
+      depth += (c == '{') - (c == '}');
+      if (c == ';' && depth == 0) {
+        commands.emplace_back();
+      } else {
+        commands.back() += c;
+      }
+    }
+    for (const std::string& command : commands) {
+      std::istringstream words(command);
+      std::string verb, object, family, table;
+      words >> verb >> object >> family >> table;
+      if (verb.empty()) continue;
+      if (family != "inet" || (object != "table" && object != "chain" && object != "rule")) {
+        return Failed(cmd, "FakeNet does not understand this nft command");
+      }
+      if (verb == "add" && object == "table") {
+        tables.insert(table);
+      } else if (verb == "add" && tables.contains(table)) {
+        continue;  // a chain or rule of an existing table
+      } else if (verb == "delete" && object == "table" && tables.erase(table) == 1) {
+        continue;
+      } else {
+        return Failed(cmd, "No such file or directory: table inet " + table);
+      }
+    }
+    tables_ = std::move(tables);
+    return OkStatus();
+  }
+  std::vector<std::string> ListInetTables() override {
+    std::lock_guard lock(mu_);
+    return {tables_.begin(), tables_.end()};
   }
   bool NetnsExists(const std::string& name) override {
     std::lock_guard lock(mu_);
@@ -219,6 +266,7 @@ class FakeNet : public NetOps {
   std::vector<std::string> Describe() {
     std::lock_guard lock(mu_);
     std::vector<std::string> out;
+    for (const auto& table : tables_) out.push_back("nft table inet " + table);
     for (const auto& [name, ns] : namespaces_) {
       if (!name.empty()) out.push_back("netns " + name);
       for (const auto& [link, l] : ns.links) {
@@ -663,6 +711,7 @@ class FakeNet : public NetOps {
   std::map<std::string, Namespace> namespaces_ = {{kRoot, {}}};  // kRoot: the controller's
   std::vector<Failure> failures_;
   std::vector<std::string> commands_;
+  std::set<std::string> tables_;  // nftables tables of family inet, the controller's
 };
 
 }  // namespace locksmith::testing
