@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "base/run_secrets.h"
+
 namespace locksmith {
 namespace {
 
@@ -52,6 +54,7 @@ Result<std::string> RandomSecret(size_t bytes) {
     text.push_back(kHex[b >> 4]);
     text.push_back(kHex[b & 0xf]);
   }
+  AddRunSecret(text);  // never printed nor kept by this process
   return text;
 }
 

@@ -2,7 +2,9 @@
 // seed is in config.json, report.html and on stdout): the servers'
 // passwords. It comes from the kernel's random source (getrandom(2), or
 // /dev/urandom where that call is missing), never from the run's seed, so a
-// replay of a run gets a new one. Stateless; thread-safe.
+// replay of a run gets a new one. Each one is a run secret
+// (base/run_secrets.h): redacted from all the process writes and prints.
+// Thread-safe.
 #pragma once
 
 #include <cstddef>

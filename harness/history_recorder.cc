@@ -8,6 +8,8 @@
 #include <memory>
 #include <utility>
 
+#include "harness/secret_redaction.h"
+
 namespace locksmith {
 
 Result<std::unique_ptr<HistoryRecorder>> HistoryRecorder::Open(
@@ -61,7 +63,11 @@ std::string HistoryRecorder::Write(const std::vector<std::vector<Op>>& batches) 
   if (!wrote_magic_) out_.append(kHistoryLogMagic);
   wrote_magic_ = true;
   for (const auto& batch : batches) {
-    for (const Op& op : batch) encoder_.Encode(op, &out_);
+    for (const Op& op : batch) {
+      // An adapter's error text may quote a secret it was handed.
+      const std::optional<Op> redacted = RedactedOp(op);
+      encoder_.Encode(redacted ? *redacted : op, &out_);
+    }
   }
   if (out_.empty()) return "";
   std::string error = Append(out_);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 #include <random>
+#include <sstream>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -11,6 +12,7 @@
 #include "backends/task_group.h"
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
+#include "base/run_secrets.h"
 #include "base/scope_exit.h"
 #include "base/seed.h"
 #include "base/terminal_text.h"
@@ -166,6 +168,7 @@ class ServerPhases {
     auto service = modules_.make_service(config_, cluster);
     if (!service) return Fail(kExitRunFailed, service.error());
     secrets_ = (*service)->Secrets();
+    for (const auto& secret : secrets_) AddRunSecret(secret);
     ScopeExit stop_servers([&] { (*service)->Stop(); });
     interruption_.SetPhase(Interruption::Phase::kServers);
     if (interruption_.BeforeWorkload()) return StopBeforeWorkload();
@@ -424,6 +427,14 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   outcome.run_dir = store->dir;
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
+  // Last, however the run ends: no file it wrote hands a reader a secret
+  // (an exec client's log, a report quoting an error). history.bin's
+  // strings were redacted as recorded; nodes/ at teardown.
+  ScopeExit redact_run([&] {
+    if (Status s = RedactSecrets(store->dir, RunSecretList(), {kRunHistoryLog, "nodes"}); !s) {
+      log.Error(s.error());
+    }
+  });
   outcome.config = config.ToJson();
   if (Status s = WriteFileAtomically(store->File("config.json"), outcome.config.dump(2) + "\n");
       !s) {
@@ -496,7 +507,11 @@ int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out) {
   const std::string store = config.store;
   RunOutcome outcome = ExecuteRun(std::move(config), signals, DefaultRunModules());
   if (!outcome.run_dir.empty()) UpdateStoreIndex(store, std::cerr);
-  PrintRunOutcome(out, std::cerr, outcome);
+  // Whatever an adapter or a server said, nothing printed holds a secret.
+  std::ostringstream summary, notes;
+  PrintRunOutcome(summary, notes, outcome);
+  out << RedactRunSecrets(summary.str()) << std::flush;
+  std::cerr << RedactRunSecrets(notes.str()) << std::flush;
   return outcome.exit_code;
 }
 

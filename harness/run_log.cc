@@ -1,5 +1,6 @@
 #include "harness/run_log.h"
 
+#include "base/run_secrets.h"
 #include "base/terminal_text.h"
 #include "harness/progress_reporter.h"
 
@@ -17,9 +18,9 @@ bool RunLog::Open(const std::string& path, bool echo_to_stderr) {
 }
 
 void RunLog::Write(const char* level, const std::string& raw_message) {
-  // Messages carry servers' replies, keys and paths: one line each, and
-  // nothing a terminal (or `cat locksmith.log`) would act on.
-  const std::string message = TerminalSafe(raw_message);
+  // Messages carry servers' replies, keys and paths: one line each,
+  // nothing a terminal (or `cat locksmith.log`) would act on, and no secret.
+  const std::string message = TerminalSafe(RedactRunSecrets(raw_message));
   const double elapsed =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::lock_guard lock(mu_);

@@ -1,6 +1,7 @@
 // RunLog: the run's log, locksmith.log in the run directory, also echoed to
 // stderr when verbose. Every line is "elapsed-seconds LEVEL message", the
-// message's control characters escaped (base/terminal_text.h).
+// message's control characters escaped (base/terminal_text.h) and the
+// run's secrets redacted (base/run_secrets.h).
 // Thread-safe.
 #pragma once
 

@@ -72,18 +72,33 @@ Result<std::optional<FileText>> ReadIfItHoldsASecret(const std::string& path,
   return file;
 }
 
-// Replaces every occurrence of each secret; false when there was none.
-bool Redact(std::string& text, const std::vector<std::string>& secrets) {
-  bool changed = false;
-  for (const auto& secret : secrets) {
-    if (secret.empty()) continue;
-    for (size_t at = text.find(secret); at != std::string::npos;
-         at = text.find(secret, at + sizeof(kRedacted) - 1)) {
-      text.replace(at, secret.size(), kRedacted);
-      changed = true;
+// Whether any string in `value` holds a run secret.
+bool JsonHoldsSecret(const nlohmann::json& value) {
+  if (value.is_string()) return HoldsRunSecret(value.get_ref<const std::string&>());
+  if (value.is_object()) {
+    for (const auto& [name, member] : value.items()) {
+      if (HoldsRunSecret(name) || JsonHoldsSecret(member)) return true;
     }
   }
-  return changed;
+  if (value.is_array()) {
+    for (const auto& member : value) {
+      if (JsonHoldsSecret(member)) return true;
+    }
+  }
+  return false;
+}
+
+nlohmann::json RedactJson(const nlohmann::json& value) {
+  if (value.is_string()) return RedactRunSecrets(value.get<std::string>());
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& member : value) out.push_back(RedactJson(member));
+    return out;
+  }
+  if (!value.is_object()) return value;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, member] : value.items()) out[RedactRunSecrets(name)] = RedactJson(member);
+  return out;
 }
 
 // Overwrites each secret in `original`'s copy on disk with as many '*':
@@ -111,7 +126,22 @@ Status MaskInPlace(const std::string& path, const std::string& original,
 
 }  // namespace
 
-Status RedactSecrets(const std::string& dir, const std::vector<std::string>& secrets) {
+std::optional<Op> RedactedOp(const Op& op) {
+  if (!HoldsRunSecret(op.f) && !HoldsRunSecret(op.key) && !HoldsRunSecret(op.error) &&
+      !JsonHoldsSecret(op.value) && !JsonHoldsSecret(op.fault)) {
+    return std::nullopt;
+  }
+  Op redacted = op;
+  redacted.f = RedactRunSecrets(op.f);
+  redacted.key = RedactRunSecrets(op.key);
+  redacted.error = RedactRunSecrets(op.error);
+  redacted.value = RedactJson(op.value);
+  redacted.fault = RedactJson(op.fault);
+  return redacted;
+}
+
+Status RedactSecrets(const std::string& dir, const std::vector<std::string>& secrets,
+                     const std::set<std::string>& skip) {
   size_t longest = 0;
   for (const auto& secret : secrets) longest = std::max(longest, secret.size());
   std::error_code ec;
@@ -121,6 +151,10 @@ Status RedactSecrets(const std::string& dir, const std::vector<std::string>& sec
   // links out.
   for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::end(it);
        it.increment(ec)) {
+    if (skip.contains(it->path().lexically_relative(dir).string())) {
+      it.disable_recursion_pending();
+      continue;
+    }
     if (!fs::is_regular_file(it->symlink_status())) continue;
     const std::string path = it->path().string();
     auto file = ReadIfItHoldsASecret(path, secrets, longest);
@@ -130,7 +164,7 @@ Status RedactSecrets(const std::string& dir, const std::vector<std::string>& sec
     }
     if (!file->has_value()) continue;
     const std::string original = (*file)->content;
-    if (!Redact((*file)->content, secrets)) continue;
+    if (!RedactSecretsIn((*file)->content, secrets)) continue;
     if (Status s = WriteFileAtomically(path, (*file)->content, (*file)->private_file); !s) {
       // A full disk takes no new file: mask the secrets where they are.
       if (Status m = MaskInPlace(path, original, secrets); !m) {

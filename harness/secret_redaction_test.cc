@@ -47,11 +47,11 @@ TEST(RedactSecretsTest, EveryOccurrenceInEveryNodeFileIsRedacted) {
                   fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
   const auto log_before = fs::last_write_time(dir.path() + "/n1/redis.log");
   ASSERT_TRUE(RedactSecrets(dir.path(), {"ls-s3cret", "ls-other", ""}));
-  EXPECT_EQ(ReadAll(dir.path() + "/n1/redis.conf"), "port 6379\nrequirepass \"<redacted>\"\n");
+  EXPECT_EQ(ReadAll(dir.path() + "/n1/redis.conf"), "port 6379\nrequirepass \"[redacted]\"\n");
   EXPECT_EQ(ReadAll(dir.path() + "/n1/sentinel.conf"),
-            "sentinel auth-pass m <redacted>\nmasterauth <redacted>\nuser x on ><redacted>\n");
+            "sentinel auth-pass m [redacted]\nmasterauth [redacted]\nuser x on >[redacted]\n");
   EXPECT_EQ(ReadAll(dir.path() + "/n1/data/appendonly.aof"),
-            std::string((1 << 16) - 4, 'a') + "<redacted>\n");
+            std::string((1 << 16) - 4, 'a') + "[redacted]\n");
   // A file without a secret is left as it was.
   EXPECT_EQ(fs::last_write_time(dir.path() + "/n1/redis.log"), log_before);
   EXPECT_EQ(ReadAll(dir.path() + "/n1/redis.log"), "Ready to accept connections\n");
@@ -80,6 +80,37 @@ TEST(RedactSecretsTest, AMissingDirectoryOrNoSecretIsNothingToDo) {
   Write(dir.path() + "/f", "x");
   EXPECT_TRUE(RedactSecrets(dir.path(), {}));
   EXPECT_EQ(ReadAll(dir.path() + "/f"), "x");
+}
+
+TEST(RedactSecretsTest, SkipsTheFilesAndFoldersItIsTold) {
+  TempDir dir;
+  fs::create_directories(dir.path() + "/nodes/n1");
+  fs::create_directories(dir.path() + "/clients");
+  Write(dir.path() + "/history.bin", "ls-s3cret");
+  Write(dir.path() + "/nodes/n1/redis.conf", "ls-s3cret");
+  Write(dir.path() + "/clients/client-0.log", "pw ls-s3cret");
+  ASSERT_TRUE(RedactSecrets(dir.path(), {"ls-s3cret"}, {"history.bin", "nodes"}));
+  EXPECT_EQ(ReadAll(dir.path() + "/history.bin"), "ls-s3cret");
+  EXPECT_EQ(ReadAll(dir.path() + "/nodes/n1/redis.conf"), "ls-s3cret");
+  EXPECT_EQ(ReadAll(dir.path() + "/clients/client-0.log"), "pw [redacted]");
+}
+
+TEST(RedactedOpTest, AnOpQuotingARunSecretIsRedactedEverywhereAndOthersAreNotCopied) {
+  const std::string secret = "op-secret-0123456789";
+  AddRunSecret(secret);
+  Op plain{.process = 1, .type = OpType::kFail, .f = "acquire", .key = "k", .error = "busy"};
+  EXPECT_FALSE(RedactedOp(plain).has_value());
+  Op leaky = plain;
+  leaky.error = "denied: AUTH " + secret;
+  leaky.value = {{"token", secret}, {"list", {1, "x" + secret}}};
+  auto redacted = RedactedOp(leaky);
+  ASSERT_TRUE(redacted.has_value());
+  EXPECT_EQ(redacted->error, "denied: AUTH [redacted]");
+  EXPECT_EQ(redacted->value["token"], "[redacted]");
+  EXPECT_EQ(redacted->value["list"][1], "x[redacted]");
+  EXPECT_EQ(redacted->value["list"][0], 1);
+  EXPECT_EQ(redacted->f, "acquire");
+  EXPECT_EQ(OpToJsonLine(*redacted).find(secret), std::string::npos);
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // the lock service's and the protected resource's) are in no file the run
 // keeps once it ended (nor in what it printed): not in config.json,
 // results.json, report.html, locksmith.log, nor the copies of the node
-// configs, which say `requirepass "<redacted>"`. While the servers run their
+// configs, which say `requirepass "[redacted]"`. While the servers run their
 // configs are readable by root only. A replay of the run gets new
-// passwords. Root only.
+// passwords. A password an exec client program prints (to its stderr, in a
+// line that is not JSON, in an error) is in nothing the run wrote (its
+// client log, history.bin, locksmith.log, results.json, report.html) nor
+// printed. Root only.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,7 +89,7 @@ TEST(SecretsTest, NoFileARunKeepsHoldsItsServersPasswordsAndAReplayGetsNewOnes) 
   for (const auto& password : first.passwords) {
     EXPECT_EQ(first.output.find(password), std::string::npos) << "the output holds a password";
   }
-  EXPECT_NE(ReadText(first.dir + "/nodes/n1/redis.conf").find("requirepass \"<redacted>\""),
+  EXPECT_NE(ReadText(first.dir + "/nodes/n1/redis.conf").find("requirepass \"[redacted]\""),
             std::string::npos);
   // The replay: the same config, seed included.
   const WatchedRun replay =
@@ -95,6 +98,45 @@ TEST(SecretsTest, NoFileARunKeepsHoldsItsServersPasswordsAndAReplayGetsNewOnes) 
   for (const auto& password : replay.passwords) {
     EXPECT_EQ(first.passwords.count(password), 0u) << "the replay reused a password";
   }
+}
+
+TEST(SecretsTest, APasswordAnAdapterPrintsIsInNothingTheRunWroteOrPrinted) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (network namespaces)";
+  TempDir dir;
+  // Where the program puts the password it was handed, outside the run:
+  // writable whoever the program runs as.
+  const std::string drop = dir.path() + "/drop";
+  fs::create_directories(drop);
+  fs::permissions(drop, fs::perms::all);
+  const std::string adapter =
+      std::string(LOCKSMITH_SOURCE_DIR) + "/backends/testing/exec_programs/fake_adapter.py";
+  std::string output;
+  const int code = RunLocksmith(
+      dir.path(),
+      {"run", "--store", "store", "--backend", "redis", "--client",
+       "exec:" + adapter + " leak 1 " + drop + "/password", "--time-limit", "2", "--concurrency",
+       "2", "--seed", "12"},
+      seconds(120), &output);
+  EXPECT_NE(code, -1) << output;
+  const std::string password = ReadText(drop + "/password");
+  ASSERT_EQ(password.size(), 32u) << "the program was handed no password";
+  const std::string run = LatestRun(dir.path() + "/store");
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(run)) {
+    if (!e.is_regular_file()) continue;
+    ++files;
+    EXPECT_EQ(ReadText(e.path().string()).find(password), std::string::npos)
+        << e.path() << " holds the password";
+  }
+  EXPECT_GE(files, 8);
+  EXPECT_EQ(output.find(password), std::string::npos) << "the output holds the password";
+  // The program did print it: where it did, the run says [redacted].
+  EXPECT_NE(ReadText(run + "/clients/client-0.log").find("connecting with password [redacted]"),
+            std::string::npos);
+  const std::string history = HistoryJsonl(run);
+  EXPECT_NE(history.find("denied with password [redacted]"), std::string::npos) << history;
+  EXPECT_NE(history.find("AUTH [redacted]"), std::string::npos) << history;
+  EXPECT_NE(ReadText(run + "/locksmith.log").find("AUTH [redacted]"), std::string::npos);
 }
 
 }  // namespace

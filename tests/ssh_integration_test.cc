@@ -103,7 +103,7 @@ TEST_F(SshProviderTest, SingleRedisRunsGetTheLocalProvidersVerdicts) {
     ExpectNodesClean(tag);
     // The node's files came back into the run directory, without the
     // server's password.
-    EXPECT_NE(ReadText(ssh.run + "/nodes/n1/redis.conf").find("requirepass \"<redacted>\""),
+    EXPECT_NE(ReadText(ssh.run + "/nodes/n1/redis.conf").find("requirepass \"[redacted]\""),
               std::string::npos)
         << ssh.run;
     bool has_log = false;

@@ -9,7 +9,9 @@ JSON), false-lost (a lock-lost event for a lock never granted before each
 reply), flood (100,000 lock-lost events after each acquire), info (answers
 every request info), escape (at the hello, a child that starts a session and a
 network namespace of its own, says its pid on stderr and sleeps), stderr-flood
-(at the hello, AFTER MiB on stderr, then "flood end")."""
+(at the hello, AFTER MiB on stderr, then "flood end"), leak (writes the
+password it was handed to the file PATH, its stderr, a line that is not JSON
+and an error). Usage for leak: fake_adapter.py leak AFTER PATH."""
 import ctypes, json, os, sys, time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -28,6 +30,12 @@ for line in sys.stdin:
             sys.exit(3)
         if mode == "bad-hello" and request["client"] == after:
             sys.stdout.write("not a hello\n"); sys.stdout.flush(); continue
+        if mode == "leak":
+            password = request.get("password") or ""
+            with open(sys.argv[3], "w") as f:
+                f.write(password)
+            sys.stderr.write("connecting with password %s\n" % password)
+            sys.stderr.flush()
         if mode == "stderr":
             sys.stderr.write("hello from the harness: client %d\n" % request["client"])
             sys.stderr.flush()
@@ -56,6 +64,10 @@ for line in sys.stdin:
             sys.stdout.write("x" * (2 << 20) + "\n"); sys.stdout.flush(); continue
         if mode == "unknown-id":
             reply["id"] = request["id"] + 1000
+        if mode == "leak":
+            if served % 2:
+                sys.stdout.write("AUTH %s\n" % password); sys.stdout.flush(); continue
+            send(dict(reply, result="fail", error="denied with password %s" % password)); continue
         if mode == "bad-result":
             send(dict(reply, result="maybe")); continue
         if mode == "info":
