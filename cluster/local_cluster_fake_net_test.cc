@@ -101,7 +101,7 @@ TEST_F(LocalClusterFakeNetTest, LoopbackHasNoClientHosts) {
 TEST_F(LocalClusterFakeNetTest, APartialSetupFailureRemovesWhatItMade) {
   // Fails at the guard, halfway (n2's veth pair), then at the last step
   // (n3's loopback).
-  for (const std::string& failing : {"nft add table", "link add " + HostVethName("fake02", 1),
+  for (const std::string& failing : {std::string("nft add table"), "link add " + HostVethName("fake02", 1),
                                      "-n " + NetnsName("fake02", "n3") + " link set lo"}) {
     net_.FailCommand(failing);
     auto created = CreateLocalCluster(Options("fake02"));

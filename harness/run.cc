@@ -406,6 +406,15 @@ nlohmann::json RunFactsForResults(const ServerPhaseFacts& facts, const Interrupt
   return extra;
 }
 
+// Last, however the run ends: no file it wrote hands a reader a secret (an
+// exec client's log, a report quoting an error). history.bin's strings were
+// redacted as recorded, nodes/ at teardown.
+void RedactRunDirectory(const std::string& dir, RunLog& log) {
+  if (Status s = RedactSecrets(dir, RunSecretList(), {kRunHistoryLog, "nodes"}); !s) {
+    log.Error(s.error());
+  }
+}
+
 // `outcome`, ended with `exit_code` and why.
 RunOutcome EndedWith(RunOutcome outcome, int exit_code, std::string error) {
   outcome.exit_code = exit_code;
@@ -427,14 +436,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   outcome.run_dir = store->dir;
   RunLog log;
   log.Open(store->File("locksmith.log"), /*echo_to_stderr=*/true);
-  // Last, however the run ends: no file it wrote hands a reader a secret
-  // (an exec client's log, a report quoting an error). history.bin's
-  // strings were redacted as recorded; nodes/ at teardown.
-  ScopeExit redact_run([&] {
-    if (Status s = RedactSecrets(store->dir, RunSecretList(), {kRunHistoryLog, "nodes"}); !s) {
-      log.Error(s.error());
-    }
-  });
+  ScopeExit redact_run([&] { RedactRunDirectory(store->dir, log); });
   outcome.config = config.ToJson();
   if (Status s = WriteFileAtomically(store->File("config.json"), outcome.config.dump(2) + "\n");
       !s) {
