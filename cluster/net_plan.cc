@@ -151,7 +151,10 @@ Result<std::string> GuardRules(std::string_view tag, int slice, unsigned uid) {
   if (!nodes) return Error{nodes.error()};
   const std::string table = "inet " + GuardTableName(tag);
   const std::string nets = "{ " + *nodes + ", " + *ClientNetwork(slice) + " }";
-  const std::string other_user = " meta skuid != " + std::to_string(uid) + " drop";
+  // Refused, not dropped: a dropped SYN is sent again until connect times
+  // out; the refusal fails it at once.
+  const std::string other_user =
+      " meta skuid != " + std::to_string(uid) + " reject with icmpx type admin-prohibited";
   const std::string links = "\"" + std::string(kLinkPrefix) + std::string(tag) + "-*\"";
   return "add table " + table + " ; " +
          "add chain " + table + " out { type filter hook output priority 0 ; policy accept ; } ; " +

@@ -83,7 +83,8 @@ std::string GuardTableName(std::string_view tag);
 // for `slice`: a packet the controller's namespace sends into the slice's
 // networks (the nodes' /28, the clients' /24) or out of one of the run's
 // links (IPv6 link-local included) from a socket whose owner is not `uid`
-// is dropped (its sender gets EPERM at once); a packet routed into those
+// is refused (ICMP administratively prohibited: its sender's connect fails
+// at once, "No route to host"); a packet routed into those
 // networks from any interface but the run's bridge is dropped. Packets of
 // no socket (the kernel's resets and ICMP) pass.
 Result<std::string> GuardRules(std::string_view tag, int slice, unsigned uid);

@@ -41,13 +41,14 @@ TEST(NetPlanTest, TheGuardDropsOtherUsersTrafficIntoTheSlicesNetworksAndLinksOnl
             "add chain inet lsm-a1b2c3-guard out { type filter hook output priority 0 ; "
             "policy accept ; } ; "
             "add rule inet lsm-a1b2c3-guard out ip daddr { 198.18.0.32/28, 198.19.2.0/24 } "
-            "meta skuid != 0 drop ; "
-            "add rule inet lsm-a1b2c3-guard out oifname \"lsm-a1b2c3-*\" meta skuid != 0 drop ; "
+            "meta skuid != 0 reject with icmpx type admin-prohibited ; "
+            "add rule inet lsm-a1b2c3-guard out oifname \"lsm-a1b2c3-*\" meta skuid != 0 "
+            "reject with icmpx type admin-prohibited ; "
             "add chain inet lsm-a1b2c3-guard routed { type filter hook forward priority 0 ; "
             "policy accept ; } ; "
             "add rule inet lsm-a1b2c3-guard routed ip daddr { 198.18.0.32/28, 198.19.2.0/24 } "
             "iifname != \"lsm-a1b2c3-br\" drop");
-  EXPECT_NE(GuardRules("a1b2c3", 2, 1000)->find("meta skuid != 1000 drop"), std::string::npos);
+  EXPECT_NE(GuardRules("a1b2c3", 2, 1000)->find("meta skuid != 1000 reject"), std::string::npos);
   EXPECT_FALSE(GuardRules("a1b2c3", 16, 0).ok());
 }
 

@@ -156,6 +156,8 @@ TEST_P(OtherUserTest, NobodyReachesNoServerOfTheRunWhileRootDoes) {
   ASSERT_FALSE(endpoints.empty());
   const std::vector<std::string> as_nobody = ConnectAs(kNobody, endpoints);
   const std::vector<std::string> as_root = ConnectAs(0, endpoints);
+  // Probed while the run was up: the addresses were the run's, no other's.
+  ASSERT_EQ(ReadText(run + "/locksmith.log").find("teardown"), std::string::npos);
   ASSERT_EQ(as_nobody.size(), endpoints.size()) << "the nobody probe did not run";
   ASSERT_EQ(as_root.size(), endpoints.size());
   for (size_t i = 0; i < endpoints.size(); ++i) {
