@@ -119,7 +119,7 @@ TEST(SecretsTest, APasswordAnAdapterPrintsIsInNothingTheRunWroteOrPrinted) {
       seconds(120), &output);
   EXPECT_NE(code, -1) << output;
   const std::string password = ReadText(drop + "/password");
-  ASSERT_EQ(password.size(), 32u) << "the program was handed no password";
+  ASSERT_GE(password.size(), 32u) << "the program was handed no password: " << password;
   const std::string run = LatestRun(dir.path() + "/store");
   int files = 0;
   for (const auto& e : fs::recursive_directory_iterator(run)) {
