@@ -189,8 +189,8 @@ bool PruneSuite(int root, const fs::path& root_path, const StoreDir& d, PruneRep
 }  // namespace
 
 std::optional<int64_t> StampSeconds(const std::string& stamp) {
-  int y, mo, d, h, mi, s;
-  char t;
+  int y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
+  char t = 0;
   if (stamp.size() < 15 || std::sscanf(stamp.c_str(), "%4d%2d%2d%c%2d%2d%2d", &y, &mo, &d, &t,
                                        &h, &mi, &s) != 7 || t != 'T') {
     return std::nullopt;
