@@ -68,6 +68,23 @@ std::string LeasesLine(const nlohmann::json& stats) {
          "; --leases on if the lock frees itself when a lease expires)";
 }
 
+// The partitions left unsearched once the verdict was known: a check that
+// did not run shows.
+std::string NotSearchedLine(const nlohmann::json& stats) {
+  const int64_t stopped = stats.value("partitions_not_searched", int64_t{0});
+  if (stopped == 0) return "";
+  std::string keys;
+  for (const auto& key : stats.value("keys_not_searched", nlohmann::json::array())) {
+    if (key.is_string()) keys += (keys.empty() ? "" : ", ") + key.get<std::string>();
+  }
+  const int64_t named = static_cast<int64_t>(
+      stats.value("keys_not_searched", nlohmann::json::array()).size());
+  if (named < stopped) keys += ", ...";
+  return std::to_string(stopped) +
+         " partition(s) not searched, stopped at the first refuted one (keys " + keys +
+         "); --all-anomalies searches every one";
+}
+
 }  // namespace
 
 Result<CheckResult> CheckHistoryFile(const std::string& path,
@@ -95,6 +112,9 @@ std::string FormatLinearizabilityVerdict(const CheckResult& result) {
   }
   if (!summary.empty()) out += "\n  " + summary;
   if (std::string leases = LeasesLine(result.stats); !leases.empty()) out += "\n  " + leases;
+  if (std::string stopped = NotSearchedLine(result.stats); !stopped.empty()) {
+    out += "\n  " + TerminalSafe(stopped);
+  }
   for (const auto& warning : result.warnings) out += "\n  warning: " + TerminalSafe(warning);
   out += "\n";
   for (const auto& anomaly : result.anomalies) {

@@ -53,6 +53,13 @@ struct LinearizabilityOptions {
   // segments of at least this many ops, cut where the key is quiet: memory
   // follows a segment, not the key.
   size_t segment_ops = size_t{1} << 16;
+  // Threads searching a history's partitions at once (0: one per core, at
+  // most 4; see SearchPartitions).
+  size_t search_threads = 0;
+  // Search every partition even once one is refuted, so that each refuted
+  // key gets its anomaly; by default the verdict is given at the first
+  // refuted partition and the others are reported as not searched.
+  bool all_anomalies = false;
 };
 
 // Checks the options without loading anything: model name, initial value,
@@ -73,7 +80,9 @@ Result<CheckResult> CheckHistoryFile(const std::string& path,
 // "proof": "window" with "window" bounds when a stretch of the history was
 // shown impossible on its own) or kUnknown with the reason (time or memory
 // budget, or nothing to judge). Stats: model, ops, pending_ops, failed_ops,
-// partitions, segments (the searches the partitions took: one each here;
+// partitions, partitions_not_searched and keys_not_searched (stopped once
+// another partition was refuted; the first 100 keys), segments (the
+// searches the partitions took: one each here;
 // a key read one op at a time may take several, see
 // CheckLinearizableKeyStream), states_explored, distinct_keys, time_s, peak_memory_bytes,
 // ignored_ops, and "leases": {"rule", "applied", "failed_releases"} (failed

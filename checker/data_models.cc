@@ -127,15 +127,39 @@ bool RegisterModel::Step(const ModelState& state, const ModelOp& op, ModelState*
       }
       // A pending cas whose compare fails simply had no effect.
       return !op.known;
-    case kAppend: {
-      // Compile let only strings in, and the initial kv value is a string.
-      std::string value = values_->Value(current).get<std::string>();
-      value += values_->Value(op.arg0).get<std::string>();
-      next->a = static_cast<uint64_t>(values_->Intern(value));
-      return true;
-    }
+    case kAppend: next->a = static_cast<uint64_t>(Append(current, op.arg0)); return true;
     default: return false;
   }
+}
+
+int64_t RegisterModel::Append(int64_t value, int64_t suffix) {
+  auto [it, inserted] = appended_.try_emplace({value, suffix}, 0);
+  if (inserted) {
+    // Compile let only strings in, and the initial kv value is a string.
+    const std::string& head = values_->StringAt(value);
+    const std::string& tail = values_->StringAt(suffix);
+    std::string joined;
+    joined.reserve(head.size() + tail.size());
+    joined += head;
+    joined += tail;
+    it->second = values_->InternString(std::move(joined));
+  }
+  return it->second;
+}
+
+size_t RegisterModel::MemoryBytes() const {
+  // A hash node of two keys and a value, and its bucket.
+  return appended_.size() * 48 + (own_values_ ? own_values_->MemoryBytes() : 0);
+}
+
+std::unique_ptr<Model> RegisterModel::CloneForSearch() const {
+  auto copy = std::make_unique<RegisterModel>(*this);
+  copy->appended_.clear();  // its own, built as its search goes
+  if (kind_ == Kind::kKv) {
+    copy->own_values_ = std::make_shared<ValueTable>(values_);
+    copy->values_ = copy->own_values_.get();
+  }
+  return copy;
 }
 
 std::string RegisterModel::DescribeState(const ModelState& state) const {

@@ -1,8 +1,12 @@
 // Data models for the linearizability search: RegisterModel (register,
 // cas-register and kv, Porcupine's per-key string with append), SetModel and
 // CounterModel. Op names and semantics are listed in checker/model.h. Not
-// thread-safe (one instance per check).
+// thread-safe (one instance per check, or per search thread: CloneForSearch).
 #pragma once
+
+#include <memory>
+#include <unordered_map>
+#include <utility>
 
 #include "checker/model.h"
 
@@ -23,8 +27,18 @@ class RegisterModel : public Model {
   bool CannotBeInput(const std::string& f, const nlohmann::json& value) const override;
   std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
   bool Covers(const ModelOp& x, const ModelOp& y) const override;
+  size_t MemoryBytes() const override;
+  std::unique_ptr<Model> CloneForSearch() const override;
 
  private:
+  struct PairHash {
+    size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+      return static_cast<size_t>((static_cast<uint64_t>(p.first) * 0x9E3779B97F4A7C15ull) ^
+                                 static_cast<uint64_t>(p.second));
+    }
+  };
+  int64_t Append(int64_t value, int64_t suffix);
+
   // Knossos's convention: an ok read of nil is a read whose value is
   // unknown. Only taken where nil cannot be a value of the register (a
   // non-nil initial value, and no write or cas of nil among the ops
@@ -38,6 +52,13 @@ class RegisterModel : public Model {
   ValueTable* values_;
   int64_t nil_;  // interned null
   bool nil_written_ = false;
+  // A kv search thread's copy interns the strings its appends make here,
+  // layered on the check's table, which it only reads.
+  std::shared_ptr<ValueTable> own_values_;
+  // kv: (value, suffix) -> their concatenation, interned. A search steps the
+  // same appends again and again; building, dumping and interning the
+  // string each time was three quarters of a kv check's instructions.
+  std::unordered_map<std::pair<int64_t, int64_t>, int64_t, PairHash> appended_;
 };
 
 // A set of values: add and remove always succeed; contains and read observe.
@@ -67,6 +88,9 @@ class CounterModel : public Model {
   ModelState Initial() const override;
   bool Step(const ModelState& state, const ModelOp& op, ModelState* next) override;
   std::string DescribeState(const ModelState& state) const override;
+  std::unique_ptr<Model> CloneForSearch() const override {
+    return std::make_unique<CounterModel>(*this);
+  }
 
  private:
   int64_t initial_;

@@ -24,6 +24,8 @@ namespace {
 // Anomalies name at most this many ops of the prefix (the latest ones):
 // enough to see what led to the failure without a 10k-entry JSON array.
 constexpr size_t kMaxPrefixRefs = 100;
+// keys_not_searched names this many; partitions_not_searched counts them all.
+constexpr int64_t kMaxKeysNotSearched = 100;
 
 bool IsPair(const nlohmann::json& v) { return v.is_array() && v.size() == 2; }
 
@@ -90,8 +92,9 @@ std::string Describe(const nlohmann::json& ref) {
 }
 
 nlohmann::json BuildAnomaly(const History& history, const Partition& partition,
-                            const SearchOutcome& outcome, const Model& model,
-                            const WindowRefutation* window) {
+                            const PartitionVerdict& verdict, const Model& model) {
+  const SearchOutcome& outcome = verdict.outcome;
+  const WindowRefutation* window = verdict.window ? &*verdict.window : nullptr;
   nlohmann::json anomaly;
   anomaly["type"] = "nonlinearizable";
   anomaly["model"] = std::string(model.Name());
@@ -110,10 +113,10 @@ nlohmann::json BuildAnomaly(const History& history, const Partition& partition,
   anomaly["prefix"] = std::move(prefix);
   anomaly["prefix_length"] = total;
   anomaly["prefix_omitted"] = omitted;
-  anomaly["state"] = model.DescribeState(outcome.state_after_prefix);
+  anomaly["state"] = verdict.state_description;
   anomaly["message"] = Describe(op) + " cannot be linearized after the longest linearizable "
                        "prefix (" + std::to_string(total) + " ops; state " +
-                       model.DescribeState(outcome.state_after_prefix) + ")";
+                       verdict.state_description + ")";
   if (window != nullptr) {
     // The prefix starts inside the window, from the start state that got
     // furthest; no start state the model can reach gets through.
@@ -256,7 +259,8 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
   CheckResult result;
   uint64_t states = 0, keys = 0;
   size_t peak = 0;
-  int64_t invalid = 0, undecided = 0;
+  int64_t invalid = 0, undecided = 0, not_searched = 0;
+  nlohmann::json keys_not_searched = nlohmann::json::array();
   std::string reasons;
   for (size_t i = 0; i < ops.partitions.size(); ++i) {
     const PartitionVerdict& verdict = verdicts[i];
@@ -266,8 +270,11 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
     peak = std::max(peak, outcome.peak_memory_bytes);
     if (outcome.valid == Validity::kFalse) {
       ++invalid;
-      result.anomalies.push_back(BuildAnomaly(history, ops.partitions[i], outcome, model,
-                                              verdict.window ? &*verdict.window : nullptr));
+      result.anomalies.push_back(BuildAnomaly(history, ops.partitions[i], verdict, model));
+    } else if (verdict.not_searched) {
+      if (++not_searched <= kMaxKeysNotSearched) {
+        keys_not_searched.push_back(ops.partitions[i].key);
+      }
     } else if (outcome.valid == Validity::kUnknown) {
       ++undecided;
       if (reasons.empty()) {
@@ -292,6 +299,8 @@ CheckResult Judge(const History& history, const PartitionedOps& ops,
                   {"partitions", ops.partitions.size()},
                   {"partitions_invalid", invalid},
                   {"partitions_unknown", undecided},
+                  {"partitions_not_searched", not_searched},
+                  {"keys_not_searched", std::move(keys_not_searched)},
                   {"segments", ops.partitions.size()},
                   {"independent_keys", ops.independent},
                   {"states_explored", states},
@@ -337,7 +346,9 @@ std::vector<PartitionVerdict> SearchKey(const PartitionedOps& ops, Model& model,
   // search is given.
   const SearchBudget budget =
       MakeBudget(options, options.now(), values, ops.modelled);
-  return SearchPartitions(model, ops.partitions, budget);
+  return SearchPartitions(model, ops.partitions, budget,
+                          {.threads = options.search_threads,
+                           .all_anomalies = options.all_anomalies});
 }
 
 // Judge's result with the lease rule's stats. `history` is the one the

@@ -28,7 +28,7 @@ class KeyMerge {
     something_to_judge_ |= !nothing_to_judge;
     const nlohmann::json& s = r.stats;
     for (const char* sum : {"ops", "pending_ops", "failed_ops", "partitions", "partitions_invalid",
-                            "partitions_unknown", "segments", "states_explored",
+                            "partitions_unknown", "partitions_not_searched", "segments", "states_explored",
                             "distinct_keys"}) {
       sums_[sum] += s.value(sum, int64_t{0});
     }
@@ -41,6 +41,9 @@ class KeyMerge {
       leases_applied_ |= l->value("applied", false);
       failed_releases_ += l->value("failed_releases", int64_t{0});
       lock_losses_ += l->value("lock_losses", int64_t{0});
+    }
+    for (const auto& k : s.value("keys_not_searched", nlohmann::json::array())) {
+      if (keys_not_searched_.size() < kMaxKeysNamed) keys_not_searched_.push_back(k);
     }
     for (auto& anomaly : r.anomalies) result_.anomalies.push_back(std::move(anomaly));
     if (r.valid == Validity::kUnknown && first_undecided_.empty()) {
@@ -65,6 +68,7 @@ class KeyMerge {
                      {"time_s", std::chrono::duration<double>(options_.now() - start).count()},
                      {"peak_memory_bytes", peak_}};
     for (const auto& [name, n] : sums_) result_.stats[name] = n;
+    result_.stats["keys_not_searched"] = keys_not_searched_;
     if (!ignored_.empty()) result_.stats["ignored_ops"] = ignored_;
     result_.stats["leases"] = {{"rule", LeaseRuleName(options_.leases)},
                                {"applied", leases_applied_},
@@ -95,6 +99,8 @@ class KeyMerge {
   bool independent_ = false, leases_applied_ = false, something_to_judge_ = false;
   int64_t peak_ = 0, failed_releases_ = 0, lock_losses_ = 0;
   std::string first_undecided_;
+  static constexpr size_t kMaxKeysNamed = 100;  // as CheckLinearizable names them
+  nlohmann::json keys_not_searched_ = nlohmann::json::array();
 };
 
 class LinearizabilityPass : public CheckPass {

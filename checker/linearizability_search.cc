@@ -227,6 +227,10 @@ bool LinearizabilitySearch::OverBudget(SearchOutcome* outcome) {
                       " MiB exhausted after " + std::to_string(explored_) + " states";
     return true;
   }
+  if (budget_.cancel != nullptr && budget_.cancel->load(std::memory_order_relaxed)) {
+    outcome->reason = kCancelled;
+    return true;
+  }
   if (budget_.now() > budget_.deadline) {
     outcome->reason = "time budget exhausted after " + std::to_string(explored_) + " states";
     return true;

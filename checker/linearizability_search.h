@@ -35,6 +35,7 @@
 // per partition.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -68,7 +69,13 @@ struct SearchBudget {
   size_t memory_limit_bytes = SIZE_MAX;
   // Bytes held outside the search that it makes grow (interned values).
   std::function<size_t()> shared_bytes;
+  // Set by another thread when this search's answer is no longer needed
+  // (another partition was refuted): the search stops with kUnknown and
+  // reason kCancelled, as it stops at its deadline.
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+inline constexpr char kCancelled[] = "cancelled";
 
 struct SearchOutcome {
   Validity valid = Validity::kTrue;

@@ -1,7 +1,7 @@
 // Lock models for the linearizability search: MutexModel (plain Knossos
 // mutex, owner-aware mutex, fenced mutex) and RwLockModel. Op names and
 // semantics are listed in checker/model.h. Not thread-safe (one instance per
-// check).
+// check, or per search thread: MutexModel::CloneForSearch).
 #pragma once
 
 #include "checker/model.h"
@@ -21,6 +21,9 @@ class MutexModel : public Model {
   std::string DescribeState(const ModelState& state) const override;
   bool UsesProcess() const override { return kind_ != Kind::kPlain; }
   std::vector<ModelState> CandidateStates(const std::vector<ModelOp>& ops) const override;
+  std::unique_ptr<Model> CloneForSearch() const override {
+    return std::make_unique<MutexModel>(*this);
+  }
 
  private:
   Kind kind_;

@@ -41,7 +41,8 @@
 //                 JSON object of register -> value (multi_register_model.h)
 // Ops whose f a model does not know are ignored (our histories mix lock ops
 // with resource ops). Nemesis ops never reach a model.
-// Not thread-safe: a model instance belongs to one check.
+// Not thread-safe: a model instance belongs to one check, or to one thread
+// of its search (CloneForSearch).
 #pragma once
 
 #include <cstdint>
@@ -118,6 +119,12 @@ class Model {
   }
   // Bytes held by interned states, for the memory budget.
   virtual size_t MemoryBytes() const { return 0; }
+  // A copy whose Step may run on another thread beside this model's (each
+  // copy on one thread at a time), after every op is compiled: states stay
+  // comparable and describable across copies. Null when the model keeps
+  // states in tables of its own (sets, reader lists, register maps), whose
+  // ids a copy would not share: its partitions are searched on one thread.
+  virtual std::unique_ptr<Model> CloneForSearch() const { return nullptr; }
 };
 
 // Names accepted by MakeModel, in documentation order.

@@ -30,6 +30,9 @@ std::string DescribeValue(const nlohmann::json& value) {
 
 ValueTable::ValueTable() { Intern(nullptr); }
 
+ValueTable::ValueTable(const ValueTable* base)
+    : base_(base), first_slot_(base->first_slot_ + base->values_.size()) {}
+
 int64_t ValueTable::Intern(const nlohmann::json& value) {
   if (value.is_number_unsigned()) {
     const uint64_t u = value.get<uint64_t>();
@@ -38,24 +41,47 @@ int64_t ValueTable::Intern(const nlohmann::json& value) {
     const int64_t v = value.get<int64_t>();
     if (v > -kSmallIntLimit && v < kSmallIntLimit) return v * 2;
   }
+  if (value.is_string()) return InternString(value.get<std::string>());
   std::string key = SafeDump(value);
+  for (const ValueTable* t = base_; t != nullptr; t = t->base_) {
+    if (auto in_base = t->ids_.find(key); in_base != t->ids_.end()) return in_base->second;
+  }
   auto it = ids_.find(key);
   if (it != ids_.end()) return it->second;
-  const int64_t id = static_cast<int64_t>(values_.size()) * 2 + 1;
-  bytes_ += kEntryOverhead + 2 * key.size();
-  values_.push_back(value);
+  bytes_ += key.size();
+  const int64_t id = Insert(value);
   ids_.emplace(std::move(key), id);
+  return id;
+}
+
+int64_t ValueTable::InternString(std::string text) {
+  for (const ValueTable* t = base_; t != nullptr; t = t->base_) {
+    if (auto in_base = t->string_ids_.find(text); in_base != t->string_ids_.end()) {
+      return in_base->second;
+    }
+  }
+  auto it = string_ids_.find(text);
+  if (it != string_ids_.end()) return it->second;
+  const int64_t id = Insert(nlohmann::json(std::move(text)));
+  string_ids_.emplace(StringAt(id), id);
+  return id;
+}
+
+int64_t ValueTable::Insert(nlohmann::json value) {
+  const int64_t id = static_cast<int64_t>(first_slot_ + values_.size()) * 2 + 1;
+  bytes_ += kEntryOverhead + (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
+  values_.push_back(std::move(value));
   return id;
 }
 
 nlohmann::json ValueTable::Value(int64_t id) const {
   if (id % 2 == 0) return id / 2;
-  return values_[static_cast<size_t>(id / 2)];
+  return At(id);
 }
 
 std::string ValueTable::Describe(int64_t id) const {
   if (id % 2 == 0) return std::to_string(id / 2);
-  return DescribeValue(values_[static_cast<size_t>(id / 2)]);
+  return DescribeValue(At(id));
 }
 
 size_t SequenceTable::Hash::operator()(const std::vector<int64_t>& v) const {

@@ -4,11 +4,13 @@
 // ValueTable interns JSON values (small integers map to themselves, so no
 // table entry is spent on them); SequenceTable interns sorted id sequences
 // (sets, reader lists) for models whose state is a collection.
-// Neither is thread-safe: one table per check.
+// Neither is thread-safe: one table per check (a search thread's model may
+// copy it: RegisterModel::CloneForSearch).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -22,15 +24,42 @@ class ValueTable {
   static constexpr int64_t kNull = 1;
 
   ValueTable();
+  // A table layered on `base`, which must not change while this one lives:
+  // it finds base's values under their ids and adds new ones under ids of
+  // its own, so that a search thread interns without touching the table
+  // other threads read. MemoryBytes counts only what it adds.
+  explicit ValueTable(const ValueTable* base);
+  ValueTable(const ValueTable&) = delete;
+  ValueTable& operator=(const ValueTable&) = delete;
   int64_t Intern(const nlohmann::json& value);
+  // Intern(nlohmann::json(text)) without building the JSON to look it up.
+  int64_t InternString(std::string text);
   nlohmann::json Value(int64_t id) const;
+  // The string an id of a JSON string stands for.
+  const std::string& StringAt(int64_t id) const {
+    return At(id).get_ref<const std::string&>();
+  }
   // Short EDN-like text for verdicts: 3, nil, "a", [1 2].
   std::string Describe(int64_t id) const;
   size_t MemoryBytes() const { return bytes_; }
 
  private:
+  int64_t Insert(nlohmann::json value);
+  const nlohmann::json& At(int64_t id) const {
+    const auto slot = static_cast<size_t>(id / 2);
+    return slot < first_slot_ ? base_->At(id) : values_[slot - first_slot_];
+  }
+
+  const ValueTable* base_ = nullptr;
+  size_t first_slot_ = 0;  // base's slots come first
+
   std::vector<nlohmann::json> values_;
+  // Values other than strings, by their JSON text.
   std::unordered_map<std::string, int64_t> ids_;
+  // Strings by their bytes (views of the strings in values_, which a
+  // vector's growth does not move): found without serializing or copying
+  // them, as a kv search makes a new one at every append it steps.
+  std::unordered_map<std::string_view, int64_t> string_ids_;
   size_t bytes_ = 0;
 };
 

@@ -206,6 +206,7 @@ struct CheckFlags {
   std::string path, model, initial, format, leases = "auto";
   double timeout_s = 10;
   uint64_t max_history_mb = kDefaultMaxHistoryBytes >> 20;
+  bool all_anomalies = false;
 };
 
 // --max-history-mb: how much of a history `check` and `report` read.
@@ -224,7 +225,7 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
   if (S_ISDIR(st.st_mode) && f.model.empty()) {
     // A run directory is judged by its workload's checkers, with their own
     // options: a flag for a history file would be silently ignored here.
-    for (const char* flag : {"--format", "--initial", "--leases", "--timeout"}) {
+    for (const char* flag : {"--format", "--initial", "--leases", "--timeout", "--all-anomalies"}) {
       if (check.count(flag) > 0) {
         return BadInput(std::string(flag) + " applies to a history file, not to a run directory " +
                         "(judged by its workload's checkers); to use it, give --model (checks " +
@@ -246,6 +247,7 @@ int RunCheck(const CLI::App& check, const CheckFlags& f) {
   options.format = f.format;
   options.timeout_s = f.timeout_s;
   options.max_history_bytes = f.max_history_mb << 20;
+  options.all_anomalies = f.all_anomalies;
   auto leases = ParseLeaseRule(f.leases);
   if (!leases) return BadInput(leases.error());
   options.leases = *leases;
@@ -283,6 +285,9 @@ CLI::App* AddCheckCommand(CLI::App& app, CheckFlags& check_flags) {
   check->add_option("--leases", check_flags.leases,
                     "auto | on | off: a failed release is a lease that expires later (auto: when "
                     "the history records leases, as locksmith's do) [default: auto]");
+  check->add_flag("--all-anomalies", check_flags.all_anomalies,
+                  "search every key even once one is refuted, to report each refuted key "
+                  "(by default the verdict is given at the first, the others not searched)");
   AddMaxHistoryFlag(*check, check_flags.max_history_mb);
   return check;
 }
