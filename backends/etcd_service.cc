@@ -91,9 +91,9 @@ Result<std::unique_ptr<LockService>> MakeEtcdService(const ModuleOptions& option
 }
 
 EtcdService::EtcdService(Cluster& cluster, EtcdServiceOptions options)
-    : options_(std::move(options)),
-      cluster_token_("locksmith-" + cluster.Tag()),
-      servers_("etcd member", "members") {
+    : ServerSetService("etcd member", "members"),
+      options_(std::move(options)),
+      cluster_token_("locksmith-" + cluster.Tag()) {
   auto hosts = cluster.Hosts();
   for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
     Host* host = hosts[static_cast<size_t>(i)];
@@ -134,30 +134,16 @@ ReadinessProbe EtcdService::AnswersProbe(size_t index) const {
 }
 
 Status EtcdService::Start() {
-  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
-    return Error{"the etcd backend needs " + std::to_string(options_.nodes) +
-                 " hosts, the cluster has " + std::to_string(servers_.size())};
-  }
+  if (Status s = NeedHosts("etcd", options_.nodes); !s) return s;
   for (size_t i = 0; i < members_.size(); ++i) {
     if (members_[i].client_port == 0 || members_[i].peer_port == 0) {
       return Error{table_[i].name + ": its host has no free port left"};
     }
   }
-  const auto began = std::chrono::steady_clock::now();
-  const auto give_up = began + options_.ready_timeout;
-  const auto launch = [this](size_t i) { return LaunchOf(i); };
-  const auto probe = [this](size_t i) { return AnswersProbe(i); };
-  if (Status s = servers_.SpawnAllThenAwait(launch, probe, give_up); !s) return s;
-  const auto leader = [this] { return LeaderNow(); };
-  if (Status s =
-          AwaitLeader(leader, give_up, kProbeInterval, "the etcd cluster", options_.ready_timeout);
-      !s) {
-    return s;
-  }
-  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - began)
-                        .count();
-  return OkStatus();
+  return SpawnAllThenAwaitLeader([this](size_t i) { return LaunchOf(i); },
+                                 [this](size_t i) { return AnswersProbe(i); },
+                                 [this] { return LeaderNow(); }, kProbeInterval, "the etcd cluster",
+                                 options_.ready_timeout, ready_after_ms_);
 }
 
 void EtcdService::Stop() {
@@ -187,20 +173,8 @@ Status EtcdService::KillNode(const std::string& name) {
   return s;
 }
 
-Status EtcdService::StartNode(const std::string& name) {
-  auto index = servers_.IndexOf(name);
-  if (!index) return Error{index.error()};
-  return servers_.all()[*index]->Launch(LaunchOf(*index), AnswersProbe(*index));
-}
-
-bool EtcdService::IsUp(const std::string& name) { return servers_.IsUp(name); }
-
-Status EtcdService::PauseNode(const std::string& name) { return servers_.Pause(name); }
-
-Status EtcdService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
-
-std::optional<NodeProcess> EtcdService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
+Status EtcdService::Relaunch(size_t index) {
+  return servers_.all()[index]->Launch(LaunchOf(index), AnswersProbe(index));
 }
 
 Result<std::string> EtcdService::Primary() { return LeaderNow(); }

@@ -39,7 +39,7 @@
 #include "backends/leader_cache.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -76,11 +76,7 @@ std::vector<std::string> EtcdArgv(const EtcdServiceOptions& options,
                                   const std::vector<EtcdMemberAddress>& members, size_t self,
                                   const std::string& data_dir, const std::string& cluster_token);
 
-class EtcdService : public LockService,
-                    public Killable,
-                    public Pausable,
-                    public HasPrimary,
-                    public HasNodeProcesses {
+class EtcdService : public ServerSetService {
  public:
   EtcdService(Cluster& cluster, EtcdServiceOptions options);
 
@@ -95,15 +91,7 @@ class EtcdService : public LockService,
                                         const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
-  // Starts a member that is down; ready when it answers at all: a member
-  // cut off from the others cannot rejoin until they are back, and a
-  // restart must not wait for that.
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
-  Status PauseNode(const std::string& node) override;
-  Status ResumeNode(const std::string& node) override;
   Result<std::string> Primary() override;
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   const std::vector<EtcdMemberAddress>& Members() const { return members_; }
   std::chrono::milliseconds ready_after() const {
@@ -111,6 +99,10 @@ class EtcdService : public LockService,
   }
 
  private:
+  // StartNode: starts a member that is down; ready when it answers at all: a member
+  // cut off from the others cannot rejoin until they are back, and a
+  // restart must not wait for that.
+  Status Relaunch(size_t index) override;
   ServerLaunch LaunchOf(size_t index) const;
   ReadinessProbe AnswersProbe(size_t index) const;
   // The member that leads now, asked with status; remembers it for Table().
@@ -120,7 +112,6 @@ class EtcdService : public LockService,
   const std::string cluster_token_;
   NodeTable table_;
   std::vector<EtcdMemberAddress> members_;
-  ServerSet servers_;
   // The last leader seen, asked again after 100 ms.
   mutable LeaderCache leader_{std::chrono::milliseconds(100)};
   std::atomic<int64_t> ready_after_ms_{0};

@@ -116,7 +116,7 @@ Result<std::unique_ptr<LockService>> MakeMariadbService(const ModuleOptions& opt
 }
 
 MariadbService::MariadbService(Cluster& cluster, MariadbServiceOptions options)
-    : options_(std::move(options)), servers_("mariadb server", "nodes") {
+    : ServerSetService("mariadb server", "nodes"), options_(std::move(options)) {
   auto hosts = cluster.Hosts();
   if (hosts.empty()) return;
   Host* host = hosts.front();
@@ -206,27 +206,11 @@ std::unique_ptr<LockClient> MariadbService::NewClient(boost::asio::any_io_execut
   return std::make_unique<MariadbLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
-Status MariadbService::KillNode(const std::string& name) { return servers_.Kill(name); }
-
-Status MariadbService::StartNode(const std::string& name) {
-  auto node = servers_.FindOrError(name);
-  if (!node) return Error{node.error()};
-  return Launch(**node);
-}
-
-bool MariadbService::IsUp(const std::string& name) { return servers_.IsUp(name); }
-
-Status MariadbService::PauseNode(const std::string& name) { return servers_.Pause(name); }
-
-Status MariadbService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
+Status MariadbService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
 
 Result<std::string> MariadbService::Primary() {
   if (table_.empty()) return Error{"the mariadb service has no node"};
   return table_.front().name;
-}
-
-std::optional<NodeProcess> MariadbService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
 }
 
 }  // namespace locksmith

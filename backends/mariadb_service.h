@@ -36,7 +36,7 @@
 #include "backends/lock_service.h"
 #include "backends/mariadb_connection.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -73,11 +73,7 @@ std::vector<std::string> MariadbInstallArgv(const std::vector<std::string>& run_
 // within `timeout` (blocking; the readiness probe).
 Status MariadbPing(const MariadbEndpoint& endpoint, std::chrono::milliseconds timeout);
 
-class MariadbService : public LockService,
-                       public Killable,
-                       public Pausable,
-                       public HasPrimary,
-                       public HasNodeProcesses {
+class MariadbService : public ServerSetService {
  public:
   MariadbService(Cluster& cluster, MariadbServiceOptions options);
 
@@ -93,16 +89,11 @@ class MariadbService : public LockService,
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
-  Status KillNode(const std::string& node) override;
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
-  Status PauseNode(const std::string& node) override;
-  Status ResumeNode(const std::string& node) override;
   Result<std::string> Primary() override;
   bool Promotes() const override { return false; }
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
  private:
+  Status Relaunch(size_t index) override;
   MariadbEndpoint EndpointOf(const ServiceNode& node) const;
   // mariadb-install-db in the node's host directory, once.
   Status Install(ServerProcess& node);
@@ -110,7 +101,6 @@ class MariadbService : public LockService,
 
   const MariadbServiceOptions options_;
   NodeTable table_;    // fixed at construction
-  ServerSet servers_;  // fixed at construction
   std::atomic<int64_t> ready_after_ms_{-1};
   std::vector<std::string> run_as_;  // set by Start, before any fault (NonRootPrefix)
 };

@@ -84,7 +84,7 @@ Result<std::unique_ptr<LockService>> MakePostgresService(const ModuleOptions& op
 }
 
 PostgresService::PostgresService(Cluster& cluster, PostgresServiceOptions options)
-    : options_(std::move(options)), servers_("postgres node", "nodes") {
+    : ServerSetService("postgres node", "nodes"), options_(std::move(options)) {
   auto hosts = cluster.Hosts();
   if (hosts.empty()) return;
   Host* host = hosts.front();
@@ -206,13 +206,7 @@ Status PostgresService::KillNode(const std::string& name) {
   return (*node)->Kill();
 }
 
-Status PostgresService::StartNode(const std::string& name) {
-  auto node = servers_.FindOrError(name);
-  if (!node) return Error{node.error()};
-  return Launch(**node);
-}
-
-bool PostgresService::IsUp(const std::string& name) { return servers_.IsUp(name); }
+Status PostgresService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
 
 Status PostgresService::PauseNode(const std::string& name) {
   auto node = servers_.FindOrError(name);
@@ -227,10 +221,6 @@ Status PostgresService::ResumeNode(const std::string& name) {
   if ((*node)->Responsive()) return Error{name + " is not paused"};
   if (Status s = SignalChildren(**node, "CONT"); !s) return s;
   return (*node)->Resume();
-}
-
-std::optional<NodeProcess> PostgresService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
 }
 
 void PostgresService::Stop() {

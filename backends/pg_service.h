@@ -37,7 +37,7 @@
 #include "backends/lock_service.h"
 #include "backends/pg_connection.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -70,11 +70,7 @@ std::vector<std::string> PgServerArgv(const std::vector<std::string>& run_as,
 // pg_hba.conf: SCRAM for every TCP client, nothing else (pure).
 std::string PgHbaText();
 
-class PostgresService : public LockService,
-                        public Killable,
-                        public Pausable,
-                        public HasPrimary,
-                        public HasNodeProcesses {
+class PostgresService : public ServerSetService {
  public:
   PostgresService(Cluster& cluster, PostgresServiceOptions options);
 
@@ -88,18 +84,16 @@ class PostgresService : public LockService,
                                         const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
   Result<std::string> Primary() override { return std::string("n1"); }
   bool Promotes() const override { return false; }
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   // How a client reaches the server (tests).
   PgEndpoint Endpoint() const;
 
  private:
+  Status Relaunch(size_t index) override;
   // Whether the host's commands run as root (then initdb and the server run
   // under NonRootPrefix), asked once at Start.
   Status LearnUser(Host& host);
@@ -116,7 +110,6 @@ class PostgresService : public LockService,
 
   const PostgresServiceOptions options_;
   NodeTable table_;
-  ServerSet servers_;
   std::vector<std::string> run_as_;  // set by Start, before any fault
   bool initialized_ = false;         // Start made pgdata/ (run thread only)
   // How long Start took to a first answer, initdb included (Settings).

@@ -106,7 +106,7 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
 }
 
 RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)
-    : options_(std::move(options)), servers_("redis node", "nodes") {
+    : ServerSetService("redis node", "nodes"), options_(std::move(options)) {
   auto hosts = cluster.Hosts();
   table_ = RedisNodeTable(hosts, options_.nodes);
   for (const auto& info : table_) {
@@ -128,10 +128,7 @@ Status RedisService::Launch(ServerProcess& node) {
 }
 
 Status RedisService::Start() {
-  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
-    return Error{"the " + options_.backend + " backend needs " + std::to_string(options_.nodes) +
-                 " hosts, the cluster has " + std::to_string(servers_.size())};
-  }
+  if (Status s = NeedHosts(options_.backend, options_.nodes); !s) return s;
   for (const auto& node : table_) {
     if (node.port == 0) return Error{node.name + ": its host has no free port left"};
   }
@@ -168,23 +165,7 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
                          MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }
 
-Status RedisService::KillNode(const std::string& name) { return servers_.Kill(name); }
-
-Status RedisService::StartNode(const std::string& name) {
-  auto node = servers_.FindOrError(name);
-  if (!node) return Error{node.error()};
-  return Launch(**node);
-}
-
-std::optional<NodeProcess> RedisService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
-}
-
-bool RedisService::IsUp(const std::string& name) { return servers_.IsUp(name); }
-
-Status RedisService::PauseNode(const std::string& name) { return servers_.Pause(name); }
-
-Status RedisService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
+Status RedisService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
 
 Result<std::string> RedisService::Primary() {
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);

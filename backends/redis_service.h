@@ -27,7 +27,7 @@
 #include "backends/lock_service.h"
 #include "backends/redis_connection.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -99,12 +99,7 @@ std::string RedisDataDir(const Host& host);
 // Ready once `endpoint` answers an authenticated PING.
 ReadinessProbe RedisPingProbe(const RedisEndpoint& endpoint);
 
-class RedisService : public LockService,
-                     public Killable,
-                     public Pausable,
-                     public HasPrimary,
-                     public HasClocks,
-                     public HasNodeProcesses {
+class RedisService : public ServerSetService, public HasClocks {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
@@ -119,11 +114,6 @@ class RedisService : public LockService,
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
-  Status KillNode(const std::string& node) override;
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
-  Status PauseNode(const std::string& node) override;
-  Status ResumeNode(const std::string& node) override;
   // Without replication the primary never changes; with several
   // independent masters none leads (an error).
   Result<std::string> Primary() override;
@@ -131,9 +121,9 @@ class RedisService : public LockService,
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.
   Result<int64_t> WallClockNs(const std::string& node) override;
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
  private:
+  Status Relaunch(size_t index) override;
   RedisEndpoint EndpointOf(const ServiceNode& node) const;
   // Writes the node's redis.conf, spawns redis-server and waits until it
   // answers PING, it exits, or ready_timeout passes.
@@ -141,7 +131,6 @@ class RedisService : public LockService,
 
   const RedisServiceOptions options_;
   NodeTable table_;    // fixed at construction
-  ServerSet servers_;  // fixed at construction
 };
 
 }  // namespace locksmith

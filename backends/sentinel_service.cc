@@ -125,7 +125,7 @@ std::string SentinelConfigText(const ServiceNode& sentinel, const ServiceNode& m
 }
 
 SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions options)
-    : options_(std::move(options)), servers_("redis-sentinel node", "nodes") {
+    : ServerSetService("redis-sentinel node", "nodes"), options_(std::move(options)) {
   initial_ = SentinelNodeTable(cluster.Hosts(), options_);
   for (const auto& info : initial_) {
     Host* host = cluster.FindHost(info.host);
@@ -147,10 +147,6 @@ nlohmann::json SentinelService::Settings() const {
           {"down_after_ms", options_.down_after_ms},
           {"failover_timeout_ms", options_.failover_timeout_ms},
           {"wait_replicas", options_.wait_replicas}};
-}
-
-std::optional<NodeProcess> SentinelService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
 }
 
 bool SentinelService::IsSentinel(const ServerProcess& node) const {
@@ -320,24 +316,15 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
                          std::make_unique<SentinelLockClient>(executor, std::move(o), slot.seed));
 }
 
-Status SentinelService::KillNode(const std::string& name) { return servers_.Kill(name); }
-
-Status SentinelService::StartNode(const std::string& name) {
-  auto node = servers_.FindOrError(name);
-  if (!node) return Error{node.error()};
-  if (IsSentinel(**node)) return LaunchSentinel(**node, std::nullopt);  // its rewritten config
+Status SentinelService::Relaunch(size_t index) {
+  ServerProcess* node = servers_.all()[index].get();
+  if (IsSentinel(*node)) return LaunchSentinel(*node, std::nullopt);  // its rewritten config
   // A data node comes back as a replica of whoever leads now; when nobody
   // does (mid failover) it comes back as it was, and the sentinels convert it.
   auto master = AskSentinels();
   const ServiceNode* leader = master ? FindServiceNode(initial_, *master) : nullptr;
-  return LaunchData(**node, leader);
+  return LaunchData(*node, leader);
 }
-
-bool SentinelService::IsUp(const std::string& name) { return servers_.IsUp(name); }
-
-Status SentinelService::PauseNode(const std::string& name) { return servers_.Pause(name); }
-
-Status SentinelService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
 
 Result<std::string> SentinelService::AskSentinels() const {
   std::map<std::string, int> votes;

@@ -35,7 +35,7 @@
 #include "backends/redis_service.h"
 #include "backends/sentinel_event_watcher.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 
 namespace locksmith {
 
@@ -72,13 +72,7 @@ std::string ReplicationConfigText(const std::string& password, const std::string
 std::string SentinelConfigText(const ServiceNode& sentinel, const ServiceNode& master,
                                const SentinelServiceOptions& o, const std::string& dir);
 
-class SentinelService : public LockService,
-                        public Killable,
-                        public Pausable,
-                        public HasPrimary,
-                        public HasClocks,
-                        public HasEvents,
-                        public HasNodeProcesses {
+class SentinelService : public ServerSetService, public HasClocks, public HasEvents {
  public:
   SentinelService(Cluster& cluster, SentinelServiceOptions options);
 
@@ -94,16 +88,10 @@ class SentinelService : public LockService,
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
-  Status KillNode(const std::string& node) override;
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
-  Status PauseNode(const std::string& node) override;
-  Status ResumeNode(const std::string& node) override;
   // The data node the sentinels name as master (majority of the answers).
   Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   // Every sentinel's events as info ops of the `sentinel` process: f is the
   // channel (+sdown, +odown, +switch-master, +failover-end, ...), value
@@ -123,6 +111,7 @@ class SentinelService : public LockService,
   std::vector<RedisEndpoint> SentinelEndpoints() const;
 
  private:
+  Status Relaunch(size_t index) override;
   bool IsSentinel(const ServerProcess& node) const;
   RedisEndpoint EndpointOf(const ServerProcess& node) const;
   // Writes a data node's redis.conf (a replica of `master` unless it is
@@ -144,7 +133,6 @@ class SentinelService : public LockService,
   const SentinelServiceOptions options_;
   std::unique_ptr<SentinelEventWatcher> watcher_;  // run thread only
   NodeTable initial_;  // fixed at construction: n1 primary
-  ServerSet servers_;  // fixed at construction
   mutable std::mutex mu_;
   mutable std::string master_;  // guarded by mu_: last known master
   bool started_ = false;        // guarded by mu_

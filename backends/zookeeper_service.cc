@@ -135,9 +135,9 @@ Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& o
 
 ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options,
                                    std::string client)
-    : options_(std::move(options)),
-      client_(std::move(client)),
-      servers_("zookeeper peer", "peers") {
+    : ServerSetService("zookeeper peer", "peers"),
+      options_(std::move(options)),
+      client_(std::move(client)) {
   auto hosts = cluster.Hosts();
   for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
     Host* host = hosts[static_cast<size_t>(i)];
@@ -183,31 +183,18 @@ ReadinessProbe ZookeeperService::ServingProbe(const ZkPeerAddress& peer, bool in
 }
 
 Status ZookeeperService::Start() {
-  if (servers_.size() < static_cast<size_t>(options_.nodes)) {
-    return Error{"the zookeeper backend needs " + std::to_string(options_.nodes) +
-                 " hosts, the cluster has " + std::to_string(servers_.size())};
-  }
+  if (Status s = NeedHosts("zookeeper", options_.nodes); !s) return s;
   for (size_t i = 0; i < peers_.size(); ++i) {
     const ZkPeerAddress& peer = peers_[i];
     if (peer.client_port == 0 || peer.quorum_port == 0 || peer.election_port == 0) {
       return Error{table_[i].name + ": its host has no free port left"};
     }
   }
-  const auto began = std::chrono::steady_clock::now();
-  const auto give_up = began + options_.ready_timeout;
-  const auto launch = [this](size_t i) { return LaunchOf(i); };
-  const auto probe = [this](size_t i) { return ServingProbe(peers_[i], /*in_quorum=*/true); };
-  if (Status s = servers_.SpawnAllThenAwait(launch, probe, give_up); !s) return s;
-  const auto leader = [this] { return Primary(); };
-  if (Status s = AwaitLeader(leader, give_up, kZkProbeInterval, "the zookeeper ensemble",
-                             options_.ready_timeout);
-      !s) {
-    return s;
-  }
-  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - began)
-                       .count();
-  return OkStatus();
+  return SpawnAllThenAwaitLeader(
+      [this](size_t i) { return LaunchOf(i); },
+      [this](size_t i) { return ServingProbe(peers_[i], /*in_quorum=*/true); },
+      [this] { return Primary(); }, kZkProbeInterval, "the zookeeper ensemble",
+      options_.ready_timeout, ready_after_ms_);
 }
 
 void ZookeeperService::Stop() {
@@ -232,22 +219,10 @@ Status ZookeeperService::KillNode(const std::string& name) {
   return s;
 }
 
-Status ZookeeperService::StartNode(const std::string& name) {
-  auto index = servers_.IndexOf(name);
-  if (!index) return Error{index.error()};
-  return servers_.all()[*index]->Launch(LaunchOf(*index),
-                                        ServingProbe(peers_[*index], /*in_quorum=*/false));
+Status ZookeeperService::Relaunch(size_t index) {
+  return servers_.all()[index]->Launch(LaunchOf(index),
+                                       ServingProbe(peers_[index], /*in_quorum=*/false));
 }
-
-std::optional<NodeProcess> ZookeeperService::ProcessOf(const std::string& name) {
-  return servers_.ProcessOf(name);
-}
-
-bool ZookeeperService::IsUp(const std::string& name) { return servers_.IsUp(name); }
-
-Status ZookeeperService::PauseNode(const std::string& name) { return servers_.Pause(name); }
-
-Status ZookeeperService::ResumeNode(const std::string& name) { return servers_.Resume(name); }
 
 std::vector<std::string> ZookeeperService::Modes() const {
   std::vector<std::string> modes;

@@ -36,7 +36,7 @@
 #include "backends/leader_cache.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
-#include "backends/server_set.h"
+#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -86,12 +86,7 @@ std::vector<std::string> ZookeeperArgv(const ZookeeperServiceOptions& options,
 // "addr:port,addr:port,..." of every peer's client port: the connect string.
 std::string ZkConnectString(const std::vector<ZkPeerAddress>& peers);
 
-class ZookeeperService : public LockService,
-                         public Killable,
-                         public Pausable,
-                         public HasPrimary,
-                         public HasClocks,
-                         public HasNodeProcesses {
+class ZookeeperService : public ServerSetService, public HasClocks {
  public:
   ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options, std::string client);
 
@@ -106,17 +101,9 @@ class ZookeeperService : public LockService,
                                         const ClientSlot& slot) override;
 
   Status KillNode(const std::string& node) override;
-  // Starts a peer that is down; ready when it answers srvr at all: a peer
-  // cut off from the others (a partition, or too few peers up) cannot join
-  // a quorum until they are back, and a restart must not wait for that.
-  Status StartNode(const std::string& node) override;
-  bool IsUp(const std::string& node) override;
-  Status PauseNode(const std::string& node) override;
-  Status ResumeNode(const std::string& node) override;
   Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
-  std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
   const std::vector<ZkPeerAddress>& Peers() const { return peers_; }
   // How long Start() took until the ensemble was ready (0 before).
@@ -125,6 +112,10 @@ class ZookeeperService : public LockService,
   }
 
  private:
+  // StartNode: starts a peer that is down; ready when it answers srvr at all: a peer
+  // cut off from the others (a partition, or too few peers up) cannot join
+  // a quorum until they are back, and a restart must not wait for that.
+  Status Relaunch(size_t index) override;
   // What one start of peer `index` (0-based, table order) writes and runs:
   // zk-data/myid, zoo.cfg, the JVM.
   ServerLaunch LaunchOf(size_t index) const;
@@ -140,7 +131,6 @@ class ZookeeperService : public LockService,
   const std::string client_;
   NodeTable table_;  // fixed at construction; roles as at start
   std::vector<ZkPeerAddress> peers_;  // fixed at construction, in table order
-  ServerSet servers_;                 // fixed at construction, in table order
   // The last leader seen, asked again after 100 ms.
   mutable LeaderCache leader_{std::chrono::milliseconds(100)};
   std::atomic<int64_t> ready_after_ms_{0};
