@@ -49,7 +49,7 @@ std::vector<std::string> PausedSale() {
           "5",           "--lease",      "1000"};
 }
 
-TEST(EtcdIntegrationTest, WithoutFaultsThousandsOfFencedAcquiresAreValid) {
+TEST(EtcdIntegrationTest, WithoutFaultsRepeatedGrantsOfEveryKeyAreFencedApartAndValid) {
   FinishedRun f = RunEtcd({"--time-limit", "10", "--keys", "10", "--hold", "1-5"});
   ASSERT_EQ(f.code, 0) << f.out;
   std::smatch ready;
@@ -61,15 +61,21 @@ TEST(EtcdIntegrationTest, WithoutFaultsThousandsOfFencedAcquiresAreValid) {
   ASSERT_NE(first, std::string::npos) << f.out;
   EXPECT_EQ(f.out.find(primary, first + 1), std::string::npos) << "one leader";
   const int acquires = Count(f.history, "acquire", OpType::kOk);
-  std::cout << acquires << " ok acquires in 10 s\n";
-  EXPECT_GT(acquires, 1000);
+  std::cout << acquires << " ok acquires in 10 s\n";  // some 1,000-2,000 on an idle machine
   // Every ok acquire carries its key's create revision, and no two the same.
+  // What that needs is each key granted again and again, however fast the
+  // machine: a loaded one makes fewer grants (529 in one run at load 12), not
+  // different ones, so the test asks for repeats per key rather than a rate.
   std::map<int64_t, int> fences;
+  std::map<std::string, int> grants_per_key;
   for (const Op& op : f.history) {
     if (op.f != "acquire" || op.type != OpType::kOk) continue;
     ASSERT_TRUE(op.value.contains("fence")) << op.value.dump();
     EXPECT_EQ(++fences[op.value["fence"].get<int64_t>()], 1) << op.value.dump();
+    ++grants_per_key[op.key];
   }
+  EXPECT_EQ(grants_per_key.size(), 10u) << "every key granted";
+  for (const auto& [key, grants] : grants_per_key) EXPECT_GE(grants, 10) << key;
 }
 
 TEST(EtcdIntegrationTest, AHolderPausedPastItsLeaseLosesAnUpdateWithoutFencing) {
