@@ -91,6 +91,59 @@ Result<FaultMark> FaultMarkFromJson(const nlohmann::json& j) {
   return mark;
 }
 
+nlohmann::json HistoryClosing::ToJson() const {
+  nlohmann::json j{{"ended", ended}};
+  if (!detail.empty()) j["detail"] = detail;
+  j["ops"] = ops;
+  j["faults"] = faults;
+  return j;
+}
+
+Result<HistoryClosing> HistoryClosingFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Error{"a closing record must be a JSON object"};
+  HistoryClosing closing;
+  auto ended = j.find("ended");
+  if (ended == j.end() || !ended->is_string() || ended->get<std::string>().empty()) {
+    return Error{"a closing record needs a non-empty string \"ended\""};
+  }
+  closing.ended = ended->get<std::string>();
+  if (auto detail = j.find("detail"); detail != j.end()) {
+    if (!detail->is_string()) return Error{"a closing record's \"detail\" must be a string"};
+    closing.detail = detail->get<std::string>();
+  }
+  for (auto [name, field] : {std::pair{"ops", &closing.ops}, {"faults", &closing.faults}}) {
+    auto count = RequiredIntField(j, name);
+    if (!count || *count < 0) {
+      return Error{std::string("a closing record needs a non-negative integer \"") + name + "\""};
+    }
+    *field = *count;
+  }
+  return closing;
+}
+
+bool BeginsFaultWindow(const Op& op) {
+  if (!op.fault.is_object()) return false;
+  const auto phase = op.fault.find("phase");
+  return phase != op.fault.end() && *phase == "begin";
+}
+
+std::string HistoryEnd::CutShort(const std::string& source) const {
+  const std::string where = records == 0 ? "before its first record"
+                                         : "after record " + std::to_string(records) +
+                                               " (byte " + std::to_string(whole_bytes) + ")";
+  if (!closing) return "history cut short: " + source + " ends " + where + " without its closing record";
+  if (closing->ops != ops || closing->faults != faults) {
+    return "history cut short: " + source + "'s closing record counts " +
+           std::to_string(closing->ops) + " ops and " + std::to_string(closing->faults) +
+           " faults; " + std::to_string(ops) + " ops and " + std::to_string(faults) +
+           " faults were read";
+  }
+  if (closing->ended == kEndedCutShort) {  // said by export, of the log it read
+    return closing->detail.empty() ? "history cut short: " + source + " says so" : closing->detail;
+  }
+  return "";
+}
+
 Result<Op> OpFromJson(const nlohmann::json& j) {
   if (!j.is_object()) return Error{"an op must be a JSON object"};
   Op op;
@@ -142,7 +195,9 @@ Result<Op> OpFromJson(const nlohmann::json& j) {
   return op;
 }
 
-Result<Op> ParseOpLine(std::string_view line) {
+namespace {
+
+Result<nlohmann::json> ParseLineJson(std::string_view line) {
   auto j = ParseJsonInput(line);
   if (!j) {
     // The position is within the line, whose number the caller gives.
@@ -150,12 +205,41 @@ Result<Op> ParseOpLine(std::string_view line) {
     if (size_t at = error.find("line 1, column "); at != std::string::npos) error.erase(at, 8);
     return Error{error};
   }
+  return j;
+}
+
+}  // namespace
+
+Result<Op> ParseOpLine(std::string_view line) {
+  auto j = ParseLineJson(line);
+  if (!j) return Error{j.error()};
   return OpFromJson(*j);
+}
+
+Status ParseHistoryLine(std::string_view line, Op* op, std::optional<HistoryClosing>* closing) {
+  auto j = ParseLineJson(line);
+  if (!j) return Error{j.error()};
+  if (j->is_object() && j->contains("closing") && !j->contains("type")) {
+    auto parsed = HistoryClosingFromJson((*j)["closing"]);
+    if (!parsed) return Error{parsed.error()};
+    *closing = std::move(*parsed);
+    return OkStatus();
+  }
+  auto parsed = OpFromJson(*j);
+  if (!parsed) return Error{parsed.error()};
+  *op = std::move(*parsed);
+  return OkStatus();
+}
+
+std::string ClosingLine(const HistoryClosing& closing) {
+  return nlohmann::json{{"closing", closing.ToJson()}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_tail,
                                   std::vector<SkippedLine>* skipped) {
   History history;
+  std::optional<HistoryClosing> closing;  // nothing may follow it
   size_t line_no = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -167,17 +251,19 @@ Result<History> ParseHistoryJsonl(std::string_view text, bool allow_truncated_ta
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto op = ParseOpLine(line);
-    if (!op) {
+    if (closing) return Error{"line " + std::to_string(line_no) + ": a line after the closing line"};
+    Op op;
+    Status parsed = ParseHistoryLine(line, &op, &closing);
+    if (!parsed) {
       if (last_unterminated && allow_truncated_tail) {
         if (skipped != nullptr) {
-          skipped->push_back(SkippedLine{static_cast<int64_t>(line_no), op.error()});
+          skipped->push_back(SkippedLine{static_cast<int64_t>(line_no), parsed.error()});
         }
         break;
       }
-      return Error{"line " + std::to_string(line_no) + ": " + op.error()};
+      return Error{"line " + std::to_string(line_no) + ": " + parsed.error()};
     }
-    history.push_back(std::move(op).value());
+    if (!closing) history.push_back(std::move(op));
   }
   return history;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -79,6 +80,55 @@ struct SkippedLine {
   bool record = false;
   bool operator==(const SkippedLine&) const = default;
 };
+
+// How a run's history says it ended: the closing record a run writes last
+// (history.bin's, and the closing line `export` writes after a run's JSON
+// lines; docs/history-format.md). A history without one was cut short.
+struct HistoryClosing {
+  // How the workload ended: kEndedTimeLimit, kEndedInterrupted, kEndedHung,
+  // kEndedError, or (written only by `export` of a log that had none)
+  // kEndedCutShort.
+  std::string ended;
+  std::string detail;  // the signal, what hung, the error; empty for the time limit
+  int64_t ops = 0;     // the ops written before it
+  int64_t faults = 0;  // the fault windows those ops begin
+
+  nlohmann::json ToJson() const;
+  bool operator==(const HistoryClosing&) const = default;
+};
+inline constexpr char kEndedTimeLimit[] = "time-limit";
+inline constexpr char kEndedInterrupted[] = "interrupted";
+inline constexpr char kEndedHung[] = "hung";
+inline constexpr char kEndedError[] = "error";
+inline constexpr char kEndedCutShort[] = "cut-short";
+// The closing record in `j` (its "closing" object), or an error naming the
+// bad field.
+Result<HistoryClosing> HistoryClosingFromJson(const nlohmann::json& j);
+
+// Whether an op begins a fault window (what a closing record's faults count).
+bool BeginsFaultWindow(const Op& op);
+
+// What a reader found at a history's end, once it has read every op: the
+// closing record, if one came, and what was read before it.
+struct HistoryEnd {
+  std::optional<HistoryClosing> closing;
+  int64_t ops = 0;     // ops read
+  int64_t faults = 0;  // fault windows those ops begin
+  int64_t records = 0;       // records (or lines) read whole
+  uint64_t whole_bytes = 0;  // where the last whole record ends
+
+  // "" when the history is whole: a closing record came last and its counts
+  // are what was read. Otherwise one line saying it was cut short and where,
+  // naming `source`.
+  std::string CutShort(const std::string& source) const;
+};
+
+// One line of a history.jsonl: an op into `*op`, or the closing line
+// (`{"closing": {...}}`, what `export` writes after a run's ops) into
+// `*closing`, `*op` untouched.
+Status ParseHistoryLine(std::string_view line, Op* op, std::optional<HistoryClosing>* closing);
+// The closing line of `closing` (no trailing newline).
+std::string ClosingLine(const HistoryClosing& closing);
 
 // What a history too large to read says to do about it.
 inline constexpr std::string_view kRaiseHistoryLimit = "--max-history-mb raises the limit";

@@ -17,6 +17,7 @@ namespace {
 
 constexpr char kStringRecord = 'S';
 constexpr char kOpRecord = 'O';
+constexpr char kClosingRecord = 'E';
 constexpr uint8_t kHasValue = 1;
 constexpr uint8_t kHasFault = 2;
 // String references: 0 the empty string, 1 a string written inline (long,
@@ -78,6 +79,21 @@ void HistoryLogEncoder::AppendString(const std::string& s, std::string* payload,
   PutVarint(id, payload);
 }
 
+void HistoryLogEncoder::AppendRecord(std::string_view payload, std::string* out) {
+  PutVarint(payload.size(), out);
+  out->append(payload);
+  const uint32_t crc = Crc32c(payload);
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(crc >> (8 * i)));
+}
+
+void HistoryLogEncoder::EncodeClosing(HistoryClosing closing, std::string* out) {
+  closing.ops = ops_;
+  closing.faults = faults_;
+  std::string payload(1, kClosingRecord);
+  payload += closing.ToJson().dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  AppendRecord(payload, out);
+}
+
 void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
   payload_.clear();
   payload_.push_back(kOpRecord);
@@ -120,10 +136,9 @@ void HistoryLogEncoder::Encode(const Op& op, std::string* out) {
     }
     if (last != nullptr) *last = text;
   }
-  PutVarint(payload_.size(), out);
-  out->append(payload_);
-  const uint32_t crc = Crc32c(payload_);
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>(crc >> (8 * i)));
+  AppendRecord(payload_, out);
+  ++ops_;
+  if (BeginsFaultWindow(op)) ++faults_;
 }
 
 // Reads a payload field by field; every read says whether the bytes held it.
@@ -206,6 +221,7 @@ Status HistoryLogStream::Rewind() {
   strings_.clear();
   values_.clear();
   skipped_.clear();
+  end_ = HistoryEnd{};
   auto have = Have(kHistoryLogMagic.size());
   if (!have) return Error{have.error()};
   const std::string_view head = std::string_view(buffer_).substr(pos_);
@@ -213,14 +229,18 @@ Status HistoryLogStream::Rewind() {
     return Error{source_ + ": not a history log (its first bytes are not the magic " +
                  "\"LKSMHST\\x01\")"};
   }
-  if (head.substr(0, kHistoryLogMagic.size()) != kHistoryLogMagic) {
+  const std::string_view magic = head.substr(0, kHistoryLogMagic.size());
+  if (magic != kHistoryLogMagic && magic != kHistoryLogMagicV1) {
     return Error{source_ + ": a history log of version " +
-                 std::to_string(static_cast<unsigned char>(head[kHistoryLogMagic.size() - 1])) +
-                 ", which this locksmith does not read (it reads version " +
+                 std::to_string(static_cast<unsigned char>(magic.back())) +
+                 ", which this locksmith does not read (it reads versions " +
+                 std::to_string(static_cast<unsigned char>(kHistoryLogMagicV1.back())) + " and " +
                  std::to_string(static_cast<unsigned char>(kHistoryLogMagic.back())) + ")"};
   }
+  version_ = static_cast<unsigned char>(magic.back());
   pos_ += kHistoryLogMagic.size();
   offset_ += kHistoryLogMagic.size();
+  end_.whole_bytes = offset_;
   return OkStatus();
 }
 
@@ -317,6 +337,8 @@ Result<bool> HistoryLogStream::NextRecord() {
   payload_.assign(frame.substr(0, length));
   pos_ += used + length + kCrcBytes;
   offset_ += used + length + kCrcBytes;
+  end_.records = record_no_;
+  end_.whole_bytes = offset_;
   return true;
 }
 
@@ -343,6 +365,11 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
   PayloadReader in(payload_);
   uint8_t kind = 0;
   in.Byte(&kind);  // a record has at least one byte
+  if (end_.closing) return Corrupt("a record after the closing record");
+  if (kind == kClosingRecord && version_ >= 2) {
+    if (Status s = DecodeClosing(std::string_view(payload_).substr(1)); !s) return Error{s.error()};
+    return false;
+  }
   if (kind == kStringRecord) {
     strings_.push_back(payload_.substr(1));
     return false;
@@ -393,9 +420,20 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
   if (!op->fault.is_null()) {
     auto mark = FaultMarkFromJson(op->fault);
     if (!mark) return Corrupt(mark.error());
+    if (mark->begins) ++end_.faults;
   }
   if (!in.at_end()) return Corrupt("bytes after the op");
+  ++end_.ops;
   return true;
+}
+
+Status HistoryLogStream::DecodeClosing(std::string_view json) {
+  auto parsed = ParseJsonInput(json);
+  if (!parsed) return Corrupt(parsed.error());
+  auto closing = HistoryClosingFromJson(*parsed);
+  if (!closing) return Corrupt(closing.error());
+  end_.closing = std::move(*closing);
+  return OkStatus();
 }
 
 Result<bool> HistoryLogStream::Next(Op* op) {

@@ -26,8 +26,11 @@
 
 namespace locksmith {
 
-// The file's first bytes: "LKSMHST" and the format's version.
-inline constexpr std::string_view kHistoryLogMagic{"LKSMHST\x01", 8};
+// The file's first bytes: "LKSMHST" and the format's version. Version 2
+// ends a log with a closing record; version 1 (runs before it) has none, is
+// read all the same, and is never whole.
+inline constexpr std::string_view kHistoryLogMagic{"LKSMHST\x02", 8};
+inline constexpr std::string_view kHistoryLogMagicV1{"LKSMHST\x01", 8};
 
 // The log's name in a run directory.
 inline constexpr char kRunHistoryLog[] = "history.bin";
@@ -43,14 +46,25 @@ class HistoryLogEncoder {
   // Appends `op`'s records (the definitions of strings it is the first to
   // use, then the op itself) to `*out`.
   void Encode(const Op& op, std::string* out);
+  // Appends the closing record: `closing`'s ended and detail, with the ops
+  // and fault windows this encoder has encoded (its own counts replace
+  // closing's). Nothing may follow it.
+  void EncodeClosing(HistoryClosing closing, std::string* out);
+  int64_t ops() const { return ops_; }
+  int64_t faults() const { return faults_; }
 
  private:
   // Appends the reference to `s` to `*payload`, defining it first in `*out`
   // when it is new and worth a number.
   void AppendString(const std::string& s, std::string* payload, std::string* out);
 
+  // Appends `payload` framed: its length, itself, its CRC.
+  static void AppendRecord(std::string_view payload, std::string* out);
+
   int64_t last_index_ = 0;
   int64_t last_time_ = 0;
+  int64_t ops_ = 0;
+  int64_t faults_ = 0;
   std::unordered_map<std::string, uint64_t> ids_;
   std::unordered_map<std::string, std::string> last_values_;  // f -> its last invoke's value
   std::string payload_;  // reused between ops
@@ -87,6 +101,8 @@ class HistoryLogStream : public OpStream {
   Status Rewind() override;
   // SkippedLine::line is the record's number, from 1.
   const std::vector<SkippedLine>& skipped() const override { return skipped_; }
+  // Never null: a log of version 1, or one cut short, has no closing().
+  const HistoryEnd* end() const override { return &end_; }
 
  private:
   HistoryLogStream(std::FILE* file, std::string bytes, std::string source, bool allow_tail,
@@ -101,8 +117,10 @@ class HistoryLogStream : public OpStream {
   // The next record's payload into payload_: false at the end (or at a
   // torn last record, which is then skipped).
   Result<bool> NextRecord();
-  // Decodes payload_ as a string definition or an op: true when it was an op.
+  // Decodes payload_ as a string definition, an op or the closing record:
+  // true when it was an op.
   Result<bool> Decode(Op* op);
+  Status DecodeClosing(std::string_view json);
   // The string a reference names (inline or defined) into `*text`; its
   // place in strings_ into `*table_index` (kNotInTable: inline or empty).
   static constexpr size_t kNotInTable = SIZE_MAX;
@@ -126,6 +144,8 @@ class HistoryLogStream : public OpStream {
   // Values parsed from strings_[i], discarded where none was yet.
   std::vector<nlohmann::json> values_;
   std::vector<SkippedLine> skipped_;
+  int version_ = 2;
+  HistoryEnd end_;
 };
 
 // Every op of the log in `bytes` (LoadHistoryFile's way in).

@@ -191,12 +191,12 @@ TEST(HistoryLogTest, ADamagedRecordInsideIsAnErrorNamingIt) {
 }
 
 TEST(HistoryLogTest, AWrongMagicOrVersionIsAnError) {
-  auto read = ParseHistoryLog("LKSMHST\x02 and more", "h.bin");
+  auto read = ParseHistoryLog("LKSMHST\x03 and more", "h.bin");
   ASSERT_FALSE(read);
   EXPECT_EQ(read.error(),
-            "h.bin: a history log of version 2, which this locksmith does not read (it reads "
-            "version 1)");
-  EXPECT_TRUE(HasHistoryLogMagic("LKSMHST\x02 and more"));  // so `check FILE` says so
+            "h.bin: a history log of version 3, which this locksmith does not read (it reads "
+            "versions 1 and 2)");
+  EXPECT_TRUE(HasHistoryLogMagic("LKSMHST\x03 and more"));  // so `check FILE` says so
   read = ParseHistoryLog("LKSMHIS\x01 and more", "h.bin");
   ASSERT_FALSE(read);
   EXPECT_NE(read.error().find("not a history log"), std::string::npos) << read.error();
@@ -238,6 +238,109 @@ TEST(HistoryLogTest, ACutLogLoadedWholeSaysItsSkippedRecord) {
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("h.bin: record "), std::string::npos) << lines[0];
   EXPECT_NE(lines[0].find("the last record is cut short"), std::string::npos) << lines[0];
+}
+
+// The log a run writes: its ops, then the closing record.
+std::string EncodeClosed(const History& h, const std::string& ended = kEndedTimeLimit) {
+  HistoryLogEncoder encoder;
+  std::string bytes(kHistoryLogMagic);
+  for (const Op& op : h) encoder.Encode(op, &bytes);
+  encoder.EncodeClosing(HistoryClosing{.ended = ended, .detail = "why"}, &bytes);
+  return bytes;
+}
+
+// Every op of `bytes`, and what the stream found at its end.
+HistoryEnd ReadToEnd(const std::string& bytes, History* ops = nullptr) {
+  auto stream = HistoryLogStream::FromBytes(bytes, "h.bin");
+  EXPECT_TRUE(stream) << stream.error();
+  if (!stream) return {};
+  auto read = ReadAll(**stream);
+  EXPECT_TRUE(read) << read.error();
+  if (read && ops != nullptr) *ops = *read;
+  return *(*stream)->end();
+}
+
+TEST(HistoryLogTest, AClosedLogIsWholeAndCountsWhatItHolds) {
+  const History h = SampleHistory();
+  History read;
+  const HistoryEnd end = ReadToEnd(EncodeClosed(h), &read);
+  ExpectSameOps(read, h);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(end.closing->ended, kEndedTimeLimit);
+  EXPECT_EQ(end.closing->ops, static_cast<int64_t>(h.size()));
+  EXPECT_EQ(end.closing->faults, 1);  // the kill's window
+  EXPECT_EQ(end.ops, end.closing->ops);
+  EXPECT_EQ(end.faults, 1);
+  EXPECT_EQ(end.CutShort("h.bin"), "");
+}
+
+TEST(HistoryLogTest, ALogCutAtAnyRecordBoundaryOrInsideOneIsNotWhole) {
+  const std::string bytes = EncodeClosed(SampleHistory());
+  int boundaries = 0;
+  for (size_t cut = kHistoryLogMagic.size(); cut < bytes.size(); ++cut) {
+    std::vector<SkippedLine> skipped;
+    auto stream = HistoryLogStream::FromBytes(bytes.substr(0, cut), "h.bin");
+    ASSERT_TRUE(stream) << stream.error();
+    ASSERT_TRUE(ReadAll(**stream));
+    const HistoryEnd& end = *(*stream)->end();
+    EXPECT_FALSE(end.closing.has_value()) << cut;
+    const std::string line = end.CutShort("h.bin");
+    EXPECT_EQ(line.rfind("history cut short: h.bin ends ", 0), 0u) << line;
+    EXPECT_NE(line.find("without its closing record"), std::string::npos) << line;
+    if ((*stream)->skipped().empty()) {  // a cut between two records: no warning said it
+      ++boundaries;
+      EXPECT_EQ(end.whole_bytes, cut) << line;
+    }
+  }
+  EXPECT_GT(boundaries, 5);
+}
+
+TEST(HistoryLogTest, AClosingRecordThatCountsOtherOpsIsNotWhole) {
+  const History h = SampleHistory();
+  // The closing record of a longer history, after the first ops only.
+  HistoryLogEncoder full;
+  std::string ignored;
+  for (const Op& op : h) full.Encode(op, &ignored);
+  HistoryLogEncoder part;
+  std::string bytes(kHistoryLogMagic);
+  for (size_t i = 0; i + 2 < h.size(); ++i) part.Encode(h[i], &bytes);
+  std::string closing;
+  full.EncodeClosing(HistoryClosing{.ended = kEndedTimeLimit}, &closing);
+  const HistoryEnd end = ReadToEnd(bytes + closing);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(end.CutShort("h.bin"),
+            "history cut short: h.bin's closing record counts 8 ops and 1 faults; 6 ops and 1 "
+            "faults were read");
+}
+
+TEST(HistoryLogTest, NothingMayFollowTheClosingRecord) {
+  const History h = SampleHistory();
+  HistoryLogEncoder encoder;
+  std::string bytes(kHistoryLogMagic);
+  encoder.Encode(h[0], &bytes);
+  encoder.EncodeClosing(HistoryClosing{.ended = kEndedTimeLimit}, &bytes);
+  encoder.Encode(h[1], &bytes);
+  auto read = ParseHistoryLog(bytes, "h.bin");
+  ASSERT_FALSE(read);
+  EXPECT_NE(read.error().find("a record after the closing record"), std::string::npos)
+      << read.error();
+}
+
+TEST(HistoryLogTest, ALogOfVersionOneIsReadButNeverWhole) {
+  const History h = SampleHistory();
+  std::string bytes = Encode(h);
+  bytes.replace(0, kHistoryLogMagicV1.size(), kHistoryLogMagicV1);
+  History read;
+  const HistoryEnd end = ReadToEnd(bytes, &read);
+  ExpectSameOps(read, h);
+  EXPECT_FALSE(end.closing.has_value());
+  EXPECT_NE(end.CutShort("h.bin").find("without its closing record"), std::string::npos);
+  // Version 1 had no closing record: its kind is unknown there.
+  std::string closed = EncodeClosed(h);
+  closed.replace(0, kHistoryLogMagicV1.size(), kHistoryLogMagicV1);
+  auto refused = ParseHistoryLog(closed, "h.bin");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().find("an unknown record kind"), std::string::npos) << refused.error();
 }
 
 }  // namespace

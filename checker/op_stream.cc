@@ -62,9 +62,15 @@ Result<bool> JsonlOpStream::Next(Op* op) {
     std::string_view line = line_;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    auto parsed = ParseOpLine(line);
+    if (end_.closing) {
+      return Error{path_ + ":" + std::to_string(line_no_) + ": a line after the closing line"};
+    }
+    Status parsed = ParseHistoryLine(line, op, &end_.closing);
     if (parsed) {
-      *op = std::move(parsed).value();
+      end_.records = line_no_;
+      if (end_.closing) continue;
+      ++end_.ops;
+      if (BeginsFaultWindow(*op)) ++end_.faults;
       return true;
     }
     if (!terminated && allow_truncated_tail_) {
@@ -82,6 +88,7 @@ Status JsonlOpStream::Rewind() {
   std::clearerr(file_);
   line_no_ = 0;
   skipped_.clear();
+  end_ = HistoryEnd{};
   return OkStatus();
 }
 

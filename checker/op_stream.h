@@ -27,6 +27,11 @@ class OpStream {
   virtual Status Rewind() = 0;
   // What a lenient read has left out so far: a last line a crash cut short.
   virtual const std::vector<SkippedLine>& skipped() const = 0;
+  // What the history says of its own end, complete once Next has said the
+  // end: null for a history that has no say (Jepsen's formats, JSON lines
+  // without a closing line); a run's log always has one, and its closing()
+  // is empty when the run never wrote its closing record.
+  virtual const HistoryEnd* end() const { return nullptr; }
 };
 
 // The ops of a history in memory (tests; `check FILE` of EDN and Jepsen
@@ -64,6 +69,9 @@ class JsonlOpStream : public OpStream {
   Result<bool> Next(Op* op) override;
   Status Rewind() override;
   const std::vector<SkippedLine>& skipped() const override { return skipped_; }
+  // Non-null only once a closing line was read (what `export` writes after
+  // a run's ops): JSON lines from elsewhere have no say.
+  const HistoryEnd* end() const override { return end_.closing ? &end_ : nullptr; }
 
  private:
   JsonlOpStream(std::FILE* file, std::string path, bool allow_truncated_tail)
@@ -78,6 +86,7 @@ class JsonlOpStream : public OpStream {
   int64_t line_no_ = 0;
   std::string line_;
   std::vector<SkippedLine> skipped_;
+  HistoryEnd end_;
 };
 
 // Every op of `stream` from where it stands, into a History (for the

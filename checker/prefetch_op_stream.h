@@ -37,6 +37,7 @@ class PrefetchOpStream : public OpStream {
   Status Rewind() override;
   // The inner stream's: complete once Next has said the end.
   const std::vector<SkippedLine>& skipped() const override { return inner_.skipped(); }
+  const HistoryEnd* end() const override { return inner_.end(); }
 
  private:
   struct Batch {

@@ -45,14 +45,32 @@ Result<std::unique_ptr<OpStream>> OpenAnyHistory(const std::string& path, uint64
   return std::unique_ptr<OpStream>(std::make_unique<HistoryOpStream>(*whole));
 }
 
-// Every op of `stream` as a JSON line, each handed to `write`.
-Status WriteJsonLines(OpStream& stream, const std::function<Status(std::string_view)>& write) {
+// After a run's ops, its closing line: the log's closing record, or one
+// saying the log (`source`) was cut short, so the lines never pass for a
+// whole history; "" for a history with no say (Jepsen's, JSON lines from
+// elsewhere).
+std::string ClosingLineOf(const OpStream& stream, const std::string& source) {
+  const HistoryEnd* end = stream.end();
+  if (end == nullptr) return "";
+  const std::string cut = end->CutShort(source);
+  const HistoryClosing closing =
+      cut.empty() ? *end->closing : HistoryClosing{kEndedCutShort, cut, end->ops, end->faults};
+  return ClosingLine(closing) + "\n";
+}
+
+// Every op of `stream` (read from `source`) as a JSON line, then its
+// closing line, each handed to `write`.
+Status WriteJsonLines(OpStream& stream, const std::string& source,
+                      const std::function<Status(std::string_view)>& write) {
   Op op;
   std::string line;
   for (;;) {
     auto more = stream.Next(&op);
     if (!more) return Error{more.error()};
-    if (!*more) return OkStatus();
+    if (!*more) {
+      const std::string closing = ClosingLineOf(stream, source);
+      return closing.empty() ? OkStatus() : write(closing);
+    }
     line = OpToJsonLine(op);
     line.push_back('\n');
     if (auto s = write(line); !s.ok()) return s;
@@ -62,9 +80,10 @@ Status WriteJsonLines(OpStream& stream, const std::function<Status(std::string_v
 // The ops on `out` (standard output), or into the file `output`, written
 // beside it under a name no one can plant a link at and renamed: never half
 // a history, never through a link.
-Status WriteExport(OpStream& stream, const std::string& output, std::ostream& out) {
+Status WriteExport(OpStream& stream, const std::string& source, const std::string& output,
+                   std::ostream& out) {
   if (output.empty() || output == "-") {
-    Status written = WriteJsonLines(stream, [&out](std::string_view line) -> Status {
+    Status written = WriteJsonLines(stream, source, [&out](std::string_view line) -> Status {
       out.write(line.data(), static_cast<std::streamsize>(line.size()));
       return OkStatus();
     });
@@ -80,7 +99,7 @@ Status WriteExport(OpStream& stream, const std::string& output, std::ostream& ou
   auto file = AtomicFileWriter::Create(output);
   if (!file) return Error{file.error()};
   AtomicFileWriter& writer = **file;
-  if (auto s = WriteJsonLines(stream, [&writer](std::string_view line) {
+  if (auto s = WriteJsonLines(stream, source, [&writer](std::string_view line) {
         return writer.Write(line);
       });
       !s.ok()) {
@@ -108,7 +127,7 @@ int ExportHistory(const ExportOptions& options, std::ostream& out, std::ostream&
   std::vector<SkippedLine> skipped;
   auto stream = OpenAnyHistory(path, options.max_history_bytes, &whole, &skipped);
   if (!stream) return bad_input(stream.error());
-  const Status written = WriteExport(**stream, options.output, out);
+  const Status written = WriteExport(**stream, path, options.output, out);
   if (!written) return bad_input(written.error());
   for (const SkippedLine& s : (*stream)->skipped()) skipped.push_back(s);
   for (const std::string& line : DescribeSkippedLines(path, skipped)) {

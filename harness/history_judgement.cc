@@ -109,6 +109,7 @@ Result<JudgedHistory> JudgeWholeHistory(const Checker& checker, OpStream& stream
   judged.ops = static_cast<int64_t>(judged.history.size());
   judged.last_time = judged.history.empty() ? 0 : judged.history.back().time;
   judged.skipped = stream.skipped();
+  if (const HistoryEnd* end = stream.end()) judged.end = *end;
   return judged;
 }
 
@@ -130,6 +131,7 @@ Result<JudgedHistory> JudgeHistoryInOnePass(const Checker& checker, OpStream& st
   nothing.Apply(judged.result);
   // Counted once: a second pass reads them again.
   judged.skipped = stream.skipped();
+  if (const HistoryEnd* end = stream.end()) judged.end = *end;
   std::set<int64_t> anomaly_ops;
   CollectAnomalyOps(judged.result.anomalies, anomaly_ops);
   Result<History> sampled = Error{""};

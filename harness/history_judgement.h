@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,8 @@ struct JudgedHistory {
   // results.json's "history" as far as judging knows it ("report_sample").
   nlohmann::json facts = nlohmann::json::object();
   std::vector<SkippedLine> skipped;  // what a lenient read left out
+  // What the history says of its end (OpStream::end); empty where it has no say.
+  std::optional<HistoryEnd> end;
 };
 
 // The checkers of the workload a run's config.json describes, built as its

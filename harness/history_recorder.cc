@@ -56,7 +56,8 @@ std::string HistoryRecorder::Append(std::string_view bytes) {
   return "";
 }
 
-std::string HistoryRecorder::Write(const std::vector<std::vector<Op>>& batches) {
+std::string HistoryRecorder::Write(const std::vector<std::vector<Op>>& batches,
+                                   const std::optional<HistoryClosing>& closing) {
   out_.clear();
   // The magic goes with the first write, so a file that cannot take it
   // fails as any write does (through write_error and the callback).
@@ -69,8 +70,11 @@ std::string HistoryRecorder::Write(const std::vector<std::vector<Op>>& batches) 
       encoder_.Encode(redacted ? *redacted : op, &out_);
     }
   }
+  if (closing) encoder_.EncodeClosing(*closing, &out_);
   if (out_.empty()) return "";
   std::string error = Append(out_);
+  // Nothing follows the closing record: a reader need wait for no more.
+  if (closing && error.empty()) extent_->Seal();
   // A batch of a moment of full speed is megabytes: keep no such buffer.
   if (out_.capacity() > (size_t{4} << 20)) std::string().swap(out_);
   return error;
@@ -82,6 +86,7 @@ void HistoryRecorder::WriterLoop() {
     int64_t through = 0;
     bool closing = false;
     bool failed_before = false;
+    std::optional<HistoryClosing> close_record;
     {
       std::unique_lock lock(mu_);
       writer_wake_.wait_for(lock, kFlushInterval,
@@ -90,6 +95,8 @@ void HistoryRecorder::WriterLoop() {
       full_.clear();
       // Whatever is pending goes too: a killed run loses at most one interval.
       if (!pending_.empty()) taken.push_back(std::exchange(pending_, {}));
+      // Taken with the batches: every op recorded before Close is in them.
+      close_record = std::exchange(close_record_, std::nullopt);
       flush_wanted_ = false;
       through = next_index_;
       closing = closing_;
@@ -97,7 +104,9 @@ void HistoryRecorder::WriterLoop() {
     }
     queue_space_.notify_all();
     std::string error;
-    if (!failed_before && (!taken.empty() || !wrote_magic_)) error = Write(taken);
+    if (!failed_before && (!taken.empty() || !wrote_magic_ || close_record)) {
+      error = Write(taken, close_record);
+    }
     taken.clear();
     bool failed_now = false;
     if (!error.empty()) {
@@ -134,7 +143,7 @@ OpStamp HistoryRecorder::Record(Op op) {
                 std::chrono::steady_clock::now() - start_)
                 .count();
   const OpStamp stamp{op.index, op.time};
-  if (write_error_.empty()) {
+  if (write_error_.empty() && !closed_) {
     if (pending_.empty()) pending_.reserve(kBatchOps);
     pending_.push_back(std::move(op));
     if (pending_.size() >= kBatchOps) {
@@ -152,6 +161,16 @@ std::string HistoryRecorder::Flush() {
   writer_wake_.notify_one();
   queue_space_.wait(lock, [&] { return written_through_ >= target && first_write_done_; });
   return write_error_;
+}
+
+std::string HistoryRecorder::Close(const std::string& ended, const std::string& detail) {
+  {
+    std::lock_guard lock(mu_);
+    if (closed_) return write_error_;
+    closed_ = true;
+    close_record_ = HistoryClosing{.ended = ended, .detail = detail};
+  }
+  return Flush();
 }
 
 int64_t HistoryRecorder::count() const {

@@ -10,8 +10,11 @@
 // a moment before on disk, checkable (a torn last record is dropped when
 // read). After a write fails (a full disk) nothing more is written: the file
 // keeps an exact prefix of the run, and the run, told through OnWriteError,
-// ends its workload. extent() says how much of the file is written, for a
-// reader that follows it as it grows. Thread-safe.
+// ends its workload. Close writes the closing record (how the workload
+// ended, and the ops and faults written): only a log that has it is whole,
+// so a run killed, or whose disk filled, leaves one that says it was cut
+// short. extent() says how much of the file is written, for a reader that
+// follows it as it grows. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -20,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -51,6 +55,12 @@ class HistoryRecorder : public OpRecorder {
   // Returns once every op recorded so far is written (or a write failed,
   // and OnWriteError's callback has run): write_error() then.
   std::string Flush();
+  // Writes every op recorded so far, then the closing record: the workload
+  // ended as `ended` says (kEndedTimeLimit, ...; `detail`: the signal, what
+  // hung, the error), with the counts of what was written. Ops recorded
+  // after it are dropped; the extent is sealed. A second call does nothing.
+  // Returns write_error(): when a write failed, there is no closing record.
+  std::string Close(const std::string& ended, const std::string& detail);
   int64_t count() const;
   // The first write error, "cannot write PATH: REASON"; empty while none.
   std::string write_error() const;
@@ -67,7 +77,8 @@ class HistoryRecorder : public OpRecorder {
 
   void WriterLoop();
   // Encodes and writes `batches`; the error when a write fails.
-  std::string Write(const std::vector<std::vector<Op>>& batches);
+  std::string Write(const std::vector<std::vector<Op>>& batches,
+                    const std::optional<HistoryClosing>& closing);
   // Appends `bytes` to the file and publishes them in extent_; the error
   // when it cannot (all of it: what it could is published).
   std::string Append(std::string_view bytes);
@@ -85,6 +96,8 @@ class HistoryRecorder : public OpRecorder {
   bool first_write_done_ = false;             // the magic is written (or failed)
   bool flush_wanted_ = false;
   bool closing_ = false;
+  bool closed_ = false;                         // Close was called: record nothing more
+  std::optional<HistoryClosing> close_record_;  // Close's, for the writer to write
   std::string write_error_;
   std::mutex callback_mu_;  // held while the callback is set or runs
   std::function<void()> on_write_error_;

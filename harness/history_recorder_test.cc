@@ -6,6 +6,7 @@
 
 #include "base/testing/temp_dir.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 
 namespace locksmith {
 namespace {
@@ -133,6 +134,53 @@ TEST(HistoryRecorderTest, AClosedEmptyRecorderLeavesAnEmptyLog) {
   auto history = LoadHistoryFile(path, "");
   ASSERT_TRUE(history.ok()) << history.error();
   EXPECT_TRUE(history->empty());
+}
+
+// What a reader finds at the end of the log at `path`.
+HistoryEnd EndOf(const std::string& path) {
+  auto stream = HistoryLogStream::Open(path);
+  EXPECT_TRUE(stream) << stream.error();
+  if (!stream) return {};
+  EXPECT_TRUE(ReadAll(**stream));
+  return *(*stream)->end();
+}
+
+TEST(HistoryRecorderTest, CloseWritesTheClosingRecordLastAndRecordsNothingAfter) {
+  testing::TempDir dir;
+  const std::string path = dir.path() + "/recorder_closed.bin";
+  auto recorder = HistoryRecorder::Open(path, std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok());
+  Op op;
+  op.process = kNemesisProcess;
+  op.f = "kill";
+  op.fault = FaultMark{0, "kill", true}.ToJson();
+  (*recorder)->Record(op);
+  op.process = 2;
+  op.f = "acquire";
+  op.fault = nullptr;
+  (*recorder)->Record(op);
+  // Only a closed log is whole: a flushed one is a run still going, or cut short.
+  (*recorder)->Flush();
+  EXPECT_FALSE(EndOf(path).closing.has_value());
+  EXPECT_EQ((*recorder)->Close(kEndedInterrupted, "by SIGINT"), "");
+  EXPECT_TRUE((*recorder)->extent()->Now().sealed);
+  (*recorder)->Record(op);  // after the close: dropped, never after the closing record
+  EXPECT_EQ((*recorder)->Close(kEndedTimeLimit, ""), "");  // once
+  recorder->reset();
+  const HistoryEnd end = EndOf(path);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(*end.closing, (HistoryClosing{kEndedInterrupted, "by SIGINT", 2, 1}));
+  EXPECT_EQ(end.CutShort(path), "");
+}
+
+TEST(HistoryRecorderTest, ALogWhoseWriteFailedHasNoClosingRecord) {
+  auto recorder = HistoryRecorder::Open("/dev/full", std::chrono::steady_clock::now());
+  ASSERT_TRUE(recorder.ok());
+  Op op;
+  op.f = "acquire";
+  (*recorder)->Record(op);
+  EXPECT_EQ((*recorder)->Close(kEndedTimeLimit, ""),
+            "cannot write /dev/full: No space left on device");
 }
 
 TEST(HistoryRecorderTest, UnwritablePathIsAnError) {

@@ -41,6 +41,7 @@ class StoppableOpStream : public OpStream {
   }
   Status Rewind() override { return inner_.Rewind(); }
   const std::vector<SkippedLine>& skipped() const override { return inner_.skipped(); }
+  const HistoryEnd* end() const override { return inner_.end(); }
 
  private:
   OpStream& inner_;

@@ -1,5 +1,8 @@
 #include "harness/run.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <iostream>
 #include <optional>
 #include <random>
@@ -22,6 +25,7 @@
 #include "cluster/run_registry.h"
 #include "harness/exec_client_setup.h"
 #include "harness/history_recorder.h"
+#include "harness/in_flight_ops.h"
 #include "harness/interruption.h"
 #include "harness/live_judge.h"
 #include "harness/progress_counter.h"
@@ -32,6 +36,7 @@
 #include "harness/run_verdict.h"
 #include "harness/secret_redaction.h"
 #include "harness/signal_watcher.h"
+#include "harness/workload_watchdog.h"
 #include "nemesis/fault_descriptions.h"
 #include "nemesis/fault_ledger.h"
 #include "nemesis/nemesis_registry.h"
@@ -54,6 +59,24 @@ using Clock = std::chrono::steady_clock;
 // healed, so this bounds a read that hangs, not a slow one.
 constexpr auto kFinalReadsLimit = std::chrono::seconds(30);
 
+// Room the run keeps on its store's disk from its start until it judges:
+// when the history fills the disk, giving it back lets results.json (a few
+// KiB) say so. A run killed leaves the file; nothing reads it.
+constexpr off_t kResultsRoomBytes = off_t{128} << 10;
+constexpr char kResultsRoomFile[] = ".results-room";
+
+void KeepRoomForResults(const RunStore& store) {
+  const std::string path = store.File(kResultsRoomFile);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (fd < 0) return;  // no room to keep: the results may not fit, as before
+  if (::posix_fallocate(fd, 0, kResultsRoomBytes) != 0) ::unlink(path.c_str());
+  ::close(fd);
+}
+
+void GiveBackRoomForResults(const RunStore& store) {
+  ::unlink(store.File(kResultsRoomFile).c_str());
+}
+
 // What the part of a run that has servers leaves for the judge. Filled in as
 // the phases go, and by the scopes' teardowns too (the heal's failures), so
 // whatever a phase knew still reaches results.json when a later one fails.
@@ -64,14 +87,39 @@ struct ServerPhaseFacts {
   std::string error;                      // why the run failed
   nlohmann::json nemesis = nullptr;       // performed, failed, heal_failures
   std::string history_error;              // the first failed history write, if one did
+  std::string hung;                       // the watchdog's line, when it ended the workload
   nlohmann::json faults = nullptr;        // the fault ledger's plan (FaultLedger::Plan)
 };
 
 // The workload as one task of the run's TaskGroup: its error (it could not
-// start) lands in *status; what it throws, the group records.
+// start) lands in *status; what it throws, the group records. The watchdog
+// learns when it returned.
 boost::asio::awaitable<void> RunWorkload(Workload& workload, WorkloadContext& ctx,
-                                         Status& status) {
+                                         Status& status, WorkloadWatchdog& watchdog) {
   status = co_await workload.Run(ctx);
+  watchdog.WorkloadEnded();
+}
+
+// How long past its time limit (or an interrupt) a workload's workers may
+// take to stop before the watchdog ends them: the op in flight at the limit
+// (a client call, or an acquire waiting for the lock: a client program's
+// acquire waits inside one call) and the release of a hold the limit cut
+// short, each to its deadline, and a second for the event loop.
+std::chrono::milliseconds WorkloadGrace(const RunConfig& config, const Workload& workload) {
+  const std::chrono::milliseconds call(config.client_timeout_ms);
+  return 2 * call + workload.LongestAcquireWait() + std::chrono::seconds(1);
+}
+
+// How the workload ended, for the history's closing record.
+std::pair<std::string, std::string> HowItEnded(const ServerPhaseFacts& facts,
+                                               const Interruption& interruption,
+                                               double time_limit_s) {
+  if (!facts.hung.empty()) return {kEndedHung, facts.hung};
+  if (interruption.StoppedTheRun()) {
+    return {kEndedInterrupted, interruption.Describe(facts.zero, time_limit_s)};
+  }
+  if (facts.failure_exit != 0) return {kEndedError, facts.error};
+  return {kEndedTimeLimit, ""};
 }
 
 boost::asio::awaitable<void> ReadFinalState(Workload& workload, WorkloadContext& ctx,
@@ -137,9 +185,9 @@ class ServerPhases {
   // Stopped before the first op: an empty history, judged as unknown.
   void StopBeforeWorkload() {
     facts_.zero = Clock::now();
-    if (auto empty = HistoryRecorder::Open(store_.File(kRunHistoryLog), facts_.zero); !empty) {
-      return Fail(kExitRunFailed, empty.error());
-    }
+    auto empty = HistoryRecorder::Open(store_.File(kRunHistoryLog), facts_.zero);
+    if (!empty) return Fail(kExitRunFailed, empty.error());
+    facts_.history_error = (*empty)->Close(kEndedInterrupted, "before the workload started");
     facts_.judge = true;
   }
 
@@ -243,8 +291,12 @@ class ServerPhases {
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
     live_judge_.Follow(store_.File(kRunHistoryLog), (*recorder)->extent());
-    // Runs after the heal below (scopes unwind in reverse): its ops count too.
-    ScopeExit note_history_error([&] { facts_.history_error = (*recorder)->Flush(); });
+    // Runs after the heal below (scopes unwind in reverse): its ops count
+    // too, and the closing record says how the workload ended.
+    ScopeExit close_history([&] {
+      const auto [ended, detail] = HowItEnded(facts_, interruption_, config_.time_limit_s);
+      facts_.history_error = (*recorder)->Close(ended, detail);
+    });
     std::vector<ScheduledFault> schedule = modules_.make_schedule(config_, service);
     // What was asked for, to tell afterwards what of it happened.
     const LedgerRequest request{config_.nemesis, config_.time_limit_s,
@@ -257,7 +309,9 @@ class ServerPhases {
     ProgressCounter progress(**recorder);
     progress_ = &progress;
     ScopeExit forget_progress([&] { progress_ = nullptr; });
-    EventRecorder observed(progress, events);
+    // The ops in flight, to name what hung should the workload hang.
+    InFlightOps in_flight(progress, config_.concurrency);
+    EventRecorder observed(in_flight, events);
     NemesisRunner runner(**nemesis, observed, std::move(schedule), &events,
                          FamiliesWithLanesOfTheirOwn());
     // The service's own events (Sentinel's failovers), recorded as they come.
@@ -289,7 +343,7 @@ class ServerPhases {
                         {"heal_failures", HealFailuresJson(failures)}};
     };
     ScopeExit heal_on_exit(heal);
-    Generate(service, **workload, observed, **recorder, runner, context, heal);
+    Generate(service, **workload, observed, **recorder, runner, context, heal, in_flight);
     live_judge_.WorkloadOver();
   }
 
@@ -298,7 +352,7 @@ class ServerPhases {
   // `recorder` records; `history` counts what was written.
   void Generate(LockService& service, Workload& workload, OpRecorder& recorder,
                 HistoryRecorder& history, NemesisRunner& runner, const NemesisContext& faults,
-                const std::function<void()>& heal) {
+                const std::function<void()>& heal, const InFlightOps& in_flight) {
     // Before the io_context: clients left on it at a forced stop end last.
     auto exec = MakeRunExecClients(config_, service, *cluster_, store_.dir, log_);
     if (!exec) return Fail(kExitRunFailed, exec.error());
@@ -310,6 +364,17 @@ class ServerPhases {
     options.fencing = config_.fencing == "on";
     const auto limit =
         std::chrono::milliseconds(static_cast<int64_t>(config_.time_limit_s * 1000));
+    // Ends a workload still running a grace past its limit (or an
+    // interrupt, or its own end): the loop stops, and the run goes on to
+    // its teardown.
+    std::optional<WorkloadWatchdog> watchdog;
+    watchdog.emplace(
+        WorkloadGrace(config_, workload), interruption_.noted(),
+        [&](Clock::time_point now) {
+          return in_flight.Describe(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(now - facts_.zero).count());
+        },
+        [&io] { io.stop(); });
     WorkloadContext ctx{io, service, recorder, options, facts_.zero + limit,
                         interruption_.noted(),
                         // The workload's time and the faults' count from the moment
@@ -318,18 +383,20 @@ class ServerPhases {
                         [&] {
                           const Clock::time_point connected = Clock::now();
                           ctx.deadline = connected + limit;
+                          watchdog->Arm(ctx.deadline);
                           runner.Start(connected);
                         }};
     ctx.pauses = &faults.pauses;
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
-    if (*exec) {
-      ctx.new_client = [&](const ClientSlot& slot) {
-        return (*exec)->NewClient(io.get_executor(), slot, options.concurrency,
-                               [&ctx](int i) { return ctx.Slot(i); });
-      };
-    }
+    // Each client made begins a connect: the watchdog gives it its time.
+    ctx.new_client = [&](const ClientSlot& slot) -> std::unique_ptr<LockClient> {
+      watchdog->Connecting(slot.index);
+      if (!*exec) return service.NewClient(io.get_executor(), slot);
+      return (*exec)->NewClient(io.get_executor(), slot, options.concurrency,
+                                [&ctx](int i) { return ctx.Slot(i); });
+    };
     // A second signal stops waiting for the ops in flight.
     signals_.OnForce([&] { io.stop(); });
     ScopeExit detach_force([&] { signals_.OnForce(nullptr); });
@@ -362,13 +429,21 @@ class ServerPhases {
                            [this](const std::string& line) { log_.Info(line); }});
     }
     Status ran = OkStatus();
-    Status status =
-        RunTask(io, ctx, "workload " + config_.workload, RunWorkload(workload, ctx, ran), ran);
+    Status status = RunTask(io, ctx, "workload " + config_.workload,
+                            RunWorkload(workload, ctx, ran, *watchdog), ran);
+    facts_.hung = watchdog->fired();
+    watchdog.reset();  // the final reads have a deadline of their own
+    if (!facts_.hung.empty()) {
+      // Not a failure of the run: a verdict it cannot give, said in one line.
+      log_.Error(facts_.hung + "; the workload was ended");
+      status = OkStatus();
+    }
     progress.reset();
     interruption_.SetPhase(Interruption::Phase::kFinishing);
     log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
     heal();
-    if (status && !interruption_.StoppedTheRun() && history.write_error().empty()) {
+    if (status && !interruption_.StoppedTheRun() && history.write_error().empty() &&
+        facts_.hung.empty()) {
       ctx.deadline = Clock::now() + kFinalReadsLimit;
       Status read = OkStatus();
       status = RunTask(io, ctx, "final reads of " + config_.workload,
@@ -444,6 +519,8 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     return EndedWith(std::move(outcome), kExitRunFailed, s.error());
   }
   if (Status s = WriteRunController(store->dir); !s) log.Warn(s.error());  // for check RUN_DIR
+  KeepRoomForResults(*store);
+  ScopeExit give_back_room([&] { GiveBackRoomForResults(*store); });
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
 
   // From here a signal is a reported interruption, never a crash: the run
@@ -479,6 +556,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   const bool stopped = interruption.StoppedTheRun();
   nlohmann::json results;
   // The run's own history: however long it ran, it is judged whole.
+  GiveBackRoomForResults(*store);
   log.Info(live.began() ? "servers gone; finishing the judgement begun as the history grew"
                         : "servers gone; judging the history");
   auto result = JudgeAndReport(store->dir, outcome.config,
@@ -490,8 +568,11 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     // The full disk that cut the history short may refuse the results too:
     // the verdict is unknown all the same, for the history's reason.
     if (!facts.history_error.empty() && facts.failure_exit == 0) {
+      const std::string verdict = results.is_object()
+                                      ? "; its verdict (unknown) is in results.json, but "
+                                      : "; not judged: ";
       return EndedWith(std::move(outcome), ExitCodeFor(Validity::kUnknown),
-                       "history incomplete: " + facts.history_error);
+                       "history incomplete: " + facts.history_error + verdict + result.error());
     }
     return EndedWith(std::move(outcome), kExitRunFailed, "check: " + result.error());
   }

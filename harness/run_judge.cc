@@ -86,6 +86,18 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
     MarkHistoryIncomplete(result, it->get<std::string>());
   }
   for (auto& line : DescribeSkippedLines(history_file, skipped)) result.warnings.push_back(line);
+  // A history must say that it is whole: a run's log closes with how the
+  // workload ended and what it wrote (a history.jsonl put here by hand, or
+  // by a run before the log, has no say).
+  if (const std::optional<HistoryEnd>& end = judged->end) {
+    history_facts["whole"] = end->CutShort(history_file).empty();
+    if (end->closing) history_facts["closing"] = end->closing->ToJson();
+    const std::string line = HistoryEndLine(*end, history_file, extra.contains("interruption"));
+    // A failed write already made it unknown, saying why it is incomplete.
+    if (!line.empty() && !extra.contains("history_error") && !ApplyUnfulfilled(result, line)) {
+      result.warnings.push_back(line);
+    }
+  }
   // A run cut short, or whose faults did not all happen, vouches for nothing.
   std::optional<FaultLedger> ledger;
   const nlohmann::json faults = LedgerOf(*history, extra, ledger);
@@ -107,6 +119,7 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (Status s = WriteFileAtomically(run_dir + "/results.json", results.dump(2) + "\n"); !s) {
     return Error{s.error()};
   }
+  if (written != nullptr) *written = results;  // the verdict stands, whatever fails after
   const std::string report = run_dir + "/report.html";
   if (Status s = WriteHtmlReport(*history, results, config, report); !s) {
     return Error{"report: " + s.error()};
@@ -115,7 +128,6 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   if (Status s = WriteJunitXml(results, config, run_dir + "/junit.xml", duration_s); !s) {
     return Error{"junit: " + s.error()};
   }
-  if (written != nullptr) *written = std::move(results);
   return std::move(result);
 }
 

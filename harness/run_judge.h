@@ -34,7 +34,8 @@ inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
 // ledger's plan) gets its outcomes from the history, and a run cut short or
 // whose faults did not all happen is unknown unless it found an anomaly
 // (harness/run_verdict.h: "unfulfilled" in results.json says why).
-// `written`, when given, receives results.json as written.
+// `written`, when given, receives results.json as written (also when
+// writing the report after it fails).
 // `whole_history_bytes`: the largest history read whole (tests lower it).
 // `live`, when given and it judged the history as the run recorded it, gives
 // the judgement instead of a pass made now.

@@ -28,6 +28,7 @@ void WriteRun(const std::string& dir, bool as_log = false) {
     std::string bytes(kHistoryLogMagic);
     HistoryLogEncoder encoder;
     for (const Op& op : history) encoder.Encode(op, &bytes);
+    encoder.EncodeClosing(HistoryClosing{.ended = kEndedTimeLimit}, &bytes);
     std::ofstream(dir + "/" + kRunHistoryLog) << bytes;
     return;
   }

@@ -11,6 +11,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "backends/testing/fake_lock_service.h"
 #include "base/exit_codes.h"
 #include "base/testing/temp_dir.h"
@@ -75,6 +78,23 @@ class ThrowingWorkload : public Workload {
   }
 };
 
+// Connects, records worker 1's acquire, then waits on it forever: a client
+// call without a deadline, or a client program that keeps the event loop busy.
+class HangingWorkload : public Workload {
+ public:
+  std::string Name() const override { return "hanging"; }
+  boost::asio::awaitable<Status> Run(WorkloadContext& ctx) override {
+    if (ctx.on_connected) ctx.on_connected();
+    ctx.recorder.Record(Op{.process = 1, .type = OpType::kInvoke, .f = "acquire", .key = "lock-0"});
+    boost::asio::steady_timer never(ctx.io, std::chrono::hours(1));
+    co_await never.async_wait(boost::asio::use_awaitable);
+    co_return OkStatus();
+  }
+  std::vector<std::unique_ptr<Checker>> Checkers() const override {
+    return MutexWorkload().Checkers();
+  }
+};
+
 // The mutex workload, counting its final reads.
 class CountingMutexWorkload : public MutexWorkload {
  public:
@@ -109,6 +129,7 @@ class RunLifecycleTest : public ::testing::Test {
     };
     modules_.make_workload = [this](const RunConfig&) -> Result<std::unique_ptr<Workload>> {
       if (workload_throws_) return std::unique_ptr<Workload>(new ThrowingWorkload());
+      if (workload_hangs_) return std::unique_ptr<Workload>(new HangingWorkload());
       return std::unique_ptr<Workload>(new CountingMutexWorkload(&final_reads_));
     };
     modules_.make_nemesis = [this](const RunConfig&, const NemesisContext&) {
@@ -169,6 +190,7 @@ class RunLifecycleTest : public ::testing::Test {
   int throw_on_acquire_ = 0;
   int throw_in_background_on_acquire_ = 0;
   bool workload_throws_ = false;
+  bool workload_hangs_ = false;
   int cluster_teardowns_ = 0;
   int service_stops_ = 0;
   int heals_ = 0;
@@ -188,6 +210,55 @@ TEST_F(RunLifecycleTest, ACleanRunHealsReadsTearsDownAndIsJudged) {
   EXPECT_EQ(cluster_teardowns_, 1);
   EXPECT_FALSE(StoredHistory(outcome).empty());
   EXPECT_EQ(StoredResults(outcome)["valid"], true);
+}
+
+// What the run's history.bin says at its end.
+HistoryEnd StoredEnd(const RunOutcome& outcome) {
+  auto stream = HistoryLogStream::Open(outcome.run_dir + "/" + kRunHistoryLog);
+  EXPECT_TRUE(stream) << stream.error();
+  if (!stream) return {};
+  EXPECT_TRUE(ReadAll(**stream));
+  return *(*stream)->end();
+}
+
+TEST_F(RunLifecycleTest, ACleanRunClosesItsHistorySayingItReachedItsTimeLimit) {
+  RunOutcome outcome = Run();
+  const HistoryEnd end = StoredEnd(outcome);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(end.closing->ended, kEndedTimeLimit);
+  EXPECT_EQ(end.closing->ops, static_cast<int64_t>(StoredHistory(outcome).size()));
+  EXPECT_EQ(StoredResults(outcome)["history"]["whole"], true);
+}
+
+// A workload still in an op a grace past its time limit is ended: the run
+// tears down, and its verdict is unknown with the line naming what hung.
+TEST_F(RunLifecycleTest, AWorkloadThatHangsPastItsLimitIsEndedAndJudgedUnknown) {
+  workload_hangs_ = true;
+  config_.client_timeout_ms = 100;  // grace: 2 x 100 ms + 1 s
+  RunOutcome outcome = Run();
+  EXPECT_EQ(outcome.exit_code, ExitCodeFor(Validity::kUnknown)) << outcome.error;
+  ASSERT_TRUE(outcome.result.has_value()) << outcome.error;
+  EXPECT_EQ(outcome.result->valid, Validity::kUnknown);
+  const std::string& reason = outcome.result->reason;
+  EXPECT_EQ(reason.rfind("workload hung: still running ", 0), 0u) << reason;
+  EXPECT_NE(reason.find(" after its time limit (grace 1.2 s): worker 1 (process 1) in acquire "
+                        "lock-0 for "),
+            std::string::npos)
+      << reason;
+  const HistoryEnd end = StoredEnd(outcome);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(end.closing->ended, kEndedHung);
+  EXPECT_EQ(end.closing->detail, reason);
+  EXPECT_EQ(final_reads_, 0);
+  EXPECT_EQ(heals_, 1);
+  EXPECT_EQ(service_stops_, 1);
+  EXPECT_EQ(cluster_teardowns_, 1);
+  // A re-check says the same: the closing record keeps it.
+  std::filesystem::remove(outcome.run_dir + "/controller.json");
+  std::ostringstream summary;
+  EXPECT_EQ(RecheckRun(outcome.run_dir, summary), ExitCodeFor(Validity::kUnknown));
+  EXPECT_NE(summary.str().find("workload hung: still running"), std::string::npos)
+      << summary.str();
 }
 
 // Every op it performs took effect, and a check saw it.
@@ -270,6 +341,14 @@ TEST_F(RunLifecycleTest, AWorkloadThatThrowsFailsTheRunAfterTeardownAndKeepsItsH
   EXPECT_EQ(history[0].f, "acquire");
   nlohmann::json results = StoredResults(outcome);
   EXPECT_NE(results.value("workload_error", "").find("workload bug"), std::string::npos)
+      << results.dump();
+  // The history says how the workload ended, so a re-check cannot call it valid.
+  const HistoryEnd end = StoredEnd(outcome);
+  ASSERT_TRUE(end.closing.has_value());
+  EXPECT_EQ(end.closing->ended, kEndedError);
+  EXPECT_NE(end.closing->detail.find("workload bug"), std::string::npos) << end.closing->detail;
+  EXPECT_EQ(results["valid"], "unknown") << results.dump();
+  EXPECT_EQ(results.value("reason", "").rfind("the workload ended in an error: ", 0), 0u)
       << results.dump();
 }
 

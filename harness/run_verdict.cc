@@ -35,6 +35,19 @@ std::string UnfulfilledRunLine(const nlohmann::json& interruption, double time_l
   return ledger != nullptr ? ledger->Unfulfilled() : "";
 }
 
+std::string HistoryEndLine(const HistoryEnd& end, const std::string& source,
+                           bool interruption_known) {
+  if (std::string cut = end.CutShort(source); !cut.empty()) return cut;
+  const HistoryClosing& closing = *end.closing;
+  if (closing.ended == kEndedTimeLimit) return "";
+  if (closing.ended == kEndedHung) return closing.detail;
+  if (closing.ended == kEndedInterrupted) {
+    return interruption_known ? "" : "interrupted " + closing.detail;
+  }
+  if (closing.ended == kEndedError) return "the workload ended in an error: " + closing.detail;
+  return "the history's closing record says the workload ended \"" + closing.ended + "\"";
+}
+
 bool ApplyUnfulfilled(CheckResult& result, const std::string& line) {
   if (line.empty() || result.valid == Validity::kFalse) return false;
   result.valid = Validity::kUnknown;

@@ -28,6 +28,15 @@ namespace locksmith {
 std::string UnfulfilledRunLine(const nlohmann::json& interruption, double time_limit_s,
                                const FaultLedger* ledger);
 
+// The line that keeps a run's history from a verdict of valid because of
+// how it ended, "" when it closed at its time limit: cut short (no closing
+// record, or one whose counts are not what was read: HistoryEnd::CutShort,
+// naming `source`), hung (the watchdog's line), ended in an error, or
+// interrupted (only when `interruption_known` is false: results.json's
+// interruption already says so, in more words).
+std::string HistoryEndLine(const HistoryEnd& end, const std::string& source,
+                           bool interruption_known);
+
 // Makes a valid or unknown verdict unknown because of `line` (its reason
 // first); an invalid one, or an empty line, changes nothing. Returns whether
 // it applied.

@@ -284,13 +284,22 @@ TEST(CheckCliTest, ReportOnBadInputIsOneLineAnd254) {
   EXPECT_EQ(LineCount(out), 1) << out;
 }
 
-// The JSON lines `text` as a run's history log.
-std::string AsLog(const std::string& text) {
+// The JSON lines `text` as a run's history log, closed as a run closes it
+// (or not: cut right after its last op).
+std::string AsLog(const std::string& text, bool closed = true) {
   HistoryLogEncoder encoder;
   std::string bytes(kHistoryLogMagic);
   const History history = ParseHistoryJsonl(text).value();
   for (const Op& op : history) encoder.Encode(op, &bytes);
+  if (closed) encoder.EncodeClosing(HistoryClosing{.ended = kEndedTimeLimit}, &bytes);
   return bytes;
+}
+
+// The closing line `export` writes after the ops of `text`.
+std::string ClosingLineOf(const std::string& text, const std::string& ended = kEndedTimeLimit,
+                          const std::string& detail = "") {
+  const int64_t ops = static_cast<int64_t>(ParseHistoryJsonl(text).value().size());
+  return ClosingLine(HistoryClosing{ended, detail, ops, 0}) + "\n";
 }
 
 TEST(HistoryLogCliTest, ARunsLogIsJudgedCheckedAndExportedAsItsJsonLines) {
@@ -305,17 +314,58 @@ TEST(HistoryLogCliTest, ARunsLogIsJudgedCheckedAndExportedAsItsJsonLines) {
   const std::string exported = cwd.path() + "/exported.jsonl";
   ASSERT_EQ(RunLocksmith(cwd.path(), {"export", run.path(), "-o", exported}, seconds(60), &out), 0)
       << out;
-  EXPECT_EQ(ReadText(exported), ExpiredAfterFailedRelease());
+  // The ops, then the log's closing record as a closing line.
+  const std::string lines = ExpiredAfterFailedRelease() + ClosingLineOf(ExpiredAfterFailedRelease());
+  EXPECT_EQ(ReadText(exported), lines);
   // JSON lines export as themselves.
   const std::string again = cwd.path() + "/again.jsonl";
   ASSERT_EQ(RunLocksmith(cwd.path(), {"export", exported, "-o", again}, seconds(60), &out), 0);
-  EXPECT_EQ(ReadText(again), ExpiredAfterFailedRelease());
+  EXPECT_EQ(ReadText(again), lines);
+  // Exported JSON lines judged in a run directory say they are whole.
+  std::filesystem::remove(log);
+  std::ofstream(run.history()) << lines;
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+  EXPECT_EQ(Check({run.history(), "--model", "owner-mutex"}, &out), 0) << out;
+}
+
+// A run's log that stops after a whole record, with no closing record, may
+// have lost any number of ops after it: unknown, in one line. Its JSON
+// lines say so too; JSON lines with no closing line (from elsewhere) are
+// judged as they are.
+TEST(HistoryLogCliTest, ALogCutAtARecordBoundaryIsUnknownAndItsExportSaysSo) {
+  RunDir run(ExpiredAfterFailedRelease());
+  std::string out;
+  EXPECT_EQ(Check({run.path()}, &out), 0) << out;
+  const std::string log = run.path() + "/history.bin";
+  std::ofstream(log, std::ios::binary) << AsLog(ExpiredAfterFailedRelease(), /*closed=*/false);
+  std::filesystem::remove(run.history());
+  EXPECT_EQ(Check({run.path()}, &out), 2) << out;
+  const std::string line = "history cut short: " + log + " ends after record ";
+  EXPECT_NE(out.find("verdict: UNKNOWN (" + line), std::string::npos) << out;
+  EXPECT_NE(out.find(" without its closing record)"), std::string::npos) << out;
+  EXPECT_EQ(out.find("warning"), std::string::npos) << out;  // nothing was torn
+  // The file alone is judged as given.
+  EXPECT_EQ(Check({log, "--model", "owner-mutex"}, &out), 0) << out;
+  TempDir cwd;
+  const std::string exported = cwd.path() + "/exported.jsonl";
+  ASSERT_EQ(RunLocksmith(cwd.path(), {"export", run.path(), "-o", exported}, seconds(60), &out),
+            0)
+      << out;
+  std::filesystem::remove(log);
+  std::filesystem::copy_file(exported, run.history());
+  EXPECT_EQ(Check({run.path()}, &out), 2) << out;
+  EXPECT_NE(out.find("verdict: UNKNOWN (" + line), std::string::npos) << out;
+  // A closing line that counts other ops than the lines hold is not whole either.
+  std::ofstream(run.history(), std::ios::trunc)
+      << ExpiredAfterFailedRelease() << ClosingLine(HistoryClosing{kEndedTimeLimit, "", 99, 0});
+  EXPECT_EQ(Check({run.path()}, &out), 2) << out;
+  EXPECT_NE(out.find("closing record counts 99 ops"), std::string::npos) << out;
 }
 
 TEST(HistoryLogCliTest, ALogCutShortIsReadToItsLastWholeRecordAndSaysSo) {
   RunDir run("");
   const std::string log = run.path() + "/history.bin";
-  const std::string bytes = AsLog(ExpiredAfterFailedRelease());
+  const std::string bytes = AsLog(ExpiredAfterFailedRelease(), /*closed=*/false);
   std::ofstream(log, std::ios::binary) << bytes.substr(0, bytes.size() - 2);
   std::string out;
   EXPECT_NE(Check({log, "--model", "owner-mutex"}, &out), 254) << out;
@@ -323,7 +373,10 @@ TEST(HistoryLogCliTest, ALogCutShortIsReadToItsLastWholeRecordAndSaysSo) {
   EXPECT_NE(out.find("skipped 1 record"), std::string::npos) << out;
   TempDir cwd;
   ASSERT_EQ(RunLocksmith(cwd.path(), {"export", log}, seconds(60), &out), 0) << out;
-  EXPECT_EQ(LineCount(out), 7 + 1) << out;  // seven ops and the warning
+  EXPECT_EQ(LineCount(out), 7 + 1 + 1) << out;  // seven ops, the closing line and the warning
+  EXPECT_NE(out.find("{\"closing\":{\"ended\":\"cut-short\",\"detail\":\"history cut short: "),
+            std::string::npos)
+      << out;
 }
 
 TEST(HistoryLogCliTest, ADamagedLogIsOneLineAndBadInput) {

@@ -7,10 +7,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "checker/history.h"
 #include "checker/history_file.h"
+#include "checker/history_log.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {
@@ -103,6 +105,45 @@ TEST(CheckIntegrationTest, ALiveRunIsNotRejudgedUntilItEnds) {
   EXPECT_EQ(*code, 2) << run_process.Stdout() << run_process.Stderr();
   EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 2) << out;
   EXPECT_EQ(ReadJson(run + "/results.json")["rechecked"], true);
+}
+
+// The first cut of `log` at or past `from` that falls between two records:
+// a prefix the reader takes whole, with nothing skipped.
+size_t RecordBoundaryFrom(const std::string& log, size_t from) {
+  for (size_t cut = from; cut < log.size(); ++cut) {
+    auto stream = HistoryLogStream::FromBytes(log.substr(0, cut), "log");
+    if (stream && ReadAll(**stream) && (*stream)->skipped().empty()) return cut;
+  }
+  return log.size();
+}
+
+// A history that does not say it is whole is judged unknown, however
+// cleanly it was cut: a run's history.bin cut at a record boundary (as a
+// crash between two writes leaves it), or inside a record.
+TEST(CheckIntegrationTest, ARunsHistoryCutShortIsUnknownWithOneLineSayingSo) {
+  TempDir dir;
+  std::string out;
+  ASSERT_EQ(RunLocksmith(dir.path(), {"run", "--time-limit", "2", "--store", "store"},
+                         seconds(60), &out),
+            0)
+      << out;
+  const std::string run = LatestRun(dir.path() + "/store");
+  const std::string log = ReadText(run + "/" + kRunHistoryLog);
+  EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 0) << out;
+  const size_t boundary = RecordBoundaryFrom(log, log.size() / 2);
+  ASSERT_LT(boundary, log.size());
+  for (const size_t cut : {boundary, boundary + 1}) {
+    {
+      std::ofstream file(run + "/" + kRunHistoryLog, std::ios::binary | std::ios::trunc);
+      file << log.substr(0, cut);
+    }
+    EXPECT_EQ(RunLocksmith(dir.path(), {"check", run}, seconds(60), &out), 2) << cut << out;
+    const std::string line = "verdict: UNKNOWN (history cut short: " + run + "/" +
+                             kRunHistoryLog + " ends after record ";
+    EXPECT_NE(out.find(line), std::string::npos) << out;
+    EXPECT_NE(out.find(" without its closing record"), std::string::npos) << out;
+    EXPECT_EQ(ReadJson(run + "/results.json")["history"]["whole"], false);
+  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // A run whose store fills up: once a history write fails, the workload
 // ends, the servers go, and the verdict is unknown (exit 2) with one line
 // naming the history file and the error, instead of a verdict on a history
-// cut short, and the server's password does not stay in the node files it
-// keeps. The store is a small tmpfs mounted in a mount namespace of the
+// cut short; the room the run kept lets results.json say so; and the
+// server's password does not stay in the node files it keeps. The store is a small tmpfs mounted in a mount namespace of the
 // test's own, which ends with the test. Root only.
 #include <sched.h>
 #include <sys/mount.h>
@@ -48,7 +48,13 @@ TEST(FullDiskTest, AStoreThatFillsUpEndsTheRunUnknownWithOneLine) {
   EXPECT_EQ(code, 2) << out;
   const std::string line = "history incomplete: cannot write " + run +
                            "/history.bin: No space left on device";
-  EXPECT_NE(out.find(line + "\n"), std::string::npos) << out;
+  EXPECT_NE(out.find(line), std::string::npos) << out;
+  // The room the run kept for it takes the verdict, though the disk is full.
+  const nlohmann::json results = ReadJson(run + "/results.json");
+  EXPECT_EQ(results["valid"], "unknown") << results.dump();
+  EXPECT_EQ(results["reason"], line);
+  EXPECT_EQ(results["history_error"], line.substr(std::string("history incomplete: ").size()));
+  EXPECT_FALSE(std::filesystem::exists(run + "/.results-room"));
   // The failed write ended the workload, long before its time limit.
   EXPECT_LT(took, seconds(25)) << out;
   ExpectNothingLeft(run);

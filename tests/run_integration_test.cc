@@ -226,7 +226,14 @@ TEST_P(InterruptTest, WhileServersStartIsUnknownNotACrash) {
     EXPECT_EQ(results["interrupted"], true);
     EXPECT_EQ(results["interruption"]["phase"], "servers");
     EXPECT_EQ(HistoryJsonl(run), "");
-    EXPECT_EQ(ReadText(RunHistoryFile(run)), kHistoryLogMagic);
+    // No op, and the closing record saying why.
+    auto log = HistoryLogStream::Open(RunHistoryFile(run));
+    ASSERT_TRUE(log) << log.error();
+    ASSERT_TRUE(ReadAll(**log));
+    const HistoryEnd* end = (*log)->end();
+    ASSERT_TRUE(end->closing.has_value());
+    EXPECT_EQ(*end->closing,
+              (HistoryClosing{kEndedInterrupted, "before the workload started", 0, 0}));
     EXPECT_TRUE(std::filesystem::exists(run + "/report.html"));
     const std::string junit = ReadText(run + "/junit.xml");
     EXPECT_NE(

@@ -58,6 +58,9 @@ class MutexWorkload : public Workload {
   std::chrono::milliseconds LongestLease() const override {
     return std::chrono::milliseconds(options_.lease_ms);
   }
+  std::chrono::milliseconds LongestAcquireWait() const override {
+    return std::chrono::milliseconds(options_.acquire_wait_ms);
+  }
   std::vector<std::unique_ptr<Checker>> Checkers() const override;
   std::string SharedAcquiresBy() const override;
 

@@ -123,6 +123,12 @@ class Workload {
   // The longest lease any of its clients asks for (0: none): a delayed
   // restart keeps a killed node down at least this long.
   virtual std::chrono::milliseconds LongestLease() const { return std::chrono::milliseconds(0); }
+  // The longest one acquire may wait for the lock beyond a client call's
+  // deadline (--acquire-wait-ms; 0: one call): with the client timeout, what
+  // the run's watchdog grants a worker to stop after the time limit.
+  virtual std::chrono::milliseconds LongestAcquireWait() const {
+    return std::chrono::milliseconds(0);
+  }
   // The checkers that judge this workload's history. A run's checkers come
   // from a workload built from its config.json, both when it ends and when
   // `locksmith check` judges it again, so a checker's parameters (initial
