@@ -1,8 +1,5 @@
 #include "harness/run.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <iostream>
 #include <optional>
 #include <random>
@@ -31,6 +28,7 @@
 #include "harness/progress_counter.h"
 #include "harness/progress_reporter.h"
 #include "harness/report_command.h"
+#include "harness/results_room.h"
 #include "harness/run_log.h"
 #include "harness/run_store.h"
 #include "harness/run_verdict.h"
@@ -59,24 +57,6 @@ using Clock = std::chrono::steady_clock;
 // healed, so this bounds a read that hangs, not a slow one.
 constexpr auto kFinalReadsLimit = std::chrono::seconds(30);
 
-// Room the run keeps on its store's disk from its start until it judges:
-// when the history fills the disk, giving it back lets results.json (a few
-// KiB) say so. A run killed leaves the file; nothing reads it.
-constexpr off_t kResultsRoomBytes = off_t{128} << 10;
-constexpr char kResultsRoomFile[] = ".results-room";
-
-void KeepRoomForResults(const RunStore& store) {
-  const std::string path = store.File(kResultsRoomFile);
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0) return;  // no room to keep: the results may not fit, as before
-  if (::posix_fallocate(fd, 0, kResultsRoomBytes) != 0) ::unlink(path.c_str());
-  ::close(fd);
-}
-
-void GiveBackRoomForResults(const RunStore& store) {
-  ::unlink(store.File(kResultsRoomFile).c_str());
-}
-
 // What the part of a run that has servers leaves for the judge. Filled in as
 // the phases go, and by the scopes' teardowns too (the heal's failures), so
 // whatever a phase knew still reaches results.json when a later one fails.
@@ -100,11 +80,9 @@ boost::asio::awaitable<void> RunWorkload(Workload& workload, WorkloadContext& ct
   watchdog.WorkloadEnded();
 }
 
-// How long past its time limit (or an interrupt) a workload's workers may
-// take to stop before the watchdog ends them: the op in flight at the limit
-// (a client call, or an acquire waiting for the lock: a client program's
-// acquire waits inside one call) and the release of a hold the limit cut
-// short, each to its deadline, and a second for the event loop.
+// How long past its time limit a workload's workers may take to stop: the
+// op in flight (a call, or an acquire waiting for the lock inside one) and
+// the release of a hold the limit cut short, and a second for the loop.
 std::chrono::milliseconds WorkloadGrace(const RunConfig& config, const Workload& workload) {
   const std::chrono::milliseconds call(config.client_timeout_ms);
   return 2 * call + workload.LongestAcquireWait() + std::chrono::seconds(1);
@@ -364,17 +342,7 @@ class ServerPhases {
     options.fencing = config_.fencing == "on";
     const auto limit =
         std::chrono::milliseconds(static_cast<int64_t>(config_.time_limit_s * 1000));
-    // Ends a workload still running a grace past its limit (or an
-    // interrupt, or its own end): the loop stops, and the run goes on to
-    // its teardown.
-    std::optional<WorkloadWatchdog> watchdog;
-    watchdog.emplace(
-        WorkloadGrace(config_, workload), interruption_.noted(),
-        [&](Clock::time_point now) {
-          return in_flight.Describe(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(now - facts_.zero).count());
-        },
-        [&io] { io.stop(); });
+    auto watchdog = NewWatchdog(workload, in_flight, io);
     WorkloadContext ctx{io, service, recorder, options, facts_.zero + limit,
                         interruption_.noted(),
                         // The workload's time and the faults' count from the moment
@@ -390,7 +358,7 @@ class ServerPhases {
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
-    // Each client made begins a connect: the watchdog gives it its time.
+    // Each client made begins a connect, which the watchdog times.
     ctx.new_client = [&](const ClientSlot& slot) -> std::unique_ptr<LockClient> {
       watchdog->Connecting(slot.index);
       if (!*exec) return service.NewClient(io.get_executor(), slot);
@@ -431,13 +399,7 @@ class ServerPhases {
     Status ran = OkStatus();
     Status status = RunTask(io, ctx, "workload " + config_.workload,
                             RunWorkload(workload, ctx, ran, *watchdog), ran);
-    facts_.hung = watchdog->fired();
-    watchdog.reset();  // the final reads have a deadline of their own
-    if (!facts_.hung.empty()) {
-      // Not a failure of the run: a verdict it cannot give, said in one line.
-      log_.Error(facts_.hung + "; the workload was ended");
-      status = OkStatus();
-    }
+    TakeWatchdogsWord(std::move(watchdog), status);
     progress.reset();
     interruption_.SetPhase(Interruption::Phase::kFinishing);
     log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
@@ -450,6 +412,32 @@ class ServerPhases {
                        ReadFinalState(workload, ctx, read), read);
     }
     if (!status) Fail(kExitRunFailed, status.error());
+  }
+
+  // Ends a workload still running a grace past its limit (or an interrupt,
+  // or its own end), naming the ops in flight: the loop stops, and the run
+  // goes on to its teardown.
+  std::unique_ptr<WorkloadWatchdog> NewWatchdog(const Workload& workload,
+                                                const InFlightOps& in_flight,
+                                                boost::asio::io_context& io) {
+    return std::make_unique<WorkloadWatchdog>(
+        WorkloadGrace(config_, workload), interruption_.noted(),
+        [this, &in_flight](Clock::time_point now) {
+          return in_flight.Describe(
+              std::chrono::duration_cast<std::chrono::nanoseconds>(now - facts_.zero).count());
+        },
+        [&io] { io.stop(); });
+  }
+
+  // Once the workload's task is over, the watchdog goes (the final reads
+  // have a deadline of their own); the hang it ended, if it did, is no
+  // failure of the run but a verdict it cannot give, said in one line.
+  void TakeWatchdogsWord(std::unique_ptr<WorkloadWatchdog> watchdog, Status& status) {
+    facts_.hung = watchdog->fired();
+    watchdog.reset();
+    if (facts_.hung.empty()) return;
+    log_.Error(facts_.hung + "; the workload was ended");
+    status = OkStatus();
   }
 
   RunConfig& config_;
@@ -519,8 +507,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     return EndedWith(std::move(outcome), kExitRunFailed, s.error());
   }
   if (Status s = WriteRunController(store->dir); !s) log.Warn(s.error());  // for check RUN_DIR
-  KeepRoomForResults(*store);
-  ScopeExit give_back_room([&] { GiveBackRoomForResults(*store); });
+  ResultsRoom room(store->dir);  // for results.json, should the history fill the disk
   log.Info("run " + store->dir + " seed " + std::to_string(*config.seed));
 
   // From here a signal is a reported interruption, never a crash: the run
@@ -556,7 +543,7 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
   const bool stopped = interruption.StoppedTheRun();
   nlohmann::json results;
   // The run's own history: however long it ran, it is judged whole.
-  GiveBackRoomForResults(*store);
+  room.GiveBack();
   log.Info(live.began() ? "servers gone; finishing the judgement begun as the history grew"
                         : "servers gone; judging the history");
   auto result = JudgeAndReport(store->dir, outcome.config,
@@ -568,11 +555,10 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
     // The full disk that cut the history short may refuse the results too:
     // the verdict is unknown all the same, for the history's reason.
     if (!facts.history_error.empty() && facts.failure_exit == 0) {
-      const std::string verdict = results.is_object()
-                                      ? "; its verdict (unknown) is in results.json, but "
-                                      : "; not judged: ";
       return EndedWith(std::move(outcome), ExitCodeFor(Validity::kUnknown),
-                       "history incomplete: " + facts.history_error + verdict + result.error());
+                       "history incomplete: " + facts.history_error +
+                           (results.is_object() ? "; its verdict (unknown) is in results.json, but "
+                                                : "; not judged: ") + result.error());
     }
     return EndedWith(std::move(outcome), kExitRunFailed, "check: " + result.error());
   }
