@@ -80,14 +80,6 @@ boost::asio::awaitable<void> RunWorkload(Workload& workload, WorkloadContext& ct
   watchdog.WorkloadEnded();
 }
 
-// How long past its time limit a workload's workers may take to stop: the
-// op in flight (a call, or an acquire waiting for the lock inside one) and
-// the release of a hold the limit cut short, and a second for the loop.
-std::chrono::milliseconds WorkloadGrace(const RunConfig& config, const Workload& workload) {
-  const std::chrono::milliseconds call(config.client_timeout_ms);
-  return 2 * call + workload.LongestAcquireWait() + std::chrono::seconds(1);
-}
-
 // How the workload ended, for the history's closing record.
 std::pair<std::string, std::string> HowItEnded(const ServerPhaseFacts& facts,
                                                const Interruption& interruption,
@@ -399,7 +391,7 @@ class ServerPhases {
     Status ran = OkStatus();
     Status status = RunTask(io, ctx, "workload " + config_.workload,
                             RunWorkload(workload, ctx, ran, *watchdog), ran);
-    TakeWatchdogsWord(std::move(watchdog), status);
+    TakeWatchdogsWord(std::move(watchdog), status, ran);
     progress.reset();
     interruption_.SetPhase(Interruption::Phase::kFinishing);
     log_.Info("workload done: " + std::to_string(history.count()) + " history events recorded");
@@ -421,7 +413,9 @@ class ServerPhases {
                                                 const InFlightOps& in_flight,
                                                 boost::asio::io_context& io) {
     return std::make_unique<WorkloadWatchdog>(
-        WorkloadGrace(config_, workload), interruption_.noted(),
+        WorkloadGrace(std::chrono::milliseconds(config_.client_timeout_ms),
+                      workload.LongestAcquireWait()),
+        interruption_.noted(),
         [this, &in_flight](Clock::time_point now) {
           return in_flight.Describe(
               std::chrono::duration_cast<std::chrono::nanoseconds>(now - facts_.zero).count());
@@ -431,12 +425,17 @@ class ServerPhases {
 
   // Once the workload's task is over, the watchdog goes (the final reads
   // have a deadline of their own); the hang it ended, if it did, is no
-  // failure of the run but a verdict it cannot give, said in one line.
-  void TakeWatchdogsWord(std::unique_ptr<WorkloadWatchdog> watchdog, Status& status) {
-    facts_.hung = watchdog->fired();
+  // failure of the run but a verdict it cannot give, said in one line,
+  // unless the workload had returned an error: that stands.
+  void TakeWatchdogsWord(std::unique_ptr<WorkloadWatchdog> watchdog, Status& status,
+                         const Status& ran) {
+    const std::string hung = watchdog->fired();
+    const bool failed = watchdog->workload_ended() && !ran;
     watchdog.reset();
-    if (facts_.hung.empty()) return;
-    log_.Error(facts_.hung + "; the workload was ended");
+    if (hung.empty()) return;
+    log_.Error(hung + "; the workload was ended");
+    if (failed) return;
+    facts_.hung = hung;
     status = OkStatus();
   }
 

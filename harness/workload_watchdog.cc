@@ -14,6 +14,11 @@ std::string Seconds(WorkloadWatchdog::Clock::duration d) {
 
 }  // namespace
 
+std::chrono::milliseconds WorkloadGrace(std::chrono::milliseconds client_timeout,
+                                        std::chrono::milliseconds acquire_wait) {
+  return 2 * client_timeout + acquire_wait + std::chrono::seconds(1);
+}
+
 WorkloadWatchdog::WorkloadWatchdog(Clock::duration grace, const std::atomic<bool>& interrupted,
                                    std::function<std::string(Clock::time_point)> in_flight,
                                    std::function<void()> end)
@@ -48,6 +53,11 @@ void WorkloadWatchdog::WorkloadEnded() {
   if (!ended_at_) ended_at_ = Clock::now();
 }
 
+bool WorkloadWatchdog::workload_ended() const {
+  std::lock_guard lock(mu_);
+  return ended_at_.has_value();
+}
+
 std::string WorkloadWatchdog::fired() const {
   std::lock_guard lock(mu_);
   return fired_;
@@ -55,20 +65,25 @@ std::string WorkloadWatchdog::fired() const {
 
 std::optional<std::string> WorkloadWatchdog::DueLocked(Clock::time_point now) {
   // The earliest moment past which the workers had `grace` to stop.
-  std::optional<std::pair<Clock::time_point, std::string>> due;
-  auto consider = [&](const std::optional<Clock::time_point>& from, const std::string& what) {
-    if (from && (!due || *from < due->first)) due.emplace(*from, what);
+  struct Due {
+    Clock::time_point from;
+    std::string what, after;  // what was still going, after what
   };
-  consider(limit_, "its time limit");
+  std::optional<Due> due;
+  auto consider = [&](const std::optional<Clock::time_point>& from, std::string what,
+                      std::string after) {
+    if (from && (!due || *from < due->from)) due = Due{*from, std::move(what), std::move(after)};
+  };
+  consider(limit_, "still running", "its time limit");
   if (!limit_ && connecting_at_) {
-    consider(*connecting_at_ + kConnectAllowance,
+    consider(*connecting_at_ + kConnectAllowance, "still running",
              "the " + Seconds(kConnectAllowance) + " client " + std::to_string(connecting_) +
                  " had to connect");
   }
-  consider(interrupted_at_, "the interrupt");
-  consider(ended_at_, "the workload returned (what it left kept the event loop busy)");
-  if (!due || now < due->first + grace_) return std::nullopt;
-  return "workload hung: still running " + Seconds(now - due->first) + " after " + due->second +
+  consider(interrupted_at_, "still running", "the interrupt");
+  consider(ended_at_, "its event loop still busy", "the workload returned");
+  if (!due || now < due->from + grace_) return std::nullopt;
+  return "workload hung: " + due->what + " " + Seconds(now - due->from) + " after " + due->after +
          " (grace " + Seconds(grace_) + ")";
 }
 

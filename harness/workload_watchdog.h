@@ -25,6 +25,13 @@
 
 namespace locksmith {
 
+// How long past its time limit a workload's workers may take to stop: the
+// op in flight (a client call of `client_timeout`, or an acquire waiting up
+// to `acquire_wait` for the lock inside one) and the release of a hold the
+// limit cut short, and a second for the event loop.
+std::chrono::milliseconds WorkloadGrace(std::chrono::milliseconds client_timeout,
+                                        std::chrono::milliseconds acquire_wait);
+
 class WorkloadWatchdog {
  public:
   using Clock = std::chrono::steady_clock;
@@ -53,6 +60,8 @@ class WorkloadWatchdog {
   void WorkloadEnded();
   // The line saying what hung, once it fired; "" otherwise.
   std::string fired() const;
+  // Whether WorkloadEnded was called.
+  bool workload_ended() const;
 
  private:
   void Watch();
