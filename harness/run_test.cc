@@ -248,7 +248,7 @@ TEST_F(RunLifecycleTest, AWorkloadThatHangsPastItsLimitIsEndedAndJudgedUnknown) 
   const HistoryEnd end = StoredEnd(outcome);
   ASSERT_TRUE(end.closing.has_value());
   EXPECT_EQ(end.closing->ended, kEndedHung);
-  EXPECT_EQ(end.closing->detail, reason);
+  EXPECT_EQ(reason.rfind(end.closing->detail, 0), 0u) << reason;  // the line comes first
   EXPECT_EQ(final_reads_, 0);
   EXPECT_EQ(heals_, 1);
   EXPECT_EQ(service_stops_, 1);
