@@ -374,8 +374,10 @@ TEST(HistoryLogCliTest, ALogCutShortIsReadToItsLastWholeRecordAndSaysSo) {
   TempDir cwd;
   ASSERT_EQ(RunLocksmith(cwd.path(), {"export", log}, seconds(60), &out), 0) << out;
   EXPECT_EQ(LineCount(out), 7 + 1 + 1) << out;  // seven ops, the closing line and the warning
-  EXPECT_NE(out.find("{\"closing\":{\"ended\":\"cut-short\",\"detail\":\"history cut short: "),
+  EXPECT_NE(out.find("{\"closing\":{\"detail\":\"history cut short: " + log + " ends after record "),
             std::string::npos)
+      << out;
+  EXPECT_NE(out.find("\"ended\":\"cut-short\",\"faults\":0,\"ops\":7}}\n"), std::string::npos)
       << out;
 }
 
