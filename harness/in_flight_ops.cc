@@ -43,7 +43,8 @@ size_t InFlightOps::open() const {
   return open_.size();
 }
 
-std::string InFlightOps::Describe(int64_t now_ns, size_t named) const {
+std::string InFlightOps::Describe(std::chrono::nanoseconds now, size_t named) const {
+  const int64_t now_ns = now.count();
   struct Entry {
     int64_t since;
     std::string text;

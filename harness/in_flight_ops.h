@@ -8,6 +8,7 @@
 // side by side.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -24,10 +25,10 @@ class InFlightOps : public OpRecorder {
   InFlightOps(OpRecorder& inner, int concurrency) : inner_(inner), concurrency_(concurrency) {}
 
   OpStamp Record(Op op) override;
-  // The ops open at `now_ns` (history time), longest open first, at most
+  // The ops open at `now` (history time), longest open first, at most
   // `named` of them named, e.g. "worker 3 (process 13) in acquire lock-0
   // for 6.2 s, the nemesis in kill for 1.0 s (and 4 more)"; "" when none.
-  std::string Describe(int64_t now_ns, size_t named = 4) const;
+  std::string Describe(std::chrono::nanoseconds now, size_t named = 4) const;
   size_t open() const;
 
  private:

@@ -28,18 +28,18 @@ TEST_F(InFlightOpsTest, NamesTheOpsStillOpenLongestFirst) {
   Record(14, OpType::kOk, "release", "lock-1");
   Record(3, OpType::kOk, "renew", "lock-0");  // a lock event: the acquire stays open
   EXPECT_EQ(ops_.open(), 2u);
-  EXPECT_EQ(ops_.Describe(int64_t{5'000'000'000}),
+  EXPECT_EQ(ops_.Describe(seconds(5)),
             "worker 3 (process 3) in acquire lock-0 for 5.0 s, the nemesis in kill for 4.0 s");
   EXPECT_EQ(memory_.history().size(), 5u);  // every op recorded through
 }
 
 TEST_F(InFlightOpsTest, SaysHowManyMoreThanItNames) {
   for (int p = 0; p < 6; ++p) Record(p, OpType::kInvoke, "acquire", "k");
-  EXPECT_EQ(ops_.Describe(0, 2),
+  EXPECT_EQ(ops_.Describe(seconds(0), 2),
             "worker 0 (process 0) in acquire k for 0.0 s, worker 1 (process 1) in acquire k for "
             "0.0 s (and 4 more)");
   for (int p = 0; p < 6; ++p) Record(p, OpType::kInfo, "acquire", "k");
-  EXPECT_EQ(ops_.Describe(0), "");
+  EXPECT_EQ(ops_.Describe(seconds(0)), "");
 }
 
 }  // namespace

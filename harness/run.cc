@@ -80,7 +80,7 @@ boost::asio::awaitable<void> RunWorkload(Workload& workload, WorkloadContext& ct
   watchdog.WorkloadEnded();
 }
 
-// How the workload ended, for the history's closing record.
+// How the workload ended: the history's closing record's words.
 std::pair<std::string, std::string> HowItEnded(const ServerPhaseFacts& facts,
                                                const Interruption& interruption,
                                                double time_limit_s) {
@@ -261,8 +261,8 @@ class ServerPhases {
     if (!recorder) return Fail(kExitRunFailed, recorder.error());
     facts_.judge = true;
     live_judge_.Follow(store_.File(kRunHistoryLog), (*recorder)->extent());
-    // Runs after the heal below (scopes unwind in reverse): its ops count
-    // too, and the closing record says how the workload ended.
+    // After the heal below (scopes unwind in reverse): its ops count too;
+    // the closing record says how the workload ended.
     ScopeExit close_history([&] {
       const auto [ended, detail] = HowItEnded(facts_, interruption_, config_.time_limit_s);
       facts_.history_error = (*recorder)->Close(ended, detail);
@@ -350,9 +350,8 @@ class ServerPhases {
     ctx.crashes = faults.crashes;
     ctx.resource = resource_;
     ctx.client_address = [this](int index) { return cluster_->ClientAddress(index); };
-    // Each client made begins a connect, which the watchdog times.
     ctx.new_client = [&](const ClientSlot& slot) -> std::unique_ptr<LockClient> {
-      watchdog->Connecting(slot.index);
+      watchdog->Connecting(slot.index);  // each client made begins a connect
       if (!*exec) return service.NewClient(io.get_executor(), slot);
       return (*exec)->NewClient(io.get_executor(), slot, options.concurrency,
                                 [&ctx](int i) { return ctx.Slot(i); });
@@ -406,9 +405,8 @@ class ServerPhases {
     if (!status) Fail(kExitRunFailed, status.error());
   }
 
-  // Ends a workload still running a grace past its limit (or an interrupt,
-  // or its own end), naming the ops in flight: the loop stops, and the run
-  // goes on to its teardown.
+  // Ends a workload still running a grace past its limit, naming the ops in
+  // flight: the loop stops, and the run goes on to its teardown.
   std::unique_ptr<WorkloadWatchdog> NewWatchdog(const Workload& workload,
                                                 const InFlightOps& in_flight,
                                                 boost::asio::io_context& io) {
@@ -416,22 +414,17 @@ class ServerPhases {
         WorkloadGrace(std::chrono::milliseconds(config_.client_timeout_ms),
                       workload.LongestAcquireWait()),
         interruption_.noted(),
-        [this, &in_flight](Clock::time_point now) {
-          return in_flight.Describe(
-              std::chrono::duration_cast<std::chrono::nanoseconds>(now - facts_.zero).count());
-        },
+        [this, &in_flight](Clock::time_point now) { return in_flight.Describe(now - facts_.zero); },
         [&io] { io.stop(); });
   }
 
-  // Once the workload's task is over, the watchdog goes (the final reads
-  // have a deadline of their own); the hang it ended, if it did, is no
-  // failure of the run but a verdict it cannot give, said in one line,
-  // unless the workload had returned an error: that stands.
+  // The watchdog goes with the workload (the final reads have a deadline of
+  // their own); a hang it ended is a verdict, not a failure, unless the
+  // workload had returned an error: that stands.
   void TakeWatchdogsWord(std::unique_ptr<WorkloadWatchdog> watchdog, Status& status,
                          const Status& ran) {
     const std::string hung = watchdog->fired();
     const bool failed = watchdog->workload_ended() && !ran;
-    watchdog.reset();
     if (hung.empty()) return;
     log_.Error(hung + "; the workload was ended");
     if (failed) return;

@@ -6,8 +6,9 @@
 // since the limit counts from then), kConnectAllowance after the last
 // client began to connect while they still connect (Connecting: a client
 // program that starts slowly has that long), the first interrupt (the
-// workers were told to stop), and the workload's end (WorkloadEnded: whatever it left on the event loop, such as
-// a client program never closed, keeps the loop going). Firing composes one
+// workers were told to stop), and the workload's end (WorkloadEnded:
+// whatever it left on the event loop, such as a client program never
+// closed, keeps the loop going). Firing composes one
 // line saying what hung ("workload hung: ...", with `in_flight`'s account
 // of the ops still open) and calls `end`, which stops the run's event loop:
 // its coroutines are then destroyed, closing their clients, and the run is
