@@ -124,6 +124,7 @@ void HistoryRecorder::WriterLoop() {
       std::lock_guard lock(mu_);
       written_through_ = through;
       first_write_done_ = true;
+      if (close_record) close_written_ = true;
     }
     queue_space_.notify_all();
     if (closing) return;
@@ -170,7 +171,15 @@ std::string HistoryRecorder::Close(const std::string& ended, const std::string& 
     closed_ = true;
     close_record_ = HistoryClosing{.ended = ended, .detail = detail};
   }
-  return Flush();
+  Flush();
+  // The writer may have taken its batches just before the closing record
+  // was set, and that write satisfies the flush: wait for the record itself,
+  // so that whoever reads the log after Close finds it whole.
+  std::unique_lock lock(mu_);
+  flush_wanted_ = true;
+  writer_wake_.notify_one();
+  queue_space_.wait(lock, [&] { return close_written_ || !write_error_.empty(); });
+  return write_error_;
 }
 
 int64_t HistoryRecorder::count() const {

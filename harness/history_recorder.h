@@ -98,6 +98,7 @@ class HistoryRecorder : public OpRecorder {
   bool closing_ = false;
   bool closed_ = false;                         // Close was called: record nothing more
   std::optional<HistoryClosing> close_record_;  // Close's, for the writer to write
+  bool close_written_ = false;  // the writer has written (or failed to write) close_record_
   std::string write_error_;
   std::mutex callback_mu_;  // held while the callback is set or runs
   std::function<void()> on_write_error_;
