@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -22,10 +24,12 @@
 #include "cluster/net_plan.h"
 #include "cluster/ssh_cluster.h"
 #include "harness/export_command.h"
+#include "harness/merge_cli.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"
+#include "harness/shard_plan.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_file.h"
 #include "harness/suite_runner.h"
@@ -305,6 +309,17 @@ CLI::App* AddExportCommand(CLI::App& app, ExportOptions& options, uint64_t& max_
   return command;
 }
 
+CLI::App* AddReportCommand(CLI::App& app, std::string& dir, uint64_t& max_history_mb) {
+  CLI::App* command = app.add_subcommand(
+      "report",
+      "write a run's report.html again from its history.jsonl, results.json and config.json "
+      "(without re-judging: see check), or every run's report and the tables of a suite "
+      "directory; then the store's index.html");
+  command->add_option("dir", dir, "run directory or suite directory")->required();
+  AddMaxHistoryFlag(*command, max_history_mb);
+  return command;
+}
+
 CLI::App* AddCleanupCommand(CLI::App& app, CleanupFlags& flags) {
   CleanupOptions& cleanup_options = flags.local;
   CLI::App* cleanup = app.add_subcommand(
@@ -380,6 +395,7 @@ struct SuiteFlags {
   int test_count = 1;
   std::string store;
   std::string seed;
+  std::string shard;  // "I/N" or "auto"
 };
 
 // `locksmith suite FILE`: every cell checked before the first run starts.
@@ -398,10 +414,16 @@ int RunSuiteCommand(const CLI::App& command, const SuiteFlags& f) {
     if (!seed) return BadInput(seed.error());
     overrides.seed = *seed;
   }
+  std::optional<ShardSpec> shard;
+  if (command.count("--shard") > 0) {
+    auto spec = f.shard == "auto" ? ShardFromEnvironment(::getenv) : ParseShardSpec(f.shard);
+    if (!spec) return BadInput(spec.error());
+    shard = *spec;
+  }
   auto suite = LoadSuiteFile(f.file, overrides);
   if (!suite) return BadInput(suite.error());
   SignalWatcher signals;  // before any thread starts
-  return RunSuite(*suite, signals, std::cout);
+  return RunSuite(*suite, signals, std::cout, shard);
 }
 
 CLI::App* AddSuiteCommand(CLI::App& app, SuiteFlags& f) {
@@ -422,6 +444,10 @@ CLI::App* AddSuiteCommand(CLI::App& app, SuiteFlags& f) {
       ->check(CLI::Range(1, kMaxTestCount));
   suite->add_option("--store", f.store, "store root of every run [default: each cell's]");
   suite->add_option("--seed", f.seed, "the suite's seed [default: the file's, or random]");
+  suite->add_option("--shard", f.shard,
+                    "I/N: run only shard I of N's share of the runs (balanced by planned time, "
+                    "each with its seed in the whole suite; needs a seed), for `locksmith merge`; "
+                    "auto: I/N from CI_NODE_INDEX/CI_NODE_TOTAL (GitLab) or LOCKSMITH_SHARD");
   return suite;
 }
 
@@ -457,15 +483,11 @@ int CliMain(int argc, char** argv) {
   SuiteFlags suite_flags;
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
 
+  MergeCli merge_cli(app);
+
   std::string report_dir;
   uint64_t report_max_history_mb = kDefaultMaxHistoryBytes >> 20;
-  CLI::App* report = app.add_subcommand(
-      "report",
-      "write a run's report.html again from its history.jsonl, results.json and config.json "
-      "(without re-judging: see check), or every run's report and the tables of a suite "
-      "directory; then the store's index.html");
-  report->add_option("dir", report_dir, "run directory or suite directory")->required();
-  AddMaxHistoryFlag(*report, report_max_history_mb);
+  CLI::App* report = AddReportCommand(app, report_dir, report_max_history_mb);
 
   ExportOptions export_options;
   uint64_t export_max_history_mb = kDefaultMaxHistoryBytes >> 20;
@@ -503,6 +525,7 @@ int CliMain(int argc, char** argv) {
   if (check->parsed()) return RunCheck(*check, check_flags);
   if (cleanup->parsed()) return RunCleanup(cleanup_flags);
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
+  if (auto code = merge_cli.Run()) return *code;
   if (report->parsed()) {
     return RegenerateReports(report_dir, std::cout, std::cerr, report_max_history_mb << 20);
   }

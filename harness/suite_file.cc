@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/seed.h"
+#include "base/sha256.h"
 #include "harness/scenario_library.h"
 
 namespace locksmith {
@@ -368,6 +369,7 @@ Result<Suite> LoadSuiteFile(const std::string& path, const SuiteOverrides& overr
   if (!j) return Error{j.error()};
   auto suite = ParseSuite(*j, std::filesystem::path(path).stem().string(), overrides);
   if (!suite) return Error{path + ": " + suite.error()};
+  suite->digest = Sha256Hex(j->dump());
   return suite;
 }
 

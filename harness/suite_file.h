@@ -47,6 +47,10 @@ struct Suite {
   std::string description;
   std::optional<uint64_t> seed;
   std::vector<SuiteCell> cells;
+  // SHA-256 of the file's JSON (its comments and spacing aside), which a
+  // shard records so that shards of an edited file are not merged; empty
+  // for a suite made from flags (`run --test-count`).
+  std::string digest;
 };
 
 // What `locksmith suite` overrides in every run (quick checks, another store).

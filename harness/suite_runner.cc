@@ -5,15 +5,17 @@
 #include <iostream>
 #include <random>
 
+#include "base/atomic_file.h"
 #include "base/exit_codes.h"
 #include "base/scope_exit.h"
-#include "base/seed.h"
 #include "base/terminal_text.h"
 #include "base/text.h"
 #include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_store.h"
+#include "harness/shard_record.h"
 #include "harness/signal_watcher.h"
+#include "reports/escape.h"
 
 namespace locksmith {
 namespace {
@@ -45,9 +47,9 @@ SuiteRun RowOf(const SuiteCell& cell, int repeat, uint64_t seed, const RunOutcom
   return row;
 }
 
-// The record of a suite about to run: its cells and runs planned, and its
-// seed (the suite's, or a random one).
-SuiteRecord PlannedRecord(const Suite& suite) {
+// The record of a suite about to run: its cells and runs planned (the
+// shard's, when it is one), and its seed (the suite's, or a random one).
+SuiteRecord PlannedRecord(const Suite& suite, const std::optional<ShardSpec>& shard) {
   SuiteRecord record;
   record.name = suite.name;
   record.description = suite.description;
@@ -57,10 +59,9 @@ SuiteRecord PlannedRecord(const Suite& suite) {
     std::random_device entropy;
     record.seed = (uint64_t{entropy()} << 32) | entropy();
   }
-  for (const auto& cell : suite.cells) {
-    record.cells.push_back(cell.name);
-    record.planned_runs += cell.test_count;
-  }
+  for (const auto& cell : suite.cells) record.cells.push_back(cell.name);
+  const std::vector<PlannedRun> plan = PlanSuiteRuns(suite, record.seed);
+  record.planned_runs = static_cast<int>(shard ? ShardRuns(plan, *shard).size() : plan.size());
   return record;
 }
 
@@ -68,6 +69,17 @@ SuiteRecord PlannedRecord(const Suite& suite) {
 bool WriteReports(SuiteOutcome& outcome) {
   if (Status s = WriteSuiteReports(outcome.record, outcome.dir); !s) {
     outcome.error = "suite reports: " + s.error();
+    return false;
+  }
+  return true;
+}
+
+// shard.json: what a merge needs to know of the shard (harness/shard_record.h).
+bool WriteShardRecord(const Suite& suite, const ShardSpec& shard, SuiteOutcome& outcome) {
+  const ShardRecord record = MakeShardRecord(suite, outcome.record.seed, shard);
+  const std::string text = DumpJson(ShardRecordJson(record), 2) + "\n";
+  if (Status s = WriteFileAtomically(outcome.dir + "/shard.json", text); !s) {
+    outcome.error = "shard record: " + s.error();
     return false;
   }
   return true;
@@ -82,21 +94,18 @@ class SuiteRuns {
       : suite_(suite), signals_(signals), modules_(modules), out_(out), outcome_(outcome),
         record_(outcome.record) {}
 
-  // False when the reports could not be written after a run.
-  bool RunAll() {
-    for (size_t c = 0; c < suite_.cells.size() && record_.interrupted.empty(); ++c) {
-      const SuiteCell& cell = suite_.cells[c];
-      const uint64_t cell_seed = cell.config.seed ? *cell.config.seed : SubSeed(record_.seed, c);
-      for (int repeat = 0; repeat < cell.test_count; ++repeat) {
-        if (signals_.interrupted()) {
-          record_.interrupted = "by a signal before run " + std::to_string(done_ + 1) + " of " +
-                                std::to_string(record_.planned_runs);
-          break;
-        }
-        RunOne(cell, RepeatSeed(cell_seed, repeat), repeat);
-        if (!record_.interrupted.empty()) break;
-        if (!WriteReports(outcome_)) return false;
+  // `runs` in order (the suite's, or a shard's share of it). False when the
+  // reports could not be written after a run.
+  bool RunAll(const std::vector<PlannedRun>& runs) {
+    for (const PlannedRun& run : runs) {
+      if (signals_.interrupted()) {
+        record_.interrupted = "by a signal before run " + std::to_string(done_ + 1) + " of " +
+                              std::to_string(record_.planned_runs);
+        break;
       }
+      RunOne(suite_.cells[run.cell], run.seed, run.repeat);
+      if (!record_.interrupted.empty()) break;
+      if (!WriteReports(outcome_)) return false;
     }
     return true;
   }
@@ -142,9 +151,16 @@ class SuiteRuns {
 }  // namespace
 
 SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
-                          std::ostream& out) {
+                          std::ostream& out, const std::optional<ShardSpec>& shard) {
   SuiteOutcome outcome;
-  outcome.record = PlannedRecord(suite);
+  if (shard && !suite.seed) {
+    outcome.exit_code = kExitBadInput;
+    outcome.error = "--shard needs the seed every shard shares: the suite file's \"seed\" or "
+                    "--seed (a CI pipeline's id serves)";
+    return outcome;
+  }
+  outcome.record = PlannedRecord(suite, shard);
+  if (shard) outcome.shard = shard->Text();
   const std::string store = suite.cells.front().config.store;
   auto dir = CreateStampedDirectory(store + "/suites", suite.name);
   if (!dir) {
@@ -153,14 +169,16 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
     return outcome;
   }
   outcome.dir = *dir;
-  if (!WriteReports(outcome)) {
+  if (!WriteReports(outcome) || (shard && !WriteShardRecord(suite, *shard, outcome))) {
     outcome.exit_code = kExitRunFailed;
     return outcome;
   }
   // The store's index lists the suite from its start, and its verdict at the end.
   UpdateStoreIndex(store, std::cerr);
   ScopeExit index_at_end([&] { UpdateStoreIndex(store, std::cerr); });
-  if (!SuiteRuns(suite, signals, modules, out, outcome).RunAll() || !WriteReports(outcome)) {
+  std::vector<PlannedRun> runs = PlanSuiteRuns(suite, outcome.record.seed);
+  if (shard) runs = ShardRuns(runs, *shard);
+  if (!SuiteRuns(suite, signals, modules, out, outcome).RunAll(runs) || !WriteReports(outcome)) {
     outcome.exit_code = kExitRunFailed;
     return outcome;
   }
@@ -170,11 +188,7 @@ SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunM
   return outcome;
 }
 
-void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out) {
-  const SuiteRecord& record = outcome.record;
-  out << "\nsuite " << TerminalSafe(record.name) << " (seed " << record.seed
-      << "): " << record.runs.size() << " of " << record.planned_runs << " runs"
-      << (record.interrupted.empty() ? "" : ", interrupted " + record.interrupted) << "\n";
+void PrintSuiteRates(const SuiteRecord& record, const std::string& dir, std::ostream& out) {
   for (const auto& cell : record.cells) {
     std::vector<const SuiteRun*> of;
     for (const auto& r : record.runs) {
@@ -190,11 +204,21 @@ void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out) {
     if (g.judged < g.runs) out << "; " << g.runs - g.judged << " not judged";
     out << "\n";
   }
-  out << "index: " << TerminalSafe(outcome.dir) << "/index.html\n";
+  out << "index: " << TerminalSafe(dir) << "/index.html\n";
 }
 
-int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out) {
-  SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out);
+void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out) {
+  const SuiteRecord& record = outcome.record;
+  out << "\nsuite " << TerminalSafe(record.name) << " (seed " << record.seed
+      << (outcome.shard.empty() ? "" : ", shard " + outcome.shard) << "): " << record.runs.size()
+      << " of " << record.planned_runs << " runs"
+      << (record.interrupted.empty() ? "" : ", interrupted " + record.interrupted) << "\n";
+  PrintSuiteRates(record, outcome.dir, out);
+}
+
+int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out,
+             const std::optional<ShardSpec>& shard) {
+  SuiteOutcome outcome = ExecuteSuite(suite, signals, DefaultRunModules(), out, shard);
   if (!outcome.error.empty()) {
     std::cerr << "locksmith: " << TerminalSafe(outcome.error) << "\n";
     return outcome.exit_code;

@@ -6,10 +6,12 @@
 // the suite after the current run's teardown. Main thread only.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "harness/run_modules.h"
+#include "harness/shard_plan.h"
 #include "harness/suite_file.h"
 #include "reports/suite_report.h"
 
@@ -22,18 +24,29 @@ struct SuiteOutcome {
   SuiteRecord record;
   int exit_code = 0;  // the worst run's (WorstExitCode); 255 when the suite could not start
   std::string error;
+  std::string shard;  // "I/N" when it ran one shard of the suite
 };
 
-// Runs `suite` with `modules`; one progress line per run on `out`.
+// Runs `suite` with `modules`; one progress line per run on `out`. With
+// `shard`, only the shard's share of the runs (harness/shard_plan.h), each
+// with the seed it has in the whole suite, and the directory's shard.json
+// says which (harness/shard_record.h); a shard needs the suite's seed.
 SuiteOutcome ExecuteSuite(const Suite& suite, SignalWatcher& signals, const RunModules& modules,
-                          std::ostream& out);
+                          std::ostream& out, const std::optional<ShardSpec>& shard = std::nullopt);
 
-// The cells' violation rates and median times to the first violation (as
-// people read a duration), then where the index is.
+// Each cell's violation rate and median time to the first violation, then
+// where the index is (DIR/index.html): the summary's body, which a merge
+// prints too.
+void PrintSuiteRates(const SuiteRecord& record, const std::string& dir, std::ostream& out);
+
+// The runs done of those planned (and the shard's I/N), then
+// PrintSuiteRates: the cells' rates and median times to the first violation
+// (as people read a duration), and where the index is.
 void PrintSuiteSummary(const SuiteOutcome& outcome, std::ostream& out);
 
 // ExecuteSuite with the real modules; prints where the index is and the
 // cells' violation rates; returns the exit code.
-int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out);
+int RunSuite(const Suite& suite, SignalWatcher& signals, std::ostream& out,
+             const std::optional<ShardSpec>& shard = std::nullopt);
 
 }  // namespace locksmith
