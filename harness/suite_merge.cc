@@ -1,9 +1,11 @@
 #include "harness/suite_merge.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <set>
+#include <utility>
 
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
@@ -88,7 +90,9 @@ std::string CheckShardSet(const std::vector<Shard>& shards) {
   for (const Shard& s : shards) {
     if (std::string why = Mismatch(shards.front(), s); !why.empty()) return why;
     auto [at, fresh] = given.emplace(s.plan.shard.index, s.dir);
-    if (!fresh) return "shard " + s.plan.shard.Text() + " given twice: " + at->second + " and " + s.dir;
+    if (!fresh) {
+      return "shard " + s.plan.shard.Text() + " given twice: " + at->second + " and " + s.dir;
+    }
   }
   const int total = shards.front().plan.shard.total;
   std::string missing;
@@ -139,14 +143,33 @@ std::string CheckRuns(const std::vector<Shard>& shards) {
   return "";
 }
 
-// `from` (a real directory) into `to`: each file hard-linked, or copied
-// whole when the file systems differ. Anything but files and directories
-// (a link planted in a run's directory) is refused.
+// Whether `shard_dir`/`run_dir` holds only files and directories, it and
+// the folders above it in the shard's real directories: a link planted
+// there would make the merge read or link what it points to.
+Status CheckRunDirectory(const fs::path& shard_dir, const std::string& run_dir) {
+  std::error_code ec;
+  fs::path from = shard_dir;
+  for (const auto& part : fs::path(run_dir)) {
+    from /= part;
+    if (!fs::is_directory(fs::symlink_status(from, ec))) {
+      return Error{from.string() + ": not a directory (a run's directory and the folders above "
+                   "it in the shard's are real directories)"};
+    }
+  }
+  for (fs::recursive_directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::file_status st = it->symlink_status(ec);
+    if (!ec && !fs::is_directory(st) && !fs::is_regular_file(st)) {
+      return Error{it->path().string() + ": not a regular file or directory; not merged"};
+    }
+  }
+  if (ec) return Error{from.string() + ": " + ec.message()};
+  return OkStatus();
+}
+
+// `from` (checked by CheckRunDirectory) into `to`: each file hard-linked,
+// or copied whole when the file systems differ.
 Status CopyRunDirectory(const fs::path& from, const fs::path& to) {
   std::error_code ec;
-  if (!fs::is_directory(fs::symlink_status(from, ec))) {
-    return Error{from.string() + ": not a directory (a run's directory is one)"};
-  }
   fs::create_directories(to, ec);
   if (ec) return Error{to.string() + ": " + ec.message()};
   for (fs::recursive_directory_iterator it(from, ec), end; !ec && it != end; it.increment(ec)) {
@@ -210,12 +233,12 @@ SuiteRecord MergedRecord(const std::vector<Shard>& shards) {
                             s.plan.shard.Text() + " " + stopped;
     }
   }
-  std::stable_sort(record.runs.begin(), record.runs.end(), [&](const SuiteRun& a, const SuiteRun& b) {
-    const auto ca = cell_order.find(a.cell), cb = cell_order.find(b.cell);
-    const size_t ia = ca == cell_order.end() ? SIZE_MAX : ca->second;
-    const size_t ib = cb == cell_order.end() ? SIZE_MAX : cb->second;
-    return ia != ib ? ia < ib : a.repeat < b.repeat;
-  });
+  const auto place = [&](const SuiteRun& r) {
+    const auto it = cell_order.find(r.cell);
+    return std::pair(it == cell_order.end() ? SIZE_MAX : it->second, r.repeat);
+  };
+  std::stable_sort(record.runs.begin(), record.runs.end(),
+                   [&](const SuiteRun& a, const SuiteRun& b) { return place(a) < place(b); });
   return record;
 }
 
@@ -250,6 +273,12 @@ Result<std::vector<Shard>> ReadShards(const std::vector<std::string>& shard_dirs
   });
   if (std::string why = CheckShardSet(shards); !why.empty()) return Error{why};
   if (std::string why = CheckRuns(shards); !why.empty()) return Error{why};
+  for (const Shard& s : shards) {
+    for (const SuiteRun& run : s.summary.runs) {
+      if (run.dir.empty()) continue;
+      if (Status st = CheckRunDirectory(s.dir, run.dir); !st) return Error{st.error()};
+    }
+  }
   return shards;
 }
 
@@ -268,7 +297,8 @@ MergeOutcome MergeShards(const std::string& out_dir, const std::vector<std::stri
   for (const Shard& s : *shards) {
     for (const SuiteRun& run : s.summary.runs) {
       if (run.dir.empty()) continue;
-      const fs::path to = fs::path(out_dir) / ("shard-" + std::to_string(s.plan.shard.index)) / run.dir;
+      const fs::path to =
+          fs::path(out_dir) / ("shard-" + std::to_string(s.plan.shard.index)) / run.dir;
       if (Status st = CopyRunDirectory(fs::path(s.dir) / run.dir, to); !st) {
         outcome.error = st.error();
         return outcome;

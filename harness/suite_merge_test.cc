@@ -176,6 +176,23 @@ TEST(SuiteMergeTest, ARunPresentTwiceIsRefused) {
             std::string::npos) << planned;
 }
 
+TEST(SuiteMergeTest, ALinkPlantedInARunsDirectoryIsRefused) {
+  TempDir root;
+  const std::vector<std::string> shards = ThreeShards(root);
+  const auto summary = nlohmann::json::parse(ReadText(shards[1] + "/summary.json"));
+  const std::string run = shards[1] + "/" + summary["runs"][0]["dir"].get<std::string>();
+  fs::remove(run + "/report.html");
+  fs::create_symlink("/etc/hostname", run + "/report.html");
+  const std::string line = Refusal(root, shards);
+  EXPECT_NE(line.find(run + "/report.html: not a regular file or directory"), std::string::npos)
+      << line;
+  // A run's directory that is itself a link.
+  fs::remove_all(run);
+  fs::create_directory_symlink(root.path(), run);
+  const std::string dir = Refusal(root, shards);
+  EXPECT_NE(dir.find(run + ": not a directory"), std::string::npos) << dir;
+}
+
 TEST(SuiteMergeTest, AnOutputThatHoldsSomethingIsRefusedAndAShardNeedsASeed) {
   TempDir root;
   const std::vector<std::string> shards = ThreeShards(root);
@@ -189,7 +206,8 @@ TEST(SuiteMergeTest, AnOutputThatHoldsSomethingIsRefusedAndAShardNeedsASeed) {
   unseeded.seed.reset();
   SignalWatcher signals;
   std::ostringstream out;
-  const SuiteOutcome refused = ExecuteSuite(unseeded, signals, FakeRunModules(), out, ShardSpec{1, 2});
+  const SuiteOutcome refused =
+      ExecuteSuite(unseeded, signals, FakeRunModules(), out, ShardSpec{1, 2});
   EXPECT_EQ(refused.exit_code, kExitBadInput);
   EXPECT_NE(refused.error.find("--shard needs the seed"), std::string::npos) << refused.error;
   EXPECT_FALSE(fs::exists(root.path() + "/unseeded/suites"));
