@@ -58,6 +58,8 @@ if ((tests)); then
     # the source-size lint; the exec clients' test programs and adapters
     # (adapters/: redis-py's Lock, kazoo's Lock, run with Debian's /usr/bin/python3)
     python3 python3-redis python3-kazoo
+    # the nightly CI definitions' test reads ci/*.yml
+    python3-yaml
     # scripts/fuzz.sh: the fuzz targets under AddressSanitizer and UBSan
     clang libclang-rt-14-dev
   )
