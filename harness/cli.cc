@@ -26,6 +26,7 @@
 #include "harness/export_command.h"
 #include "harness/merge_cli.h"
 #include "harness/report_command.h"
+#include "harness/recheck_run.h"
 #include "harness/run.h"
 #include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"

@@ -1,8 +1,7 @@
 // The run lifecycle: config -> store -> cluster -> servers -> clients and
 // nemesis until the time limit -> heal -> final reads -> teardown -> check ->
 // report. Teardown happens on every path (normal end, error, a throw,
-// SIGINT/SIGTERM via the SignalWatcher). RecheckRun re-judges a stored run.
-// Functions of the main thread; not reentrant.
+// SIGINT/SIGTERM via the SignalWatcher). harness/recheck_run.h re-judges a stored run.) Functions of the main thread; not reentrant.
 #pragma once
 
 #include <cstdint>
@@ -42,13 +41,5 @@ RunOutcome ExecuteRun(RunConfig config, SignalWatcher& signals, const RunModules
 // run in which a fault it asked for never took effect (the fault ledger,
 // results.json's "faults").
 int RunTest(RunConfig config, SignalWatcher& signals, std::ostream& out);
-
-// Checks a stored run again with its workload's checkers; rewrites
-// results.json, report.html and junit.xml. Returns the verdict's exit code,
-// or 254 with one line on stderr when the directory is not a readable run,
-// its history is larger than `max_history_bytes` or the run is still going
-// (its controller.json names a live process: see LiveRunController).
-int RecheckRun(const std::string& run_dir, std::ostream& out,
-               uint64_t max_history_bytes = kDefaultMaxHistoryBytes);
 
 }  // namespace locksmith

@@ -2,6 +2,7 @@
 // workload or a worker that throws, servers that will not start, a clean
 // run), its scopes tear down what was set up, heal the nemesis, keep the
 // history and end with the exit code and error the user must see.
+#include "harness/recheck_run.h"
 #include "harness/run.h"
 
 #include <gtest/gtest.h>
