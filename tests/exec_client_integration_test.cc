@@ -118,10 +118,14 @@ void ExpectRefusedAtSetUp(const std::vector<std::string>& flags, const std::stri
   FinishedRun f = RunAndLoad(flags, seconds(60));
   EXPECT_EQ(f.code, kExitRunFailed) << f.out;
   // One line in the log (the summary's "error:" repeats it, as for any run
-  // that fails), and the program reported nothing else.
+  // that fails, and so does the verdict's reason, since the history's closing
+  // record says the workload ended in that error), and the program reported
+  // nothing else.
   const std::vector<std::string> errors = LinesWith(f.out, " ERROR ");
   ASSERT_EQ(errors.size(), 1u) << f.out;
-  EXPECT_EQ(LinesWith(f.out, "pid ").size(), 2u) << f.out;
+  EXPECT_EQ(LinesWith(f.out, "pid ").size(), 3u) << f.out;
+  EXPECT_EQ(LinesWith(f.out, "verdict: UNKNOWN (the workload ended in an error: ").size(), 1u)
+      << f.out;
   EXPECT_NE(errors[0].find(kFake), std::string::npos) << errors[0];
   EXPECT_NE(errors[0].find(says), std::string::npos) << errors[0];
   EXPECT_EQ(f.out.find("workload mutex for"), std::string::npos) << "the workload started";
