@@ -168,6 +168,9 @@ void ExpectRun(const std::string& run_dir, const nlohmann::json& row, const Expe
   } else if (expected.verdict == "invalid") {
     EXPECT_EQ(row["exit_code"], 1) << row.dump();
     EXPECT_GT(explained, 0) << results["anomalies"].dump();
+  } else if (expected.verdict == "unknown") {
+    EXPECT_EQ(row["exit_code"], 2) << row.dump();
+    EXPECT_TRUE(results["anomalies"].empty()) << results["anomalies"].dump();
   }
   EXPECT_TRUE(fs::exists(run_dir + "/report.html"));
   ExpectNothingLeft(run_dir);
@@ -343,7 +346,13 @@ TEST(SuiteIntegrationTest, CompareBackendsShortened) {
   expected["go-zookeeper.none"] = expected["etcd-concurrency.none"] = {"valid", {}};
   expected["etcd.client-pause"] = WithTheStalledHolder({"invalid", kExpired});
   for (const std::string lock : {"mariadb", "postgres"}) {
-    expected[lock + ".none"] = expected[lock + ".client-pause"] = {"valid", {}};
+    expected[lock + ".none"] = {"valid", {}};
+    // At a tenth of its length a run lasts 2 s, and the 2 s client pause
+    // that strikes in it never runs its course: no stall is observed and the
+    // verdict is unknown, the session lock showing nothing either way (the
+    // quick comparison, at 0.43, shows these cells valid with their pauses
+    // observed).
+    expected[lock + ".client-pause"] = {"unknown", {}};
     expected[lock + ".kill"] = expected[lock + ".partition"] = {"", kUnsafe};
   }
   ExpectSuite(dir, s, "compare-backends", expected);
