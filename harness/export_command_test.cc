@@ -11,19 +11,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/testing/file_text.h"
 #include "base/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class ExportCommandTest : public ::testing::Test {
  protected:
@@ -51,8 +45,8 @@ TEST_F(ExportCommandTest, ALinkAtTheOldTemporaryNameIsNotFollowed) {
   const std::string output = dir_.path() + "/out.jsonl";
   fs::create_symlink(victim_, output + ".tmp-" + std::to_string(getpid()));
   ASSERT_EQ(Export(output), 0) << err_.str();
-  EXPECT_EQ(Slurp(victim_), "private\n");
-  const std::string written = Slurp(output);
+  EXPECT_EQ(testing::FileText(victim_), "private\n");
+  const std::string written = testing::FileText(output);
   EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), 2) << written;
   EXPECT_FALSE(fs::is_symlink(output));
 }
@@ -64,7 +58,7 @@ TEST_F(ExportCommandTest, ALinkAtTheOutputIsRefusedWithOneLine) {
   const std::string err = err_.str();
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   EXPECT_NE(err.find(output + " is a symbolic link"), std::string::npos) << err;
-  EXPECT_EQ(Slurp(victim_), "private\n");
+  EXPECT_EQ(testing::FileText(victim_), "private\n");
   EXPECT_TRUE(fs::is_symlink(output));
   // Nothing else was left beside it.
   int entries = 0;

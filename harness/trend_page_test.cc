@@ -15,6 +15,7 @@
 #include <regex>
 #include <sstream>
 
+#include "base/testing/file_text.h"
 #include "base/testing/temp_dir.h"
 #include "harness/store_prune.h"
 #include "harness/trend_command.h"
@@ -44,13 +45,6 @@ constexpr const char* kPageCheck = R"JS(<script>
 })();
 </script>)JS";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 void MakeRun(const fs::path& dir) {
   fs::create_directories(dir);
   std::ofstream(dir / "config.json") << "{}";
@@ -78,7 +72,7 @@ std::string CheckInChromium(const std::string& store, const std::string& work,
   std::ostringstream out, err;
   EXPECT_EQ(WriteTrend(store + "/trend", {store}, out, err), 0) << err.str();
   const std::string page = store + "/trend/trend.html";
-  std::string html = Slurp(page);
+  std::string html = testing::FileText(page);
   // Every link leads to a file.
   const std::regex href("href=\"([^\"]+)\"");
   for (std::sregex_iterator it(html.begin(), html.end(), href), end; it != end; ++it) {
@@ -90,7 +84,7 @@ std::string CheckInChromium(const std::string& store, const std::string& work,
                         "--no-first-run --user-data-dir='" + work + "/profile' --dump-dom 'file://" +
                         checked + "' >'" + work + "/dom.html' 2>'" + work + "/chromium.log'";
   int raw = std::system(command.c_str());
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << Slurp(work + "/chromium.log");
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << testing::FileText(work + "/chromium.log");
   if (!screenshot.empty()) {
     command = "timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run "
               "--user-data-dir='" + work + "/profile' --window-size=1400,900 --screenshot='" +
@@ -99,7 +93,7 @@ std::string CheckInChromium(const std::string& store, const std::string& work,
     EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0 && fs::exists(screenshot));
   }
   std::smatch m;
-  const std::string dom = Slurp(work + "/dom.html");
+  const std::string dom = testing::FileText(work + "/dom.html");
   const std::regex found("<pre id=\"trend-check\">([^<]*)</pre>");
   return std::regex_search(dom, m, found) ? m[1].str() : "no trend-check in the DOM";
 }

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/testing/file_text.h"
 #include "base/testing/temp_dir.h"
 #include "reports/html_report.h"
 
@@ -115,13 +116,6 @@ constexpr const char* kPageCheck = R"JS(<script>
 })();
 </script>)JS";
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // The DOM of `file` after headless Chromium loaded it, and Chromium's log.
 std::pair<std::string, std::string> Load(const std::string& file, const std::string& work) {
   const std::string dom = work + "/dom.html", log = work + "/chromium.log";
@@ -130,8 +124,8 @@ std::pair<std::string, std::string> Load(const std::string& file, const std::str
       "--user-data-dir='" + work + "/profile' --enable-logging=stderr --v=0 --dump-dom 'file://" +
       file + "' >'" + dom + "' 2>'" + log + "'";
   const int raw = std::system(command.c_str());
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << Slurp(log);
-  return {Slurp(dom), Slurp(log)};
+  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << testing::FileText(log);
+  return {testing::FileText(dom), testing::FileText(log)};
 }
 
 // What kPageCheck found: the pairs it checked, and the problems.
@@ -164,7 +158,7 @@ std::string ReportOfTheRun(const testing::TempDir& dir) {
 // acquires and the kill inside their span, not "no fault".
 TEST(ReportPageTest, ANonlinearizableStoryNamesItsOpsAndTheKillInsideTheConflict) {
   testing::TempDir dir;
-  const std::string html = Slurp(ReportOfTheRun(dir));
+  const std::string html = testing::FileText(ReportOfTheRun(dir));
   const size_t story = html.find("p0's acquire <a href=\"#timeline\" class=\"opref t-ok\" "
                                  "data-idx=\"180\">");
   ASSERT_NE(story, std::string::npos);
@@ -187,7 +181,7 @@ TEST(ReportPageTest, ANonlinearizableStoryNamesItsOpsAndTheKillInsideTheConflict
 
 TEST(ReportPageTest, TheReportLeadsWithItsStoriesAndNoValueContradictsItsLabel) {
   testing::TempDir dir, work;
-  const std::string report = Slurp(ReportOfTheRun(dir));
+  const std::string report = testing::FileText(ReportOfTheRun(dir));
   const size_t end = report.rfind("</body>");
   ASSERT_NE(end, std::string::npos);
   const std::string checked = work.path() + "/checked-report.html";
