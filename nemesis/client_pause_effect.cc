@@ -5,12 +5,11 @@
 #include <utility>
 
 #include "backends/client_pauses.h"
+#include "base/ceil_millis.h"
 #include "checker/leased_lock_checker.h"
 
 namespace locksmith {
 namespace {
-
-constexpr int64_t kNsPerMs = 1'000'000;
 
 // Who took the stall, as the pause's begin op says.
 struct Hit {
