@@ -19,13 +19,13 @@
 #   --rounds K   rounds of the whole selection (default 3)
 #   --load N     busy loops beside the tests (default: the number of cores;
 #                0 runs unloaded)
-#   --jobs J     ctest's -j (default: the number of cores, as scripts/test.sh)
+#   --jobs J     ctest's -j (default: twice the number of cores, as scripts/test.sh)
 #   --build DIR  the build directory (default build/)
 #   CTEST FLAGS  narrow the selection, e.g. -- -R 'Redis|Etcd'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage="usage: $0 [--rounds K] [--load N] [--jobs J] [--build DIR] [-- CTEST FLAGS...]"
-rounds=3 load=$(nproc) jobs=$(nproc) build=build
+rounds=3 load=$(nproc) jobs=$((2 * $(nproc))) build=build
 ctest_flags=()
 positive_int() { [[ $2 =~ ^[0-9]+$ ]] || { echo "flake: $1 takes a whole number, not '$2'" >&2; exit 254; }; }
 while [[ $# -gt 0 ]]; do
@@ -80,7 +80,7 @@ done
 /usr/bin/python3 - "$out" "$rounds" <<'EOF'
 import sys, xml.etree.ElementTree as ET
 out, rounds = sys.argv[1], int(sys.argv[2])
-ran, failed = {}, {}
+ran, failed, seconds = {}, {}, {}
 for r in range(1, rounds + 1):
     try:
         root = ET.parse(f"{out}/round-{r}.xml").getroot()
@@ -88,7 +88,10 @@ for r in range(1, rounds + 1):
         print(f"flake: round {r} left no readable results ({e})", file=sys.stderr)
         sys.exit(1)
     for case in root.iter("testcase"):
-        name = case.get("name")
+        # ctest names a parameterised case with its parameter's bytes after
+        # "  # GetParam() = "; the name before it says which case it is.
+        name = case.get("name").split("  # GetParam()")[0]
+        seconds[name] = seconds.get(name, 0.0) + float(case.get("time") or 0)
         if case.get("status") == "notrun" or case.find("skipped") is not None:
             continue
         ran[name] = ran.get(name, 0) + 1
@@ -98,6 +101,10 @@ flaky = sorted(failed, key=lambda n: (-failed[n] / ran[n], n))
 print(f"{'failed':>8}  {'rate':>6}  test")
 for name in flaky:
     print(f"{failed[name]:>3} of {ran[name]:<2}  {failed[name] / ran[name]:>6.0%}  {name}")
+longest = sorted(seconds, key=lambda n: -seconds[n])[:10]
+print("the longest (mean seconds a round):")
+for name in longest:
+    print(f"{seconds[name] / rounds:>8.1f}  {name}")
 print(f"flake: {len(ran)} tests, {len(flaky)} failed at least once in {rounds} rounds")
 sys.exit(1 if flaky else 0)
 EOF
