@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "backends/mariadb_library.h"
 #include "backends/mariadb_lock_client.h"
 #include "backends/non_root_server.h"
 #include "backends/redis_service.h"
@@ -105,6 +106,9 @@ Status MariadbPing(const MariadbEndpoint& endpoint, std::chrono::milliseconds ti
 
 Result<std::unique_ptr<LockService>> MakeMariadbService(const ModuleOptions& options,
                                                         const BackendContext& context) {
+  // Its readiness check and its clients call libmariadb: a missing library
+  // is said here, before any server starts.
+  if (Status s = LoadLibmariadb(); !s) return Error{s.error()};
   MariadbServiceOptions m = OptionsAs<MariadbServiceOptions>(options);
   auto password = NewServerPassword();
   if (!password) return Error{password.error()};

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include "backends/libpq_library.h"
 #include "backends/pg_admin.h"
 #include "backends/non_root_server.h"
 #include "backends/pg_lock_client.h"
@@ -73,6 +74,9 @@ std::string PgHbaText() {
 Result<std::unique_ptr<LockService>> MakePostgresService(const ModuleOptions& options,
                                                          const BackendContext& context) {
   (void)options;
+  // Its readiness check and its clients call libpq: a missing library is
+  // said here, before any server starts.
+  if (Status s = LoadLibpq(); !s) return Error{s.error()};
   PostgresServiceOptions o;
   auto password = NewServerPassword();
   if (!password) return Error{password.error()};
