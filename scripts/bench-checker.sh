@@ -12,14 +12,15 @@
 #   initial nil): per file the load and check time, then average and max
 #   with the load excluded and included. A file DIR/EXPECTED of "NAME valid|invalid" lines (or
 #   --expect FILE) makes it compare each verdict with the expected one.
-#        scripts/bench-checker.sh --porcupine [--rounds N]
+#        scripts/bench-checker.sh --porcupine [--rounds N] [--startup]
 #   `locksmith check` of Porcupine's six kv histories (checker/testdata/
 #   porcupine-kv): per file the verdict, states explored and the median
 #   wall time of N processes (default 5), their sum, and with valgrind the
 #   instructions of one check of c50-ok; then the start-up of `check` of a
 #   one-op history: instructions (valgrind) and CPU time (perf stat) or the
-#   median wall time. LOCKSMITH_BIN=PATH uses that binary instead of
-#   building one. The first line names the date, commit and build type.
+#   median wall time (--startup: only the start-up). LOCKSMITH_BIN=PATH
+#   uses that binary instead of building one. The first line names the
+#   date, the commit the binary was built from and its build type.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/bench-build.sh"
