@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # `scripts/bench-checker.sh --porcupine`: the `locksmith check` command on
-# Porcupine's kv histories and its start-up (see bench-checker.sh).
+# Porcupine's kv histories and its start-up; `--knossos`: on Knossos's
+# cas-register histories (see bench-checker.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 rounds=5
 startup_only=false
+knossos=false
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --startup) startup_only=true; shift ;;
+    --knossos) knossos=true; shift ;;
     *) echo "bench-checker.sh --porcupine: unknown argument $1" >&2; exit 254 ;;
   esac
 done
@@ -63,6 +66,11 @@ startup() {
 }
 if $startup_only; then
   startup
+  exit 0
+fi
+if $knossos; then
+  source "$here/bench/knossos_histories.sh"
+  knossos_histories "$root/checker/testdata/knossos-cas-register"
   exit 0
 fi
 total=0

@@ -21,11 +21,22 @@
 #   median wall time (--startup: only the start-up). LOCKSMITH_BIN=PATH
 #   uses that binary instead of building one. The first line names the
 #   date, the commit the binary was built from and its build type.
+#        scripts/bench-checker.sh --knossos [--rounds N]
+#   the same for Knossos's cas-register histories (checker/testdata/
+#   knossos-cas-register: good/ valid, bad/ invalid, initial value 0): per
+#   file the verdict against the known one, states, the best and median wall
+#   time of N processes; their sums and the instructions of the check that
+#   explores the most states.
+#   Knossos itself is not run: it needs a JVM and four libraries from Clojars
+#   and Maven Central that Debian does not ship.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 source "$here/bench-build.sh"
 if [[ "${1:-}" == --porcupine ]]; then
   exec "$here/bench-check-command.sh" "${@:2}"
+fi
+if [[ "${1:-}" == --knossos ]]; then
+  exec "$here/bench-check-command.sh" "$@"
 fi
 bench_build checker_bench
 if [[ $# -gt 0 && -d "$1" ]]; then
