@@ -31,6 +31,7 @@
 #include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"
 #include "harness/shard_plan.h"
+#include "harness/shrink_cli.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_file.h"
 #include "harness/suite_runner.h"
@@ -497,6 +498,7 @@ int CliMain(int argc, char** argv) {
       "scenarios", "list the scenario library (run one with locksmith run --scenario NAME)");
 
   TrendCli trend_cli(app);  // trend, compare, store prune
+  ShrinkCli shrink_cli(app);
 
   // CLI11 calls a stray word "A subcommand is required": name it instead.
   if (argc < 2) {
@@ -538,6 +540,7 @@ int CliMain(int argc, char** argv) {
     return ExportHistory(export_options, std::cout, std::cerr);
   }
   if (auto code = trend_cli.Run()) return *code;
+  if (auto code = shrink_cli.Run()) return *code;
   if (scenarios->parsed()) return RunScenarios();
   return BadInput("no subcommand");
 }

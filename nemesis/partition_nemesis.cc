@@ -108,6 +108,38 @@ std::string DescribePartition(const FaultOp& op) {
   return op.f;
 }
 
+// A grudge as a run recorded it ({"n1": ["c7"], "c7": ["n1"]}), checked:
+// every name a host of the table or a client of the run ("c3").
+Result<Grudge> RecordedGrudge(const nlohmann::json& value, const std::vector<std::string>& hosts,
+                              int concurrency) {
+  const nlohmann::json recorded =
+      value.is_object() && value.contains("grudge") ? value.at("grudge") : nlohmann::json();
+  auto known = [&](const nlohmann::json& name) {
+    if (!name.is_string()) return false;
+    const std::string n = name.get<std::string>();
+    if (std::find(hosts.begin(), hosts.end(), n) != hosts.end()) return true;
+    return n.size() > 1 && n.size() < 8 && n[0] == 'c' &&
+           std::all_of(n.begin() + 1, n.end(), [](unsigned char ch) { return std::isdigit(ch); }) &&
+           std::stoi(n.substr(1)) < concurrency;
+  };
+  if (!recorded.is_object() || recorded.empty()) {
+    return Error{"a grudge partition needs \"grudge\": {\"host\": [the hosts it drops], ...}"};
+  }
+  for (const auto& [from, dropped] : recorded.items()) {
+    if (!known(from) || !dropped.is_array()) {
+      return Error{"\"grudge\" names " + QuoteInput(from) + ", which is no host (hosts: " +
+                   JoinNames(hosts) + ") nor client c0..c" + std::to_string(concurrency - 1)};
+    }
+    for (const auto& other : dropped) {
+      if (!known(other)) {
+        return Error{"\"grudge\": " + QuoteInput(from) + " drops " + other.dump() +
+                     ", which is no host nor client"};
+      }
+    }
+  }
+  return GrudgeFromJson(recorded);
+}
+
 }  // namespace
 
 const FaultLook kPartitionLook = {"partition", 30, "#ef6c00", DescribePartition};
@@ -299,6 +331,10 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                                      table);
     if (!components) return Error{components.error()};
     grudge = Complete(*components);
+  } else if (shape == "grudge") {
+    auto recorded = RecordedGrudge(value, hosts, concurrency);
+    if (!recorded) return Error{recorded.error()};
+    grudge = std::move(*recorded);
   } else if (shape == "clients-from-nodes") {
     if (concurrency <= 0) return Error{"the run has no clients to cut off"};
     const nlohmann::json clients =
@@ -321,7 +357,7 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
     grudge = ClientsFromNodes(names, *cut_from);
   } else {
     return Error{"unknown partition shape " + QuoteInput(shape) + " (shapes: " +
-                 JoinNames(PartitionShapes()) + ")"};
+                 JoinNames(PartitionShapes()) + ", grudge)"};
   }
   if (grudge.empty()) {
     return Error{"a " + shape + " partition of " + std::to_string(hosts.size()) +

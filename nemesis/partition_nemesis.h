@@ -10,6 +10,10 @@
 //   {"shape": "bridge"}                          two halves joined by one host
 //   {"shape": "one-way"}                         one half drops what the other sends
 //   {"shape": "components", "components": [["n1"], ["n2", "n3"]]}
+//   {"shape": "grudge", "grudge": {"n1": ["c7"], "c7": ["n1"]}}
+//                                                who drops whom, as a run's
+//                                                completion value recorded it
+//                                                (locksmith shrink's replays)
 //   {"shape": "clients-from-nodes", "clients": [3] or "one" | "half" | "all" | "0,2",
 //    "nodes": "all" (a target)}                  the clients cut off from those hosts
 //   {"shape": "auto"}                            isolate one host; with one host,

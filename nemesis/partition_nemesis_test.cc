@@ -238,6 +238,28 @@ TEST(PartitionNemesisTest, ComponentsNameNodesAndEveryHostAtMostOnce) {
   EXPECT_TRUE(rig.nemesis->Teardown().empty());
 }
 
+// locksmith shrink replays a partition with the grudge the run recorded,
+// whatever the seed would draw now: the same cut, and the same value back.
+TEST(PartitionNemesisTest, ARecordedGrudgeIsPutInPlaceAsItWas) {
+  Rig rig(3);
+  const nlohmann::json recorded = {{"c2", {"n1"}}, {"n1", {"c2", "n3"}}, {"n3", {"n1"}}};
+  FaultResult r = rig.Do("partition", {{"shape", "grudge"}, {"grudge", recorded}});
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.value["grudge"], recorded);
+  EXPECT_FALSE(rig.Sees("n1", "n3"));
+  EXPECT_TRUE(rig.Sees("n1", "n2"));
+  EXPECT_FALSE(rig.ClientSees(2, "n1"));
+  EXPECT_TRUE(rig.ClientSees(1, "n1"));
+  r = rig.Do("partition", {{"shape", "grudge"}, {"grudge", {{"n9", {"n1"}}}}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("\"n9\", which is no host"), std::string::npos) << r.error;
+  r = rig.Do("partition", {{"shape", "grudge"}, {"grudge", {{"n1", {"c4"}}}}});
+  EXPECT_FALSE(r.ok) << "the rig has clients c0..c3";
+  r = rig.Do("partition", {{"shape", "grudge"}});
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(rig.nemesis->Teardown().empty());
+}
+
 TEST(PartitionNemesisTest, LoopbackHostsCannotBePartitioned) {
   FakeCluster cluster({"n1"});
   testing::ClusterTableService service(cluster);

@@ -125,15 +125,14 @@ void PrintFaultLedger(std::ostream& out, const nlohmann::json& faults) {
   }
 }
 
-// Whether an anomaly of `kind` (its "class" or "type") is among `anomalies`.
+}  // namespace
+
 bool HasAnomalyOfKind(const nlohmann::json& anomalies, const std::string& kind) {
   if (!anomalies.is_array()) return false;
   return std::any_of(anomalies.begin(), anomalies.end(), [&](const nlohmann::json& a) {
     return a.is_object() && (a.value("class", "") == kind || a.value("type", "") == kind);
   });
 }
-
-}  // namespace
 
 nlohmann::json DebateOutcome(const nlohmann::json& config, Validity valid,
                              const nlohmann::json& anomalies) {

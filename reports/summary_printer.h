@@ -18,6 +18,10 @@
 
 namespace locksmith {
 
+// Whether an anomaly of `kind` (its "class" or "type") is among `anomalies`:
+// what a prediction and `locksmith shrink` count as the kind shown.
+bool HasAnomalyOfKind(const nlohmann::json& anomalies, const std::string& kind);
+
 // What a scenario file predicted (Y: two holders at once possible, N: not;
 // and, with "predicted_anomaly", the kind of anomaly: a "class" or "type"
 // the checkers emit) next to what the run observed: {"scenario",
