@@ -157,6 +157,15 @@ Grudge GrudgeFromJson(const nlohmann::json& grudge) {
   return out;
 }
 
+namespace {
+
+std::string UnknownShapeText(const std::string& shape) {
+  return "unknown partition shape " + QuoteInput(shape) + " (shapes: " +
+         JoinNames(PartitionShapes()) + ", grudge)";
+}
+
+}  // namespace
+
 std::vector<std::string> PartitionShapes() {
   return {"auto",      "isolate", "primary",    "halves",
           "majorities-ring", "bridge",  "one-way", "components", "clients-from-nodes"};
@@ -282,6 +291,7 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                                int concurrency, uint64_t seed) {
   const std::vector<std::string> hosts = TableHosts(table);
   std::string shape = TextField(value, "shape", "auto");
+  if (shape == "grudge") return RecordedGrudge(value, hosts, concurrency);
   // auto's "clients" are its one-host case's (clients-from-nodes): on more
   // hosts it isolates one and every client still reaches every host.
   const bool auto_isolate = shape == "auto" && hosts.size() >= 2;
@@ -331,10 +341,6 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
                                      table);
     if (!components) return Error{components.error()};
     grudge = Complete(*components);
-  } else if (shape == "grudge") {
-    auto recorded = RecordedGrudge(value, hosts, concurrency);
-    if (!recorded) return Error{recorded.error()};
-    grudge = std::move(*recorded);
   } else if (shape == "clients-from-nodes") {
     if (concurrency <= 0) return Error{"the run has no clients to cut off"};
     const nlohmann::json clients =
@@ -356,8 +362,7 @@ Result<Grudge> PartitionGrudge(const nlohmann::json& value, const NodeTable& tab
     for (int c : *picked) names.push_back("c" + std::to_string(c));
     grudge = ClientsFromNodes(names, *cut_from);
   } else {
-    return Error{"unknown partition shape " + QuoteInput(shape) + " (shapes: " +
-                 JoinNames(PartitionShapes()) + ", grudge)"};
+    return Error{UnknownShapeText(shape)};
   }
   if (grudge.empty()) {
     return Error{"a " + shape + " partition of " + std::to_string(hosts.size()) +
