@@ -27,7 +27,7 @@ using SteadyClock = std::chrono::steady_clock;
 // limit (start, teardown, judging), a generous guess for the budget.
 constexpr double kFirstOverheadGuessS = 3;
 
-std::string Seconds(int64_t ms) {
+std::string MsAsSeconds(int64_t ms) {
   std::ostringstream s;
   s.setf(std::ios::fixed);
   s.precision(1);
@@ -185,7 +185,7 @@ void Shrinker::PrintCandidate(const nlohmann::json& r) {
   line << "candidate " << r["candidate"] << " (" << r["phase"].get<std::string>() << "): "
        << kept.size() << " of " << subject_.windows.size() << " faults ["
        << (faults.empty() ? "none" : faults) << "], "
-       << Seconds(std::llround(r["time_limit_s"].get<double>() * 1000)) << ":";
+       << MsAsSeconds(std::llround(r["time_limit_s"].get<double>() * 1000)) << ":";
   int t = 0;
   for (const auto& shown : r["tries"]) {
     ++t;
@@ -201,7 +201,7 @@ int Shrinker::Run() {
   out_ << TerminalSafe("shrink: " + subject_.run_dir + ": " + subject_.kind + " (" +
                        std::to_string(subject_.kind_count) + " in the run), " +
                        std::to_string(subject_.windows.size()) + " faults, time limit " +
-                       Seconds(OriginalLimitMs()) + ", seed " + std::to_string(subject_.seed) +
+                       MsAsSeconds(OriginalLimitMs()) + ", seed " + std::to_string(subject_.seed) +
                        "; " + std::to_string(options_.tries) + " tries a candidate")
        << "\n" << std::flush;
   std::vector<size_t> all;
@@ -320,7 +320,7 @@ void Shrinker::PrintVerdictLines(const std::vector<size_t>& kept, int64_t limit_
                          std::to_string(subject_.windows[i].window) + ")")
          << "\n";
   }
-  out_ << "time limit: " << Seconds(OriginalLimitMs()) << " -> " << Seconds(limit_ms) << "\n";
+  out_ << "time limit: " << MsAsSeconds(OriginalLimitMs()) << " -> " << MsAsSeconds(limit_ms) << "\n";
 }
 
 Status Shrinker::WriteMinimal(const std::vector<size_t>& kept, int64_t limit_ms, int hits,
@@ -337,8 +337,8 @@ Status Shrinker::WriteMinimal(const std::vector<size_t>& kept, int64_t limit_ms,
       "Shrunk by locksmith shrink from " + subject_.run_dir + " (seed " +
       std::to_string(subject_.seed) + "): " + std::to_string(kept.size()) + " of its " +
       std::to_string(subject_.windows.size()) + " faults kept (windows " +
-      WindowNumbers(subject_, kept) + "), time limit " + Seconds(OriginalLimitMs()) + " -> " +
-      Seconds(limit_ms) + "; " + subject_.kind + " reproduced in " + std::to_string(hits) +
+      WindowNumbers(subject_, kept) + "), time limit " + MsAsSeconds(OriginalLimitMs()) + " -> " +
+      MsAsSeconds(limit_ms) + "; " + subject_.kind + " reproduced in " + std::to_string(hits) +
       " of " + std::to_string(tries) + " tries.";
   nlohmann::json j = config->ToJson();
   j.erase("store");  // where the scenario's runs go is its runner's choice

@@ -9,7 +9,7 @@
 namespace locksmith {
 namespace {
 
-std::string Number(const nlohmann::json& j) {
+std::string ShrinkPageNumber(const nlohmann::json& j) {
   if (!j.is_number()) return "?";
   std::ostringstream s;
   s << j.get<double>();
@@ -24,7 +24,7 @@ void FaultsTable(const nlohmann::json& shrink, std::ostringstream& h) {
     h << "<tr class=\"" << (kept ? "invalid" : "valid") << "\"><td>"
       << HtmlEscape(FieldText(w, "window")) << "</td><td>"
       << FamilyBadge(FieldText(w, "family"), FieldText(w, "family")) << " "
-      << HtmlEscape(FieldText(w, "what")) << "</td><td>" << Number(w.value("at_s", nlohmann::json()))
+      << HtmlEscape(FieldText(w, "what")) << "</td><td>" << ShrinkPageNumber(w.value("at_s", nlohmann::json()))
       << " s</td><td>" << (kept ? "kept: needed" : "removed") << "</td></tr>\n";
   }
   h << "</table>\n";
@@ -61,7 +61,7 @@ void CandidatesTable(const nlohmann::json& shrink, std::ostringstream& h) {
     h << "<tr><td>" << HtmlEscape(FieldText(c, "candidate")) << "</td><td>"
       << HtmlEscape(FieldText(c, "phase")) << "</td><td>"
       << (windows.empty() ? "none" : HtmlEscape(windows)) << "</td><td>"
-      << Number(c.value("time_limit_s", nlohmann::json())) << " s</td><td>";
+      << ShrinkPageNumber(c.value("time_limit_s", nlohmann::json())) << " s</td><td>";
     int t = 0;
     for (const auto& shown : c.value("tries", nlohmann::json::array())) {
       ++t;
@@ -87,7 +87,7 @@ std::string RenderShrinkPage(const nlohmann::json& shrink) {
     << "; " << HtmlEscape(FieldText(shrink, "tries_per_candidate"))
     << " tries a candidate (any that shows " << HtmlEscape(kind) << " reproduces); "
     << HtmlEscape(FieldText(shrink, "runs")) << " runs in "
-    << Number(shrink.value("elapsed_s", nlohmann::json())) << " s</p>\n";
+    << ShrinkPageNumber(shrink.value("elapsed_s", nlohmann::json())) << " s</p>\n";
   const std::string stopped = FieldText(shrink, "stopped");
   if (!stopped.empty()) {
     h << "<p class=\"unknown\">stopped early (" << HtmlEscape(stopped)
@@ -99,8 +99,8 @@ std::string RenderShrinkPage(const nlohmann::json& shrink) {
     h << "<p class=\"invalid\"><a href=\"minimal.json\">minimal.json</a>: "
       << HtmlEscape(kind) << " in " << HtmlEscape(FieldText(rate, "reproduced")) << " of "
       << HtmlEscape(FieldText(rate, "tries")) << " tries; time limit "
-      << Number(limits.value("run", nlohmann::json())) << " s &rarr; "
-      << Number(limits.value("minimal", nlohmann::json())) << " s</p>\n";
+      << ShrinkPageNumber(limits.value("run", nlohmann::json())) << " s &rarr; "
+      << ShrinkPageNumber(limits.value("minimal", nlohmann::json())) << " s</p>\n";
   } else {
     h << "<p class=\"unknown\">the replay of every fault did not show " << HtmlEscape(kind)
       << ": no minimal scenario</p>\n";
