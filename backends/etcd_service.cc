@@ -7,8 +7,8 @@
 namespace locksmith {
 namespace {
 
-constexpr char kLogFile[] = "etcd.log";
-constexpr char kDataDir[] = "etcd-data";
+constexpr char kEtcdLogFile[] = "etcd.log";
+constexpr char kEtcdDataDir[] = "etcd-data";
 constexpr char kEtcd[] = "/usr/bin/etcd";
 constexpr char kStatusPath[] = "/v3/maintenance/status";
 // The write-ahead log files etcd preallocates at 64 MB each: the first
@@ -17,8 +17,8 @@ constexpr char kStatusPath[] = "/v3/maintenance/status";
 constexpr const char* kPreallocatedWal[] = {
     "etcd-data/member/wal/0000000000000000-0000000000000000.wal",
     "etcd-data/member/wal/0.tmp", "etcd-data/member/wal/1.tmp"};
-constexpr std::chrono::milliseconds kProbeTimeout{300};
-constexpr std::chrono::milliseconds kProbeInterval{50};
+constexpr std::chrono::milliseconds kEtcdProbeTimeout{300};
+constexpr std::chrono::milliseconds kEtcdProbeInterval{50};
 
 std::string Url(const std::string& address, int port) {
   return "http://" + address + ":" + std::to_string(port);
@@ -103,7 +103,7 @@ EtcdService::EtcdService(Cluster& cluster, EtcdServiceOptions options)
                      host->Address(), member.client_port};
     table_.push_back(info);
     members_.push_back(member);
-    servers_.Add({info, host, "the etcd member", kLogFile, options_.ready_timeout});
+    servers_.Add({info, host, "the etcd member", kEtcdLogFile, options_.ready_timeout});
   }
 }
 
@@ -117,20 +117,20 @@ nlohmann::json EtcdService::Settings() const {
 
 ServerLaunch EtcdService::LaunchOf(size_t index) const {
   const Host& host = *servers_.all().at(index)->host();
-  return {{kDataDir},
+  return {{kEtcdDataDir},
           {},
-          EtcdArgv(options_, members_, index, host.PathOf(kDataDir), cluster_token_)};
+          EtcdArgv(options_, members_, index, host.PathOf(kEtcdDataDir), cluster_token_)};
 }
 
 ReadinessProbe EtcdService::AnswersProbe(size_t index) const {
   const EtcdEndpoint endpoint{members_.at(index).address, members_.at(index).client_port};
   auto ask = [endpoint]() -> Status {
-    auto reply = EtcdPostNow(endpoint, kStatusPath, "{}", kProbeTimeout);
+    auto reply = EtcdPostNow(endpoint, kStatusPath, "{}", kEtcdProbeTimeout);
     if (!reply) return Error{reply.error()};
     if (reply->error) return Error{reply->error->message};
     return OkStatus();
   };
-  return {ask, kProbeInterval, "answer"};
+  return {ask, kEtcdProbeInterval, "answer"};
 }
 
 Status EtcdService::Start() {
@@ -142,7 +142,7 @@ Status EtcdService::Start() {
   }
   return SpawnAllThenAwaitLeader([this](size_t i) { return LaunchOf(i); },
                                  [this](size_t i) { return AnswersProbe(i); },
-                                 [this] { return LeaderNow(); }, kProbeInterval, "the etcd cluster",
+                                 [this] { return LeaderNow(); }, kEtcdProbeInterval, "the etcd cluster",
                                  options_.ready_timeout, ready_after_ms_);
 }
 
@@ -186,7 +186,7 @@ Result<std::string> EtcdService::LeaderNow() const {
     std::string said = "no answer";
     if (servers_.all()[i]->Responsive()) {
       auto reply = EtcdPostNow({members_[i].address, members_[i].client_port}, kStatusPath, "{}",
-                               kProbeTimeout);
+                               kEtcdProbeTimeout);
       auto status = reply && reply->ok() ? ParseMemberStatus(reply->body)
                                          : Result<EtcdMemberStatus>(Error{"no status"});
       if (status) {

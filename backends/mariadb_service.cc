@@ -12,8 +12,8 @@
 namespace locksmith {
 namespace {
 
-constexpr char kDataDir[] = "mariadb";
-constexpr char kLogFile[] = "mariadb.log";
+constexpr char kMariadbDataDir[] = "mariadb";
+constexpr char kMariadbLogFile[] = "mariadb.log";
 constexpr char kBootstrapFile[] = "mariadb-bootstrap.sql";
 constexpr char kUser[] = "locksmith";
 constexpr char kDatabase[] = "locksmith";
@@ -23,8 +23,8 @@ constexpr const char* kInnodbSizes[] = {"--innodb-buffer-pool-size=16M",
                                      "--innodb-log-file-size=4M",
                                      "--innodb-temp-data-file-path=ibtmp1:4M:autoextend"};
 constexpr std::chrono::milliseconds kInstallTimeout{60000};
-constexpr std::chrono::milliseconds kProbeTimeout{1000};
-constexpr std::chrono::milliseconds kProbeInterval{20};
+constexpr std::chrono::milliseconds kMariadbProbeTimeout{1000};
+constexpr std::chrono::milliseconds kMariadbProbeInterval{20};
 
 }  // namespace
 
@@ -126,7 +126,7 @@ MariadbService::MariadbService(Cluster& cluster, MariadbServiceOptions options)
   Host* host = hosts.front();
   table_.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "mariadbd", host->Address(),
                     host->ServicePort(kPreferredPort)});
-  servers_.Add({table_.front(), host, "mariadbd", kLogFile, options_.ready_timeout});
+  servers_.Add({table_.front(), host, "mariadbd", kMariadbLogFile, options_.ready_timeout});
 }
 
 MariadbEndpoint MariadbService::EndpointOf(const ServiceNode& node) const {
@@ -148,7 +148,7 @@ Status MariadbService::Install(ServerProcess& node) {
     return s;
   }
   auto done = host.Exec(
-      MariadbInstallArgv(run_as_, host.PathOf(kDataDir), host.PathOf(kBootstrapFile)),
+      MariadbInstallArgv(run_as_, host.PathOf(kMariadbDataDir), host.PathOf(kBootstrapFile)),
                         kInstallTimeout);
   // The password stays in no file of the node's (the server keeps its hash).
   (void)host.RemoveFile(kBootstrapFile);
@@ -166,9 +166,9 @@ Status MariadbService::Launch(ServerProcess& node) {
   const ServiceNode& info = node.info();
   const MariadbEndpoint endpoint = EndpointOf(info);
   ServerLaunch launch{
-      {}, {}, MariadbServerArgv(run_as_, node.host()->PathOf(kDataDir), info.address, info.port)};
-  return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kProbeTimeout); },
-                              kProbeInterval, "answer a query"});
+      {}, {}, MariadbServerArgv(run_as_, node.host()->PathOf(kMariadbDataDir), info.address, info.port)};
+  return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kMariadbProbeTimeout); },
+                              kMariadbProbeInterval, "answer a query"});
 }
 
 nlohmann::json MariadbService::Settings() const {
@@ -194,7 +194,7 @@ void MariadbService::Stop() {
   // server; its log stays with the run.
   for (const auto& node : servers_.all()) {
     Host& host = *node->host();
-    (void)host.Exec({"rm", "-rf", "--", host.PathOf(kDataDir)}, kInstallTimeout);
+    (void)host.Exec({"rm", "-rf", "--", host.PathOf(kMariadbDataDir)}, kInstallTimeout);
   }
 }
 

@@ -13,14 +13,14 @@ namespace locksmith {
 namespace {
 
 constexpr char kBinDir[] = "/usr/lib/postgresql/15/bin";
-constexpr char kDataDir[] = "pgdata";
+constexpr char kPgDataDir[] = "pgdata";
 constexpr char kPasswordFile[] = "pg-initdb-password";
 constexpr char kHbaFile[] = "pgdata/pg_hba.conf";
 constexpr char kPidFile[] = "pgdata/postmaster.pid";
-constexpr char kLogFile[] = "postgres.log";
+constexpr char kPgLogFile[] = "postgres.log";
 constexpr int kPort = 5432;
-constexpr std::chrono::milliseconds kProbeTimeout{300};
-constexpr std::chrono::milliseconds kProbeInterval{20};
+constexpr std::chrono::milliseconds kPgProbeTimeout{300};
+constexpr std::chrono::milliseconds kPgProbeInterval{20};
 constexpr std::chrono::milliseconds kInitdbTimeout{60000};
 
 std::string Trimmed(std::string s) {
@@ -94,7 +94,7 @@ PostgresService::PostgresService(Cluster& cluster, PostgresServiceOptions option
   Host* host = hosts.front();
   table_.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "postgres", host->Address(),
                     host->ServicePort(kPort)});
-  servers_.Add({table_.front(), host, "postgres", kLogFile, options_.ready_timeout});
+  servers_.Add({table_.front(), host, "postgres", kPgLogFile, options_.ready_timeout});
 }
 
 nlohmann::json PostgresService::Settings() const {
@@ -127,11 +127,11 @@ Status PostgresService::LearnUser(Host& host) {
 }
 
 Status PostgresService::InitCluster(Host& host) {
-  if (Status s = host.MakeDirectory(kDataDir); !s) return s;
+  if (Status s = host.MakeDirectory(kPgDataDir); !s) return s;
   if (Status s = host.WriteFile(kPasswordFile, options_.password); !s) return s;
   ScopeExit forget([&] { (void)host.RemoveFile(kPasswordFile); });
   auto initdb = RunOn(host,
-                      PgInitdbArgv(run_as_, host.PathOf(kDataDir), host.PathOf(kPasswordFile)),
+                      PgInitdbArgv(run_as_, host.PathOf(kPgDataDir), host.PathOf(kPasswordFile)),
                       kInitdbTimeout);
   if (!initdb) return Error{"initdb: " + initdb.error()};
   if (initdb->exit_code != 0) {
@@ -148,13 +148,13 @@ Status PostgresService::Launch(ServerProcess& node) {
   if (!node.IsUp()) (void)host.RemoveFile(kPidFile);
   const ServiceNode& info = node.info();
   ServerLaunch launch{
-      {}, {}, PgServerArgv(run_as_, host.PathOf(kDataDir), info.address, info.port)};
+      {}, {}, PgServerArgv(run_as_, host.PathOf(kPgDataDir), info.address, info.port)};
   const PgEndpoint endpoint = Endpoint();
   ReadinessProbe probe{[endpoint]() -> Status {
-                         auto rows = PgRunOnce(endpoint, "SELECT 1", kProbeTimeout);
+                         auto rows = PgRunOnce(endpoint, "SELECT 1", kPgProbeTimeout);
                          return rows ? OkStatus() : Status(Error{rows.error()});
                        },
-                       kProbeInterval, "answer a query"};
+                       kPgProbeInterval, "answer a query"};
   return node.Launch(launch, probe);
 }
 
@@ -233,7 +233,7 @@ void PostgresService::Stop() {
     // The cluster is tens of megabytes the run has no use for afterwards.
     if (initialized_) {
       (void)RunOn(*node->host(),
-                  {"rm", "-rf", "--one-file-system", node->host()->PathOf(kDataDir)});
+                  {"rm", "-rf", "--one-file-system", node->host()->PathOf(kPgDataDir)});
     }
   }
   servers_.StopAll();

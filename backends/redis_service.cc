@@ -11,11 +11,11 @@ namespace locksmith {
 namespace {
 
 constexpr char kConfigFile[] = "redis.conf";
-constexpr char kLogFile[] = "redis.log";
-constexpr char kDataDir[] = "data";
+constexpr char kRedisLogFile[] = "redis.log";
+constexpr char kRedisDataDir[] = "data";
 // One readiness probe; a refused connection answers at once.
-constexpr std::chrono::milliseconds kProbeTimeout{300};
-constexpr std::chrono::milliseconds kProbeInterval{20};
+constexpr std::chrono::milliseconds kRedisProbeTimeout{300};
+constexpr std::chrono::milliseconds kRedisProbeInterval{20};
 
 }  // namespace
 
@@ -70,19 +70,19 @@ NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes) {
 
 ServerProcessOptions RedisServerOptions(ServiceNode node, Host* host,
                                         std::chrono::milliseconds ready_timeout) {
-  return {std::move(node), host, "redis-server", kLogFile, ready_timeout};
+  return {std::move(node), host, "redis-server", kRedisLogFile, ready_timeout};
 }
 
 ServerLaunch RedisServerLaunch(const Host& host, std::string config) {
-  return {{kDataDir},
+  return {{kRedisDataDir},
           {{kConfigFile, std::move(config)}},
           {"redis-server", host.PathOf(kConfigFile)}};
 }
 
-std::string RedisDataDir(const Host& host) { return host.PathOf(kDataDir); }
+std::string RedisDataDir(const Host& host) { return host.PathOf(kRedisDataDir); }
 
 ReadinessProbe RedisPingProbe(const RedisEndpoint& endpoint) {
-  return {[endpoint] { return RedisPing(endpoint, kProbeTimeout); }, kProbeInterval, "answer"};
+  return {[endpoint] { return RedisPing(endpoint, kRedisProbeTimeout); }, kRedisProbeInterval, "answer"};
 }
 
 std::vector<std::string> PersistenceModes() { return {"none", "everysec", "always"}; }

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "base/scope_exit.h"
 
@@ -116,6 +117,11 @@ Result<std::string> ReadInputFile(const std::string& path, uint64_t max_bytes,
                  ", the most allowed, while it was read" + raise};
   }
   return text;
+}
+
+bool IsRealDirectory(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_directory(std::filesystem::symlink_status(path, ec));
 }
 
 }  // namespace locksmith

@@ -39,6 +39,11 @@ Result<std::FILE*> OpenRegularFileStream(const std::string& path);
 // directories) may name only such paths.
 bool IsPathBelow(std::string_view path);
 
+// Whether `path` is a directory itself, not a link to one nor anything else:
+// a store's directories are walked without following links, so a planted
+// link cannot lead a walk (and what it writes or copies) out of the store.
+bool IsRealDirectory(const std::string& path);
+
 // "512 bytes", "1048576 bytes (1 MiB)", "1610612736 bytes (1.5 GiB)".
 std::string ByteSizeText(uint64_t bytes);
 

@@ -15,6 +15,7 @@
 
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
+#include "base/input_file.h"
 #include "base/terminal_text.h"
 #include "base/unique_fd.h"
 #include "harness/report_command.h"
@@ -33,16 +34,11 @@ struct StoreDir {
   std::string rel;  // relative to the root: NAME/STAMP or suites/NAME/STAMP
 };
 
-bool IsRealDir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(fs::symlink_status(p, ec));
-}
-
 std::vector<std::string> RealSubdirs(const fs::path& dir) {
   std::vector<std::string> names;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (IsRealDir(it->path())) names.push_back(it->path().filename().string());
+    if (IsRealDirectory(it->path())) names.push_back(it->path().filename().string());
   }
   return names;
 }

@@ -7,6 +7,7 @@
 
 #include "base/atomic_file.h"
 #include "base/exit_codes.h"
+#include "base/input_file.h"
 #include "base/terminal_text.h"
 #include "reports/escape.h"
 #include "reports/run_results.h"
@@ -17,11 +18,6 @@ namespace locksmith {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool IsRealDir(const fs::path& p) {
-  std::error_code ec;
-  return fs::is_directory(fs::symlink_status(p, ec));
-}
 
 bool LooksLikeStamp(const std::string& name) {
   return name.size() >= 16 && name[8] == 'T' && std::isdigit(static_cast<unsigned char>(name[0]));
@@ -35,12 +31,12 @@ std::map<std::string, std::vector<SuiteNight>> StoreNights(const fs::path& root,
   std::error_code ec;
   for (fs::directory_iterator suites(root / "suites", ec), end; !ec && suites != end;
        suites.increment(ec)) {
-    if (!IsRealDir(suites->path())) continue;
+    if (!IsRealDirectory(suites->path())) continue;
     std::vector<fs::path> stamps;
     std::error_code inner;
     for (fs::directory_iterator it(suites->path(), inner); !inner && it != end;
          it.increment(inner)) {
-      if (IsRealDir(it->path()) && fs::exists(it->path() / "summary.json", inner)) {
+      if (IsRealDirectory(it->path()) && fs::exists(it->path() / "summary.json", inner)) {
         stamps.push_back(it->path());
       }
     }
@@ -98,7 +94,7 @@ void PrintChanges(const SuiteNight& old_night, const SuiteNight& new_night,
 
 Result<SuiteNight> ReadNight(const std::string& path, const std::string& page_dir) {
   std::error_code ec;
-  const bool dir = IsRealDir(path);
+  const bool dir = IsRealDirectory(path);
   const fs::path summary = dir ? fs::path(path) / "summary.json" : fs::path(path);
   if (!dir && !fs::exists(fs::symlink_status(summary, ec))) {
     return Error{"no such summary or suite directory: " + path};
@@ -133,8 +129,8 @@ Result<std::vector<TrendSection>> TrendSectionsOf(const std::vector<std::string>
   };
   for (const std::string& input : inputs) {
     std::error_code ec;
-    if (IsRealDir(input) && !fs::exists(fs::path(input) / "summary.json", ec) &&
-        IsRealDir(fs::path(input) / "suites")) {
+    if (IsRealDirectory(input) && !fs::exists(fs::path(input) / "summary.json", ec) &&
+        IsRealDirectory(fs::path(input) / "suites")) {
       for (auto& [suite, nights] : StoreNights(input, page_dir, warnings)) {
         for (auto& night : nights) add(std::move(night));
       }

@@ -7,7 +7,7 @@
 namespace locksmith {
 namespace {
 
-constexpr char kShimFileName[] = "liblocksmith_clock_shim.so";
+constexpr char kClockShimFileName[] = "liblocksmith_clock_shim.so";
 
 // The value of `name` ("NAME=") among `env`'s entries, or "".
 std::string EnvValue(const std::vector<std::string>& env, const std::string& name) {
@@ -58,7 +58,7 @@ Result<std::string> FindClockShimLibrary() {
 #else
   const char* built = nullptr;
 #endif
-  return FindPreloadLibrary(kShimFileName, "LOCKSMITH_CLOCK_SHIM", built, "locksmith_clock_shim");
+  return FindPreloadLibrary(kClockShimFileName, "LOCKSMITH_CLOCK_SHIM", built, "locksmith_clock_shim");
 }
 
 }  // namespace locksmith

@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 namespace pj = power_journal;
 namespace {
 
-constexpr char kShimFileName[] = "liblocksmith_power_shim.so";
+constexpr char kPowerShimFileName[] = "liblocksmith_power_shim.so";
 
 struct Record {
   pj::Kind kind;
@@ -198,7 +198,7 @@ Result<std::string> FindPowerShimLibrary() {
 #else
   const char* built = nullptr;
 #endif
-  return FindPreloadLibrary(kShimFileName, "LOCKSMITH_POWER_SHIM", built, "locksmith_power_shim");
+  return FindPreloadLibrary(kPowerShimFileName, "LOCKSMITH_POWER_SHIM", built, "locksmith_power_shim");
 }
 
 }  // namespace locksmith

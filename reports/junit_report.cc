@@ -23,7 +23,7 @@ std::string Attr(const std::string& name, const std::string& value) {
   return " " + name + "=\"" + XmlEscape(value) + "\"";
 }
 
-std::string Seconds(double s) {
+std::string JunitSeconds(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", s);
   return buf;
@@ -181,7 +181,7 @@ Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann
     if (!part->empty()) classname += "." + *part;
   }
   const std::string tests = std::to_string(r.checkers().size() + (faults.is_object() ? 1 : 0));
-  const std::string time = Seconds(duration_s);
+  const std::string time = JunitSeconds(duration_s);
 
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites";
   x += Attr("name", "locksmith") + Attr("tests", tests) + Attr("failures", std::to_string(failures)) +

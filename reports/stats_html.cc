@@ -15,7 +15,7 @@
 namespace locksmith {
 namespace {
 
-constexpr size_t kMaxListItems = 50;
+constexpr size_t kMaxStatListItems = 50;
 constexpr size_t kMaxTableRows = 200;
 
 std::string Header(const std::string& name) { return HtmlEscape(StatLabel(name)); }
@@ -86,10 +86,10 @@ std::string RenderStatsArray(const nlohmann::json& v, const std::string& name, i
     std::string out;
     size_t shown = 0;
     for (const auto& e : v) {
-      if (shown++ == kMaxListItems) break;
+      if (shown++ == kMaxStatListItems) break;
       out += (shown > 1 ? ", " : "") + RenderStats(e, name, depth + 1);
     }
-    if (v.size() > kMaxListItems) out += ", \xE2\x80\xA6";
+    if (v.size() > kMaxStatListItems) out += ", \xE2\x80\xA6";
     return out;
   }
   if (std::all_of(v.begin(), v.end(),
