@@ -134,16 +134,8 @@ bool RegisterModel::Step(const ModelState& state, const ModelOp& op, ModelState*
 
 int64_t RegisterModel::Append(int64_t value, int64_t suffix) {
   auto [it, inserted] = appended_.try_emplace({value, suffix}, 0);
-  if (inserted) {
-    // Compile let only strings in, and the initial kv value is a string.
-    const std::string& head = values_->StringAt(value);
-    const std::string& tail = values_->StringAt(suffix);
-    std::string joined;
-    joined.reserve(head.size() + tail.size());
-    joined += head;
-    joined += tail;
-    it->second = values_->InternString(std::move(joined));
-  }
+  // Compile let only strings in, and the initial kv value is a string.
+  if (inserted) it->second = values_->InternConcat(value, suffix);
   return it->second;
 }
 

@@ -1,5 +1,7 @@
 #include "checker/value_table.h"
 
+#include <algorithm>
+
 namespace locksmith {
 namespace {
 
@@ -8,6 +10,26 @@ namespace {
 constexpr int64_t kSmallIntLimit = int64_t{1} << 61;
 // Rough per-entry overhead of a hash node plus a json value, for budgets.
 constexpr size_t kEntryOverhead = 96;
+// TextHash's base: odd, so that its powers mod 2^64 never vanish.
+constexpr uint64_t kTextHashBase = 0x100000001b3ull;
+
+// Where a TextHash starts its probe in a table of mask + 1 slots: the hash
+// mixed (its low bits alone depend on few bytes).
+size_t StringSlot(uint64_t hash, size_t mask) {
+  hash ^= hash >> 33;
+  hash *= 0xff51afd7ed558ccdull;
+  hash ^= hash >> 33;
+  return static_cast<size_t>(hash) & mask;
+}
+
+// kTextHashBase^n mod 2^64.
+uint64_t TextHashPower(size_t n) {
+  uint64_t power = 1, base = kTextHashBase;
+  for (; n > 0; n >>= 1, base *= base) {
+    if (n & 1) power *= base;
+  }
+  return power;
+}
 
 }  // namespace
 
@@ -54,23 +76,78 @@ int64_t ValueTable::Intern(const nlohmann::json& value) {
   return id;
 }
 
-int64_t ValueTable::InternString(std::string text) {
-  for (const ValueTable* t = base_; t != nullptr; t = t->base_) {
-    if (auto in_base = t->string_ids_.find(text); in_base != t->string_ids_.end()) {
-      return in_base->second;
+uint64_t ValueTable::TextHash(std::string_view text) {
+  uint64_t hash = 0;
+  for (char c : text) hash = hash * kTextHashBase + static_cast<unsigned char>(c) + 1;
+  return hash;
+}
+
+template <typename Same>
+std::optional<int64_t> ValueTable::FindString(uint64_t hash, const Same& same) const {
+  for (const ValueTable* t = this; t != nullptr; t = t->base_) {
+    if (t->string_slots_.empty()) continue;
+    const size_t mask = t->string_slots_.size() - 1;
+    for (size_t i = StringSlot(hash, mask);; i = (i + 1) & mask) {
+      const int64_t id = t->string_slots_[i];
+      if (id == 0) break;
+      if (t->TextHashAt(id) == hash && same(t->StringAt(id))) return id;
     }
   }
-  auto it = string_ids_.find(text);
-  if (it != string_ids_.end()) return it->second;
-  const int64_t id = Insert(nlohmann::json(std::move(text)));
-  string_ids_.emplace(StringAt(id), id);
+  return std::nullopt;
+}
+
+void ValueTable::IndexString(int64_t id, uint64_t hash) {
+  if (2 * (strings_ + 1) > string_slots_.size()) {
+    std::vector<int64_t> old = std::move(string_slots_);
+    string_slots_.assign(std::max<size_t>(64, 2 * old.size()), 0);
+    bytes_ += (string_slots_.size() - old.size()) * sizeof(int64_t);
+    for (int64_t moved : old) {
+      if (moved != 0) PlaceString(moved, TextHashAt(moved));
+    }
+  }
+  PlaceString(id, hash);
+  ++strings_;
+}
+
+void ValueTable::PlaceString(int64_t id, uint64_t hash) {
+  const size_t mask = string_slots_.size() - 1;
+  size_t i = StringSlot(hash, mask);
+  while (string_slots_[i] != 0) i = (i + 1) & mask;
+  string_slots_[i] = id;
+}
+
+int64_t ValueTable::InternString(std::string text) {
+  const uint64_t hash = TextHash(text);
+  if (auto id = FindString(hash, [&](const std::string& s) { return s == text; })) return *id;
+  const int64_t id = Insert(nlohmann::json(std::move(text)), hash);
+  IndexString(id, hash);
   return id;
 }
 
-int64_t ValueTable::Insert(nlohmann::json value) {
+int64_t ValueTable::InternConcat(int64_t head, int64_t tail) {
+  const std::string& first = StringAt(head);
+  const std::string& second = StringAt(tail);
+  const uint64_t hash = TextHashAt(head) * TextHashPower(second.size()) + TextHashAt(tail);
+  auto same = [&](const std::string& s) {
+    return s.size() == first.size() + second.size() && s.compare(0, first.size(), first) == 0 &&
+           s.compare(first.size(), second.size(), second) == 0;
+  };
+  if (auto id = FindString(hash, same)) return *id;
+  std::string joined;
+  joined.reserve(first.size() + second.size());
+  joined += first;
+  joined += second;
+  const int64_t id = Insert(nlohmann::json(std::move(joined)), hash);
+  IndexString(id, hash);
+  return id;
+}
+
+int64_t ValueTable::Insert(nlohmann::json value, uint64_t text_hash) {
   const int64_t id = static_cast<int64_t>(first_slot_ + values_.size()) * 2 + 1;
-  bytes_ += kEntryOverhead + (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
+  bytes_ += kEntryOverhead + sizeof(uint64_t) +
+            (value.is_string() ? value.get_ref<const std::string&>().size() : 0);
   values_.push_back(std::move(value));
+  text_hashes_.push_back(text_hash);
   return id;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -34,6 +35,10 @@ class ValueTable {
   int64_t Intern(const nlohmann::json& value);
   // Intern(nlohmann::json(text)) without building the JSON to look it up.
   int64_t InternString(std::string text);
+  // InternString(StringAt(head) + StringAt(tail)), both ids of strings,
+  // without hashing the concatenation: its hash is made from its parts'
+  // (a kv append makes a new string at every step of a search).
+  int64_t InternConcat(int64_t head, int64_t tail);
   nlohmann::json Value(int64_t id) const;
   // The string an id of a JSON string stands for.
   const std::string& StringAt(int64_t id) const {
@@ -44,7 +49,21 @@ class ValueTable {
   size_t MemoryBytes() const { return bytes_; }
 
  private:
-  int64_t Insert(nlohmann::json value);
+  int64_t Insert(nlohmann::json value, uint64_t text_hash = 0);
+  // A polynomial hash of a string's bytes (mod 2^64): the hash of a + b is
+  // hash(a) * kTextHashBase^|b| + hash(b).
+  static uint64_t TextHash(std::string_view text);
+  uint64_t TextHashAt(int64_t id) const {
+    const auto slot = static_cast<size_t>(id / 2);
+    return slot < first_slot_ ? base_->TextHashAt(id) : text_hashes_[slot - first_slot_];
+  }
+  // The string interned with this hash that `same` accepts, here or in a
+  // base table.
+  template <typename Same>
+  std::optional<int64_t> FindString(uint64_t hash, const Same& same) const;
+  // Adds a string of this table to string_slots_.
+  void IndexString(int64_t id, uint64_t hash);
+  void PlaceString(int64_t id, uint64_t hash);
   const nlohmann::json& At(int64_t id) const {
     const auto slot = static_cast<size_t>(id / 2);
     return slot < first_slot_ ? base_->At(id) : values_[slot - first_slot_];
@@ -56,10 +75,13 @@ class ValueTable {
   std::vector<nlohmann::json> values_;
   // Values other than strings, by their JSON text.
   std::unordered_map<std::string, int64_t> ids_;
-  // Strings by their bytes (views of the strings in values_, which a
-  // vector's growth does not move): found without serializing or copying
-  // them, as a kv search makes a new one at every append it steps.
-  std::unordered_map<std::string_view, int64_t> string_ids_;
+  // This table's strings by TextHash, found without serializing or copying
+  // them: an open-addressing table (linear probing, at most half full) of
+  // ids, 0 for an empty slot (a string's id is odd), a match's bytes
+  // compared. No allocation per string, as a node-based map would make.
+  std::vector<int64_t> string_slots_;
+  size_t strings_ = 0;
+  std::vector<uint64_t> text_hashes_;  // each slot's TextHash (0: not a string)
   size_t bytes_ = 0;
 };
 
