@@ -8,11 +8,13 @@ root="$(cd "$here/.." && pwd)"
 rounds=5
 startup_only=false
 knossos=false
+against=""
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) rounds="$2"; shift 2 ;;
     --startup) startup_only=true; shift ;;
     --knossos) knossos=true; shift ;;
+    --against) against="$2"; shift 2 ;;
     *) echo "bench-checker.sh --porcupine: unknown argument $1" >&2; exit 254 ;;
   esac
 done
@@ -67,6 +69,11 @@ startup() {
 if $startup_only; then
   startup
   exit 0
+fi
+if [[ -n "$against" ]]; then
+  source "$here/bench/porcupine_side_by_side.sh"
+  porcupine_side_by_side "$against"
+  exit
 fi
 if $knossos; then
   source "$here/bench/knossos_histories.sh"

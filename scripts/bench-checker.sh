@@ -21,6 +21,12 @@
 #   median wall time (--startup: only the start-up). LOCKSMITH_BIN=PATH
 #   uses that binary instead of building one. The first line names the
 #   date, the commit the binary was built from and its build type.
+#        scripts/bench-checker.sh --porcupine --against DIR [--rounds N]
+#   Porcupine's own check (DIR: a checkout of Porcupine, timed by go test;
+#   Debian's golang-go) of each of its etcd and kv histories beside
+#   checker_bench's (CHECKER_BENCH=PATH or a Release build), the check alone,
+#   best of N each: per file both times, their ratio and both verdicts, then
+#   the files below 1.0 and each family's sums.
 #        scripts/bench-checker.sh --knossos [--rounds N]
 #   the same for Knossos's cas-register histories (checker/testdata/
 #   knossos-cas-register: good/ valid, bad/ invalid, initial value 0): per
