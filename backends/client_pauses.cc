@@ -3,7 +3,15 @@
 namespace locksmith {
 
 const char* PausePointName(PausePoint point) {
-  return point == PausePoint::kInFlight ? "in-flight" : "holder";
+  switch (point) {
+    case PausePoint::kInFlight:
+      return "in-flight";
+    case PausePoint::kReleaseInFlight:
+      return "release-in-flight";
+    case PausePoint::kHolder:
+      break;
+  }
+  return "holder";
 }
 
 void ClientPauses::Request(std::chrono::milliseconds duration, std::string key,

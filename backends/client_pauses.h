@@ -9,6 +9,10 @@
 // a client inside an acquire whose replies granted the lock, before it reads
 // its clock to judge them (LockClient::SetInFlightPausePoint); only such a
 // client takes it, and it may carry a step of that client's wall clock.
+// Or for the release-in-flight point (PausePoint::kReleaseInFlight): a
+// client whose release request the server answered, before it reads the
+// reply (LockClient::SetReleasePausePoint): a stall past the call's
+// deadline leaves the release in doubt, as a reply lost on its way would.
 // Thread-safe (one mutex): Request / Cancel from the nemesis thread, Take
 // from the workload's thread.
 #pragma once
@@ -22,11 +26,13 @@
 
 namespace locksmith {
 
-// Where a stall hits the client: inside its critical section (a holder), or
-// inside an acquire whose replies are in flight (granted, not yet judged).
-enum class PausePoint { kHolder, kInFlight };
+// Where a stall hits the client: inside its critical section (a holder),
+// inside an acquire whose replies are in flight (granted, not yet judged),
+// or inside a release whose reply is in flight (answered, not yet read).
+enum class PausePoint { kHolder, kInFlight, kReleaseInFlight };
 
-// "holder" / "in-flight", as options and the history spell them.
+// "holder" / "in-flight" / "release-in-flight", as options and the history
+// spell them.
 const char* PausePointName(PausePoint point);
 
 class ClientPauses {

@@ -89,5 +89,21 @@ TEST(ClientPausesTest, ANewRequestForgetsWhoTookTheLastOne) {
   EXPECT_FALSE(pauses.AwaitTaken(milliseconds(0)).has_value());
 }
 
+TEST(ClientPausesTest, AStallOnAReleasesReplyPathIsTakenThereOnly) {
+  ClientPauses pauses;
+  EXPECT_STREQ(PausePointName(PausePoint::kReleaseInFlight), "release-in-flight");
+  pauses.RequestAt(PausePoint::kReleaseInFlight, {milliseconds(600), milliseconds(0)}, "lock-0", 4);
+  EXPECT_FALSE(pauses.Take(4, "lock-0").has_value()) << "a holder does not take it";
+  EXPECT_FALSE(pauses.TakeAt(PausePoint::kInFlight, 4, "lock-0").has_value());
+  EXPECT_FALSE(pauses.TakeAt(PausePoint::kReleaseInFlight, 5, "lock-0").has_value());
+  auto stall = pauses.TakeAt(PausePoint::kReleaseInFlight, 4, "lock-0");
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_EQ(stall->duration, milliseconds(600));
+  auto taken = pauses.AwaitTaken(milliseconds(0));
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_EQ(taken->point, PausePoint::kReleaseInFlight);
+  EXPECT_EQ(taken->process, 4);
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -52,6 +52,9 @@ struct AcquireResult {
 struct ReleaseResult {
   Outcome outcome = Outcome::kUnknown;
   std::string error;
+  // Requests sent: more than 1 when a client sent a release in doubt again
+  // (redis's --redis-release-retries).
+  int attempts = 1;
 };
 
 // An owner-checked lease extension (Extend): ok = extended, validity_ms left
@@ -154,6 +157,15 @@ class LockClient {
   // applies the wall-clock step it returns to its own wall clock. A client
   // without one ignores it. Set before the first Acquire.
   virtual void SetInFlightPausePoint(InFlightPausePoint point) { (void)point; }
+  // Where the client-pause nemesis can stall a release whose reply is in
+  // flight: a client that has such a point awaits `point` inside Release
+  // once the server answered its release request and before it reads the
+  // reply (the clock step it returns is ignored). A stall that outlasts the
+  // call's deadline leaves that request in doubt, as when its reply is
+  // lost on the way: the client's timer fires before it reads the socket
+  // (Node's event loop, for one, runs its timers before it polls). A client
+  // without one ignores it. Set before the first Release.
+  virtual void SetReleasePausePoint(InFlightPausePoint point) { (void)point; }
   // How long a blocking client (one that queues for a held lock, as the
   // ZooKeeper recipes do) waits in its next Acquire for the lock to come
   // its turn: the longer of `wait` and its own client timeout. A try-lock

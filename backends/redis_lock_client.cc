@@ -3,6 +3,10 @@
 #include <array>
 #include <charconv>
 
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "base/ceil_millis.h"
 
 namespace locksmith {
@@ -246,18 +250,49 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
 
 boost::asio::awaitable<ReleaseResult> RedisLockClient::Release(const std::string& key,
                                                                const std::string& token) {
+  ReleaseResult result = co_await ReleaseOnce(key, token);
+  const bool in_doubt = result.outcome == Outcome::kUnknown;
+  while (result.outcome == Outcome::kUnknown && result.attempts <= options_.release_retries) {
+    boost::asio::steady_timer pause(executor_, options_.release_retry_delay);
+    boost::system::error_code ignored;
+    co_await pause.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ignored));
+    const int attempts = result.attempts + 1;
+    result = co_await ReleaseOnce(key, token);
+    result.attempts = attempts;
+  }
+  if (in_doubt && result.outcome == Outcome::kFail) {
+    // Not held now; the request in doubt may be what removed it.
+    result.outcome = Outcome::kUnknown;
+    result.error = "a request in doubt, then " + result.error;
+  }
+  co_return result;
+}
+
+boost::asio::awaitable<ReleaseResult> RedisLockClient::ReleaseOnce(const std::string& key,
+                                                                   const std::string& token) {
   const Clock::time_point deadline = Clock::now() + options_.timeout;
+  RedisResponse r;
   if (options_.recipe == RedisLockRecipe::kDelUnlock) {
     // No owner check: whoever holds the key now loses it.
     const std::array<std::string_view, 2> del{"DEL", key};
-    ReleaseResult deleted;
-    deleted.outcome = ReleaseOutcome(co_await connection_->Command(del, deadline), &deleted.error);
-    co_return deleted;
+    r = co_await connection_->Command(del, deadline);
+  } else {
+    const std::array<std::string_view, 1> keys{key};
+    const std::array<std::string_view, 1> args{token};
+    r = co_await release_.Run(*connection_, keys, args, deadline);
   }
-  const std::array<std::string_view, 1> keys{key};
-  const std::array<std::string_view, 1> args{token};
-  RedisResponse r = co_await release_.Run(*connection_, keys, args, deadline);
   ReleaseResult result;
+  if (release_point_ && r.ok()) {
+    (void)co_await release_point_(key);
+    if (Clock::now() > deadline) {
+      // The stall outlasted the call: its deadline passed before its reply
+      // was read. The reply is dropped; the connection, with no reply of
+      // it left in flight, stays.
+      result.outcome = Outcome::kUnknown;
+      result.error = "no reply within the deadline (stalled with the reply in flight)";
+      co_return result;
+    }
+  }
   result.outcome = ReleaseOutcome(r, &result.error);
   co_return result;
 }

@@ -33,6 +33,16 @@
 //     CROSSSLOT CLUSTERDOWN                          fail
 //   any other error reply (ERR ..., unknown codes)   unknown
 //   lease < 1 ms, or any call after Close()          fail  (nothing sent)
+//   a release stalled at its release pause point
+//     (SetReleasePausePoint) past its deadline, its
+//     reply already read                             unknown (the reply was "lost")
+// A release in doubt is sent again `release_retries` times at most
+// (--redis-release-retries), `release_retry_delay` apart, until a request
+// is answered: a reply of 1 is ok; any other answer after a request in
+// doubt stays unknown (that request may have removed the lock). What a
+// retry removes is the recipe's: the compare-and-delete script only the
+// caller's own lock, redis-del-unlock's DEL whatever lock is there -- the
+// next holder's, when the request in doubt had run (debate row 10).
 // The definite list: processCommand() rejects with these codes before calling
 // the command; SET NX PX has no write-then-error path; in the release script
 // the only write is the final DEL, so a script that errors (WRONGTYPE on GET,
@@ -111,6 +121,11 @@ struct RedisLockClientOptions {
   // whether a replica promoted later has it cannot be known.
   int wait_replicas = 0;
   std::chrono::milliseconds wait_timeout{100};
+  // A release in doubt (timeout, connection lost, its reply "lost" at the
+  // release pause point) is sent again up to this many times, this far
+  // apart; 0: never (the release is unknown).
+  int release_retries = 0;
+  std::chrono::milliseconds release_retry_delay{100};
   // Optional: a connection shared with other clients on the same executor
   // (one pipelined connection per server, as ioredis keeps; endpoint is then
   // unused). A command that times out closes it and ends every client's
@@ -160,6 +175,11 @@ class RedisLockClient final : public LockClient {
   std::map<std::string, int64_t> Counters() const override;
   // redis-setnx-expire only: between SETNX won and PEXPIRE.
   bool SetCrashPoint(std::function<bool(const std::string& key)> crash) override;
+  // Every recipe: after a release request was answered, before its reply
+  // is read.
+  void SetReleasePausePoint(InFlightPausePoint point) override {
+    release_point_ = std::move(point);
+  }
 
   // Releases and extends that met NOSCRIPT and fell back to EVAL.
   uint64_t noscript_fallbacks() const {
@@ -175,6 +195,11 @@ class RedisLockClient final : public LockClient {
   LockTokenGenerator tokens_;
   uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
   std::function<bool(const std::string& key)> crash_point_;  // setnx-expire; may be empty
+  InFlightPausePoint release_point_;                         // may be empty
+
+  // One release request of the recipe, with a deadline of its own.
+  boost::asio::awaitable<ReleaseResult> ReleaseOnce(const std::string& key,
+                                                    const std::string& token);
 
   // The recipes' acquire commands, between the call time `start` and the
   // reply; each returns the outcome and fills fence / error.

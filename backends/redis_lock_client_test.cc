@@ -10,6 +10,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <boost/asio/co_spawn.hpp>
@@ -220,6 +221,107 @@ TEST_F(RedisLockClientFakeTest, ReleaseOfAnotherTokenFails) {
     server.Stop();
   });
   EXPECT_EQ(r.outcome, Outcome::kFail);
+}
+
+// One key on a fake Redis: DEL removes whatever is there, the release
+// script only the caller's value (debate row 10's two retries).
+struct OneKeyRedis {
+  std::string value;  // the lock's holder, empty: free
+  FakeRedisServer::Action Answer(const FakeRedisServer::Command& c) {
+    if (c[0] == "DEL") return {":" + std::string(std::exchange(value, "").empty() ? "0" : "1") + "\r\n"};
+    if (c[0] == "EVALSHA") {
+      if (value.empty() || value != c[4]) return {":0\r\n"};
+      value.clear();
+      return {":1\r\n"};
+    }
+    return {"+OK\r\n"};
+  }
+};
+
+// The release-in-flight point: the first release stalls `stall` with its
+// reply in flight, while the next client takes the lock (`then_held_by`).
+InFlightPausePoint StallFirstRelease(asio::io_context& ioc, milliseconds stall, OneKeyRedis& key,
+                                     std::string then_held_by, int& stalls) {
+  return [&ioc, stall, &key, then_held_by, &stalls](const std::string&)
+             -> asio::awaitable<milliseconds> {
+    if (stalls++ > 0) co_return milliseconds(0);
+    asio::steady_timer timer(ioc, stall);
+    co_await timer.async_wait(asio::use_awaitable);
+    key.value = then_held_by;
+    co_return milliseconds(0);
+  };
+}
+
+struct RetriedRelease {
+  ReleaseResult result;
+  std::string left;  // the key's value afterwards
+  int releases = 0;  // release commands the server got
+};
+
+RetriedRelease ReleaseWithItsFirstReplyLost(asio::io_context& ioc, RedisLockRecipe recipe,
+                                            int retries, milliseconds stall) {
+  OneKeyRedis key{"mine"};
+  FakeRedisServer server(ioc.get_executor(),
+                         [&](const FakeRedisServer::Command& c) { return key.Answer(c); });
+  RedisLockClientOptions o;
+  o.endpoint = {"127.0.0.1", server.port(), "pw"};
+  o.recipe = recipe;
+  o.timeout = milliseconds(60);
+  o.release_retries = retries;
+  o.release_retry_delay = milliseconds(10);
+  RedisLockClient client(ioc.get_executor(), o, 1);
+  int stalls = 0;
+  client.SetReleasePausePoint(StallFirstRelease(ioc, stall, key, "next", stalls));
+  RetriedRelease out;
+  testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
+    out.result = co_await client.Release("lock-1", "mine");
+    server.Stop();
+  });
+  out.left = key.value;
+  for (const auto& c : server.commands()) out.releases += c[0] == "DEL" || c[0] == "EVALSHA";
+  return out;
+}
+
+TEST_F(RedisLockClientFakeTest, AReleaseStalledPastItsDeadlineWithTheReplyInFlightIsInDoubt) {
+  RetriedRelease r =
+      ReleaseWithItsFirstReplyLost(ioc_, RedisLockRecipe::kCorrect, 0, milliseconds(120));
+  EXPECT_EQ(r.result.outcome, Outcome::kUnknown);
+  EXPECT_NE(r.result.error.find("reply in flight"), std::string::npos) << r.result.error;
+  EXPECT_EQ(r.result.attempts, 1);
+  EXPECT_EQ(r.releases, 1);
+  EXPECT_EQ(r.left, "next");
+}
+
+TEST_F(RedisLockClientFakeTest, AStallWithinTheDeadlineLosesNoReply) {
+  RetriedRelease r =
+      ReleaseWithItsFirstReplyLost(ioc_, RedisLockRecipe::kCorrect, 2, milliseconds(5));
+  EXPECT_EQ(r.result.outcome, Outcome::kOk) << r.result.error;
+  EXPECT_EQ(r.result.attempts, 1);
+  EXPECT_EQ(r.releases, 1);
+}
+
+// The first DEL freed the lock, the next client took it, and the retry,
+// by key alone, deletes that client's lock -- and calls it a success.
+TEST_F(RedisLockClientFakeTest, ARetriedDelRemovesTheNextHoldersLock) {
+  RetriedRelease r =
+      ReleaseWithItsFirstReplyLost(ioc_, RedisLockRecipe::kDelUnlock, 2, milliseconds(120));
+  EXPECT_EQ(r.result.outcome, Outcome::kOk) << r.result.error;
+  EXPECT_EQ(r.result.attempts, 2);
+  EXPECT_EQ(r.releases, 2);
+  EXPECT_EQ(r.left, "") << "the next holder's lock survived";
+}
+
+// The compare-and-delete retry finds another's value and deletes nothing;
+// the release stays in doubt (the first request may have freed the lock).
+TEST_F(RedisLockClientFakeTest, ARetriedCompareAndDeleteLeavesTheNextHoldersLock) {
+  RetriedRelease r =
+      ReleaseWithItsFirstReplyLost(ioc_, RedisLockRecipe::kCorrect, 2, milliseconds(120));
+  EXPECT_EQ(r.result.outcome, Outcome::kUnknown);
+  EXPECT_NE(r.result.error.find("a request in doubt, then not held"), std::string::npos)
+      << r.result.error;
+  EXPECT_EQ(r.result.attempts, 2);
+  EXPECT_EQ(r.releases, 2);
+  EXPECT_EQ(r.left, "next");
 }
 
 TEST_F(RedisLockClientFakeTest, AcquireWaitsForReplicasAndReleasesWhenTooFewAcknowledge) {

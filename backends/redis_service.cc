@@ -89,7 +89,13 @@ std::vector<std::string> PersistenceModes() { return {"none", "everysec", "alway
 
 void RedisServiceOptions::Declare(OptionSet& set) {
   set.Choice("redis_persistence", "--redis-persistence", &persistence, PersistenceModes(),
-             "AOF fsync policy: what a SIGKILLed node remembers when started again");
+             "AOF fsync policy: what a SIGKILLed node remembers when started again")
+      .Integer("redis_release_retries", "--redis-release-retries", &release_retries, 0, 100,
+               "times a release in doubt (no reply in time) is sent again; what a retry "
+               "removes is the client's: redis-del-unlock's DEL, whatever lock is there")
+      .Integer("redis_release_retry_delay_ms", "--redis-release-retry-delay",
+               &release_retry_delay_ms, int64_t{0}, int64_t{60'000},
+               "ms between a release in doubt and its retry");
 }
 
 Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
@@ -161,6 +167,8 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   o.timeout = options_.client_timeout;
   o.connect_timeout = options_.client_timeout;
   o.fencing = options_.fencing;
+  o.release_retries = options_.release_retries;
+  o.release_retry_delay = std::chrono::milliseconds(options_.release_retry_delay_ms);
   return WrapRedisClient(options_.client, executor,
                          MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }

@@ -44,13 +44,16 @@ using RedisClientFactory = std::function<std::unique_ptr<LockClient>(
     boost::asio::any_io_executor executor, const std::vector<RedisNodeEndpoint>& nodes,
     const ClientSlot& slot)>;
 
-// Only `persistence` is a user option (config key "redis_persistence"); the
-// rest is filled in by the backend's maker (MakeRedisService, or another
+// The user options are `persistence` (config key "redis_persistence") and
+// the release retries (`redis_release_retries`, `redis_release_retry_delay_ms`:
+// RedisLockClientOptions); the rest is filled in by the backend's maker (MakeRedisService, or another
 // backend of independent Redis masters such as redlock) from the run.
 struct RedisServiceOptions {
   std::string backend = "redis";  // the name the service reports
   int nodes = 1;
   std::string persistence = "none";  // none | everysec | always
+  int release_retries = 0;           // a release in doubt sent again, at most
+  int64_t release_retry_delay_ms = 100;
   std::string password;              // required: the server refuses other clients
   std::chrono::milliseconds client_timeout{500};
   std::chrono::milliseconds ready_timeout{20000};

@@ -299,7 +299,9 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
   const int wait = options_.wait_replicas;
   const bool fencing = options_.redis.fencing;
   const std::string client = options_.redis.client;
-  o.make_client = [timeout, wait, source, fencing, client](
+  const int retries = options_.redis.release_retries;
+  const auto retry_delay = std::chrono::milliseconds(options_.redis.release_retry_delay_ms);
+  o.make_client = [timeout, wait, source, fencing, client, retries, retry_delay](
                       boost::asio::any_io_executor ex, const RedisEndpoint& master,
                       uint64_t client_seed) -> std::unique_ptr<LockClient> {
     RedisLockClientOptions r;
@@ -310,6 +312,8 @@ std::unique_ptr<LockClient> SentinelService::NewClient(boost::asio::any_io_execu
     r.wait_replicas = wait;
     r.wait_timeout = timeout / 2;
     r.fencing = fencing;
+    r.release_retries = retries;
+    r.release_retry_delay = retry_delay;
     return MakeRedisMasterClient(client, std::move(ex), std::move(r), client_seed);
   };
   return WrapRedisClient(client, executor,

@@ -335,6 +335,12 @@ TEST(RunConfigTest, OldConfigJsonListingEveryKeyStillLoads) {
   now.erase("stuck_leases");
   EXPECT_EQ(now["acquire_wait_ms"], 2000);  // added since: acquires wait by default
   now.erase("acquire_wait_ms");
+  EXPECT_EQ(now["hold_within_validity_ms"], -1);  // added since: holds ignore the validity
+  now.erase("hold_within_validity_ms");
+  EXPECT_EQ(now["redis_release_retries"], 0);  // added since: a release in doubt stays so
+  EXPECT_EQ(now["redis_release_retry_delay_ms"], 100);
+  now.erase("redis_release_retries");
+  now.erase("redis_release_retry_delay_ms");
   // Added since: what a scenario predicts, none by default.
   EXPECT_EQ(now["predicted_verdict"], "");
   EXPECT_EQ(now["predicted_anomaly"], "");

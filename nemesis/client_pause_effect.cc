@@ -16,7 +16,8 @@ struct Hit {
   int64_t process = 0;
   std::string key;
   int64_t ms = 0;
-  bool in_flight = false;
+  bool in_flight = false;  // inside an acquire or a release (its op in flight)
+  bool release = false;    // inside a release whose reply is in flight
 };
 
 std::optional<int64_t> IntegerIn(const nlohmann::json& value, const char* name) {
@@ -90,12 +91,14 @@ std::optional<size_t> HoldAt(const History& history, size_t start, const Hit& hi
   return std::nullopt;
 }
 
-// The invoke of the worker's acquire of the key in flight at `start`.
-std::optional<size_t> AcquireInFlight(const History& history, size_t start, const Hit& hit) {
+// The invoke of the worker's acquire (or, for a release's stall, release)
+// of the key in flight at `start`.
+std::optional<size_t> OpInFlight(const History& history, size_t start, const Hit& hit) {
   for (size_t i = start; i-- > 0;) {
     const Op& op = history[i];
     if (!OfWorker(op, hit)) continue;
-    if (op.type == OpType::kInvoke && op.key == hit.key && IsAcquireOp(op.f)) return i;
+    const bool aimed = hit.release ? IsReleaseOp(op.f) : IsAcquireOp(op.f);
+    if (op.type == OpType::kInvoke && op.key == hit.key && aimed) return i;
     return std::nullopt;
   }
   return std::nullopt;
@@ -158,11 +161,13 @@ std::optional<FaultConfirmed> ClientPauseEffect(const History& history, size_t b
   Hit hit;
   hit.process = *process;
   hit.key = begun.value.value("key", std::string());
-  hit.in_flight = begun.value.value("at", std::string()) == PausePointName(PausePoint::kInFlight);
+  const std::string at = begun.value.value("at", std::string());
+  hit.release = at == PausePointName(PausePoint::kReleaseInFlight);
+  hit.in_flight = hit.release || at == PausePointName(PausePoint::kInFlight);
   const auto start = StallStart(history, InvokeOf(history, begin_done), hit);
   if (!start) return std::nullopt;
   hit.ms = IntegerIn(begun.value, "ms").value_or(IntegerIn(history[*start].value, "ms").value_or(0));
-  const auto hold = hit.in_flight ? AcquireInFlight(history, *start, hit)
+  const auto hold = hit.in_flight ? OpInFlight(history, *start, hit)
                                   : HoldAt(history, *start, hit);
   if (!hold) return FaultConfirmed{};  // not where the pause aims
   const auto next = NextOp(history, *start, hit);
@@ -174,6 +179,9 @@ std::optional<FaultConfirmed> ClientPauseEffect(const History& history, size_t b
   std::optional<int64_t> valid_until;
   if (!hit.in_flight) {
     valid_until = ValidUntil(history, *hold, stall_end, hit);
+  } else if (hit.release) {
+    // The hold ended at the release's invoke: a stall in its reply's way
+    // outlives no lease of its own.
   } else if (auto lease = IntegerIn(history[*hold].value, "lease_ms")) {
     valid_until = history[*hold].time + *lease * kNsPerMs;
   }

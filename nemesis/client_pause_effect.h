@@ -2,12 +2,12 @@
 // when the run is judged (the client-pause family's NemesisEntry::confirm,
 // for the fault ledger). The pause's begin op says which worker took the
 // stall ("process", "key", "ms"; "at": "in-flight" for a stall inside an
-// acquire) and the worker recorded the stall as its own "pause" op
+// acquire, "release-in-flight" inside a release) and the worker recorded the stall as its own "pause" op
 // (workloads/holder_stall.h). Two separate facts:
 //   took effect  the worker was in the state the pause aims at when its
 //                stall began -- holding the key (its last acquire of it ok
-//                and not released since), or with an acquire of it in
-//                flight -- and its next op came at least the pause's "ms"
+//                and not released since), or with an acquire (a release)
+//                of it in flight -- and its next op came at least the pause's "ms"
 //                after the stall began. Whether the stall outlived the
 //                lease does not matter: a pause within the lease is the
 //                safe case a run may set out to show.
@@ -16,7 +16,8 @@
 //                (LeaseEndOf), or its lock-lost notice (at the cut-off it
 //                names) when that came first. In flight: after the lease
 //                the interrupted acquire asked for ("lease_ms"), counted
-//                from its invoke. A hold that records no lease and lost
+//                from its invoke; a release's stall never is (the hold
+//                ended at the release's invoke). A hold that records no lease and lost
 //                nothing is never past it.
 // Pure; thread-safe.
 #pragma once

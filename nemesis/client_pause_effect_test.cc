@@ -203,5 +203,27 @@ TEST(ClientPauseEffectTest, AnInFlightStallTakesEffectInsideAnAcquire) {
   EXPECT_EQ(Effect(idle), kNoEffect);
 }
 
+// Release in flight: the release's completion is the worker's next op; a
+// stall there is never past the lease (the hold ended at the release's
+// invoke), and a begin event with an acquire in flight is not where it aims.
+TEST(ClientPauseEffectTest, AReleaseInFlightStallTakesEffectInsideARelease) {
+  auto in_release = [](int64_t stalled_ms, const char* in_flight_f) {
+    const nlohmann::json at = {{"at", "release-in-flight"}};
+    Ops ops;
+    ops.Add(0, 2, OpType::kInvoke, "acquire", {{"lease_ms", 100}})
+        .Add(1, 2, OpType::kOk, "acquire", {{"token", "t"}, {"validity_ms", 100}})
+        .Add(2, 2, OpType::kInvoke, in_flight_f, {{"token", "t"}})
+        .Pause(1, 5, {{"process", 2}, {"key", "lock-0"}, {"ms", 600}, {"at", "release-in-flight"}})
+        .Add(5, 2, OpType::kOk, "pause", {{"at", "release-in-flight"}, {"phase", "begin"}, {"ms", 600}})
+        .Add(5 + stalled_ms, 2, OpType::kOk, "pause",
+             {{"at", "release-in-flight"}, {"phase", "end"}, {"ms", 600}, {"stalled_ms", stalled_ms}})
+        .Add(6 + stalled_ms, 2, OpType::kOk, in_flight_f, {{"attempts", 2}});
+    return ops;
+  };
+  EXPECT_EQ(Effect(in_release(600, "release")), kWithinLease);
+  EXPECT_EQ(Effect(in_release(300, "release")), kNoEffect) << "cut short";
+  EXPECT_EQ(Effect(in_release(600, "acquire")), kNoEffect) << "an acquire, not a release";
+}
+
 }  // namespace
 }  // namespace locksmith

@@ -10,7 +10,36 @@ constexpr int64_t kDefaultPauseWaitMs = 5000;
 constexpr int64_t kMaxMs = 24LL * 3600 * 1000;
 
 std::vector<std::string> PausePointNames() {
-  return {PausePointName(PausePoint::kHolder), PausePointName(PausePoint::kInFlight)};
+  return {PausePointName(PausePoint::kHolder), PausePointName(PausePoint::kInFlight),
+          PausePointName(PausePoint::kReleaseInFlight)};
+}
+
+// The op's "at": where the stall hits (holder when absent).
+Result<PausePoint> PointOf(const nlohmann::json& value) {
+  if (!value.is_object() || !value.contains("at")) return PausePoint::kHolder;
+  for (PausePoint point :
+       {PausePoint::kHolder, PausePoint::kInFlight, PausePoint::kReleaseInFlight}) {
+    if (value["at"] == PausePointName(point)) return point;
+  }
+  return Error{"client-pause: \"at\" is \"holder\", \"in-flight\" or \"release-in-flight\""};
+}
+
+// Why no client took a stall at `point` within `wait_ms`.
+std::string NotTakenText(PausePoint point, const std::string& lock, int64_t wait_ms) {
+  const std::string within = " within " + std::to_string(wait_ms) + " ms";
+  switch (point) {
+    case PausePoint::kInFlight:
+      return "no client's acquire of " + lock + " reached the in-flight point" + within +
+             " (granted replies, not yet judged: only clients that have the point, such as "
+             "redlock)";
+    case PausePoint::kReleaseInFlight:
+      return "no client's release of " + lock + " reached the release-in-flight point" + within +
+             " (answered, its reply not yet read: only clients that have the point, such as "
+             "the redis backend's)";
+    case PausePoint::kHolder:
+      break;
+  }
+  return "no client held " + lock + within;
 }
 
 // value[name] as whole milliseconds in [0, kMaxMs], or `fallback` when absent.
@@ -27,6 +56,9 @@ Result<int64_t> Millis(const nlohmann::json& value, const char* name, int64_t fa
 // "client-pause p1 holding lock-2 for 2.000 s".
 std::string DescribeClientPause(const FaultOp& op) {
   std::string out = op.f + ClientHitText(op.value);
+  if (StringField(op.value, "at") == PausePointName(PausePoint::kReleaseInFlight)) {
+    out += ", its release's reply in flight,";
+  }
   if (auto ms = NumberField(op.value, "ms")) out += " for " + DurationText(ms->get<double>());
   return out;
 }
@@ -39,8 +71,10 @@ void ClientPauseOptions::Declare(OptionSet& set) {
   set.Text("client_pause_key", "--client-pause-key", &key, 256,
            "stall only a holder of this key (empty: any holder)");
   set.Choice("client_pause_at", "--client-pause-at", &at, PausePointNames(),
-             "where the stall hits: holder (inside its critical section) or in-flight (inside "
-             "an acquire whose replies granted the lock, before the client judges them)");
+             "where the stall hits: holder (inside its critical section), in-flight (inside "
+             "an acquire whose replies granted the lock, before the client judges them) or "
+             "release-in-flight (inside a release the server answered, before the client "
+             "reads the reply: past the client timeout, the reply is lost)");
 }
 
 WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
@@ -72,15 +106,9 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
   for (const auto* r : {&ms, &wait}) {
     if (!r->ok()) return {false, op.value, r->error()};
   }
-  PausePoint point = PausePoint::kHolder;
-  if (op.value.is_object() && op.value.contains("at")) {
-    const auto& at = op.value["at"];
-    if (at == PausePointName(PausePoint::kInFlight)) {
-      point = PausePoint::kInFlight;
-    } else if (at != PausePointName(PausePoint::kHolder)) {
-      return {false, op.value, "client-pause: \"at\" is \"holder\" or \"in-flight\""};
-    }
-  }
+  const Result<PausePoint> at = PointOf(op.value);
+  if (!at.ok()) return {false, op.value, at.error()};
+  const PausePoint point = *at;
   int64_t clock_delta = 0;
   if (op.value.is_object() && op.value.contains("clock_delta_ms")) {
     const auto& d = op.value["clock_delta_ms"];
@@ -113,18 +141,10 @@ FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
                     process);
   auto taken = pauses_.AwaitTaken(std::chrono::milliseconds(*wait));
   const std::string lock = key.empty() ? std::string("a lock") : key;
-  if (!taken) {
-    return {false, op.value,
-            point == PausePoint::kInFlight
-                ? "no client's acquire of " + lock + " reached the in-flight point within " +
-                      std::to_string(*wait) +
-                      " ms (granted replies, not yet judged: only clients that have the point, "
-                      "such as redlock)"
-                : "no client held " + lock + " within " + std::to_string(*wait) + " ms"};
-  }
+  if (!taken) return {false, op.value, NotTakenText(point, lock, *wait)};
   nlohmann::json value = {
       {"process", taken->process}, {"key", taken->key}, {"ms", taken->duration.count()}};
-  if (point == PausePoint::kInFlight) {
+  if (point != PausePoint::kHolder) {
     value["at"] = PausePointName(point);
     if (clock_delta != 0) value["clock_delta_ms"] = clock_delta;
   }

@@ -85,6 +85,46 @@ TEST(ClientPauseNemesisTest, AnInFlightPauseNobodyReachedSaysWhichPoint) {
   EXPECT_NE(r.error.find("reached the in-flight point"), std::string::npos) << r.error;
 }
 
+TEST(ClientPauseNemesisTest, AReleaseInFlightPauseIsTakenOnlyInsideARelease) {
+  ClientPauses pauses;
+  ClientPauseNemesis nemesis(pauses);
+  FaultResult none = nemesis.Invoke(
+      {"client-pause", {{"ms", 100}, {"wait_ms", 0}, {"at", "release-in-flight"}}});
+  EXPECT_FALSE(none.ok);
+  EXPECT_NE(none.error.find("reached the release-in-flight point"), std::string::npos)
+      << none.error;
+  EXPECT_NE(nemesis
+                .Invoke({"client-pause",
+                         {{"ms", 5}, {"at", "release-in-flight"}, {"clock_delta_ms", -5}}})
+                .error.find("needs \"at\": \"in-flight\""),
+            std::string::npos);
+  std::atomic<bool> done{false};
+  std::atomic<bool> others_took{false};
+  std::optional<ClientPauses::Stall> stall;
+  std::thread client([&] {
+    while (!done) {
+      if (pauses.Take(4, "lock-0") || pauses.TakeAt(PausePoint::kInFlight, 4, "lock-0")) {
+        others_took = true;
+      }
+      stall = pauses.TakeAt(PausePoint::kReleaseInFlight, 4, "lock-0");
+      if (stall) break;
+      std::this_thread::yield();
+    }
+  });
+  FaultResult r = nemesis.Invoke(
+      {"client-pause", {{"ms", 600}, {"at", "release-in-flight"}, {"wait_ms", 60'000}}});
+  done = true;
+  client.join();
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_FALSE(others_took);
+  EXPECT_EQ(r.value, (nlohmann::json{
+                         {"process", 4}, {"key", "lock-0"}, {"ms", 600}, {"at", "release-in-flight"}}));
+  ASSERT_TRUE(stall.has_value());
+  EXPECT_EQ(stall->duration, std::chrono::milliseconds(600));
+  EXPECT_EQ(DescribeFaultOp(kClientPauseLook, {"client-pause", r.value}, "").text,
+            "client-pause p4 holding lock-0, its release's reply in flight, for 600 ms");
+}
+
 TEST(ClientPauseNemesisTest, BadPointsAndClockStepsAreErrors) {
   ClientPauses pauses;
   ClientPauseNemesis nemesis(pauses);

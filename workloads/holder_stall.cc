@@ -26,11 +26,12 @@ namespace {
 boost::asio::awaitable<std::chrono::milliseconds> StallInFlightIfAsked(WorkloadContext& ctx,
                                                                        OpLog& log,
                                                                        LockClient& client,
+                                                                       PausePoint point,
                                                                        std::string key) {
   if (ctx.pauses == nullptr) co_return std::chrono::milliseconds(0);
-  const auto stall = ctx.pauses->TakeAt(PausePoint::kInFlight, log.process(), key);
+  const auto stall = ctx.pauses->TakeAt(point, log.process(), key);
   if (!stall) co_return std::chrono::milliseconds(0);
-  const char* at = PausePointName(PausePoint::kInFlight);
+  const char* at = PausePointName(point);
   const auto began = ctx.Now();
   log.Event(Outcome::kOk, "pause", key,
             {{"at", at}, {"phase", "begin"}, {"ms", stall->duration.count()}}, "");
@@ -53,8 +54,19 @@ boost::asio::awaitable<std::chrono::milliseconds> StallInFlightIfAsked(WorkloadC
 
 InFlightPausePoint InFlightStalls(WorkloadContext& ctx, OpLog& log, LockClient& client) {
   return [&ctx, &log, &client](const std::string& key) {
-    return StallInFlightIfAsked(ctx, log, client, key);
+    return StallInFlightIfAsked(ctx, log, client, PausePoint::kInFlight, key);
   };
+}
+
+InFlightPausePoint ReleaseInFlightStalls(WorkloadContext& ctx, OpLog& log, LockClient& client) {
+  return [&ctx, &log, &client](const std::string& key) {
+    return StallInFlightIfAsked(ctx, log, client, PausePoint::kReleaseInFlight, key);
+  };
+}
+
+nlohmann::json ReleaseCompletionValue(const ReleaseResult& released) {
+  if (released.attempts <= 1) return nullptr;
+  return {{"attempts", released.attempts}};
 }
 
 }  // namespace locksmith

@@ -1,13 +1,15 @@
 // HolderStall: where a lock holder takes the stall the client-pause nemesis
 // asked for (ClientPauses), recorded as a "pause" op of the holder's process
 // -- shared by every workload that holds locks; and the in-flight pause
-// point a worker gives its client (a stall inside an acquire). Runs on the
+// points a worker gives its client (a stall inside an acquire, or inside a
+// release whose reply is in flight). Runs on the
 // worker's coroutine; not thread-safe (ClientPauses is).
 #pragma once
 
 #include <string>
 
 #include <boost/asio/awaitable.hpp>
+#include <nlohmann/json.hpp>
 
 #include "backends/lock_client.h"
 #include "workloads/workload.h"
@@ -33,5 +35,16 @@ boost::asio::awaitable<void> StallIfAsked(WorkloadContext& ctx, OpLog& log, Lock
 // run has no client-pause nemesis. `ctx`, `log` and `client` must outlive
 // the client's acquires.
 InFlightPausePoint InFlightStalls(WorkloadContext& ctx, OpLog& log, LockClient& client);
+
+// The same for the release-in-flight point (LockClient::
+// SetReleasePausePoint): a stall asked for at PausePoint::kReleaseInFlight,
+// inside a release whose reply is in flight, recorded as the same two lone
+// "pause" ops with "at": "release-in-flight".
+InFlightPausePoint ReleaseInFlightStalls(WorkloadContext& ctx, OpLog& log, LockClient& client);
+
+// What a release's completion records beyond its outcome: {"attempts": n}
+// when the client sent it n > 1 times (a release in doubt retried), else
+// null.
+nlohmann::json ReleaseCompletionValue(const ReleaseResult& released);
 
 }  // namespace locksmith

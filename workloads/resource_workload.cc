@@ -123,6 +123,7 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
   std::uniform_int_distribution<int> pick_key(0, plan_.keys - 1);
   OpLog& log = state.log;
   client.SetInFlightPausePoint(InFlightStalls(ctx, log, client));
+  client.SetReleasePausePoint(ReleaseInFlightStalls(ctx, log, client));
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
   const bool client_shares = client.SupportsShared();
   int64_t writes = 0;
@@ -166,7 +167,7 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     if (hold.tags.is_object()) release.update(hold.tags);
     log.Invoke("release", key, std::move(release));
     ReleaseResult released = co_await client.Release(key, acquired.token);
-    log.Complete(released.outcome, nullptr, released.error);
+    log.Complete(released.outcome, ReleaseCompletionValue(released), released.error);
   }
   if (const auto counters = client.Counters(); !counters.empty()) {
     log.Invoke("client-stats", "", nullptr);
