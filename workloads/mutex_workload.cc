@@ -1,5 +1,6 @@
 #include "workloads/mutex_workload.h"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -46,7 +47,11 @@ void MutexOptions::Declare(OptionSet& set) {
       .Number("reentry", "--reentry", &reentry, 0, 1,
               "probability a holder re-enters the lock it holds (reentrant clients)")
       .Number("read_fraction", "--read-fraction", &read_fraction, 0, 1,
-              "share of acquires that are shared (read) locks, for read-write lock clients");
+              "share of acquires that are shared (read) locks, for read-write lock clients")
+      .Integer("hold_within_validity_ms", "--hold-within-validity", &hold_within_validity_ms,
+               int64_t{-1}, int64_t{3'600'000},
+               "end each hold this many ms before the validity its acquire reported runs out "
+               "(a holder that works only while its lease lasts); -1: holds ignore it");
   DeclareStuckLeases(set, &stuck_leases);
 }
 
@@ -67,6 +72,8 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     clients.push_back(ctx.NewClient(i));
     clients.back()->SetEventSink(states.back()->events.Sink());
     clients.back()->SetInFlightPausePoint(InFlightStalls(ctx, states.back()->log, *clients.back()));
+    clients.back()->SetReleasePausePoint(
+        ReleaseInFlightStalls(ctx, states.back()->log, *clients.back()));
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
@@ -135,7 +142,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     HoldEvents& hold = state.events;
     hold.Begin(key, acquired.token);
     co_await StallIfAsked(ctx, log, client, key);
-    const int64_t hold_ms = DrawMs(rng, m.hold);
+    const int64_t hold_ms = HoldMs(DrawMs(rng, m.hold), acquired.validity_ms);
     if (m.reentry > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.reentry) {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms / 2));
       if (!hold.lost()) co_await ReEnter(ctx, log, client, key, hold_ms / 2);
@@ -149,7 +156,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
       if (read_write) release.update(mode);
       log.Invoke("release", key, release);
       ReleaseResult released = co_await client.Release(key, acquired.token);
-      log.Complete(released.outcome, nullptr, released.error);
+      log.Complete(released.outcome, ReleaseCompletionValue(released), released.error);
     }
     hold.End();
   }
@@ -174,6 +181,12 @@ asio::awaitable<void> MutexWorkload::ReEnter(WorkloadContext& ctx, OpLog& log,
   log.Invoke("release", key, {{"token", acquired.token}, {"reentry", true}});
   ReleaseResult released = co_await client.Release(key, acquired.token);
   log.Complete(released.outcome, nullptr, released.error, /*nested=*/true);
+}
+
+int64_t MutexWorkload::HoldMs(int64_t drawn, int64_t validity_ms) const {
+  const int64_t margin = options_.hold_within_validity_ms;
+  if (margin < 0) return drawn;
+  return std::clamp<int64_t>(validity_ms - margin, 0, drawn);
 }
 
 std::string MutexWorkload::SharedAcquiresBy() const {

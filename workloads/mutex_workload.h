@@ -18,6 +18,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 
 #include "checker/stuck_lock_checker.h"
 #include "workloads/workload.h"
@@ -29,7 +30,8 @@ class OpLog;
 class LockClient;
 
 // The mutex workload's own options (config keys "keys", "hold", "backoff",
-// "acquire_wait_ms", "lease_ms", "reentry", "read_fraction", "stuck_leases").
+// "acquire_wait_ms", "lease_ms", "reentry", "read_fraction", "stuck_leases",
+// "hold_within_validity_ms").
 struct MutexOptions {
   int keys = 3;                     // lock keys "lock-0" .. "lock-{keys-1}"
   MsRange hold{10, 100};            // time spent holding an acquired lock
@@ -44,6 +46,12 @@ struct MutexOptions {
   double reentry = 0;
   double read_fraction = 0;         // share of acquires that are shared (read)
   int stuck_leases = StuckLockChecker::kDefaultLeases;  // the stuck-lock checker's threshold
+  // A holder that works only while its lease lasts, as the Redlock page
+  // asks: each hold ends this many ms before the validity its acquire
+  // reported runs out, when that comes before the hold drawn from `hold`;
+  // -1: holds ignore the validity. Whoever reckons the validity (a client
+  // on a wall clock that stepped) decides how long the lock is used.
+  int64_t hold_within_validity_ms = -1;
 
   void Declare(OptionSet& set);
 };
@@ -70,6 +78,9 @@ class MutexWorkload : public Workload {
   boost::asio::awaitable<void> Worker(WorkloadContext& ctx, int worker, LockClient& client,
                                       WorkerState& state,
                                       std::chrono::steady_clock::time_point start);
+  // How long a hold lasts: `drawn` from --hold, cut to the acquire's
+  // validity less the margin under --hold-within-validity.
+  int64_t HoldMs(int64_t drawn, int64_t validity_ms) const;
   // A nested acquire and release of `key`, which the worker holds.
   boost::asio::awaitable<void> ReEnter(WorkloadContext& ctx, OpLog& log, LockClient& client,
                                        const std::string& key, int64_t hold_ms);

@@ -171,7 +171,8 @@ TEST(MutexOptionsTest, ParseAndValidateNamingTheFlag) {
   EXPECT_EQ(options.value().lease_ms, 70);
   EXPECT_EQ(options.set().ToJson(),
             nlohmann::json({{"keys", 2}, {"hold", "5-9"}, {"backoff", "3"},
-                            {"acquire_wait_ms", 2000}, {"lease_ms", 70}, {"reentry", 0.0}, {"read_fraction", 0.0}, {"stuck_leases", 3}}));
+                            {"acquire_wait_ms", 2000}, {"lease_ms", 70}, {"reentry", 0.0}, {"read_fraction", 0.0}, {"stuck_leases", 3},
+                            {"hold_within_validity_ms", -1}}));
   ASSERT_TRUE(options.set().Merge({{"keys", 0}}).ok());
   EXPECT_EQ(options.set().Validate().error(), "--keys must be 1 to 1000000");
   EXPECT_EQ(options.set().Merge({{"hold", "x"}}).error(),
@@ -572,6 +573,42 @@ TEST(MutexWorkloadTest, AnInFlightPauseStallsAnAcquireAndIsRecordedAsLonePauseOp
   EXPECT_EQ(values[1]["clock_step_ms"], -20);
   EXPECT_EQ(values[2]["clock_step_ms"], -20) << "the client got the step";
   EXPECT_EQ(out.validity, Validity::kTrue) << "lone pause ops leave the acquire paired";
+}
+
+// --hold-within-validity: each hold ends the margin before the validity
+// the acquire reported (the fake's: the whole lease), when that comes
+// before the hold drawn; -1 leaves the drawn hold.
+TEST(MutexWorkloadTest, HoldsWithinValidityEndTheMarginBeforeTheReportedValidity) {
+  auto hold_lengths = [](int64_t margin_ms) {
+    FakeLockService service;
+    TestOptions options = Options();
+    options.keys = 1;
+    options.concurrency = 2;
+    options.hold = {300, 300};
+    options.lease_ms = 100;
+    options.hold_within_validity_ms = margin_ms;
+    Spec spec;
+    spec.stop_after = 6;
+    spec.counts = Is("release", OpType::kInvoke);
+    auto out = RunWorkload(service, options, spec);
+    std::map<int64_t, int64_t> granted;  // process -> its acquire's ok time
+    std::set<int64_t> lengths_ms;
+    for (const Op& op : out.history) {
+      if (op.f == "acquire" && op.type == OpType::kOk) granted[op.process] = op.time;
+      if (op.f == "release" && op.type == OpType::kInvoke) {
+        lengths_ms.insert((op.time - granted.at(op.process)) / 1'000'000);
+      }
+    }
+    return std::make_pair(lengths_ms, out.validity);
+  };
+  // The interrupt that ends the test may cut the last holds short.
+  const auto [within, within_valid] = hold_lengths(20);
+  EXPECT_EQ(*within.rbegin(), 80) << "each hold ends 20 ms before the 100 ms validity";
+  EXPECT_EQ(within_valid, Validity::kTrue);
+  EXPECT_EQ(hold_lengths(200).first, (std::set<int64_t>{0})) << "never below nothing";
+  const auto [drawn, drawn_valid] = hold_lengths(-1);
+  EXPECT_EQ(*drawn.rbegin(), 300) << "the hold drawn, past the lease";
+  EXPECT_EQ(drawn_valid, Validity::kFalse) << "holds past the lease overlap the next grant";
 }
 
 TEST(MutexWorkloadTest, AfterAnInfoAWorkerNeverReusesItsProcess) {
