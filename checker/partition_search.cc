@@ -79,12 +79,14 @@ class PartitionSearch {
   }
 
   // Searches every partition: on the caller's thread alone until a slice
-  // ends with its partition still open, then on the other threads too. A
-  // history whose every key is decided in its first slice starts no thread:
-  // starting and joining one would cost more than the search (Porcupine's
-  // c01 and c10 kv histories: 0.05-0.3 ms).
+  // ends with its partition still open, or the search has taken a first
+  // slice's time, then on the other threads too. A history whose keys are
+  // all decided in that time starts no thread: starting and joining one
+  // would cost more than the search (Porcupine's c01 and c10 kv histories:
+  // 0.05-0.3 ms).
   void Run() {
     caller_ = std::this_thread::get_id();
+    if (threads_ > 1) began_ = budget_.now();  // a steady clock then, not a test's
     Work();
     for (std::thread& helper : helpers_) helper.join();
   }
@@ -103,15 +105,18 @@ class PartitionSearch {
   void Work() {
     while (const std::optional<size_t> i = queue_.Take()) {
       const bool open = RunSlice(*i);
-      if (open) StartHelpers();
+      if (threads_ > 1 && !helpers_started_ && (open || budget_.now() - began_ > kFirstSlice)) {
+        StartHelpers();
+      }
       queue_.Return(*i, open);
     }
   }
 
-  // Once, on the caller's thread (the first slice to end open ends there:
-  // no other thread is searching yet).
+  // Once, on the caller's thread (no other is searching before). Set
+  // before the helpers start and never again, helpers_started_ is read by
+  // them without a race.
   void StartHelpers() {
-    if (helpers_started_ || std::this_thread::get_id() != caller_) return;
+    if (std::this_thread::get_id() != caller_) return;
     helpers_started_ = true;
     for (size_t t = 1; t < threads_; ++t) helpers_.emplace_back([this] { Work(); });
   }
@@ -222,6 +227,7 @@ class PartitionSearch {
   std::atomic<bool> cancel_{false};
   SliceQueue queue_;
   std::thread::id caller_;
+  Clock::time_point began_;
   bool helpers_started_ = false;  // the caller's thread alone reads and sets it
   std::vector<std::thread> helpers_;
 };

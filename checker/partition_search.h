@@ -55,8 +55,8 @@ struct PartitionSearchOptions {
 // Searches the partitions in slices of doubling length, one slice of each
 // open partition in turn (the first 1 ms), on `options.threads` threads,
 // resuming each search where it stopped (the other threads start once a
-// slice ends with its partition still open: a history decided within its
-// first slices is searched on the caller's thread alone): a partition that is quick to refute is found
+// slice ends with its partition still open, or after 1 ms: a history
+// decided within that is searched on the caller's thread alone): a partition that is quick to refute is found
 // even when others would eat their whole budget, as Porcupine's partitions,
 // searched at once, are. Once one is refuted the verdict is known: unless
 // options.all_anomalies, the others stop (a cancellation flag their
