@@ -3,7 +3,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -23,6 +22,7 @@
 #include "cluster/cleanup.h"
 #include "cluster/net_plan.h"
 #include "cluster/ssh_cluster.h"
+#include "harness/debate_cli.h"
 #include "harness/export_command.h"
 #include "harness/merge_cli.h"
 #include "harness/report_command.h"
@@ -125,17 +125,6 @@ void AddRunFlags(CLI::App& run, RunFlags& f) {
     }
     AddGeneratedFlag(run, f, m.spec, ModuleFlagHelp(m), "Options of " + m.kind + " modules");
   }
-}
-
-// --seed's text (parsed here: CLI11 would wrap "-1" around to 2^64-1).
-Result<uint64_t> ParseSeedFlag(const std::string& text) {
-  uint64_t seed = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
-    return Error{"--seed must be a whole number from 0 to 18446744073709551615, not " +
-                 QuoteInput(text)};
-  }
-  return seed;
 }
 
 // Overrides from flags that were given, as config JSON keys.
@@ -485,6 +474,7 @@ int CliMain(int argc, char** argv) {
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
 
   MergeCli merge_cli(app);
+  DebateCli debate_cli(app);
 
   std::string report_dir;
   uint64_t report_max_history_mb = kDefaultMaxHistoryBytes >> 20;
@@ -532,6 +522,7 @@ int CliMain(int argc, char** argv) {
   if (cleanup->parsed()) return RunCleanup(cleanup_flags);
   if (suite->parsed()) return RunSuiteCommand(*suite, suite_flags);
   if (auto code = merge_cli.Run()) return *code;
+  if (auto code = debate_cli.Run()) return *code;
   if (report->parsed()) {
     return RegenerateReports(report_dir, std::cout, std::cerr, report_max_history_mb << 20);
   }

@@ -3,7 +3,8 @@
 // (scenarios/*.json, and any other scenarios/ folder's) loads, validates and
 // warns about nothing, every library scenario is listed, and each suite
 // (suites/*.json) loads as it is and shortened as its integration test runs
-// it (--time-scale 0.1 --test-count 1). A key or bound that a change makes
+// it (--time-scale 0.1 --test-count 1), and the debate matrix's data
+// (scenarios/debate/matrix.json, docs/debate.json) loads. A key or bound that a change makes
 // wrong fails here instead of at night. Any other JSON file in the sources
 // fails too, until this test is told what it is (the fuzz targets' seeds,
 // damaged on purpose, are scripts/fuzz.sh's).
@@ -15,9 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "harness/debate_command.h"
 #include "harness/run_config.h"
 #include "harness/scenario_library.h"
 #include "harness/suite_file.h"
+#include "reports/debate_matrix.h"
 #include "reports/run_results.h"
 
 namespace locksmith {
@@ -60,6 +63,13 @@ bool IsRunFixture(const fs::path& file) {
 }
 
 bool IsScenario(const fs::path& file) { return file.parent_path().filename() == "scenarios"; }
+// The debate matrix's shape (scenarios/debate/matrix.json) and the measured
+// matrix docs/debate.md's tables are made from (docs/debate.json).
+bool IsDebateData(const fs::path& file) {
+  const fs::path root(LOCKSMITH_SOURCE_DIR);
+  return file == root / "scenarios" / "debate" / "matrix.json" ||
+         file == root / "docs" / "debate.json";
+}
 bool IsSuite(const fs::path& file) {
   return file.parent_path() == fs::path(LOCKSMITH_SOURCE_DIR) / "suites";
 }
@@ -71,7 +81,7 @@ TEST(ShippedFilesTest, EveryJsonFileIsAScenarioOrASuite) {
     if (IsFuzzSeed(file) || IsRunFixture(file)) continue;
     scenarios += IsScenario(file);
     if (IsSuite(file)) suites.insert(file.stem().string());
-    EXPECT_TRUE(IsScenario(file) || IsSuite(file))
+    EXPECT_TRUE(IsScenario(file) || IsSuite(file) || IsDebateData(file))
         << file << " is neither a scenario nor a suite: parse it in this test";
   }
   EXPECT_GT(scenarios, 0);
@@ -121,8 +131,19 @@ TEST(ShippedFilesTest, TheLibraryListsEveryScenarioFile) {
   std::set<std::string> names;
   for (const auto& info : *listed) names.insert(info.name);
   for (const auto& entry : fs::directory_iterator(fs::path(LOCKSMITH_SOURCE_DIR) / "scenarios")) {
+    if (!entry.is_regular_file()) continue;  // scenarios/debate/: the matrix's shape
     EXPECT_EQ(names.count(entry.path().stem().string()), 1u) << entry.path();
   }
+}
+
+TEST(ShippedFilesTest, TheDebateDataLoads) {
+  const fs::path root(LOCKSMITH_SOURCE_DIR);
+  auto shape = LoadDebateShape((root / "scenarios" / "debate" / "matrix.json").string());
+  EXPECT_TRUE(shape.ok()) << shape.error();
+  auto measured = ReadConfigJsonFile((root / "docs" / "debate.json").string());
+  ASSERT_TRUE(measured.ok()) << measured.error();
+  auto matrix = DebateMatrixFromJson(*measured);
+  EXPECT_TRUE(matrix.ok()) << matrix.error();
 }
 
 TEST(ShippedFilesTest, EverySuiteLoadsAsItIsAndShortened) {

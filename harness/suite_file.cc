@@ -1,11 +1,13 @@
 #include "harness/suite_file.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "base/option_set.h"
 #include "base/seed.h"
 #include "base/sha256.h"
 #include "harness/scenario_library.h"
@@ -324,6 +326,16 @@ Status CheckTimeScale(double scale) {
   return Error{"--time-scale must be a number above 0 and at most " +
                std::to_string(static_cast<int>(kMaxTimeScale)) +
                " (0.1: a tenth of every run's time limit and fault interval), not " + text.str()};
+}
+
+Result<uint64_t> ParseSeedFlag(const std::string& text) {
+  uint64_t seed = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    return Error{"--seed must be a whole number from 0 to 18446744073709551615, not " +
+                 QuoteInput(text)};
+  }
+  return seed;
 }
 
 uint64_t RepeatSeed(uint64_t cell_seed, int repeat) {

@@ -74,6 +74,10 @@ inline constexpr double kMaxTimeScale = 100;
 // kMaxTimeScale (the error names --time-scale).
 Status CheckTimeScale(double scale);
 
+// A --seed flag's text (parsed by hand: CLI11 would wrap "-1" around to
+// 2^64-1); the error names --seed.
+Result<uint64_t> ParseSeedFlag(const std::string& text);
+
 // The suite `j` describes (named `name`), with `overrides` applied to every
 // cell. Errors are one line naming the field or the cell ("cell
 // redis.kill: --client: ...").

@@ -7,15 +7,13 @@
 // and must be the same. A screenshot is kept in artifacts/. No servers.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 
 #include "base/testing/file_text.h"
+#include "base/testing/headless_chromium.h"
 #include "base/testing/temp_dir.h"
 #include "harness/store_prune.h"
 #include "harness/trend_command.h"
@@ -80,20 +78,12 @@ std::string CheckInChromium(const std::string& store, const std::string& work,
   }
   const std::string checked = store + "/trend/checked.html";
   std::ofstream(checked) << html.insert(html.rfind("</body>"), kPageCheck);
-  std::string command = "timeout 120 chromium --headless=new --no-sandbox --disable-gpu "
-                        "--no-first-run --user-data-dir='" + work + "/profile' --dump-dom 'file://" +
-                        checked + "' >'" + work + "/dom.html' 2>'" + work + "/chromium.log'";
-  int raw = std::system(command.c_str());
-  EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0) << testing::FileText(work + "/chromium.log");
+  std::string dom, log;
+  EXPECT_TRUE(testing::DumpDomInChromium(checked, work, &dom, &log)) << log;
   if (!screenshot.empty()) {
-    command = "timeout 120 chromium --headless=new --no-sandbox --disable-gpu --no-first-run "
-              "--user-data-dir='" + work + "/profile' --window-size=1400,900 --screenshot='" +
-              screenshot + "' 'file://" + page + "' >/dev/null 2>&1";
-    raw = std::system(command.c_str());
-    EXPECT_TRUE(WIFEXITED(raw) && WEXITSTATUS(raw) == 0 && fs::exists(screenshot));
+    EXPECT_TRUE(testing::ScreenshotInChromium(page, work, screenshot) && fs::exists(screenshot));
   }
   std::smatch m;
-  const std::string dom = testing::FileText(work + "/dom.html");
   const std::regex found("<pre id=\"trend-check\">([^<]*)</pre>");
   return std::regex_search(dom, m, found) ? m[1].str() : "no trend-check in the DOM";
 }
