@@ -472,8 +472,7 @@ int CliMain(int argc, char** argv) {
 
   SuiteFlags suite_flags;
   CLI::App* suite = AddSuiteCommand(app, suite_flags);
-
-  MergeCli merge_cli(app);
+  MergeCli merge_cli(app);  // and debate: suites too
   DebateCli debate_cli(app);
 
   std::string report_dir;
