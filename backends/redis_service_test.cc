@@ -120,7 +120,12 @@ TEST(RedisServiceTest, TheRegistryBuildsItFromItsOptionsAndTheRun) {
   EXPECT_EQ(options->set().Validate().error(),
             "--redis-persistence must be one of none, everysec, always, not \"sometimes\"");
   ASSERT_TRUE(options->set().Merge({{"redis_persistence", "always"}}).ok());
-  EXPECT_EQ(options->set().ToJson(), nlohmann::json({{"redis_persistence", "always"}}));
+  // The release retries (debate row 10) are the Redis clients' options,
+  // declared with the backend's; their defaults: no retry.
+  EXPECT_EQ(options->set().ToJson(),
+            nlohmann::json({{"redis_persistence", "always"},
+                            {"redis_release_retries", 0},
+                            {"redis_release_retry_delay_ms", 100}}));
   FakeCluster cluster({"n1"});
   auto service = MakeLockService("redis", *options, {cluster, 7, std::chrono::milliseconds(250)});
   ASSERT_TRUE(service.ok()) << service.error();
