@@ -233,8 +233,8 @@ asio::awaitable<ExecLockClient::Reply> ExecLockClient::Await(std::shared_ptr<Pro
   } else if (!pending.error.empty()) {
     out.error = pending.error;
   } else {
-    out.error = Misbehaved(*program, "did not answer " + op + " " + std::to_string(id) +
-                                         " within " + std::to_string(deadline.count()) + " ms");
+    out.error = TimedOut(*program, "did not answer " + op + " " + std::to_string(id) +
+                                       " within " + std::to_string(deadline.count()) + " ms");
   }
   co_return out;
 }
@@ -321,9 +321,17 @@ void ExecLockClient::OnEvent(Program& program, const nlohmann::json& body) {
 }
 
 std::string ExecLockClient::Misbehaved(Program& program, const std::string& why) {
+  return EndFaulty(program, why, misbehaved_);
+}
+
+std::string ExecLockClient::TimedOut(Program& program, const std::string& why) {
+  return EndFaulty(program, why, timeouts_);
+}
+
+std::string ExecLockClient::EndFaulty(Program& program, const std::string& why, int64_t& count) {
   const std::string message = Name() + " " + why;
   if (program.ended) return message;
-  ++misbehaved_;
+  ++count;
   // A first handshake that fails is the run's set-up error, told once there.
   const bool first_handshake = starts_ <= 1 && !handshaken_;
   if (options_.report && !first_handshake) {
@@ -465,6 +473,7 @@ void ExecLockClient::SetPaused(bool paused) {
 std::map<std::string, int64_t> ExecLockClient::Counters() const {
   return {{"program_starts", starts_},
           {"program_misbehaved", misbehaved_},
+          {"program_timeouts", timeouts_},
           {"program_stops", stops_},
           {"stale_events", stale_events_}};
 }

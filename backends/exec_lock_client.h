@@ -147,6 +147,12 @@ class ExecLockClient : public LockClient {
   // The program broke the protocol (`why`): the run log is told, and it
   // ends. Returns the message naming the program, for the op's error.
   std::string Misbehaved(Program& program, const std::string& why);
+  // The program did not answer within the op's deadline: it ends as one that
+  // misbehaved does, but is counted apart (program_timeouts), since on a
+  // loaded machine a slow answer is no proof of a broken adapter.
+  std::string TimedOut(Program& program, const std::string& why);
+  // Misbehaved's and TimedOut's work: `count` is the counter it adds to.
+  std::string EndFaulty(Program& program, const std::string& why, int64_t& count);
   // Ends `program` (unless it ended already): every pending call gets
   // `why`, its pipes close, its process is killed.
   void End(Program& program, const std::string& why);
@@ -177,6 +183,7 @@ class ExecLockClient : public LockClient {
   bool closed_ = false;
   int64_t starts_ = 0;
   int64_t misbehaved_ = 0;
+  int64_t timeouts_ = 0;  // ops whose program did not answer within the deadline
   int64_t stops_ = 0;  // SIGSTOPs sent (client-pause)
   int64_t stale_events_ = 0;  // lock-lost events dropped as stale (ExecHolds)
 };

@@ -149,6 +149,9 @@ TEST_F(ExecLockClientTest, HangPastTheDeadlineIsInfoAndRestarts) {
     EXPECT_FALSE(supervisor_.Alive("client-3", first));
   });
   EXPECT_EQ(client->Counters().at("program_starts"), 2);
+  // A late answer is counted apart from a broken protocol.
+  EXPECT_EQ(client->Counters().at("program_timeouts"), 1);
+  EXPECT_EQ(client->Counters().at("program_misbehaved"), 0);
   client->Close();
 }
 

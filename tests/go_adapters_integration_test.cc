@@ -80,7 +80,10 @@ class GoAdapterTest : public ::testing::TestWithParam<Library> {
 TEST_P(GoAdapterTest, NoFaultsIsValid) {
   FinishedRun f = Run({"--seed", "2", "--time-limit", "5", "--hold", "0-2", "--backoff", "0-2"});
   EXPECT_EQ(f.code, 0) << f.out;
-  EXPECT_GE(Count(f.history, "acquire", OpType::kOk), 300) << f.out;
+  // Every one of the ten workers acquired, and releases went through (how
+  // many is the machine's pace, not the library's correctness).
+  EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << f.out;
+  EXPECT_GT(Count(f.history, "release", OpType::kOk), 0) << f.out;
   EXPECT_EQ(ClientStat(f.results, "program_misbehaved"), 0) << f.results["stats"].dump();
 }
 

@@ -128,6 +128,15 @@ int Count(const History& history, const std::string& f, OpType type) {
   return n;
 }
 
+std::set<int64_t> WorkersWith(const History& history, const std::string& f, OpType type,
+                              int concurrency) {
+  std::set<int64_t> workers;
+  for (const Op& op : history) {
+    if (op.is_client() && op.f == f && op.type == type) workers.insert(op.process % concurrency);
+  }
+  return workers;
+}
+
 int64_t ClientStat(const nlohmann::json& results, const std::string& name) {
   const auto& stats = results["stats"]["client-stats"]["stats"];
   return stats.contains(name) ? stats[name].get<int64_t>() : -1;

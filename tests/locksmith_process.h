@@ -61,6 +61,12 @@ std::map<std::string, int> AnomalyClasses(const nlohmann::json& results);
 int Count(const std::map<std::string, int>& counts, const std::string& key);
 // How many client ops of `f` completed as `type`.
 int Count(const History& history, const std::string& f, OpType type);
+// The workers (process numbers modulo `concurrency`: a worker whose client
+// ended in `info` goes on under the next number) with at least one client
+// op of `f` completed as `type`. "Every worker acquired and released" is
+// what a no-fault run must show, however slowly a loaded machine ran it.
+std::set<int64_t> WorkersWith(const History& history, const std::string& f, OpType type,
+                              int concurrency);
 // A counter of the client-stats checker (an exec client's "program_stops"),
 // -1 when the run's results do not have it.
 int64_t ClientStat(const nlohmann::json& results, const std::string& name);
