@@ -98,9 +98,12 @@ std::map<std::string, RunRecord> ClaimObjects(NetOps& net, const CleanupOptions&
 // known run (added to `orphans`).
 void ClaimCgroups(const CleanupOptions& options, RegisteredRuns& runs,
                   std::map<std::string, RunRecord>& orphans) {
-  auto sample = RunCgroupPath("x");
-  if (!sample) return;
-  const fs::path parent = fs::path(*sample).parent_path();
+  fs::path parent = options.cgroup_parent;
+  if (parent.empty()) {
+    auto sample = RunCgroupPath("x");
+    if (!sample) return;
+    parent = fs::path(*sample).parent_path();
+  }
   std::error_code ec;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();

@@ -32,6 +32,10 @@ struct CleanupOptions {
   std::string only_tag;
   // The kernel's network; null: RealNetOps(). Tests pass a testing::FakeNet.
   NetOps* net = nullptr;
+  // The directory holding the runs' cgroups (locksmith-<tag>); empty: where
+  // this process would put one (RunCgroupPath's parent). Tests pass one of
+  // their own: a test must never see, let alone kill, a real run's cgroup.
+  std::string cgroup_parent;
 };
 
 // What a cleanup found and could not, or would not, remove. Empty lists: the

@@ -134,7 +134,10 @@ TEST_F(LocalClusterFakeNetTest, CleanupRemovesADeadRunsNetworkAndUnregisteredObj
   ASSERT_TRUE(net_.Nft({"add table inet " + GuardTableName("orphn2")}).ok());
 
   std::ostringstream out;
-  CleanupOptions options{.state_dir = dir_.path() + "/state", .net = &net_};
+  // The cgroups of the runs on this machine (an integration test's, beside
+  // this one) are not this test's to find: a directory of its own, empty.
+  CleanupOptions options{.state_dir = dir_.path() + "/state", .net = &net_,
+                         .cgroup_parent = dir_.path() + "/cgroups"};
   CleanupReport report = CleanupLeftovers(out, options);
   EXPECT_TRUE(report.failed.empty()) << out.str();
   EXPECT_EQ(report.left.size(), 2u) << out.str();  // the unregistered namespace and table
