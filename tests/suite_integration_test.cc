@@ -350,8 +350,8 @@ TEST(SuiteIntegrationTest, CompareBackendsShortened) {
     // At a tenth of its length a run lasts 2 s, and the 2 s client pause
     // that strikes in it never runs its course: no stall is observed and the
     // verdict is unknown, the session lock showing nothing either way (the
-    // quick comparison, at 0.43, shows these cells valid with their pauses
-    // observed).
+    // quick comparison, at its own length, shows these cells valid with
+    // their pauses observed).
     expected[lock + ".client-pause"] = {"unknown", {}};
     expected[lock + ".kill"] = expected[lock + ".partition"] = {"", kUnsafe};
   }
