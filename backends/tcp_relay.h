@@ -11,8 +11,8 @@
 // pause); the kernel buffers keep what was in flight, delivered on thaw.
 //
 // Thread-safety: none; every call on the executor's thread. Close() stops
-// listeners and connections; the relay must outlive the client library's
-// connections to it (close the library first).
+// listeners and connections: the client library sees its connections end
+// (and finds nobody listening when it reconnects), as with a server gone.
 #pragma once
 
 #include <memory>

@@ -147,8 +147,8 @@ asio::awaitable<Status> ZkLockClient::Connect() {
 void ZkLockClient::Close() {
   closed_ = true;
   lost_timer_.cancel();
-  session_.Close();
   relay_.Close();
+  session_.Close();
 }
 
 void ZkLockClient::Crash() {

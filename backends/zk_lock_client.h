@@ -153,6 +153,10 @@ class ZkLockClient final : public LockClient {
   bool SupportsShared() const override { return recipe_ == ZkRecipe::kReadWrite; }
   boost::asio::awaitable<AcquireResult> AcquireShared(const std::string& key,
                                                       std::chrono::milliseconds lease) override;
+  // Closes the relay first, then the session: zookeeper_close blocks this
+  // thread up to 1.5 s for the server's answer, which only this thread's
+  // relay could carry. The session, and the lock nodes it owns, live on the
+  // servers until the session times out (a run's clients close at its end).
   void Close() override;
   // Nothing more reaches the ensemble, not even the close request: the
   // session, and the lock nodes it owns, live until the session times out.

@@ -441,7 +441,7 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
   // Each says what is wrong.
   std::string out;
   RunLocksmith(dir.path(), {"frobnicate"}, seconds(30), &out);
-  EXPECT_NE(out.find("unknown subcommand \"frobnicate\" (known: run, check, cleanup, suite, merge, report, export, scenarios, trend, compare, store, shrink)"),
+  EXPECT_NE(out.find("unknown subcommand \"frobnicate\" (known: run, check, cleanup, suite, merge, debate, report, export, scenarios, trend, compare, store, shrink)"),
             std::string::npos)
       << out;
   RunLocksmith(dir.path(), config(fifo), seconds(30), &out);
