@@ -45,9 +45,19 @@ struct ExecLockClient::Pending {
   asio::steady_timer signal;
   std::optional<nlohmann::json> reply;
   std::string error;
+  int64_t sent_ns = 0;
+  int64_t read_ns = 0;
 };
 
 namespace {
+
+// steady_clock's reading in ns: libstdc++ reads CLOCK_MONOTONIC, the clock
+// a program's "validity_at_ns" reads.
+int64_t SteadyNowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 struct PipePair {
   int read = -1;
@@ -200,6 +210,8 @@ Status ExecLockClient::Send(Program& program, const nlohmann::json& message, int
   // The write never waits: a request fits a pipe that is empty but for
   // what the program has not read yet; one that stops reading its input
   // is a program that misbehaves.
+  // Before the write: the program may reckon a validity as soon as it reads.
+  pending.sent_ns = SteadyNowNs();
   boost::system::error_code ec;
   program.in.non_blocking(true, ec);
   const size_t written = ec ? 0 : program.in.write_some(asio::buffer(line), ec);
@@ -221,7 +233,7 @@ asio::awaitable<ExecLockClient::Reply> ExecLockClient::Await(std::shared_ptr<Pro
                                                              Pending& pending, int64_t id,
                                                              const std::string& op,
                                                              std::chrono::milliseconds deadline) {
-  Reply out{nullptr, "", true, program, id};
+  Reply out{nullptr, "", true, program, id, pending.sent_ns, 0};
   // The reply (or the program's end) may have come before anyone waited.
   if (!pending.reply && pending.error.empty()) {
     auto [wait_ec] = co_await pending.signal.async_wait(asio::as_tuple(asio::use_awaitable));
@@ -230,6 +242,7 @@ asio::awaitable<ExecLockClient::Reply> ExecLockClient::Await(std::shared_ptr<Pro
   program->pending.erase(id);
   if (pending.reply) {
     out.body = std::move(*pending.reply);
+    out.read_ns = pending.read_ns;
   } else if (!pending.error.empty()) {
     out.error = pending.error;
   } else {
@@ -281,6 +294,7 @@ void ExecLockClient::OnLine(Program& program, std::string_view line) {
     program.sends_lock_lost = hello && hello->capabilities.lock_lost;
   }
   it->second->reply = std::move(parsed->body);
+  it->second->read_ns = SteadyNowNs();
   it->second->signal.cancel();
   program.pending.erase(it);
 }
@@ -354,6 +368,12 @@ void ExecLockClient::End(Program& program, const std::string& why) {
   if (program.pid > 0) KillProgram(program.pid);
 }
 
+Result<int64_t> ExecLockClient::ValidityNow(const Reply& reply, int64_t validity_ms) {
+  const Result<std::optional<int64_t>> at = DecodeValidityAt(reply.body);
+  if (!at) return Error{at.error()};
+  return ValidityAsOf(validity_ms, *at, reply.sent_ns, reply.read_ns, SteadyNowNs());
+}
+
 asio::awaitable<AcquireResult> ExecLockClient::AcquireAs(ExecOp op, const std::string& key,
                                                          std::chrono::milliseconds lease) {
   ExecRequest request{0, op, key, "", lease.count(), wait_.count()};
@@ -367,6 +387,11 @@ asio::awaitable<AcquireResult> ExecLockClient::AcquireAs(ExecOp op, const std::s
     // The handshake said acquires carry a fence, and the resource relies on it.
     if (decoded && options_.fencing && decoded->outcome == Outcome::kOk && !decoded->fence) {
       wrong = "ok without a \"fence\" under --fencing on";
+    }
+    if (wrong.empty() && decoded->outcome == Outcome::kOk) {
+      const Result<int64_t> validity = ValidityNow(reply, decoded->validity_ms);
+      if (validity) decoded->validity_ms = *validity;
+      else wrong = validity.error();
     }
     if (wrong.empty()) {
       out = std::move(*decoded);
@@ -430,6 +455,11 @@ asio::awaitable<ExtendResult> ExecLockClient::Extend(const std::string& key,
   ExtendResult out{reply.sent ? Outcome::kUnknown : Outcome::kFail, false, 0, reply.error};
   if (reply.error.empty()) {
     auto decoded = DecodeRenewReply(reply.body);
+    if (decoded && decoded->outcome == Outcome::kOk) {
+      const Result<int64_t> validity = ValidityNow(reply, decoded->validity_ms);
+      if (validity) decoded->validity_ms = *validity;
+      else decoded = Error{validity.error()};
+    }
     if (decoded) {
       out = std::move(*decoded);
     } else {

@@ -116,7 +116,14 @@ class ExecLockClient : public LockClient {
     bool sent = false;  // the request reached the program
     std::shared_ptr<Program> program;  // the start that was asked
     int64_t id = 0;
+    // steady_clock (CLOCK_MONOTONIC) ns: when the request was written and
+    // when its reply was read (0 when none was).
+    int64_t sent_ns = 0;
+    int64_t read_ns = 0;
   };
+  // An ok reply's validity_ms as of now, the moment the op is stamped
+  // (ValidityAsOf); an error when its "validity_at_ns" is wrong.
+  static Result<int64_t> ValidityNow(const Reply& reply, int64_t validity_ms);
 
   // Launch, then AwaitHello: a start of the program with its handshake.
   boost::asio::awaitable<Status> Start();

@@ -109,6 +109,31 @@ TEST_F(ExecLockClientTest, HandshakeThenAcquireAndRelease) {
   EXPECT_EQ(ReadAll(dir_.path() + "/client-3.log"), "hello from the harness: client 3\n");
 }
 
+// A program that says when it reckoned its validity ("validity_at_ns")
+// has the time its reply then spent on the way taken off: the lease ends
+// where the program said, not where the harness happened to read it. One
+// that reads another clock than CLOCK_MONOTONIC misbehaves: info.
+TEST_F(ExecLockClientTest, AValidityCountsFromWhenTheProgramReckonedIt) {
+  auto slow = Client("slow-reply");
+  auto wall = Client("wall-at");
+  RunCoroutine(io_, [&]() -> asio::awaitable<void> {
+    for (auto* client : {slow.get(), wall.get()}) {
+      Status connected = co_await client->Connect();
+      EXPECT_TRUE(connected) << connected.error();
+      if (!connected) co_return;
+    }
+    AcquireResult a = co_await slow->Acquire("lock-1", 1000ms);
+    EXPECT_EQ(a.outcome, Outcome::kOk) << a.error;
+    EXPECT_GT(a.validity_ms, 0);
+    EXPECT_LE(a.validity_ms, 700);  // the 300 ms the reply waited are gone
+    AcquireResult w = co_await wall->Acquire("lock-1", 1000ms);
+    EXPECT_EQ(w.outcome, Outcome::kUnknown);
+    EXPECT_NE(w.error.find("not CLOCK_MONOTONIC"), std::string::npos) << w.error;
+    slow->Close();
+    wall->Close();
+  });
+}
+
 TEST_F(ExecLockClientTest, GarbageLineIsInfo) {
   ExpectMisbehaviourIsInfo("garbage", "printed a line that is not JSON");
 }

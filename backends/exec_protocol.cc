@@ -1,8 +1,10 @@
 #include "backends/exec_protocol.h"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
+#include "base/ceil_millis.h"
 #include "base/json_fields.h"
 #include "base/json_input.h"
 #include "base/option_set.h"
@@ -210,6 +212,27 @@ Result<ExtendResult> DecodeRenewReply(const nlohmann::json& reply) {
   if (!not_held) return Error{"the reply's " + not_held.error()};
   r.not_held = r.outcome == Outcome::kFail && *not_held;
   return r;
+}
+
+Result<std::optional<int64_t>> DecodeValidityAt(const nlohmann::json& reply) {
+  const auto at = reply.find("validity_at_ns");
+  if (at == reply.end() || at->is_null()) return std::optional<int64_t>();
+  if (!at->is_number_integer() || (at->is_number_integer() && at->get<int64_t>() < 0)) {
+    return Error{"the reply's \"validity_at_ns\" is not a CLOCK_MONOTONIC reading in whole ns"};
+  }
+  return std::optional<int64_t>(at->get<int64_t>());
+}
+
+Result<int64_t> ValidityAsOf(int64_t validity_ms, std::optional<int64_t> at_ns, int64_t sent_ns,
+                             int64_t read_ns, int64_t now_ns) {
+  if (!at_ns) return validity_ms;
+  const int64_t at = *at_ns;
+  if (at < sent_ns || at > read_ns) {
+    return Error{"its \"validity_at_ns\" " + std::to_string(at) + " is not between the request (" +
+                 std::to_string(sent_ns) + ") and the reply (" + std::to_string(read_ns) +
+                 "): not CLOCK_MONOTONIC"};
+  }
+  return validity_ms - CeilMillis(std::chrono::nanoseconds(std::max<int64_t>(0, now_ns - at)));
 }
 
 Result<LockEvent> DecodeExecEvent(const nlohmann::json& event) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,6 +89,20 @@ Result<AcquireResult> DecodeAcquireReply(const nlohmann::json& reply,
                                          const std::string& fallback_token);
 Result<ReleaseResult> DecodeReleaseReply(const nlohmann::json& reply);
 Result<ExtendResult> DecodeRenewReply(const nlohmann::json& reply);
+
+// When the program reckoned an ok acquire's or renew's validity_ms: its
+// CLOCK_MONOTONIC reading in ns ("validity_at_ns"), the clock the harness's
+// steady_clock reads; nothing when the reply leaves it out. Errors: not a
+// whole number >= 0.
+Result<std::optional<int64_t>> DecodeValidityAt(const nlohmann::json& reply);
+// The validity as of `now_ns`, the moment the harness stamps the op: the
+// program reckoned `validity_ms` at `at_ns`, and the time since then is
+// gone from it (rounded up); without `at_ns`, `validity_ms` counts from the
+// harness's read of the reply, as it is. An instant outside the request's
+// life, [sent_ns, read_ns], is an error: the program read another clock.
+Result<int64_t> ValidityAsOf(int64_t validity_ms, std::optional<int64_t> at_ns, int64_t sent_ns,
+                             int64_t read_ns, int64_t now_ns);
+
 // A "lock-lost" event (the only kind); an error for any other.
 Result<LockEvent> DecodeExecEvent(const nlohmann::json& event);
 

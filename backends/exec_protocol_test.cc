@@ -54,6 +54,34 @@ TEST(ExecProtocolTest, LinesAreRepliesOrEventsOrErrors) {
   EXPECT_NE(ParseExecLine("{}").error().find("neither"), std::string::npos);
 }
 
+// A validity counts from when the program reckoned it, not from when the
+// harness got round to reading the reply: on a loaded machine the reply
+// waits in the pipe, and a lease counted from the read outlives the
+// server's key (a grant just after it expired reads as an unsafe grant).
+TEST(ExecProtocolTest, AValidityCountsFromWhenTheProgramReckonedIt) {
+  constexpr int64_t kMs = 1'000'000;
+  auto at = DecodeValidityAt({{"result", "ok"}, {"validity_at_ns", 5 * kMs}});
+  ASSERT_TRUE(at) << at.error();
+  EXPECT_EQ(*at, 5 * kMs);
+  // Reckoned at 5 ms, read at 40 ms, stamped at 41 ms: 36 ms are gone.
+  EXPECT_EQ(*ValidityAsOf(1000, *at, 2 * kMs, 40 * kMs, 41 * kMs), 964);
+  // Rounded up: a lease is never overstated.
+  EXPECT_EQ(*ValidityAsOf(1000, *at, 2 * kMs, 40 * kMs, 5 * kMs + 1), 999);
+  // Without it, from the read, as the program's reply says.
+  auto none = DecodeValidityAt({{"result", "ok"}});
+  ASSERT_TRUE(none);
+  EXPECT_FALSE(none->has_value());
+  EXPECT_EQ(*ValidityAsOf(1000, *none, 2 * kMs, 40 * kMs, 45 * kMs), 1000);
+  // Another clock than CLOCK_MONOTONIC lands outside the request's life.
+  const auto wall = ValidityAsOf(1000, int64_t{1'700'000'000} * 1000 * kMs, 2 * kMs, 40 * kMs, 41 * kMs);
+  ASSERT_FALSE(wall);
+  EXPECT_NE(wall.error().find("not CLOCK_MONOTONIC"), std::string::npos) << wall.error();
+  EXPECT_FALSE(ValidityAsOf(1000, 1 * kMs, 2 * kMs, 40 * kMs, 41 * kMs));
+  EXPECT_FALSE(DecodeValidityAt({{"validity_at_ns", "5"}}));
+  EXPECT_FALSE(DecodeValidityAt({{"validity_at_ns", -1}}));
+  EXPECT_FALSE(DecodeValidityAt({{"validity_at_ns", 1.5}}));
+}
+
 TEST(ExecProtocolTest, AcquireRepliesDecodeWithJepsensMeaning) {
   auto ok = DecodeAcquireReply({{"id", 1}, {"result", "ok"}, {"fence", 9}, {"validity_ms", 80}},
                                "fallback");

@@ -193,9 +193,10 @@ func (a *adapter) granted(ctx context.Context, key string, session *concurrency.
 	reply := goexec.Ok()
 	reply.Token = mutex.Key()
 	if err == nil {
-		reply.ValidityMs = goexec.LeftMs(alive.TTL*1000, sent)
+		reply.SetValidity(alive.TTL*1000, sent)
 	} else if err == rpctypes.ErrLeaseNotFound && !a.hello.Fencing {
-		reply.ValidityMs, err = goexec.LeftMs(0, sent), nil
+		reply.SetValidity(0, sent)
+		err = nil
 		fmt.Fprintf(os.Stderr, "etcd-concurrency adapter: Lock granted %s on an expired lease\n",
 			mutex.Key())
 	}

@@ -191,7 +191,8 @@ func (a *adapter) granted(conn *zk.Conn, key string, lock *zk.Lock) goexec.Reply
 	}
 	a.held[path] = hold{key, lock}
 	reply := goexec.Ok()
-	reply.Token, reply.Fence, reply.ValidityMs = path, &stat.Czxid, goexec.LeftMs(a.sessionMs, sent)
+	reply.Token, reply.Fence = path, &stat.Czxid
+	reply.SetValidity(a.sessionMs, sent)
 	return reply
 }
 

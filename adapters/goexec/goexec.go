@@ -19,7 +19,9 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
+	"unsafe"
 )
 
 // Node is one row of the service's node table.
@@ -89,6 +91,8 @@ type Reply struct {
 	Token      string `json:"token,omitempty"`
 	Fence      *int64 `json:"fence,omitempty"`
 	ValidityMs *int64 `json:"validity_ms,omitempty"`
+	// When ValidityMs was reckoned, by CLOCK_MONOTONIC in ns (SetValidity).
+	ValidityAtNs *int64 `json:"validity_at_ns,omitempty"`
 	Busy       *bool  `json:"busy,omitempty"`
 	Error      string `json:"error,omitempty"`
 }
@@ -113,15 +117,21 @@ type LockLost struct {
 	Error string `json:"error"`
 }
 
-// LeftMs is what is left of a lease or session of total ms whose clock
-// started no later than sent: total less the time since, rounded up to a
-// whole ms, never below 0.
-func LeftMs(total int64, sent time.Time) *int64 {
+// SetValidity sets what is left of a lease or session of total ms whose
+// clock started no later than sent (total less the time since, rounded up
+// to a whole ms, never below 0) and when that was reckoned, by
+// CLOCK_MONOTONIC (which Go's own monotonic reading does not expose): the
+// harness takes off what the reply then spends on its way.
+func (r *Reply) SetValidity(total int64, sent time.Time) {
+	var ts syscall.Timespec
+	const clockMonotonic = 1
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, uintptr(unsafe.Pointer(&ts)), 0)
 	left := total - int64(math.Ceil(float64(time.Since(sent))/float64(time.Millisecond)))
 	if left < 0 {
 		left = 0
 	}
-	return &left
+	at := ts.Nano()
+	r.ValidityMs, r.ValidityAtNs = &left, &at
 }
 
 // Writer writes whole lines to stdout from any goroutine.

@@ -2,6 +2,8 @@ package goexec
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
 	"testing"
 	"time"
 )
@@ -71,12 +73,30 @@ func TestTheDeadlineIsNineTenthsOfTimeoutAndAnAcquiresWait(t *testing.T) {
 }
 
 func TestWhatIsLeftCountsFromWhenTheRequestWasSentRoundedUp(t *testing.T) {
-	if left := *LeftMs(1000, time.Now().Add(-300*time.Millisecond-time.Microsecond)); left != 699 &&
-		left != 698 {
+	var r Reply
+	r.SetValidity(1000, time.Now().Add(-300*time.Millisecond-time.Microsecond))
+	if left := *r.ValidityMs; left != 699 && left != 698 {
 		t.Fatalf("left %d ms of 1000 after 300.001 ms, want 699 (698 on a slow clock read)", left)
 	}
-	if left := *LeftMs(1000, time.Now().Add(-2*time.Second)); left != 0 {
+	r.SetValidity(1000, time.Now().Add(-2*time.Second))
+	if left := *r.ValidityMs; left != 0 {
 		t.Fatalf("left %d ms of a lease that ran out, want 0", left)
+	}
+}
+
+// The instant it was reckoned is CLOCK_MONOTONIC's (the harness's
+// steady_clock), which /proc/uptime follows: seconds since boot.
+func TestValidityIsReckonedByTheMonotonicClock(t *testing.T) {
+	var r Reply
+	r.SetValidity(1000, time.Now())
+	up, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		t.Skip("no /proc/uptime")
+	}
+	var seconds float64
+	fmt.Sscanf(string(up), "%f", &seconds)
+	if at := float64(*r.ValidityAtNs) / 1e9; at < seconds-5 || at > seconds+5 {
+		t.Fatalf("validity_at_ns %v s, uptime %v s: not CLOCK_MONOTONIC", at, seconds)
 	}
 }
 

@@ -49,11 +49,14 @@ def main():
             else:
                 redis = redis if redis and not redis.closed() else Redis(hello)
             if op == "acquire":
-                token, sent = "%d-%d" % (os.getpid(), request["id"]), time.monotonic()
+                token, sent = "%d-%d" % (os.getpid(), request["id"]), time.monotonic_ns()
                 if redis.call("SET", request["key"], token, "NX", "PX", request["lease_ms"]):
-                    # The lease counts from when the SET was sent, not from its reply.
-                    left = request["lease_ms"] - math.ceil((time.monotonic() - sent) * 1000)
-                    reply.update(result="ok", token=token, validity_ms=max(0, left))
+                    # The lease counts from when the SET was sent, not from its reply,
+                    # and the harness counts what is left from now (validity_at_ns).
+                    now = time.monotonic_ns()
+                    left = request["lease_ms"] - math.ceil((now - sent) / 1e6)
+                    reply.update(result="ok", token=token, validity_ms=max(0, left),
+                                 validity_at_ns=now)
                 else:
                     reply.update(result="fail")
             elif op == "release":

@@ -53,21 +53,24 @@ class TimedLock(Lock):
     that set the key's TTL (the key expires that long after Redis ran it, at
     the latest: the lease counts from there, not from the reply)."""
 
-    sent_at = 0.0
+    sent_at = 0
 
     def do_acquire(self, token):
-        self.sent_at = time.monotonic()
+        self.sent_at = time.monotonic_ns()
         return super().do_acquire(token)
 
     def do_extend(self, additional_time, replace_ttl):
-        self.sent_at = time.monotonic()
+        self.sent_at = time.monotonic_ns()
         return super().do_extend(additional_time, replace_ttl)
 
-    def validity_ms(self, lease_ms):
-        """The lease left by this side's reckoning: the lease less the time
-        since the command that set it was sent (rounded up), never below 0."""
-        elapsed_ms = math.ceil((time.monotonic() - self.sent_at) * 1000)
-        return max(0, lease_ms - elapsed_ms)
+    def validity(self, lease_ms):
+        """The reply's lease fields by this side's reckoning: the lease less
+        the time since the command that set it was sent (rounded up), never
+        below 0, and when it was reckoned (CLOCK_MONOTONIC, which the harness
+        counts the rest from)."""
+        now = time.monotonic_ns()
+        elapsed_ms = math.ceil((now - self.sent_at) / 1e6)
+        return {"validity_ms": max(0, lease_ms - elapsed_ms), "validity_at_ns": now}
 
 
 def bind_source(address):
@@ -123,7 +126,7 @@ class Adapter:
             return {"result": "fail"}
         token = lock.local.token.decode()
         self.held[token] = lock
-        return {"result": "ok", "token": token, "validity_ms": lock.validity_ms(lease_ms)}
+        return {"result": "ok", "token": token, **lock.validity(lease_ms)}
 
     def release(self, request):
         lock = self.held.pop(request["token"], None)
@@ -143,7 +146,7 @@ class Adapter:
             lock.extend(request["lease_ms"] / 1000.0, replace_ttl=True)
         except LockNotOwnedError as error:
             return {"result": "fail", "not_held": True, "error": str(error)}
-        return {"result": "ok", "validity_ms": lock.validity_ms(request["lease_ms"])}
+        return {"result": "ok", **lock.validity(request["lease_ms"])}
 
 
 def answer(adapter, request):

@@ -11,7 +11,10 @@ every request info), escape (at the hello, a child that starts a session and a
 network namespace of its own, says its pid on stderr and sleeps), stderr-flood
 (at the hello, AFTER MiB on stderr, then "flood end"), leak (writes the
 password it was handed to the file PATH, its stderr, a line that is not JSON
-and an error). Usage for leak: fake_adapter.py leak AFTER PATH."""
+and an error), slow-reply (says when it reckoned an acquire's validity,
+"validity_at_ns" by CLOCK_MONOTONIC, then waits 300 ms before it replies),
+wall-at (says it by the wall clock instead). Usage for leak: fake_adapter.py
+leak AFTER PATH."""
 import ctypes, json, os, sys, time
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "ok"
@@ -82,6 +85,10 @@ for line in sys.stdin:
             fence += 1
             held[key] = "t%d-%d" % (os.getpid(), request["id"])
             reply.update(result="ok", token=held[key], fence=fence, validity_ms=request["lease_ms"])
+            if mode == "slow-reply":
+                reply.update(validity_at_ns=time.monotonic_ns()); time.sleep(0.3)
+            if mode == "wall-at":
+                reply.update(validity_at_ns=time.time_ns())
     elif op == "release":
         ok = held.get(key) == request["token"]
         held.pop(key, None) if ok else None
