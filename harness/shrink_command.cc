@@ -64,13 +64,17 @@ nlohmann::json TryShown(const RunOutcome& o, const std::string& out_dir, const s
   return t;
 }
 
+// "invalid (unsafe-grant 2)", or a try that could not run with its error:
+// "failed (\"steps\": step 7: ...)".
 std::string TryText(const nlohmann::json& t) {
-  std::string text = t["verdict"].get<std::string>();
-  std::string kinds;
-  for (const auto& [k, n] : t["anomalies"].items()) {
-    kinds += (kinds.empty() ? "" : ", ") + k + " " + n.dump();
+  std::string text = t.value("verdict", std::string());
+  std::string detail;
+  const nlohmann::json anomalies = t.value("anomalies", nlohmann::json::object());
+  for (const auto& [k, n] : anomalies.items()) {
+    detail += (detail.empty() ? "" : ", ") + k + " " + n.dump();
   }
-  return kinds.empty() ? text : text + " (" + kinds + ")";
+  if (detail.empty()) detail = t.value("error", std::string());
+  return detail.empty() ? text : text + " (" + detail + ")";
 }
 
 // When a candidate reproduces. The faults: when any try shows the kind.

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 // A fault window's ops as the history has them.
 struct WindowOps {
   std::string family;
-  std::optional<Op> begin_invoke, begin_done, end_invoke;
+  std::optional<Op> begin_invoke, begin_done, end_invoke, end_done;
 };
 
 // The kind an anomaly is judged by: its class, else its type.
@@ -81,6 +81,7 @@ Result<std::map<int64_t, WindowOps>> ReadWindows(const std::string& run_dir) {
     if (mark->begins && invoke && !w.begin_invoke) w.begin_invoke = op;
     if (mark->begins && !invoke && !w.begin_done) w.begin_done = op;
     if (!mark->begins && invoke && !w.end_invoke) w.end_invoke = op;
+    if (!mark->begins && !invoke && !w.end_done) w.end_done = op;
   }
   return windows;
 }
@@ -156,6 +157,7 @@ Result<std::vector<RecordedWindow>> RecordedWindows(const std::string& run_dir,
     if (ops.end_invoke) {
       w.end_ms = std::max((ops.end_invoke->time - offset) / kNsPerMs, w.begin_ms);
       w.end = {{"at_ms", w.end_ms}, {"f", ops.end_invoke->f}};
+      w.end_failed = ops.end_done && !ops.end_done->error.empty();
     }
     w.what = LedgerWords(ledger, number, ops.begin_invoke->f);
     out.push_back(std::move(w));
@@ -237,6 +239,28 @@ std::string WindowNumbers(const ShrinkSubject& subject, const std::vector<size_t
   return out.empty() ? "none" : out;
 }
 
+namespace {
+
+// When window `i`'s end is replayed: as recorded, unless it failed in the
+// run ("n1 is not paused": a kill of the paused node came first, and its
+// restart is not paused) and a kept window begins inside it, as the fault
+// that undid it there did. Replayed as recorded, that end would fail its
+// step and leave the candidate unknown; dropped, the window would stay open
+// into the family's next. So it comes just before the first such window
+// begins: paused until the kill, as in the run.
+int64_t ReplayedEndMs(const ShrinkSubject& subject, const std::vector<size_t>& kept, size_t i) {
+  const RecordedWindow& w = subject.windows[i];
+  int64_t end_ms = w.end_ms;
+  if (!w.end_failed) return end_ms;
+  for (size_t other : kept) {
+    const RecordedWindow& o = subject.windows[other];
+    if (other != i && o.begin_ms >= w.begin_ms && o.begin_ms <= end_ms) end_ms = o.begin_ms;
+  }
+  return end_ms;
+}
+
+}  // namespace
+
 nlohmann::json ReplaySteps(const ShrinkSubject& subject, const std::vector<size_t>& kept,
                            int64_t limit_ms) {
   struct Timed {
@@ -249,7 +273,12 @@ nlohmann::json ReplaySteps(const ShrinkSubject& subject, const std::vector<size_
     const RecordedWindow& w = subject.windows[i];
     if (w.begin_ms >= limit_ms) continue;
     steps.push_back({w.begin_ms, false, w.begin});
-    if (!w.end.is_null() && w.end_ms < limit_ms) steps.push_back({w.end_ms, true, w.end});
+    const int64_t end_ms = ReplayedEndMs(subject, kept, i);
+    if (!w.end.is_null() && end_ms < limit_ms) {
+      nlohmann::json end = w.end;
+      end["at_ms"] = end_ms;
+      steps.push_back({end_ms, true, std::move(end)});
+    }
   }
   // In time order; at one moment an end before a begin, so one family's
   // window closes before its next opens.

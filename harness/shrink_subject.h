@@ -35,6 +35,9 @@ struct RecordedWindow {
   std::string what;  // in its family's words, from the ledger: "kill n1"
   int64_t begin_ms = 0;
   int64_t end_ms = -1;  // -1: no end step
+  // The end failed in the run: another fault had undone this one first (a
+  // kill of the paused node); see ReplaySteps.
+  bool end_failed = false;
 };
 
 struct ShrinkSubject {
@@ -59,7 +62,9 @@ std::string WindowNumbers(const ShrinkSubject& subject, const std::vector<size_t
 
 // The steps replaying windows `kept` (indices into subject.windows) under a
 // time limit of `limit_ms`: in time order, an end step at or past the
-// limit left to the heal.
+// limit left to the heal. An end that failed in the run (another fault had
+// undone its window) comes just before the first kept window begun inside
+// its own, the fault that undid it there.
 nlohmann::json ReplaySteps(const ShrinkSubject& subject, const std::vector<size_t>& kept,
                            int64_t limit_ms);
 

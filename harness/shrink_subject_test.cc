@@ -55,6 +55,42 @@ TEST(ShrinkSubjectTest, StepsRunInTimeOrderAndLeaveEndsPastTheLimitToTheHeal) {
   EXPECT_EQ(LastStepMs(*subject, {0, 1}), 3000);
 }
 
+// A pause whose resume failed in the run ("n1 is not paused": a kill of
+// the paused node came first, and its restart is not paused): replayed
+// with that kill, the resume comes just before it (a resume after it would
+// fail again and leave the candidate unknown; none would leave the window
+// open into the next pause); without the kill it resumes as planned.
+TEST(ShrinkSubjectTest, AnEndAnotherFaultUndidInTheRunComesBeforeThatFault) {
+  ShrinkSubject subject;
+  RecordedWindow pause;
+  pause.family = "pause";
+  pause.begin_ms = 3000;
+  pause.begin = {{"at_ms", 3000}, {"f", "pause"}};
+  pause.end_ms = 4600;
+  pause.end = {{"at_ms", 4600}, {"f", "resume"}};
+  pause.end_failed = true;
+  RecordedWindow kill;
+  kill.family = "kill";
+  kill.begin_ms = 4300;
+  kill.begin = {{"at_ms", 4300}, {"f", "kill"}};
+  kill.end_ms = 4400;
+  kill.end = {{"at_ms", 4400}, {"f", "restart"}};
+  subject.windows = {pause, kill};
+  auto ops = [&](const std::vector<size_t>& kept) {
+    std::vector<std::string> out;
+    for (const auto& s : ReplaySteps(subject, kept, 6000)) {
+      out.push_back(s["f"].get<std::string>() + "@" + s["at_ms"].dump());
+    }
+    return out;
+  };
+  EXPECT_EQ(ops({0, 1}),
+            (std::vector<std::string>{"pause@3000", "resume@4300", "kill@4300", "restart@4400"}));
+  EXPECT_EQ(ops({0}), (std::vector<std::string>{"pause@3000", "resume@4600"}));
+  subject.windows[0].end_failed = false;  // a resume that worked is replayed as it was
+  EXPECT_EQ(ops({0, 1}),
+            (std::vector<std::string>{"pause@3000", "kill@4300", "restart@4400", "resume@4600"}));
+}
+
 TEST(ShrinkSubjectTest, ACandidateIsTheRunsConfigWithStepsInPlaceOfItsSchedule) {
   TempDir dir;
   testing::WriteShrinkRunDir(dir.path());

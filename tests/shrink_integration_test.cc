@@ -21,24 +21,22 @@ using std::chrono::seconds;
 TEST(ShrinkIntegrationTest, ARedisRunUnderNoiseShrinksToTheKillAlone) {
   TempDir dir;
   const std::string store = dir.path() + "/store";
-  // The noisy run: which seed's kill catches a held lock is the servers'
-  // timing, so the first of three whose run is invalid.
-  std::string run;
-  for (const char* seed : {"2", "3", "4"}) {
-    std::string out;
-    const int code = RunLocksmith(
-        dir.path(),
-        {"run", "--backend", "redis", "--workload", "mutex", "--nemesis", "kill,pause,partition",
-         "--redis-persistence", "none", "--hold", "200-400", "--lease", "2000", "--time-limit",
-         "6", "--nemesis-interval", "2", "--seed", seed, "--store", store},
-        seconds(90), &out);
-    ASSERT_TRUE(code == 0 || code == 1) << out;
-    if (code == 1) {
-      run = LatestRun(store);
-      break;
-    }
-  }
-  ASSERT_FALSE(run.empty()) << "no invalid run on seeds 2-4";
+  // The noisy run: every lock is held 2-3 s under a 20 s lease, so each
+  // kill forgets held locks that waiting clients then take (an unsafe
+  // grant whatever the machine's load), and the pauses and partitions,
+  // far shorter than the lease, grant nothing twice. With 200-400 ms
+  // holds a kill caught a held lock only at some rate: under load a replay
+  // could miss it in all its tries.
+  std::string out;
+  ASSERT_EQ(RunLocksmith(dir.path(),
+                         {"run", "--backend", "redis", "--workload", "mutex", "--nemesis",
+                          "kill,pause,partition", "--redis-persistence", "none", "--hold",
+                          "2000-3000", "--lease", "20000", "--time-limit", "6",
+                          "--nemesis-interval", "2", "--seed", "2", "--store", store},
+                         seconds(90), &out),
+            1)
+      << out;
+  const std::string run = LatestRun(store);
   const nlohmann::json results = ReadJson(run + "/results.json");
   std::set<std::string> families;
   for (const auto& f : results["faults"]["families"]) {
@@ -47,7 +45,6 @@ TEST(ShrinkIntegrationTest, ARedisRunUnderNoiseShrinksToTheKillAlone) {
   ASSERT_EQ(families, (std::set<std::string>{"kill", "pause", "partition"}));
   ASSERT_GT(Count(AnomalyClasses(results), "unsafe-grant"), 0) << results["anomalies"];
 
-  std::string out;
   ASSERT_EQ(RunLocksmith(dir.path(), {"shrink", run, "--tries", "2"}, seconds(600), &out), 0)
       << out;
   // Every fault family of the run was among the candidates; the kill alone is kept.
