@@ -98,6 +98,12 @@ using LockEventSink = std::function<void(LockEvent)>;
 using InFlightPausePoint =
     std::function<boost::asio::awaitable<std::chrono::milliseconds>(const std::string& key)>;
 
+// How long a client's first connection may take, however short its client
+// timeout: it is the run's set-up, not an op of the history (a loaded
+// machine's database forks a backend for it slowly). Later connections are
+// part of an op, bounded by the op's deadline.
+inline constexpr std::chrono::seconds kFirstConnectAllowance{5};
+
 class LockClient {
  public:
   virtual ~LockClient() = default;

@@ -57,7 +57,8 @@ MariadbLockClient::MariadbLockClient(boost::asio::any_io_executor executor,
       tokens_(seed) {}
 
 awaitable<Status> MariadbLockClient::Connect() {
-  co_return co_await connection_.Connect(Clock::now() + options_.timeout);
+  co_return co_await connection_.Connect(
+      Clock::now() + std::max<Clock::duration>(options_.timeout, kFirstConnectAllowance));
 }
 
 void MariadbLockClient::Close() {

@@ -47,7 +47,9 @@ asio::awaitable<Status> PgLockClient::Connect() {
   PgEndpoint from_ours = options_.server;
   from_ours.source_address = options_.source_address;
   connection_ = std::make_unique<PgConnection>(executor_, from_ours);
-  co_return co_await EnsureSession(Clock::now() + options_.timeout);
+  co_return co_await EnsureSession(Clock::now() +
+                                   std::max<Clock::duration>(options_.timeout,
+                                                             kFirstConnectAllowance));
 }
 
 void PgLockClient::Close() {
