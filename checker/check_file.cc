@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "base/terminal_text.h"
-#include "checker/history_file.h"
 #include "checker/linearizability_checker.h"
 #include "checker/value_table.h"
+#include "history/history_file.h"
 
 namespace locksmith {
 namespace {

@@ -26,8 +26,8 @@
 #include "base/limits.h"
 #include "base/result.h"
 #include "checker/checker.h"
-#include "checker/history.h"
 #include "checker/leased_lock_checker.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
-#include "checker/op_stream.h"
+#include "history/history.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 

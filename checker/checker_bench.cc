@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "checker/check_file.h"
-#include "checker/history_file.h"
+#include "history/history_file.h"
 
 namespace locksmith {
 namespace {

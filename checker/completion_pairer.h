@@ -1,4 +1,4 @@
-// CompletionPairer: PairCompletions (checker/history.h) one op at a time,
+// CompletionPairer: PairCompletions (history/history.h) one op at a time,
 // for checkers that read a history as a stream. It keeps the open invokes
 // only: one per process, and one per open fault mark of the nemesis, so its
 // memory follows the processes and the faults in flight, not the history's
@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

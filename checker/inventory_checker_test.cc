@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -1,6 +1,6 @@
 // KeySpool: a history's ops filed by key, for a checker that judges one key
 // at a time (the linearizability checker: keys are independent). Each key's
-// ops are kept encoded as the history log encodes them (checker/history_log.h:
+// ops are kept encoded as the history log encodes them (history/history_log.h:
 // some 50 bytes an op, strings interned per key) in memory up to a budget;
 // past it every key's records so far are appended to a log file of its own
 // in a temporary directory, so that memory follows the budget and the
@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "checker/history.h"
-#include "checker/history_log.h"
+#include "history/history.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 

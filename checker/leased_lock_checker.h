@@ -54,7 +54,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

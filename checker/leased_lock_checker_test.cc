@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "checker/check_file.h"
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -9,7 +9,6 @@
 #include <unordered_map>
 
 #include "checker/completion_pairer.h"
-#include "checker/history_file.h"
 #include "checker/leased_lock_checker.h"
 #include "checker/linearizability_search.h"
 #include "checker/model.h"
@@ -17,6 +16,7 @@
 #include "checker/segmented_key_search.h"
 #include "checker/value_table.h"
 #include "checker/window_refuter.h"
+#include "history/history_file.h"
 
 namespace locksmith {
 namespace {

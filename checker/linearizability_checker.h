@@ -15,7 +15,7 @@
 
 #include "checker/check_file.h"
 #include "checker/checker.h"
-#include "checker/op_stream.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 

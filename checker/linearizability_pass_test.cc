@@ -6,7 +6,7 @@
 #include <random>
 
 #include "checker/linearizability_checker.h"
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -14,8 +14,8 @@
 
 #include "checker/check_file.h"
 #include "checker/model.h"
-#include "checker/testing/history_builder.h"
 #include "checker/window_refuter.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "checker/check_file.h"
 #include "checker/model.h"
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

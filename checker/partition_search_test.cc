@@ -8,7 +8,7 @@
 #include <string>
 
 #include "checker/check_file.h"
-#include "checker/testing/history_builder.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith {
 namespace {

@@ -36,8 +36,8 @@
 #include "checker/fencing_checker.h"
 #include "checker/foreign_release_checker.h"
 #include "checker/inventory_checker.h"
-#include "checker/op_stream.h"
 #include "checker/rw_cache_checker.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 namespace {

@@ -36,8 +36,8 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/completion_pairer.h"
-#include "checker/history.h"
 #include "checker/op_marks.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -4,15 +4,16 @@
 # locksmith_check_layer_links). Also runs as a script, on any tree:
 #   cmake -DROOT=<dir> -P cmake/LocksmithLayers.cmake
 cmake_policy(SET CMP0057 NEW)
-set(LOCKSMITH_LAYERS base cluster checker backends workloads nemesis reports harness)
+set(LOCKSMITH_LAYERS base cluster history checker backends workloads nemesis reports harness)
 set(LOCKSMITH_LAYER_USES_base "")
 set(LOCKSMITH_LAYER_USES_cluster base)
-set(LOCKSMITH_LAYER_USES_checker base)
-set(LOCKSMITH_LAYER_USES_backends base cluster checker)
-set(LOCKSMITH_LAYER_USES_workloads base cluster checker backends)
-set(LOCKSMITH_LAYER_USES_nemesis base cluster checker backends)
-set(LOCKSMITH_LAYER_USES_reports base checker)
-set(LOCKSMITH_LAYER_USES_harness base cluster checker backends workloads nemesis reports)
+set(LOCKSMITH_LAYER_USES_history base)
+set(LOCKSMITH_LAYER_USES_checker base history)
+set(LOCKSMITH_LAYER_USES_backends base cluster history checker)
+set(LOCKSMITH_LAYER_USES_workloads base cluster history checker backends)
+set(LOCKSMITH_LAYER_USES_nemesis base cluster history checker backends)
+set(LOCKSMITH_LAYER_USES_reports base history checker)
+set(LOCKSMITH_LAYER_USES_harness base cluster history checker backends workloads nemesis reports)
 
 # Every C++ file under ROOT/<layer>/ may include headers of its own layer and
 # of the layers it uses; production files (not tests, benches, fuzz targets

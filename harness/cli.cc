@@ -17,7 +17,6 @@
 #include "base/limits.h"
 #include "base/terminal_text.h"
 #include "checker/check_file.h"
-#include "checker/history_log.h"
 #include "checker/model.h"
 #include "cluster/cleanup.h"
 #include "cluster/net_plan.h"
@@ -25,8 +24,8 @@
 #include "harness/debate_cli.h"
 #include "harness/export_command.h"
 #include "harness/merge_cli.h"
-#include "harness/report_command.h"
 #include "harness/recheck_run.h"
+#include "harness/report_command.h"
 #include "harness/run.h"
 #include "harness/run_flag_table.h"
 #include "harness/scenario_library.h"
@@ -36,6 +35,7 @@
 #include "harness/suite_file.h"
 #include "harness/suite_runner.h"
 #include "harness/trend_cli.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

@@ -13,9 +13,9 @@
 #include "base/input_file.h"
 #include "base/option_set.h"
 #include "base/terminal_text.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
-#include "checker/op_stream.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 namespace {

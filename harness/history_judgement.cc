@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "checker/availability.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
 #include "harness/run_config.h"
 #include "harness/run_modules.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

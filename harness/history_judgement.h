@@ -17,8 +17,8 @@
 
 #include "base/result.h"
 #include "checker/checker.h"
-#include "checker/history.h"
-#include "checker/op_stream.h"
+#include "history/history.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 

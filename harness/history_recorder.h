@@ -1,7 +1,7 @@
 // HistoryRecorder: the run's OpRecorder. Stamps each op with the next index
 // and the time since run start (controller's monotonic clock) under a short
 // lock and hands it to a writer thread, which appends it to the run's
-// history log (history.bin, checker/history_log.h) in batches, the run's
+// history log (history.bin, history/history_log.h) in batches, the run's
 // secrets redacted from each op's strings (RedactedOp): the clients
 // never wait for an encoder or a write(2), only, when the writer falls
 // behind by kMaxQueuedBatches batches, for it to catch up (memory stays
@@ -28,9 +28,9 @@
 #include <thread>
 #include <vector>
 
-#include "checker/history_log.h"
-#include "checker/log_extent.h"
-#include "checker/op_recorder.h"
+#include "history/history_log.h"
+#include "history/log_extent.h"
+#include "history/op_recorder.h"
 
 namespace locksmith {
 

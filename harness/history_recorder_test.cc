@@ -5,8 +5,8 @@
 #include <thread>
 
 #include "base/testing/temp_dir.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

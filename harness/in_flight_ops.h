@@ -15,7 +15,7 @@
 #include <string>
 #include <utility>
 
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 
 namespace locksmith {
 

@@ -12,8 +12,8 @@
 #include <utility>
 
 #include "base/input_file.h"
-#include "checker/history_log.h"
-#include "checker/prefetch_op_stream.h"
+#include "history/history_log.h"
+#include "history/prefetch_op_stream.h"
 
 namespace locksmith {
 namespace {

@@ -29,8 +29,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
-#include "checker/log_extent.h"
 #include "harness/history_judgement.h"
+#include "history/log_extent.h"
 
 namespace locksmith {
 

@@ -17,11 +17,11 @@
 
 #include "base/limits.h"
 #include "base/testing/temp_dir.h"
-#include "checker/history_log.h"
 #include "harness/history_recorder.h"
 #include "harness/run_config.h"
 #include "harness/run_judge.h"
 #include "harness/testing/judged_runs.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

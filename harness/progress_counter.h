@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 
 namespace locksmith {
 

@@ -5,11 +5,11 @@
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
 #include "checker/checker.h"
-#include "checker/history_log.h"
 #include "cluster/run_registry.h"
 #include "harness/run_config.h"
 #include "harness/run_judge.h"
 #include "harness/run_store.h"
+#include "history/history_log.h"
 #include "reports/run_results.h"
 #include "reports/summary_printer.h"
 

@@ -7,8 +7,8 @@
 
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
-#include "checker/history_log.h"
 #include "cluster/run_registry.h"
+#include "history/history_log.h"
 #include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
 #include "reports/run_results.h"

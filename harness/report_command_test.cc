@@ -12,11 +12,11 @@
 #include <sstream>
 
 #include "base/testing/temp_dir.h"
-#include "checker/history.h"
-#include "checker/history_log.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
+#include "history/history.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

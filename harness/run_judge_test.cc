@@ -7,9 +7,9 @@
 
 #include "base/limits.h"
 #include "base/testing/temp_dir.h"
-#include "checker/history_log.h"
 #include "harness/run_config.h"
 #include "harness/testing/judged_runs.h"
+#include "history/history_log.h"
 
 namespace locksmith {
 namespace {

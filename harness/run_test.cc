@@ -18,10 +18,10 @@
 #include "backends/testing/fake_lock_service.h"
 #include "base/exit_codes.h"
 #include "base/testing/temp_dir.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
 #include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
 #include "nemesis/nemesis_registry.h"
 #include "workloads/mutex_workload.h"
 

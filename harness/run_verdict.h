@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checker/checker.h"
-#include "checker/history.h"
+#include "history/history.h"
 #include "nemesis/fault_ledger.h"
 
 namespace locksmith {

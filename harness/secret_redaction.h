@@ -16,7 +16,7 @@
 
 #include "base/result.h"
 #include "base/run_secrets.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <map>
 
-#include "base/option_set.h"
-#include "checker/history_log.h"
-#include "cluster/run_registry.h"
-#include "reports/run_results.h"
 #include "base/ceil_millis.h"
+#include "base/option_set.h"
+#include "cluster/run_registry.h"
+#include "history/history_log.h"
+#include "reports/run_results.h"
 
 namespace locksmith {
 namespace {

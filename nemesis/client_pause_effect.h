@@ -25,7 +25,7 @@
 #include <cstddef>
 #include <optional>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "nemesis/fault_ledger.h"
 
 namespace locksmith {

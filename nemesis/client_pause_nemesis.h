@@ -19,8 +19,8 @@
 #include <string>
 
 #include "backends/client_pauses.h"
-#include "checker/history.h"
 #include "base/option_set.h"
+#include "history/history.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"

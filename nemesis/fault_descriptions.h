@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "nemesis/fault_ledger.h"
 #include "nemesis/fault_look.h"
 

@@ -35,7 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {

@@ -7,8 +7,8 @@
 #include "backends/redis_service.h"
 #include "backends/testing/fake_lock_service.h"
 #include "backends/testing/pong_server.h"
-#include "checker/testing/memory_recorder.h"
 #include "cluster/testing/fake_cluster.h"
+#include "history/testing/memory_recorder.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/nemesis_runner.h"
 

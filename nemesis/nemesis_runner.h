@@ -30,7 +30,7 @@
 #include <thread>
 #include <vector>
 
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {

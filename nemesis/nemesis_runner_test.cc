@@ -5,7 +5,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "checker/testing/memory_recorder.h"
+#include "history/testing/memory_recorder.h"
 
 namespace locksmith {
 namespace {

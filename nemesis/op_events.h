@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "checker/history.h"
-#include "checker/op_recorder.h"
+#include "history/history.h"
+#include "history/op_recorder.h"
 
 namespace locksmith {
 

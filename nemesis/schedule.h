@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/op_events.h"
 

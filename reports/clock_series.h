@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

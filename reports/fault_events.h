@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/fault_view.h"
 #include "reports/op_rows.h"
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/described_faults.h"
 #include "reports/fault_view.h"
 #include "reports/op_rows.h"

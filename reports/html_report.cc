@@ -9,7 +9,7 @@
 #include "base/atomic_file.h"
 #include "checker/availability.h"
 #include "checker/checker.h"
-#include "checker/history_log.h"
+#include "history/history_log.h"
 #include "reports/anomaly_html.h"
 #include "reports/escape.h"
 #include "reports/fault_ledger_html.h"

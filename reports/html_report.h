@@ -17,7 +17,7 @@
 
 #include "base/limits.h"
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/report_model.h"
 
 namespace locksmith {

@@ -7,8 +7,8 @@
 
 #include "base/atomic_file.h"
 #include "base/utf8.h"
-#include "checker/history.h"
-#include "checker/history_log.h"
+#include "history/history.h"
+#include "history/history_log.h"
 #include "reports/escape.h"
 #include "reports/op_refs.h"
 #include "reports/run_results.h"

@@ -15,7 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/op_rows.h"
 
 namespace locksmith {

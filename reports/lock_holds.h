@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/interner.h"
 #include "reports/process_lanes.h"
 

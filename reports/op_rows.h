@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/interner.h"
 #include "reports/process_lanes.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/op_rows.h"
 
 namespace locksmith {

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

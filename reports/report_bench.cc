@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "checker/checker.h"
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 

@@ -24,7 +24,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "reports/anomaly_story.h"
 #include "reports/clock_series.h"
 #include "reports/fault_timeline.h"

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/text.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -26,7 +26,7 @@ import os
 import re
 import sys
 
-LAYERS = ["base", "cluster", "checker", "reports", "backends", "workloads", "nemesis", "harness"]
+LAYERS = ["base", "cluster", "history", "checker", "reports", "backends", "workloads", "nemesis", "harness"]
 
 FUNCTION = re.compile(
     r"^(?:static\s+|inline\s+)*(?:constexpr\s+)?(?:const\s+)?"

@@ -24,10 +24,10 @@ jobs="${FUZZ_JOBS:-$(nproc)}"
 
 # Each target and the seed directories it starts from (the first is its own).
 targets=(
-  "history_jsonl_fuzz checker/fuzz/corpus/history_jsonl"
-  "history_log_fuzz checker/fuzz/corpus/history_log"
-  "edn_history_fuzz checker/fuzz/corpus/edn"
-  "jepsen_log_fuzz checker/fuzz/corpus/jepsen_log"
+  "history_jsonl_fuzz history/fuzz/corpus/history_jsonl"
+  "history_log_fuzz history/fuzz/corpus/history_log"
+  "edn_history_fuzz history/fuzz/corpus/edn"
+  "jepsen_log_fuzz history/fuzz/corpus/jepsen_log"
   "exec_protocol_fuzz backends/fuzz/corpus/exec"
   "run_record_fuzz cluster/fuzz/corpus/run_record"
   "controller_json_fuzz cluster/fuzz/corpus/controller"

@@ -31,7 +31,7 @@ import sys
 FUNCTION_LIMIT = 80
 FILE_LIMIT = 600
 EXEMPT_COMMENT = "// lint: declaration table"
-MODULES = ("base", "cluster", "checker", "backends", "workloads", "nemesis",
+MODULES = ("base", "cluster", "history", "checker", "backends", "workloads", "nemesis",
            "reports", "harness")
 # Path components that hold tests, test doubles, benches or fuzz targets.
 NON_PRODUCTION_DIRS = {"testing", "tests", "bench", "fuzz", "testdata"}

@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checker/history.h"
-#include "checker/history_log.h"
 #include "cluster/run_registry.h"
+#include "history/history.h"
+#include "history/history_log.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

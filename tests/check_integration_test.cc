@@ -10,9 +10,9 @@
 #include <fstream>
 #include <map>
 
-#include "checker/history.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
+#include "history/history.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

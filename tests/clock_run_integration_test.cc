@@ -16,10 +16,10 @@
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
-#include "checker/history_file.h"
-#include "checker/history_log.h"
 #include "harness/run.h"
 #include "harness/signal_watcher.h"
+#include "history/history_file.h"
+#include "history/history_log.h"
 #include "nemesis/clock_controller.h"
 #include "nemesis/clock_nemesis.h"
 #include "nemesis/clock_window.h"

@@ -11,7 +11,7 @@
 #include <map>
 #include <regex>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "checker/history.h"
+#include "history/history.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

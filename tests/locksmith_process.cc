@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 
 #include <algorithm>
 #include <array>

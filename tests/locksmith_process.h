@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/testing/temp_dir.h"
-#include "checker/history.h"
-#include "checker/history_log.h"
+#include "history/history.h"
+#include "history/history_log.h"
 
 namespace locksmith::testing {
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <thread>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

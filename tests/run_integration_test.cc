@@ -13,10 +13,10 @@
 #include <sstream>
 #include <thread>
 
-#include "checker/history.h"
 #include "cluster/net_plan.h"
 #include "cluster/net_setup.h"
 #include "cluster/run_registry.h"
+#include "history/history.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

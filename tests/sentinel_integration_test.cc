@@ -13,7 +13,7 @@
 #include <iostream>
 #include <map>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 #include "tests/locksmith_process.h"
 
 namespace locksmith::testing {

@@ -18,7 +18,7 @@
 #include <set>
 #include <sstream>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 #include "reports/suite_report.h"
 #include "tests/locksmith_process.h"
 

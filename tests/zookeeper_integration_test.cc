@@ -12,7 +12,7 @@
 #include <regex>
 #include <set>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 #include "reports/report_model.h"
 #include "tests/locksmith_process.h"
 

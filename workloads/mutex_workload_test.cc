@@ -10,7 +10,7 @@
 #include <boost/asio/detached.hpp>
 
 #include "backends/testing/fake_lock_service.h"
-#include "checker/testing/memory_recorder.h"
+#include "history/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
 #include "workloads/workload_registry.h"
 

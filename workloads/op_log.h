@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backends/lock_client.h"
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 
 namespace locksmith {
 

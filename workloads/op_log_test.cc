@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "checker/testing/memory_recorder.h"
+#include "history/testing/memory_recorder.h"
 
 namespace locksmith {
 namespace {

@@ -11,7 +11,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "backends/testing/fake_lock_service.h"
-#include "checker/testing/memory_recorder.h"
+#include "history/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
 
 namespace locksmith {

@@ -24,7 +24,7 @@
 #include "base/option_set.h"
 #include "base/seed.h"
 #include "checker/checker.h"
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 #include "workloads/workload_clock.h"
 
 namespace locksmith {

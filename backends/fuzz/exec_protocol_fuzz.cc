@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "backends/exec_protocol.h"
-#include "checker/fuzz/fuzz_common.h"
+#include "history/fuzz/fuzz_common.h"
 
 namespace locksmith {
 namespace {

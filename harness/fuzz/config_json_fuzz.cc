@@ -9,8 +9,8 @@
 #include <string_view>
 
 #include "base/json_input.h"
-#include "checker/fuzz/fuzz_common.h"
 #include "harness/run_config.h"
+#include "history/fuzz/fuzz_common.h"
 #include "reports/run_summary.h"
 #include "reports/suite_report.h"
 #include "reports/summary_printer.h"

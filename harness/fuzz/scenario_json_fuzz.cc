@@ -8,9 +8,9 @@
 #include <string_view>
 
 #include "base/json_input.h"
-#include "checker/fuzz/fuzz_common.h"
 #include "harness/run_config.h"
 #include "harness/scenario_library.h"
+#include "history/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace locksmith;

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "base/json_input.h"
-#include "checker/fuzz/fuzz_common.h"
 #include "harness/suite_file.h"
+#include "history/fuzz/fuzz_common.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace locksmith;

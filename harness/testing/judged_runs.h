@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
-#include "checker/testing/history_builder.h"
+#include "history/history.h"
+#include "history/testing/history_builder.h"
 
 namespace locksmith::testing {
 

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
 #include "harness/run_config.h"
+#include "history/history.h"
 
 namespace locksmith::testing {
 

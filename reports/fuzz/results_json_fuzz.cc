@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "base/json_input.h"
-#include "checker/fuzz/fuzz_common.h"
+#include "history/fuzz/fuzz_common.h"
 #include "reports/html_report.h"
 #include "reports/junit_report.h"
 #include "reports/run_results.h"

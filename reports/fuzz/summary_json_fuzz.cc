@@ -10,7 +10,7 @@
 
 #include "base/input_file.h"
 #include "base/json_input.h"
-#include "checker/fuzz/fuzz_common.h"
+#include "history/fuzz/fuzz_common.h"
 #include "reports/suite_record_reader.h"
 #include "reports/suite_report.h"
 

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "base/result.h"
-#include "checker/history.h"
-#include "checker/log_extent.h"
-#include "checker/op_stream.h"
+#include "history/history.h"
+#include "history/log_extent.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 

@@ -1,4 +1,4 @@
-#include "checker/history.h"
+#include "history/history.h"
 
 #include <map>
 #include <optional>

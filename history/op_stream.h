@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

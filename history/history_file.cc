@@ -1,8 +1,8 @@
-#include "checker/history_file.h"
+#include "history/history_file.h"
 
 #include "base/input_file.h"
-#include "checker/history_log.h"
-#include "checker/jepsen_import.h"
+#include "history/history_log.h"
+#include "history/jepsen_import.h"
 
 namespace locksmith {
 namespace {

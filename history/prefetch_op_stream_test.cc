@@ -1,4 +1,4 @@
-#include "checker/prefetch_op_stream.h"
+#include "history/prefetch_op_stream.h"
 
 #include <gtest/gtest.h>
 

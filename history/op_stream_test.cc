@@ -1,4 +1,4 @@
-#include "checker/op_stream.h"
+#include "history/op_stream.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

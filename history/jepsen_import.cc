@@ -1,10 +1,10 @@
-#include "checker/jepsen_import.h"
+#include "history/jepsen_import.h"
 
 #include <limits>
 #include <map>
 
 #include "base/json_input.h"
-#include "checker/edn_reader.h"
+#include "history/edn_reader.h"
 
 namespace locksmith {
 namespace {

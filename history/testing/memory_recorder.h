@@ -8,7 +8,7 @@
 #include <mutex>
 #include <utility>
 
-#include "checker/op_recorder.h"
+#include "history/op_recorder.h"
 
 namespace locksmith::testing {
 

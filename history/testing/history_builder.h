@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith::testing {
 

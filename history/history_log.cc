@@ -1,4 +1,4 @@
-#include "checker/history_log.h"
+#include "history/history_log.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "checker/history_log.h"
+#include "history/history_log.h"
 
 #include <fstream>
 #include <future>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "base/testing/temp_dir.h"
-#include "checker/history_file.h"
+#include "history/history_file.h"
 
 namespace locksmith {
 namespace {

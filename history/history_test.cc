@@ -1,8 +1,6 @@
-#include "checker/history.h"
+#include "history/history.h"
 
 #include <gtest/gtest.h>
-
-#include "checker/checker.h"
 
 namespace locksmith {
 namespace {
@@ -110,39 +108,6 @@ TEST(HistoryTest, DropsTailCutShortByCrashOnlyWhenAllowed) {
   ASSERT_TRUE(whole.ok());
   EXPECT_EQ(whole->size(), 1u);
   EXPECT_TRUE(skipped.empty());
-}
-
-TEST(HistoryTest, NothingToJudgeWithoutAClientOpInvokedAndCompletedOk) {
-  auto op = [](int64_t index, int64_t process, OpType type, const char* f) {
-    return Op{index, index, process, type, f, "k", nullptr, ""};
-  };
-  const Op invoke = op(0, 1, OpType::kInvoke, "acquire");
-  const Op ok = op(1, 1, OpType::kOk, "acquire");
-  EXPECT_FALSE(NothingToJudge({}).empty());
-  EXPECT_FALSE(NothingToJudge({ok}).empty());  // a completion with no invoke
-  EXPECT_FALSE(NothingToJudge({op(0, kNemesisProcess, OpType::kInvoke, "kill"),
-                               op(1, kNemesisProcess, OpType::kOk, "kill")})
-                   .empty());
-  EXPECT_FALSE(NothingToJudge({invoke, op(1, 1, OpType::kInfo, "acquire")}).empty());
-  // Another process's ok does not complete process 1's invoke.
-  EXPECT_FALSE(NothingToJudge({invoke, op(1, 2, OpType::kOk, "acquire")}).empty());
-  EXPECT_TRUE(NothingToJudge({invoke, ok}).empty());
-  // Narrowed to the ops a checker models.
-  auto only_release = [](const Op& o) { return o.f == "release"; };
-  EXPECT_FALSE(NothingToJudge({invoke, ok}, only_release).empty());
-
-  CheckResult valid;
-  ApplyNothingToJudge({}, valid);
-  EXPECT_EQ(valid.valid, Validity::kUnknown);
-  EXPECT_NE(valid.reason.find("no client operation succeeded"), std::string::npos);
-  CheckResult invalid;
-  invalid.valid = Validity::kFalse;  // an anomaly in what there is stands
-  ApplyNothingToJudge({}, invalid);
-  EXPECT_EQ(invalid.valid, Validity::kFalse);
-  CheckResult judged;
-  ApplyNothingToJudge({invoke, ok}, judged);
-  EXPECT_EQ(judged.valid, Validity::kTrue);
-  EXPECT_TRUE(judged.reason.empty());
 }
 
 TEST(HistoryTest, PairsCompletionsPerProcess) {

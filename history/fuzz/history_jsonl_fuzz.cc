@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "checker/fuzz/fuzz_common.h"
-#include "checker/history_file.h"
+#include "history/fuzz/fuzz_common.h"
+#include "history/history_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

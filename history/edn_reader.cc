@@ -1,4 +1,4 @@
-#include "checker/edn_reader.h"
+#include "history/edn_reader.h"
 
 #include <cctype>
 #include <charconv>

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "checker/op_stream.h"
+#include "history/op_stream.h"
 
 namespace locksmith {
 

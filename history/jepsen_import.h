@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -1,8 +1,8 @@
-#include "checker/jepsen_import.h"
+#include "history/jepsen_import.h"
 
 #include <gtest/gtest.h>
 
-#include "checker/history_file.h"
+#include "history/history_file.h"
 
 namespace locksmith {
 namespace {

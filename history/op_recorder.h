@@ -8,7 +8,7 @@
 // harness/history_recorder.h; tests use an in-memory one.
 #pragma once
 
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -1,4 +1,4 @@
-#include "checker/log_extent.h"
+#include "history/log_extent.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "checker/history.h"
+#include "history/history.h"
 
 namespace locksmith {
 
@@ -30,7 +30,7 @@ std::optional<HistoryFormat> DetectHistoryFormat(std::string_view text);
 Result<History> ParseHistoryText(std::string_view text, const std::string& format,
                                  const std::string& source,
                                  std::vector<SkippedLine>* skipped = nullptr);
-// ParseHistoryText of a file, or a run's history log (checker/history_log.h)
+// ParseHistoryText of a file, or a run's history log (history/history_log.h)
 // known by its magic whatever `format` says: a regular file of at most `max_bytes` (a FIFO
 // or /dev/zero is refused at once; see base/input_file.h). The text and the
 // ops parsed from it are both held in memory.

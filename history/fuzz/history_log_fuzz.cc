@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "checker/fuzz/fuzz_common.h"
-#include "checker/history_log.h"
+#include "history/fuzz/fuzz_common.h"
+#include "history/history_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);
