@@ -18,7 +18,7 @@
 // force it for histories from elsewhere.
 //
 // Leases that a client renews, and locks a client is told it lost, are part
-// of the same rule. A lock client may report events of its own while a lock
+// of the same rule (what their ops' fields say: history/lock_ops.h). A lock client may report events of its own while a lock
 // is held (backends/lock_client.h, LockEvent); the workload records each as
 // a lone op (a completion without invoke) of the holding process, with the
 // hold's key and "token" in its value:
@@ -50,11 +50,11 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string_view>
 
 #include "base/result.h"
 #include "history/history.h"
+#include "history/lock_ops.h"
 
 namespace locksmith {
 
@@ -64,51 +64,19 @@ enum class LeaseRule { kAuto, kOn, kOff };
 Result<LeaseRule> ParseLeaseRule(std::string_view name);
 std::string_view LeaseRuleName(LeaseRule rule);
 
-// True when some client acquire records a lease: its invoke's value has a
-// numeric "lease_ms", or its ok completion's value a numeric "validity_ms".
+// True when some client acquire records a lease (RecordsLease,
+// history/lock_ops.h).
 bool HistoryRecordsLeases(const History& history);
-// Whether `op` is such an acquire.
-bool RecordsLease(const Op& op);
 
 // The decision: on, off, or (auto) whether the history records leases.
 bool LeaseRuleApplies(LeaseRule rule, const History& history);
-
-// Ops a lock model reads as an acquire ("acquire", "acquire-read", ...) or a
-// release (mutex and read-write lock names).
-bool IsAcquireOp(std::string_view f);
-bool IsReleaseOp(std::string_view f);
 
 // Client releases that completed `fail`: what the rule rewrites.
 int64_t CountFailedReleases(const History& history);
 bool IsFailedRelease(const Op& op);
 
-inline constexpr std::string_view kRenewOp = "renew";
-inline constexpr std::string_view kLockLostOp = "lock-lost";
-
-// A lock event: a client op that is not an invoke, named renew or lock-lost.
-bool IsLockEvent(const Op& op);
-// A nested acquire / release of a reentrant lock: "reentry": true in the
-// invoke's value.
-bool IsReentry(const Op& invoke);
-// The token an op's value names ("token"), or "".
-std::string TokenOf(const Op& op);
-// When the lease an ok acquire, ok renew or ok re-entry gave its holder ends
-// by the holder's own reckoning, in ns: op.time + value.validity_ms; nullopt
-// when the op records no validity (or an absurd one), or its lease is its
-// session's.
-std::optional<int64_t> LeaseEndOf(const Op& ok);
-// An ok acquire whose validity is its client's session ("session_lease").
-bool HasSessionLease(const Op& ok);
-// When a lock-lost notice says its holder was cut off from the service, in
-// ns: op.time - value.cut_off_ms; nullopt when it does not say.
-std::optional<int64_t> CutOffOf(const Op& lost);
-// The process a client-crash nemesis op says crashed (its acquire stays
-// open for good), or -1.
-int64_t CrashedProcessOf(const Op& op);
-
 // lock-lost events in the history.
 int64_t CountLockLosses(const History& history);
-bool IsLockLoss(const Op& op);
 // The rule as the linearizability check applies it, a rewrite: every failed
 // client release becomes `info`, its error saying why; each lock-lost
 // becomes a release of its process and key at its time (an invoke and an ok

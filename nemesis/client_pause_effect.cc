@@ -6,7 +6,7 @@
 
 #include "backends/client_pauses.h"
 #include "base/ceil_millis.h"
-#include "checker/leased_lock_checker.h"
+#include "history/lock_ops.h"
 
 namespace locksmith {
 namespace {

@@ -1,6 +1,6 @@
 #include "workloads/hold_events.h"
 
-#include "checker/leased_lock_checker.h"
+#include "history/lock_ops.h"
 #include "workloads/op_log.h"
 
 namespace locksmith {
