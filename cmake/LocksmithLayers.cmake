@@ -3,15 +3,21 @@
 # points up or sideways (locksmith_check_layer_includes,
 # locksmith_check_layer_links). Also runs as a script, on any tree:
 #   cmake -DROOT=<dir> -P cmake/LocksmithLayers.cmake
+# history/ (the ops, their files and streams) stands on base alone, and the
+# layers that record or read ops stand on it, not on each other's types:
+# backends, nemesis and checker are peers. Two edges beside the tree, each
+# for a reason: backends uses history only in its fuzz target (the shared
+# checks of history/fuzz/fuzz_common.h), and workloads uses checker because a
+# workload builds its own checkers from its options (Workload::Checkers()).
 cmake_policy(SET CMP0057 NEW)
 set(LOCKSMITH_LAYERS base cluster history checker backends workloads nemesis reports harness)
 set(LOCKSMITH_LAYER_USES_base "")
 set(LOCKSMITH_LAYER_USES_cluster base)
 set(LOCKSMITH_LAYER_USES_history base)
 set(LOCKSMITH_LAYER_USES_checker base history)
-set(LOCKSMITH_LAYER_USES_backends base cluster history checker)
+set(LOCKSMITH_LAYER_USES_backends base cluster history)
 set(LOCKSMITH_LAYER_USES_workloads base cluster history checker backends)
-set(LOCKSMITH_LAYER_USES_nemesis base cluster history checker backends)
+set(LOCKSMITH_LAYER_USES_nemesis base cluster history backends)
 set(LOCKSMITH_LAYER_USES_reports base history checker)
 set(LOCKSMITH_LAYER_USES_harness base cluster history checker backends workloads nemesis reports)
 
