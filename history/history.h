@@ -1,6 +1,6 @@
 // The history of a run: every operation as an invoke plus its completion
 // (ok | fail | info), in the JSON Lines format of docs/history-format.md: the
-// only type the checkers depend on. Op and History are plain values (not
+// type every layer that records or reads ops shares. Op and History are plain values (not
 // thread-safe); the streaming writer lives in harness/history_recorder.h.
 #pragma once
 
@@ -152,7 +152,7 @@ Result<History> ParseHistoryJsonl(std::string_view text,
 // when history[i] is a completion or has none. A completion pairs with the
 // open invoke of its process when both have the same f; any other
 // completion is a lone op (a Jepsen-style lone :info, or a lock event a
-// client reported while holding a lock: see leased_lock_checker.h). The
+// client reported while holding a lock: see history/lock_ops.h). The
 // nemesis's ops that carry a fault mark pair by the mark (window and phase)
 // instead: its lanes run side by side (nemesis/nemesis_runner.h), so one
 // fault's invoke may be followed by another's.

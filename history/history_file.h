@@ -1,4 +1,4 @@
-// Loads a history file in any format the checker reads: Jepsen EDN, Jepsen
+// Loads a history file in any format locksmith checks: Jepsen EDN, Jepsen
 // `jepsen.util` log lines, or our own history.jsonl; the format is named or
 // detected from the content. Errors read "FILE:LINE: reason" (or "FILE:
 // reason" when no line applies). Stateless free functions; thread-safe.

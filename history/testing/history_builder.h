@@ -1,4 +1,4 @@
-// HistoryBuilder: terse hand-made histories for the checker's tests.
+// HistoryBuilder: terse hand-made histories for the checkers' tests.
 // Invoke opens an op for a process; Ok / Fail / Info complete the process's
 // open op with the same f and key. Indices and times follow call order.
 // Test-only; not thread-safe.
