@@ -79,6 +79,9 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "tests/locksmith_process.h"
 
@@ -157,6 +160,35 @@ std::set<int64_t> CutOffWorkers(const History& history) {
   return workers;
 }
 
+// Whether another client was granted a stalled holder's key after the
+// holder's lease ran out and before its stall ended: the takeover that
+// makes the stall an expired-lease use. On a loaded machine no other client
+// may have asked for that key in the gap (a flake round saw a Redis run
+// with its stall past the lease and no takeover: valid, rightly).
+bool TakenOverDuringAStall(const History& history) {
+  std::map<int64_t, std::pair<std::string, int64_t>> lease;  // process -> key, lease end
+  std::map<int64_t, std::pair<std::string, int64_t>> stalls;  // process -> key, stall start
+  std::vector<std::tuple<std::string, int64_t, int64_t>> stalled;  // key, lease end, stall end
+  for (const Op& op : history) {
+    if (!op.is_client() || op.process < 0) continue;
+    if (op.f == "acquire" && op.type == OpType::kOk && op.value.is_object()) {
+      lease[op.process] = {op.key, op.time + op.value.value("validity_ms", int64_t{0}) * 1'000'000};
+    } else if (op.f == "pause" && op.type == OpType::kInvoke) {
+      stalls[op.process] = {op.key, op.time};
+    } else if (op.f == "pause" && op.type == OpType::kOk && stalls.contains(op.process) &&
+               lease.contains(op.process)) {
+      stalled.emplace_back(op.key, lease[op.process].second, op.time);
+    }
+  }
+  for (const Op& op : history) {
+    if (!op.is_client() || op.f != "acquire" || op.type != OpType::kOk) continue;
+    for (const auto& [key, lease_end, stall_end] : stalled) {
+      if (op.key == key && op.time > lease_end && op.time < stall_end) return true;
+    }
+  }
+  return false;
+}
+
 TEST_P(NemesisAllTest, EveryFittingFamilyStrikesAndTheVerdictIsTheOptionsOwn) {
   const AllCase& c = GetParam();
   FinishedRun f = RunAndLoad(Flags(c), seconds(150));
@@ -178,7 +210,10 @@ TEST_P(NemesisAllTest, EveryFittingFamilyStrikesAndTheVerdictIsTheOptionsOwn) {
     std::cout << c.backend << ": the partition cut off a holder: " << cut_off_grants
               << " unsafe grants\n";
   }
-  ASSERT_EQ(f.code, cut_off_grants > 0 ? 1 : c.exit_code) << f.out;
+  // A stall past the lease is invalid once another client took the key in
+  // the gap; the history says whether one did.
+  const int exit_code = c.exit_code == 1 && !TakenOverDuringAStall(f.history) ? 0 : c.exit_code;
+  ASSERT_EQ(f.code, cut_off_grants > 0 ? 1 : exit_code) << f.out;
 
   std::set<std::string> expected = {"kill", "pause", "client-pause", "partition"};
   if (c.clocks) expected.insert("clock");
@@ -218,7 +253,7 @@ TEST_P(NemesisAllTest, EveryFittingFamilyStrikesAndTheVerdictIsTheOptionsOwn) {
     ++expired;
     EXPECT_TRUE(by_stalled) << anomaly.dump();
   }
-  EXPECT_EQ(expired > 0, c.exit_code == 1) << f.out;
+  EXPECT_EQ(expired > 0, exit_code == 1) << f.out;
   std::cout << c.backend << ": exit " << f.code << ", expired-lease uses " << expired << "\n";
 }
 
