@@ -166,18 +166,14 @@ std::set<int64_t> CutOffWorkers(const History& history) {
 // may have asked for that key in the gap (a flake round saw a Redis run
 // with its stall past the lease and no takeover: valid, rightly).
 bool TakenOverDuringAStall(const History& history) {
-  std::map<int64_t, std::pair<std::string, int64_t>> lease;  // process -> key, lease end
-  std::map<int64_t, std::pair<std::string, int64_t>> stalls;  // process -> key, stall start
+  std::map<int64_t, int64_t> lease_end;  // process -> its last grant's lease end
   std::vector<std::tuple<std::string, int64_t, int64_t>> stalled;  // key, lease end, stall end
   for (const Op& op : history) {
-    if (!op.is_client() || op.process < 0) continue;
+    if (!op.is_client()) continue;
     if (op.f == "acquire" && op.type == OpType::kOk && op.value.is_object()) {
-      lease[op.process] = {op.key, op.time + op.value.value("validity_ms", int64_t{0}) * 1'000'000};
-    } else if (op.f == "pause" && op.type == OpType::kInvoke) {
-      stalls[op.process] = {op.key, op.time};
-    } else if (op.f == "pause" && op.type == OpType::kOk && stalls.contains(op.process) &&
-               lease.contains(op.process)) {
-      stalled.emplace_back(op.key, lease[op.process].second, op.time);
+      lease_end[op.process] = op.time + op.value.value("validity_ms", int64_t{0}) * 1'000'000;
+    } else if (op.f == "pause" && op.type == OpType::kOk && lease_end.contains(op.process)) {
+      stalled.emplace_back(op.key, lease_end[op.process], op.time);
     }
   }
   for (const Op& op : history) {
