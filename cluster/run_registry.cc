@@ -43,6 +43,38 @@ std::string SerializeRunRecord(const RunRecord& r) {
   return j.dump(2) + "\n";
 }
 
+namespace {
+
+// Member `key` of a run record as a whole number in [min, max] (max >= 0).
+// nlohmann's get<int>() of a float or of a number out of int's range is
+// undefined behaviour, not an exception, and the record may be anyone's bytes.
+Result<int64_t> RecordWholeNumber(const json& j, const char* key, int64_t min, int64_t max) {
+  const json& v = j.at(key);
+  bool in_range = false;
+  if (v.is_number_unsigned()) {
+    const uint64_t u = v.get<uint64_t>();
+    in_range = u <= static_cast<uint64_t>(max) && static_cast<int64_t>(u) >= min;
+  } else if (v.is_number_integer()) {
+    in_range = v.get<int64_t>() >= min && v.get<int64_t>() <= max;
+  }
+  if (!in_range) {
+    return Error{"malformed run record: \"" + std::string(key) + "\" must be a whole number from " +
+                 std::to_string(min) + " to " + std::to_string(max)};
+  }
+  return v.get<int64_t>();
+}
+
+// A process's start time (clock ticks since boot): a whole number >= 0.
+Result<uint64_t> RecordStartTime(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_unsigned()) {
+    return Error{"malformed run record: \"" + std::string(key) + "\" must be a whole number >= 0"};
+  }
+  return v.get<uint64_t>();
+}
+
+}  // namespace
+
 Result<RunRecord> ParseRunRecord(std::string_view text) {
   auto parsed = ParseJsonInput(text);
   if (!parsed) return Error{"malformed run record: " + parsed.error()};
@@ -50,14 +82,25 @@ Result<RunRecord> ParseRunRecord(std::string_view text) {
     const json& j = *parsed;
     RunRecord r;
     r.tag = j.at("tag").get<std::string>();
-    r.controller_pid = j.at("controller_pid").get<int>();
-    r.controller_start_time = j.at("controller_start_time").get<uint64_t>();
-    r.slice = j.at("slice").get<int>();
+    constexpr int64_t kMaxPid = std::numeric_limits<int>::max();
+    const Result<int64_t> pid = RecordWholeNumber(j, "controller_pid", 1, kMaxPid);
+    if (!pid) return Error{pid.error()};
+    r.controller_pid = static_cast<int>(*pid);
+    const Result<uint64_t> start = RecordStartTime(j, "controller_start_time");
+    if (!start) return Error{start.error()};
+    r.controller_start_time = *start;
+    const Result<int64_t> slice = RecordWholeNumber(j, "slice", -1, kSliceCount - 1);
+    if (!slice) return Error{slice.error()};
+    r.slice = static_cast<int>(*slice);
     r.netns = j.at("netns").get<std::vector<std::string>>();
     r.links = j.at("links").get<std::vector<std::string>>();
     for (const auto& p : j.at("processes")) {
-      r.processes.push_back({p.at("pid").get<int>(), p.at("start_time").get<uint64_t>(),
-                             p.at("host").get<std::string>()});
+      const Result<int64_t> process_pid = RecordWholeNumber(p, "pid", 1, kMaxPid);
+      if (!process_pid) return Error{process_pid.error()};
+      const Result<uint64_t> process_start = RecordStartTime(p, "start_time");
+      if (!process_start) return Error{process_start.error()};
+      r.processes.push_back(
+          {static_cast<int>(*process_pid), *process_start, p.at("host").get<std::string>()});
     }
     if (j.contains("cgroup")) r.cgroup = j.at("cgroup").get<std::string>();
     // Names come back from disk and are handed to `ip`: accept only ours.
@@ -70,9 +113,6 @@ Result<RunRecord> ParseRunRecord(std::string_view text) {
     }
     for (const auto& l : r.links) {
       if (TagFromLinkName(l) != r.tag) return Error{"link '" + l + "' is not of run " + r.tag};
-    }
-    if (r.slice < -1 || r.slice >= kSliceCount) {
-      return Error{"slice " + std::to_string(r.slice) + " out of range"};
     }
     return r;
   } catch (const json::exception& e) {

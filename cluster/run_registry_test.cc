@@ -23,6 +23,15 @@ namespace fs = std::filesystem;
 
 using testing::TempDir;
 
+// A record as a run writes it (every record names its controller's pid),
+// for the tests that only need a tag.
+RunRecord TaggedRecord(const std::string& tag) {
+  RunRecord r;
+  r.tag = tag;
+  r.controller_pid = 4242;
+  return r;
+}
+
 RunRecord SampleRecord() {
   RunRecord r;
   r.tag = "a1b2c3";
@@ -53,6 +62,37 @@ TEST(RunRegistryTest, RejectsRecordsNamingForeignObjects) {
   EXPECT_FALSE(ParseRunRecord("{}").ok());
 }
 
+// A number that is not a whole one in range is a message, never a cast: a
+// float or a huge pid given to get<int>() is undefined behaviour (the fuzz
+// target found a 90-digit controller_pid).
+TEST(RunRegistryTest, NumbersOutOfRangeAreRefusedByName) {
+  const auto with = [](const char* key, const nlohmann::json& value) {
+    nlohmann::json j = nlohmann::json::parse(SerializeRunRecord(SampleRecord()));
+    if (std::string(key) == "pid") {
+      j["processes"][0]["pid"] = value;
+    } else {
+      j[key] = value;
+    }
+    return ParseRunRecord(j.dump());
+  };
+  for (const auto& [key, value] : std::vector<std::pair<const char*, nlohmann::json>>{
+           {"controller_pid", nlohmann::json::parse("1" + std::string(90, '1'))},
+           {"controller_pid", 1.5},
+           {"controller_pid", 0},
+           {"controller_pid", -7},
+           {"controller_pid", 4294967296},
+           {"controller_start_time", -1},
+           {"controller_start_time", 2.5},
+           {"slice", -2},
+           {"slice", 1e40},
+           {"pid", 3e9}}) {
+    auto parsed = with(key, value);
+    ASSERT_FALSE(parsed.ok()) << key << " " << value;
+    EXPECT_NE(parsed.error().find(key), std::string::npos) << parsed.error();
+  }
+  ASSERT_TRUE(with("slice", -1).ok());
+}
+
 TEST(RunRegistryTest, SaveListRemove) {
   TempDir dir;
   RunRegistry registry(dir.path());
@@ -78,13 +118,11 @@ TEST(RunRegistryTest, AllocatesDistinctSlicesUntilExhausted) {
   ASSERT_TRUE(lock.ok());
   std::set<int> slices;
   for (int i = 0; i < 16; ++i) {
-    RunRecord r;
-    r.tag = "tag" + std::string(i < 10 ? "00" : "0") + std::to_string(i);
+    RunRecord r = TaggedRecord("tag" + std::string(i < 10 ? "00" : "0") + std::to_string(i));
     ASSERT_TRUE(registry.RegisterLocked(r, true).ok());
     EXPECT_TRUE(slices.insert(r.slice).second);
   }
-  RunRecord extra;
-  extra.tag = "tagxxx";
+  RunRecord extra = TaggedRecord("tagxxx");
   auto s = registry.RegisterLocked(extra, true);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().find("locksmith cleanup"), std::string::npos);
@@ -101,18 +139,15 @@ TEST(RunRegistryTest, SkipsSlicesBusyWithoutARecord) {
   RunRegistry registry(dir.path());
   auto lock = registry.Acquire();
   ASSERT_TRUE(lock.ok());
-  RunRecord first;
-  first.tag = "tagaaa";
+  RunRecord first = TaggedRecord("tagaaa");
   ASSERT_TRUE(registry.RegisterLocked(first, true, {0, 1, 3}).ok());
   EXPECT_EQ(first.slice, 2);
-  RunRecord second;
-  second.tag = "tagbbb";
+  RunRecord second = TaggedRecord("tagbbb");
   ASSERT_TRUE(registry.RegisterLocked(second, true, {0, 1, 3}).ok());
   EXPECT_EQ(second.slice, 4);
   std::set<int> all;
   for (int s = 0; s < 16; ++s) all.insert(s);
-  RunRecord none;
-  none.tag = "tagccc";
+  RunRecord none = TaggedRecord("tagccc");
   EXPECT_FALSE(registry.RegisterLocked(none, true, all).ok());
 }
 
