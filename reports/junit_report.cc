@@ -1,5 +1,6 @@
 #include "reports/junit_report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -21,12 +22,6 @@ constexpr size_t kMaxAnomaliesListed = 200;
 
 std::string Attr(const std::string& name, const std::string& value) {
   return " " + name + "=\"" + XmlEscape(value) + "\"";
-}
-
-std::string JunitSeconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", s);
-  return buf;
 }
 
 std::string AnomalyType(const nlohmann::json& a) {
@@ -158,6 +153,12 @@ std::string FaultsCase(const std::string& classname, const nlohmann::json& fault
 }
 
 }  // namespace
+
+std::string JunitSeconds(double s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", std::isfinite(s) && s > 0 ? s : 0.0);
+  return buf;
+}
 
 Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
                                    double duration_s) {

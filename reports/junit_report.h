@@ -25,4 +25,9 @@ Status WriteJunitXml(const nlohmann::json& results, const nlohmann::json& config
 Result<std::string> RenderJunitXml(const nlohmann::json& results, const nlohmann::json& config,
                                    double duration_s = 0);
 
+// A JUnit time: seconds with three decimals, never in exponent form (the
+// schema's SUREFIRE_TIME pattern has no exponent); 0.000 for a time that is
+// not a positive number.
+std::string JunitSeconds(double s);
+
 }  // namespace locksmith

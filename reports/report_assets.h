@@ -8,6 +8,8 @@
 namespace locksmith {
 
 std::string_view ReportCss();
+// The index pages' style (reports/suite_index_html.h IndexPageStyle).
+std::string_view IndexCss();
 // The page's scripts, in the order they run (HtmlReportJs).
 std::string_view ReportDataJs();
 std::string_view DrawUtilJs();
