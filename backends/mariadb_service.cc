@@ -13,6 +13,8 @@ namespace locksmith {
 namespace {
 
 constexpr char kMariadbDataDir[] = "mariadb";
+// Beside the data directory: see MariadbTmpDir.
+constexpr char kMariadbTmpDirSuffix[] = "-tmp";
 constexpr char kMariadbLogFile[] = "mariadb.log";
 constexpr char kBootstrapFile[] = "mariadb-bootstrap.sql";
 constexpr char kUser[] = "locksmith";
@@ -25,6 +27,25 @@ constexpr const char* kInnodbSizes[] = {"--innodb-buffer-pool-size=16M",
 constexpr std::chrono::milliseconds kInstallTimeout{60000};
 constexpr std::chrono::milliseconds kMariadbProbeTimeout{1000};
 constexpr std::chrono::milliseconds kMariadbProbeInterval{20};
+
+// Why mariadb-install-db failed: the server's [ERROR] lines and the
+// statement errors it printed; its closing advice, the same every time,
+// only when nothing else says why.
+std::string InstallFailure(const std::string& output) {
+  std::string errors;
+  size_t start = 0;
+  while (start < output.size() && errors.size() < 600) {
+    size_t end = output.find('\n', start);
+    if (end == std::string::npos) end = output.size();
+    const std::string line = output.substr(start, end - start);
+    if (line.find("[ERROR]") != std::string::npos || line.rfind("ERROR", 0) == 0) {
+      errors += (errors.empty() ? "" : " | ") + line;
+    }
+    start = end + 1;
+  }
+  if (!errors.empty()) return errors;
+  return output.size() > 600 ? "..." + output.substr(output.size() - 600) : output;
+}
 
 }  // namespace
 
@@ -45,6 +66,8 @@ std::string MariadbBootstrapSql(const std::string& password) {
          "name VARBINARY(255) NOT NULL) ENGINE=InnoDB;\n";
 }
 
+std::string MariadbTmpDir(const std::string& data_dir) { return data_dir + kMariadbTmpDirSuffix; }
+
 std::vector<std::string> MariadbServerArgv(const std::vector<std::string>& run_as,
                                            const std::string& data_dir, const std::string& address,
                                            int port) {
@@ -53,6 +76,7 @@ std::vector<std::string> MariadbServerArgv(const std::vector<std::string>& run_a
       "mariadbd",
       "--no-defaults",  // never the machine's option files
       "--datadir=" + data_dir,
+      "--tmpdir=" + MariadbTmpDir(data_dir),
       "--bind-address=" + address,
       "--port=" + std::to_string(port),
       // Relative: in the data directory, where mariadbd runs.
@@ -73,6 +97,7 @@ std::vector<std::string> MariadbInstallArgv(const std::vector<std::string>& run_
       "mariadb-install-db",
       "--no-defaults",
       "--datadir=" + data_dir,
+      "--tmpdir=" + MariadbTmpDir(data_dir),
       "--auth-root-authentication-method=socket",  // root: the system's root only, no password
       "--skip-test-db",
       "--skip-name-resolve",
@@ -144,6 +169,8 @@ Status MariadbService::Install(ServerProcess& node) {
   auto root = RunsAsRoot(host);
   if (!root) return Error{node.name() + ": " + root.error()};
   run_as_ = NonRootPrefix(*root, /*own_ipc=*/false);
+  const std::string tmp_dir = std::string(kMariadbDataDir) + kMariadbTmpDirSuffix;
+  if (Status s = host.MakeDirectory(tmp_dir); !s) return s;
   if (Status s = host.WriteFile(kBootstrapFile, MariadbBootstrapSql(options_.password)); !s) {
     return s;
   }
@@ -154,10 +181,8 @@ Status MariadbService::Install(ServerProcess& node) {
   (void)host.RemoveFile(kBootstrapFile);
   if (!done) return Error{node.name() + ": mariadb-install-db: " + done.error()};
   if (done->exit_code != 0) {
-    std::string output = done->output;
-    if (output.size() > 600) output = "..." + output.substr(output.size() - 600);
     return Error{node.name() + ": mariadb-install-db exited " + std::to_string(done->exit_code) +
-                 ": " + output};
+                 ": " + InstallFailure(done->output)};
   }
   return OkStatus();
 }

@@ -46,7 +46,9 @@ TEST(MariadbServiceTest, InstallSizesTheDataLikeTheServer) {
   EXPECT_EQ(install[1], "--no-defaults");
   EXPECT_TRUE(Has(install, "--extra-file=/d/boot.sql"));
   EXPECT_TRUE(Has(install, "--datadir=/d/mariadb"));
+  EXPECT_TRUE(Has(install, "--tmpdir=/d/mariadb-tmp"));
   const auto server = MariadbServerArgv({}, "/d/mariadb", "198.18.0.1", 3306);
+  EXPECT_TRUE(Has(server, "--tmpdir=/d/mariadb-tmp"));
   for (const auto& arg : install) {
     if (arg.rfind("--innodb-", 0) == 0) {
       EXPECT_TRUE(Has(server, arg)) << arg;
