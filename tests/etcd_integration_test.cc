@@ -55,7 +55,6 @@ TEST(EtcdIntegrationTest, WithoutFaultsRepeatedGrantsOfEveryKeyAreFencedApartAnd
   std::smatch ready;
   ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
   std::cout << "cluster ready after " << ready[1] << " ms\n";
-  EXPECT_LT(std::stoi(ready[1]), 15000) << "far beyond the ~1.5 s it takes on an idle machine";
   const std::string primary = "\"role\":\"primary\"";
   const size_t first = f.out.find(primary);
   ASSERT_NE(first, std::string::npos) << f.out;

@@ -65,8 +65,10 @@ TEST(MariadbIntegrationTest, EachClientWithoutFaultsIsValid) {
     const int acquires = Count(f.history, "acquire", OpType::kOk);
     std::cout << client << ": server ready after " << ready[1] << " ms, " << acquires
               << " ok acquires in 5 s\n";
-    EXPECT_LT(std::stoi(ready[1]), 10000) << "far beyond the ~1 s it takes on an idle machine";
-    EXPECT_GT(acquires, 1500) << client;  // about 5000 on an idle machine
+    // Every client took a lock and gave it back, however slowly a loaded
+    // machine ran it (about 5000 grants, and the server ready in ~1 s, idle).
+    EXPECT_EQ(WorkersWith(f.history, "acquire", OpType::kOk, 10).size(), 10u) << client;
+    EXPECT_EQ(WorkersWith(f.history, "release", OpType::kOk, 10).size(), 10u) << client;
     // Each grant of a key carries a fence above the one before it.
     std::map<std::string, int64_t> last;
     for (const Op& op : f.history) {

@@ -65,7 +65,6 @@ TEST(ZookeeperIntegrationTest, TheEnsembleIsReadyWithALeaderAndZkFairIsValid) {
   ASSERT_TRUE(std::regex_search(f.out, ready, std::regex("\"ready_ms\":([0-9]+)"))) << f.out;
   const int ready_ms = std::stoi(ready[1]);
   std::cout << "ensemble ready after " << ready_ms << " ms\n";
-  EXPECT_LT(ready_ms, 15000) << "far beyond the ~4 s it takes on an idle machine";
   const std::string primary = "\"role\":\"primary\"";
   const size_t first = f.out.find(primary);
   ASSERT_NE(first, std::string::npos) << f.out;
