@@ -7,7 +7,6 @@
 #include "nemesis/fault_text.h"
 #include "nemesis/grudge.h"
 #include "nemesis/partition_nemesis.h"
-#include "nemesis/targets.h"
 
 namespace locksmith {
 namespace {
@@ -49,36 +48,16 @@ std::string DescribeNetLoss(const FaultOp& op) {
 const FaultLook kNetLossLook = {"net-loss", 32, "#f9a825", DescribeNetLoss};
 
 void NetLossOptions::Declare(OptionSet& set) {
-  std::vector<std::string> shapes = PartitionShapes();
-  std::erase(shapes, "components");  // lists of nodes: scripted steps only
   set.Number("loss_probability", "--loss-probability", &probability, 0.0, 1.0,
              "each packet's chance to be dropped on a lossy link (above 0, at most 1)",
              /*min_exclusive=*/true);
-  set.Choice("loss_shape", "--loss-shape", &shape, shapes,
-             "which links lose packets, as a partition of this shape would cut them: auto, "
-             "isolate, primary, halves, majorities-ring, bridge, one-way, clients-from-nodes");
-  set.Text("loss_target", "--loss-target", &target, 256,
-           "isolate: the hosts whose links lose packets: one, primary, replicas, minority, "
-           "majority, all, or names");
-  set.Text("loss_clients", "--loss-clients", &clients, 256,
-           "clients-from-nodes: the clients whose links lose packets: one, half, all, or "
-           "worker indices 0,3");
-  set.Integer("loss_ms", "--loss-ms", &ms, int64_t{1}, int64_t{3'600'000},
-              "ms a loss lasts before the heal, at most until the next window");
-  set.Require([this]() -> Status {
-    if (auto parsed = ParseTarget(target); !parsed) {
-      return Error{"--loss-target: " + parsed.error()};
-    }
-    return CheckClientsOption("--loss-clients", clients, false);
-  });
+  DeclareLinks(set, "loss", "lose packets", "a loss");
+  set.Require([this] { return CheckLinks("loss"); });
 }
 
 WindowOps NetLossWindow(const NetLossOptions& options) {
-  nlohmann::json value = {{"shape", options.shape}, {"probability", options.probability}};
-  if (options.shape == "auto" || options.shape == "isolate") value["target"] = options.target;
-  if (options.shape == "auto" || options.shape == "clients-from-nodes") {
-    value["clients"] = options.clients;
-  }
+  nlohmann::json value = {{"probability", options.probability}};
+  options.AddLinksTo(value);
   return TimedWindow({"net-loss", std::move(value)}, {"net-loss-heal", nullptr}, options.ms);
 }
 
@@ -87,9 +66,7 @@ WindowOps NetLossWindowOf(const ModuleOptions& options) {
 }
 
 std::string NetLossUnfit(const ModuleOptions& options, const NemesisContext& context) {
-  if (PartitionUnfit(options, context).empty()) return "";
-  return "--nemesis net-loss needs hosts with networks of their own: run as root, without "
-         "--loopback";
+  return LinkFaultUnfit("net-loss", options, context);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeNetLossNemesis(const ModuleOptions& options,

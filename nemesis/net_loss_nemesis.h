@@ -29,18 +29,17 @@
 #include <string>
 
 #include "base/option_set.h"
+#include "nemesis/link_selection.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/partition_applier.h"
 #include "nemesis/schedule.h"
 
 namespace locksmith {
 
-struct NetLossOptions {
-  double probability = 0.3;     // each packet's chance to be dropped
-  std::string shape = "auto";   // which links, as a partition's shape
-  std::string target = "one";   // isolate: which nodes
-  std::string clients = "one";  // clients-from-nodes: which clients
-  int64_t ms = 5000;            // how long each loss lasts
+// The links and window length are LinkSelection's (flags --loss-shape,
+// --loss-target, --loss-clients, --loss-ms).
+struct NetLossOptions : LinkSelection {
+  double probability = 0.3;  // each packet's chance to be dropped
 
   void Declare(OptionSet& set);
 };

@@ -64,8 +64,6 @@ RelayCounts Minus(RelayCounts a, const RelayCounts& b) {
 const FaultLook kNetSlowLook = {"net-slow", 34, "#8d6e63", DescribeNetSlow};
 
 void NetSlowOptions::Declare(OptionSet& set) {
-  std::vector<std::string> shapes = PartitionShapes();
-  std::erase(shapes, "components");  // lists of nodes: scripted steps only
   set.Choice("slow_mode", "--slow-mode", &mode, SlowModes(),
              "what the relay does to a slow link's connections: delay (latency, jitter, "
              "bandwidth), stall (nothing passes until the heal), reset (every connection reset)");
@@ -78,35 +76,18 @@ void NetSlowOptions::Declare(OptionSet& set) {
               "ms each chunk's latency varies by, either way, at most the latency (delay)");
   set.Integer("slow_bandwidth_kbs", "--slow-bandwidth-kbs", &bandwidth_kbs, int64_t{0},
               int64_t{10'000'000}, "KB/s a slow link carries at most; 0: no cap (delay)");
-  set.Choice("slow_shape", "--slow-shape", &shape, shapes,
-             "which links are slow, as a partition of this shape would cut them: auto, isolate, "
-             "primary, halves, majorities-ring, bridge, one-way, clients-from-nodes");
-  set.Text("slow_target", "--slow-target", &target, 256,
-           "isolate: the hosts whose links are slow: one, primary, replicas, minority, "
-           "majority, all, or names");
-  set.Text("slow_clients", "--slow-clients", &clients, 256,
-           "clients-from-nodes: the clients whose links are slow: one, half, all, or worker "
-           "indices 0,3");
-  set.Integer("slow_ms", "--slow-ms", &ms, int64_t{1}, int64_t{3'600'000},
-              "ms a slow window lasts before the heal, at most until the next window");
+  DeclareLinks(set, "slow", "are slow", "a slow window");
   set.Require([this]() -> Status {
     if (auto toxics = ToxicsFromJson(ToxicsValue(*this)); !toxics) {
       return Error{"--slow-*: " + toxics.error()};
     }
-    if (auto parsed = ParseTarget(target); !parsed) {
-      return Error{"--slow-target: " + parsed.error()};
-    }
-    return CheckClientsOption("--slow-clients", clients, false);
+    return CheckLinks("slow");
   });
 }
 
 WindowOps NetSlowWindow(const NetSlowOptions& options) {
   nlohmann::json value = ToxicsValue(options);
-  value["shape"] = options.shape;
-  if (options.shape == "auto" || options.shape == "isolate") value["target"] = options.target;
-  if (options.shape == "auto" || options.shape == "clients-from-nodes") {
-    value["clients"] = options.clients;
-  }
+  options.AddLinksTo(value);
   return TimedWindow({"net-slow", std::move(value)}, {"net-slow-heal", nullptr}, options.ms);
 }
 
@@ -115,10 +96,7 @@ WindowOps NetSlowWindowOf(const ModuleOptions& options) {
 }
 
 std::string NetSlowUnfit(const ModuleOptions& options, const NemesisContext& context) {
-  if (!PartitionUnfit(options, context).empty()) {
-    return "--nemesis net-slow needs hosts with networks of their own: run as root, without "
-           "--loopback";
-  }
+  if (std::string why = LinkFaultUnfit("net-slow", options, context); !why.empty()) return why;
   // The relays listen inside the hosts' networks, from the controller.
   for (Host* host : context.cluster->Hosts()) {
     if (!host->OpensSocketsInside()) {

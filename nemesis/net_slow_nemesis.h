@@ -49,6 +49,7 @@
 
 #include "base/option_set.h"
 #include "nemesis/grudge.h"
+#include "nemesis/link_selection.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/partition_applier.h"
 #include "nemesis/schedule.h"
@@ -56,16 +57,14 @@
 
 namespace locksmith {
 
-struct NetSlowOptions {
+// The links and window length are LinkSelection's (flags --slow-shape,
+// --slow-target, --slow-clients, --slow-ms).
+struct NetSlowOptions : LinkSelection {
   std::string mode = "delay";      // delay | stall | reset
   std::string direction = "both";  // both | upstream | downstream
   int64_t latency_ms = 500;
   int64_t jitter_ms = 0;
   int64_t bandwidth_kbs = 0;       // 0: no cap
-  std::string shape = "auto";      // which links, as a partition's shape
-  std::string target = "one";
-  std::string clients = "one";
-  int64_t ms = 5000;               // how long each slow window lasts
 
   void Declare(OptionSet& set);
 };
