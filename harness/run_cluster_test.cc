@@ -7,23 +7,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "base/exit_codes.h"
+#include "base/testing/file_text.h"
 #include "harness/testing/phase_run.h"
 
 namespace locksmith {
 namespace {
 
+using testing::FileText;
 using testing::FakeCluster;
 using testing::PhaseRun;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(ClusterPhaseTest, HostsThatCannotBeMadeFailTheRun) {
   PhaseRun p;
@@ -68,9 +62,9 @@ TEST(ClusterPhaseTest, ItsEndTearsTheHostsDownAndRedactsTheNodeFiles) {
     EXPECT_EQ(teardowns, 0);
   }
   EXPECT_EQ(teardowns, 1);
-  const std::string log = Slurp(p.store.File("locksmith.log"));
+  const std::string log = FileText(p.store.File("locksmith.log"));
   EXPECT_NE(log.find("teardown (failed)"), std::string::npos) << log;
-  const std::string conf = Slurp(node_file);
+  const std::string conf = FileText(node_file);
   EXPECT_EQ(conf.find(secret), std::string::npos) << conf;
   EXPECT_NE(conf.find("requirepass"), std::string::npos);
 }
@@ -78,7 +72,7 @@ TEST(ClusterPhaseTest, ItsEndTearsTheHostsDownAndRedactsTheNodeFiles) {
 TEST(ClusterPhaseTest, ACompleteRunIsTornDownToo) {
   PhaseRun p;
   { ClusterPhase cluster(p.run); }
-  const std::string log = Slurp(p.store.File("locksmith.log"));
+  const std::string log = FileText(p.store.File("locksmith.log"));
   EXPECT_NE(log.find("teardown (run complete)"), std::string::npos) << log;
 }
 

@@ -7,23 +7,17 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "base/exit_codes.h"
+#include "base/testing/file_text.h"
 #include "base/run_secrets.h"
 #include "base/testing/temp_dir.h"
 
 namespace locksmith {
 namespace {
 
+using testing::FileText;
 using testing::TempDir;
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 TEST(OpenedRunTest, GivesARunWithoutASeedOneAndStoresIt) {
   TempDir store;
@@ -35,7 +29,7 @@ TEST(OpenedRunTest, GivesARunWithoutASeedOneAndStoresIt) {
   ASSERT_NE(run, nullptr) << outcome.error;
   ASSERT_TRUE(config.seed.has_value());
   EXPECT_EQ(outcome.run_dir, run->store().dir);
-  auto stored = nlohmann::json::parse(Slurp(run->store().File("config.json")));
+  auto stored = nlohmann::json::parse(FileText(run->store().File("config.json")));
   EXPECT_EQ(stored["seed"], *config.seed);
   EXPECT_EQ(outcome.config, stored);
 }
@@ -67,7 +61,7 @@ TEST(OpenedRunTest, ItsEndRedactsTheRunsSecretsFromItsFiles) {
   const std::string client_log = run->store().File("client.log");
   std::ofstream(client_log) << "password " << secret << "\n";
   run.reset();
-  const std::string text = Slurp(client_log);
+  const std::string text = FileText(client_log);
   EXPECT_EQ(text.find(secret), std::string::npos) << text;
   EXPECT_NE(text.find("password"), std::string::npos);
 }

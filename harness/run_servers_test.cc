@@ -19,9 +19,9 @@ using testing::FakeLockService;
 using testing::PhaseRun;
 
 // Counts its starts and stops where the test reads them after the phase.
-class CountingService : public FakeLockService {
+class StartCountingService : public FakeLockService {
  public:
-  CountingService(int* starts, int* stops, Status start_status)
+  StartCountingService(int* starts, int* stops, Status start_status)
       : starts_(starts), stops_(stops), start_status_(std::move(start_status)) {}
   Status Start() override {
     ++*starts_;
@@ -40,7 +40,7 @@ class ServersPhaseTest : public ::testing::Test {
   void UseService(Status start_status) {
     p_.modules.make_service = [this, start_status](const RunConfig&, Cluster&) {
       return Result<std::unique_ptr<LockService>>(
-          std::make_unique<CountingService>(&starts_, &stops_, start_status));
+          std::make_unique<StartCountingService>(&starts_, &stops_, start_status));
     };
   }
 
