@@ -1,10 +1,6 @@
 #include "workloads/inventory_workload.h"
 
-#include "checker/client_stats.h"
-#include "checker/fencing_checker.h"
-#include "checker/foreign_release_checker.h"
 #include "checker/inventory_checker.h"
-#include "checker/perf_stats.h"
 
 namespace locksmith {
 
@@ -22,12 +18,7 @@ InventoryWorkload::InventoryWorkload(InventoryOptions o)
 std::vector<std::unique_ptr<Checker>> InventoryWorkload::Checkers() const {
   std::vector<std::unique_ptr<Checker>> checkers;
   checkers.push_back(std::make_unique<InventoryChecker>(plan().initial));
-  checkers.push_back(std::make_unique<FencingChecker>());
-  checkers.push_back(std::make_unique<ForeignReleaseChecker>());
-  checkers.push_back(std::make_unique<StuckLockChecker>(plan().stuck_leases));
-  checkers.push_back(std::make_unique<PerfStatsChecker>());
-  checkers.push_back(std::make_unique<ClientStatsChecker>());
-  return checkers;
+  return WithLockCheckers(std::move(checkers));
 }
 
 }  // namespace locksmith

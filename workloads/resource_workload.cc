@@ -1,6 +1,11 @@
 #include "workloads/resource_workload.h"
 
 #include "backends/task_group.h"
+#include "checker/client_stats.h"
+#include "checker/fencing_checker.h"
+#include "checker/foreign_release_checker.h"
+#include "checker/perf_stats.h"
+#include "checker/stuck_lock_checker.h"
 #include "workloads/acquirer_crash.h"
 #include "workloads/hold_events.h"
 #include "workloads/holder_stall.h"
@@ -231,6 +236,16 @@ asio::awaitable<Status> ResourceWorkload::FinalReads(WorkloadContext& ctx) {
   }
   reader.Close();
   co_return status;
+}
+
+std::vector<std::unique_ptr<Checker>> ResourceWorkload::WithLockCheckers(
+    std::vector<std::unique_ptr<Checker>> own) const {
+  own.push_back(std::make_unique<FencingChecker>());
+  own.push_back(std::make_unique<ForeignReleaseChecker>());
+  own.push_back(std::make_unique<StuckLockChecker>(plan_.stuck_leases));
+  own.push_back(std::make_unique<PerfStatsChecker>());
+  own.push_back(std::make_unique<ClientStatsChecker>());
+  return own;
 }
 
 }  // namespace locksmith

@@ -113,6 +113,11 @@ class ResourceWorkload : public Workload {
   };
 
   const ResourcePlan& plan() const { return plan_; }
+  // `own` (the checkers of the workload's resource) followed by the checks
+  // every resource workload runs: fencing, foreign releases, stuck locks,
+  // performance and client statistics.
+  std::vector<std::unique_ptr<Checker>> WithLockCheckers(
+      std::vector<std::unique_ptr<Checker>> own) const;
   std::string Key(int i) const { return plan_.prefix + "-" + std::to_string(i); }
   // A draw from `range`, ms.
   static std::chrono::milliseconds Draw(std::mt19937_64& rng, MsRange range);

@@ -1,10 +1,6 @@
 #include "workloads/rw_cache_workload.h"
 
-#include "checker/client_stats.h"
 #include "checker/double_holder.h"
-#include "checker/fencing_checker.h"
-#include "checker/foreign_release_checker.h"
-#include "checker/perf_stats.h"
 #include "checker/rw_cache_checker.h"
 #include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
@@ -116,12 +112,7 @@ std::vector<std::unique_ptr<Checker>> RwCacheWorkload::Checkers() const {
   checkers.push_back(std::make_unique<RwCacheChecker>());
   // No writer overlaps any holder; readers may share.
   checkers.push_back(std::make_unique<DoubleHolderChecker>(1000, HoldModes::kReadWrite));
-  checkers.push_back(std::make_unique<FencingChecker>());
-  checkers.push_back(std::make_unique<ForeignReleaseChecker>());
-  checkers.push_back(std::make_unique<StuckLockChecker>(plan().stuck_leases));
-  checkers.push_back(std::make_unique<PerfStatsChecker>());
-  checkers.push_back(std::make_unique<ClientStatsChecker>());
-  return checkers;
+  return WithLockCheckers(std::move(checkers));
 }
 
 }  // namespace locksmith
