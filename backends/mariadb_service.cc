@@ -7,7 +7,7 @@
 #include "backends/mariadb_library.h"
 #include "backends/mariadb_lock_client.h"
 #include "backends/non_root_server.h"
-#include "backends/redis_service.h"
+#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {

@@ -6,7 +6,7 @@
 #include "backends/pg_admin.h"
 #include "backends/non_root_server.h"
 #include "backends/pg_lock_client.h"
-#include "backends/redis_service.h"
+#include "base/random_secret.h"
 #include "base/scope_exit.h"
 
 namespace locksmith {

@@ -19,12 +19,6 @@ constexpr std::chrono::milliseconds kRedisProbeInterval{20};
 
 }  // namespace
 
-Result<std::string> NewServerPassword() {
-  auto secret = RandomSecret();
-  if (!secret) return Error{"server password: " + secret.error()};
-  return "ls-" + *secret;
-}
-
 std::string RedisConfQuoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {

@@ -70,13 +70,9 @@ struct RedisServiceOptions {
 std::vector<std::string> PersistenceModes();
 
 // The `redis` backend from its options (OptionsOf<RedisServiceOptions>): one
-// master on n1, with a password of its own (NewServerPassword).
+// master on n1, with a password of its own (NewServerPassword, base/random_secret.h).
 Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& options,
                                                       const BackendContext& context);
-
-// A password for a run's Redis servers: from the kernel's random source
-// (base/random_secret.h), never from the run's seed, which the run publishes.
-Result<std::string> NewServerPassword();
 
 // Quotes a redis.conf / sentinel.conf argument (a password may hold any
 // printable text).

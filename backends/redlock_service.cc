@@ -2,6 +2,7 @@
 
 #include "backends/redis_service.h"
 #include "backends/redlock_client.h"
+#include "base/random_secret.h"
 
 namespace locksmith {
 

@@ -9,6 +9,7 @@
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/sentinel_lock_client.h"
+#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {

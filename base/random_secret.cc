@@ -58,4 +58,10 @@ Result<std::string> RandomSecret(size_t bytes) {
   return text;
 }
 
+Result<std::string> NewServerPassword() {
+  auto secret = RandomSecret();
+  if (!secret) return Error{"server password: " + secret.error()};
+  return "ls-" + *secret;
+}
+
 }  // namespace locksmith

@@ -18,4 +18,9 @@ namespace locksmith {
 // only when the kernel gives no randomness at all.
 Result<std::string> RandomSecret(size_t bytes = 16);
 
+// A password for a run's servers (a backend's nodes, the resource store):
+// "ls-" and a RandomSecret, so it never comes from the run's seed, which the
+// run publishes.
+Result<std::string> NewServerPassword();
+
 }  // namespace locksmith

@@ -4,6 +4,8 @@
 
 #include <set>
 
+#include "base/run_secrets.h"
+
 namespace locksmith {
 namespace {
 
@@ -17,6 +19,16 @@ TEST(RandomSecretTest, IsHexOfTheAskedLengthAndNeverRepeats) {
     EXPECT_TRUE(seen.insert(*secret).second) << *secret;
   }
   EXPECT_EQ(RandomSecret(4)->size(), 8u);
+}
+
+TEST(RandomSecretTest, AServerPasswordIsANewSecretEachTime) {
+  auto first = NewServerPassword();
+  auto second = NewServerPassword();
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_EQ(first->rfind("ls-", 0), 0u) << *first;
+  EXPECT_EQ(first->size(), 35u);
+  EXPECT_NE(*first, *second);
+  EXPECT_TRUE(HoldsRunSecret(*first));  // redacted wherever the process writes it
 }
 
 }  // namespace

@@ -11,7 +11,6 @@
 #include "base/json_input.h"
 #include "base/limits.h"
 #include "cluster/ssh_command.h"
-#include "nemesis/partition_nemesis.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {

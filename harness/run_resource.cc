@@ -1,7 +1,7 @@
 #include "harness/run_resource.h"
 
-#include "backends/redis_service.h"
 #include "base/exit_codes.h"
+#include "base/random_secret.h"
 #include "workloads/workload_registry.h"
 
 namespace locksmith {
