@@ -94,7 +94,14 @@ TEST_P(GoAdapterTest, KillingAServerIsValid) {
   const auto kills = NemesisDone(f.history, "kill");
   ASSERT_GE(kills.size(), 2u) << f.out;
   for (const Op& kill : kills) EXPECT_TRUE(kill.error.empty()) << kill.error;
-  EXPECT_GT(Count(f.history, "acquire", OpType::kOk), 50);
+  // The library went on granting after the last kill (how many grants is
+  // the machine's pace: a loaded round made 38 where 50 had been asked).
+  int after_last_kill = 0;
+  for (const Op& op : f.history) {
+    after_last_kill += op.is_client() && op.f == "acquire" && op.type == OpType::kOk &&
+                       op.time > kills.back().time;
+  }
+  EXPECT_GT(after_last_kill, 0) << f.out;
 }
 
 TEST_P(GoAdapterTest, ASigstopPastTheSessionMakesExpiredLeaseDoubleHolders) {
