@@ -36,7 +36,7 @@ const std::vector<BackendEntry>& Backends() {
       {.name = "redis-sentinel", .hosts = SentinelHosts,
        .options = MakeOptions<SentinelServiceOptions>, .make = MakeSentinelService,
        .clients = RedisClientNames(), .fencing_clients = RedisFencingClientNames(),
-       .packages = {"redis-server", "redis-sentinel"}},
+       .packages = {"redis-server", "redis-sentinel"}, .service_events = SentinelEventKinds},
       {.name = "etcd", .hosts = EtcdHosts, .options = MakeOptions<EtcdServiceOptions>,
        .make = MakeEtcdService, .clients = {"etcd"}, .fencing_clients = {"etcd"},
        .packages = {"etcd-server"}},
@@ -131,6 +131,12 @@ Result<std::vector<std::string>> BackendPackages(const std::string& backend) {
   auto entry = FindBackend(backend);
   if (!entry) return Error{entry.error()};
   return (*entry)->packages;
+}
+
+std::optional<ServiceEventKinds> BackendServiceEvents(const std::string& backend) {
+  auto entry = FindBackend(backend);
+  if (!entry || (*entry)->service_events == nullptr) return std::nullopt;
+  return (*entry)->service_events();
 }
 
 std::vector<std::string> AllClientNames() {

@@ -10,10 +10,12 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "backends/lock_service.h"
+#include "backends/service_events.h"
 #include "base/option_set.h"
 #include "cluster/host.h"
 
@@ -49,6 +51,10 @@ struct BackendEntry {
   const char* no_fencing_because = "";
   // The Debian packages its servers need on a node.
   std::vector<std::string> packages = {};
+  // The kinds of events its service reports, when it reports any: what its
+  // HasEvents::EventKinds() says, known without a service (for runs written
+  // before results.json listed them).
+  ServiceEventKinds (*service_events)() = nullptr;
 };
 
 const std::vector<BackendEntry>& Backends();
@@ -77,6 +83,9 @@ Status CheckSharedClient(const std::string& backend, const std::string& client,
 // does) gives fencing tokens; otherwise an error for --fencing on saying why
 // and what would.
 Status CheckFencingClient(const std::string& backend, const std::string& client);
+// The kinds of events the backend's service reports (BackendEntry::
+// service_events); nullopt for an unknown backend or one that reports none.
+std::optional<ServiceEventKinds> BackendServiceEvents(const std::string& backend);
 // The Debian packages the backend's servers need on a node.
 Result<std::vector<std::string>> BackendPackages(const std::string& backend);
 // Every client of every backend, each once, in registry order.

@@ -22,6 +22,7 @@
 
 #include "backends/lock_client.h"
 #include "backends/node_table.h"
+#include "backends/service_events.h"
 #include "base/result.h"
 #include "cluster/host.h"
 
@@ -147,16 +148,9 @@ class HasNodeProcesses {
   virtual std::optional<NodeProcess> ProcessOf(const std::string& node) = 0;
 };
 
-// One event a service reports of its own accord (a Sentinel's +sdown,
-// +switch-master, ...): recorded in the history as an info op `f` with
-// `value` of the process named `source` ("sentinel").
-struct ServiceEvent {
-  std::string source;
-  std::string f;
-  nlohmann::json value;
-};
-
-// A service that reports its own events while it runs. WatchEvents starts
+// A service that reports its own events while it runs (a leader change, a
+// node seen down: backends/service_events.h). EventKinds declares every kind
+// it reports, and who reports them; any thread. WatchEvents starts
 // reporting to `sink` (called from a thread of the service's, possibly
 // concurrently with anything else) until StopEvents, which returns once
 // `sink` is no longer called. Both from the run thread. WatchEvents returns
@@ -166,6 +160,7 @@ struct ServiceEvent {
 class HasEvents {
  public:
   virtual ~HasEvents() = default;
+  virtual ServiceEventKinds EventKinds() const = 0;
   virtual Status WatchEvents(std::function<void(ServiceEvent)> sink) = 0;
   virtual void StopEvents() = 0;
 };

@@ -36,10 +36,26 @@ asio::awaitable<void> Sleep(asio::steady_timer& timer, std::chrono::milliseconds
 
 }  // namespace
 
+ServiceEventKinds SentinelEventKinds() {
+  return {.source = "sentinel",
+          .reporter_field = "sentinel",
+          .kinds = {
+              {"+sdown", "a sentinel finds a node down (no valid reply within down-after)"},
+              {"-sdown", "a sentinel finds a node it had found down answering again"},
+              {"+odown", "a quorum of sentinels agrees that the master is down"},
+              {"-odown", "the master is no longer down for a quorum of sentinels"},
+              {"+switch-master", "the sentinels made a replica the master", true},
+              {"+failover-end", "a failover is over: the replicas follow the new master"},
+              {"+convert-to-slave", "a returning node was made a replica of the master"},
+          }};
+}
+
 const std::vector<std::string>& SentinelEventWatcher::Channels() {
-  static const std::vector<std::string> kChannels = {
-      "+sdown", "-sdown", "+odown", "-odown", "+switch-master", "+failover-end",
-      "+convert-to-slave"};
+  static const std::vector<std::string> kChannels = [] {
+    std::vector<std::string> channels;
+    for (const ServiceEventKind& kind : SentinelEventKinds().kinds) channels.push_back(kind.name);
+    return channels;
+  }();
   return kChannels;
 }
 

@@ -19,10 +19,15 @@
 
 #include <boost/asio/io_context.hpp>
 
-#include "backends/lock_service.h"
 #include "backends/redis_connection.h"
+#include "backends/service_events.h"
 
 namespace locksmith {
+
+// The events the sentinels publish that a run records (one channel each),
+// reported by each sentinel, named in the value's "sentinel"; the
+// +switch-master of one promotion comes from every sentinel that sees it.
+ServiceEventKinds SentinelEventKinds();
 
 class SentinelEventWatcher {
  public:
@@ -35,6 +40,7 @@ class SentinelEventWatcher {
   using Sink = std::function<void(const std::string& sentinel, const std::string& channel,
                                   const std::string& payload)>;
 
+  // The channels subscribed to: SentinelEventKinds()'s names.
   static const std::vector<std::string>& Channels();
 
   SentinelEventWatcher(std::vector<Sentinel> sentinels, Sink sink,

@@ -400,7 +400,7 @@ Status SentinelService::WatchEvents(std::function<void(ServiceEvent)> sink) {
       std::move(sentinels), [this, sink = std::move(sink)](const std::string& sentinel,
                                                            const std::string& channel,
                                                            const std::string& payload) {
-        sink(ServiceEvent{"sentinel", channel, EventValue(sentinel, channel, payload)});
+        sink(ServiceEvent{channel, EventValue(sentinel, channel, payload)});
       });
   watcher_->Start();
   // Every sentinel is up at the start: a few round trips each.

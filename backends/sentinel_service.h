@@ -93,10 +93,11 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
 
-  // Every sentinel's events as info ops of the `sentinel` process: f is the
-  // channel (+sdown, +odown, +switch-master, +failover-end, ...), value
-  // {"sentinel": "s2", "message": the payload, and the node names it
-  // mentions: "node" (+sdown...), "from" / "to" (+switch-master)}.
+  // SentinelEventKinds(): every sentinel's events, f the channel (+sdown,
+  // +odown, +switch-master, +failover-end, ...), value {"sentinel": "s2",
+  // "message": the payload, and the node names it mentions: "node"
+  // (+sdown...), "from" / "to" (+switch-master)}.
+  ServiceEventKinds EventKinds() const override { return SentinelEventKinds(); }
   Status WatchEvents(std::function<void(ServiceEvent)> sink) override;
   void StopEvents() override;
   // Whether WatchEvents is subscribed to every sentinel right now (run

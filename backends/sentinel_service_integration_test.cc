@@ -7,6 +7,7 @@
 // process behind.
 #include "backends/sentinel_service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <vector>
@@ -114,8 +115,13 @@ TEST_F(SentinelServiceTest, FailsOverWhenTheMasterDiesAndTheOldMasterRejoinsAsRe
   {
     std::lock_guard lock(mu);
     bool switched = false, odown = false;
+    const ServiceEventKinds declared = service_->EventKinds();
     for (const auto& e : events) {
-      EXPECT_EQ(e.source, "sentinel");
+      // Every event is of a kind the service declares, naming its reporter.
+      EXPECT_TRUE(std::any_of(declared.kinds.begin(), declared.kinds.end(),
+                              [&](const ServiceEventKind& k) { return k.name == e.f; }))
+          << e.f;
+      EXPECT_TRUE(e.value.contains(declared.reporter_field)) << e.value;
       switched |= e.f == "+switch-master" && e.value["from"] == "n1" && e.value["to"] == promoted;
       odown |= e.f == "+odown" && e.value["node"] == "n1";
     }

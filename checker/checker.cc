@@ -294,13 +294,7 @@ Op RefOnly(const Op& op) {
 nlohmann::json OpRef(const Op& op) {
   nlohmann::json j{{"index", op.index}, {"time", op.time}, {"type", OpTypeName(op.type)},
                    {"f", op.f}};
-  if (op.is_nemesis()) {
-    j["process"] = "nemesis";
-  } else if (op.is_sentinel()) {
-    j["process"] = "sentinel";
-  } else {
-    j["process"] = op.process;
-  }
+  j["process"] = ProcessJson(op.process);
   if (!op.key.empty()) j["key"] = op.key;
   return j;
 }

@@ -28,7 +28,7 @@ OpStamp InFlightOps::Record(Op op) {
     key = op.key;
   }
   const OpStamp stamp = inner_.Record(std::move(op));
-  if (process == kSentinelProcess) return stamp;  // the Sentinels' reports are lone infos
+  if (process == kServiceProcess) return stamp;  // the service's event reports are lone infos
   std::lock_guard lock(mu_);
   if (invoke) {
     open_[std::move(at)] = Opened{std::move(key), stamp.time};

@@ -41,7 +41,7 @@ int RecheckRun(const std::string& run_dir, std::ostream& out, uint64_t max_histo
   if (auto previous = ReadJsonFile(run_dir + "/results.json"); previous && previous->is_object()) {
     // The ledger's plan is only in results.json: its outcomes are judged again.
     for (const char* key : {"interrupted", "interruption", "nemesis", "faults", "workload_error",
-                            "history_error"}) {
+                            "history_error", "service_events"}) {
       if (previous->contains(key)) extra[key] = (*previous)[key];
     }
   }

@@ -8,6 +8,7 @@
 #include "base/exit_codes.h"
 #include "base/terminal_text.h"
 #include "cluster/run_registry.h"
+#include "harness/run_judge.h"
 #include "history/history_log.h"
 #include "nemesis/fault_descriptions.h"
 #include "reports/html_report.h"
@@ -84,6 +85,7 @@ std::string RunReport(const std::string& run_dir, uint64_t max_history_bytes) {
   // described now, for the page (results.json stays as it was).
   HtmlReportOptions options;
   options.describe_faults = [](const History& history) { return DescribeFaults(history); };
+  options.declare_service_events = RegisteredServiceEvents;
   options.max_history_bytes = max_history_bytes;
   if (Status s = WriteHtmlReport(run_dir, options); !s) {
     return "cannot write " + run_dir + "/report.html: " + s.error();

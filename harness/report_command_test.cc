@@ -11,11 +11,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "backends/backend_registry.h"
 #include "base/testing/temp_dir.h"
 #include "harness/signal_watcher.h"
 #include "harness/suite_runner.h"
 #include "harness/testing/fake_run_modules.h"
 #include "history/history.h"
+#include "history/history_file.h"
 #include "history/history_log.h"
 
 namespace locksmith {
@@ -72,6 +74,40 @@ TEST_F(ReportCommandTest, WritesARunsReportAgain) {
   // A run inside a suite: the suite's directory is no store root.
   EXPECT_FALSE(StoreRootOf(RunDir(1)).has_value());
   EXPECT_EQ(Slurp(outcome_.dir + "/index.html").find("locksmith store"), std::string::npos);
+}
+
+// A run written before results.json listed its service's events (its
+// history a history.jsonl): `report` draws them as its backend declares them.
+TEST_F(ReportCommandTest, AnOlderRunsServiceEventsAreDrawnAsItsBackendDeclaresThem) {
+  // Whichever backend's service announces new leaders.
+  std::string backend, kind;
+  for (const BackendEntry& entry : Backends()) {
+    if (entry.service_events == nullptr || !kind.empty()) continue;
+    for (const ServiceEventKind& k : entry.service_events().kinds) {
+      if (k.new_leader && kind.empty()) backend = entry.name, kind = k.name;
+    }
+  }
+  ASSERT_FALSE(kind.empty()) << "no backend declares a new leader's event";
+  const std::string dir = RunDir(0);
+  nlohmann::json config = nlohmann::json::parse(Slurp(dir + "/config.json"));
+  config["backend"] = backend;
+  std::ofstream(dir + "/config.json") << config.dump();
+  nlohmann::json results = nlohmann::json::parse(Slurp(dir + "/results.json"));
+  ASSERT_FALSE(results.contains("service_events"));  // the fake service declares none
+  auto history = LoadHistoryFile(RunHistoryFile(dir), "jsonl", nullptr);
+  ASSERT_TRUE(history.ok()) << history.error();
+  history->push_back(Op{.index = static_cast<int64_t>(history->size()),
+                        .time = history->back().time,
+                        .process = kServiceProcess,
+                        .type = OpType::kInfo,
+                        .f = kind,
+                        .value = {{"from", "n1"}, {"to", "n2"}}});
+  fs::remove(dir + "/history.bin");
+  std::ofstream jsonl(dir + "/history.jsonl");
+  for (const Op& op : *history) jsonl << OpToJsonLine(op) << "\n";
+  jsonl.close();
+  ASSERT_EQ(RegenerateReports(dir, out_, err_), 0) << err_.str();
+  EXPECT_NE(Slurp(dir + "/report.html").find("promotion n1 \xE2\x86\x92 n2"), std::string::npos);
 }
 
 TEST_F(ReportCommandTest, WritesEveryRunsReportAndTheSuitesPagesAgain) {

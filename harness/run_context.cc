@@ -39,6 +39,7 @@ nlohmann::json RunFactsForResults(const RunFacts& facts, const Interruption& int
   if (stopped) extra["interruption"] = interruption.ToJson(facts.zero, time_limit_s);
   if (!facts.nemesis.is_null()) extra["nemesis"] = facts.nemesis;
   if (!facts.faults.is_null()) extra["faults"] = facts.faults;
+  if (!facts.service_events.is_null()) extra["service_events"] = facts.service_events;
   if (facts.failure_exit != 0) extra["workload_error"] = facts.error;
   if (!facts.history_error.empty()) extra["history_error"] = facts.history_error;
   return extra;

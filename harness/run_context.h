@@ -33,6 +33,7 @@ struct RunFacts {
   std::string history_error;             // the first failed history write, if one did
   std::string hung;                      // the watchdog's line, when it ended the workload
   nlohmann::json faults = nullptr;       // the fault ledger's plan (FaultLedger::Plan)
+  nlohmann::json service_events = nullptr;  // the kinds the service declares (HasEvents)
 };
 
 struct RunContext {

@@ -4,6 +4,7 @@
 
 #include <optional>
 
+#include "backends/backend_registry.h"
 #include "base/atomic_file.h"
 #include "base/input_file.h"
 #include "harness/history_judgement.h"
@@ -45,7 +46,27 @@ Result<uint64_t> HistorySize(const std::string& path, uint64_t max_bytes) {
   return size;
 }
 
+// The run's facts `extra`, with the kinds of events its service declared:
+// for a run written before results.json listed them (checked again now),
+// those its backend declares.
+nlohmann::json WithServiceEvents(const nlohmann::json& extra, const nlohmann::json& config) {
+  if (extra.contains("service_events")) return extra;
+  nlohmann::json declared = RegisteredServiceEvents(config);
+  if (declared.is_null()) return extra;
+  nlohmann::json with = extra;
+  with["service_events"] = std::move(declared);
+  return with;
+}
+
 }  // namespace
+
+nlohmann::json RegisteredServiceEvents(const nlohmann::json& config) {
+  if (!config.is_object()) return nullptr;
+  auto backend = config.find("backend");
+  if (backend == config.end() || !backend->is_string()) return nullptr;
+  std::optional<ServiceEventKinds> kinds = BackendServiceEvents(backend->get<std::string>());
+  return kinds ? kinds->ToJson() : nlohmann::json();
+}
 
 std::string ReportSampleReason() {
   return "the history is larger than " + ByteSizeText(kWholeReportHistoryBytes);
@@ -110,7 +131,8 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
   // How each fault family looks and what each fault did, in words: the
   // reports draw the faults from this alone.
   results["fault_descriptions"] = DescribeFaults(*history);
-  for (const auto& [k, v] : extra.items()) results[k] = v;
+  const nlohmann::json facts = WithServiceEvents(extra, config);
+  for (const auto& [k, v] : facts.items()) results[k] = v;
   if (!faults.is_null()) results["faults"] = faults;
   if (unknown_for_it) results["unfulfilled"] = unfulfilled;
   if (auto debate = DebateOutcome(config, result.valid, result.anomalies); !debate.is_null()) {

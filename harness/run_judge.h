@@ -26,7 +26,9 @@ inline constexpr uint64_t kWholeReportHistoryBytes = uint64_t{64} << 20;
 // Judges run_dir's history (history.bin, or an older run's history.jsonl)
 // with the checkers of the config's workload and
 // writes results.json, report.html and junit.xml into run_dir. `extra` is
-// merged into results.json (run facts such as "interrupted"). The history is
+// merged into results.json (run facts such as "interrupted", and the kinds
+// of events the service declared, "service_events": a run without them gets
+// RegisteredServiceEvents'). The history is
 // read by the rules `check FILE` reads it with (a regular file of at most
 // `max_history_bytes`; a last line cut short is skipped: a warning, and
 // "history": {"skipped_lines"}), and nothing to judge is unknown
@@ -50,6 +52,12 @@ Result<CheckResult> JudgeAndReport(const std::string& run_dir, const nlohmann::j
 constexpr uint64_t WholeHistoryLogBytes(uint64_t whole_history_bytes) {
   return whole_history_bytes / 3;
 }
+
+// The kinds of events the service of the run of `config` declares, as
+// results.json lists them ("service_events"), from its backend's registry
+// entry: for runs written before results.json listed them. Null when the
+// backend declares none (or config names no known backend).
+nlohmann::json RegisteredServiceEvents(const nlohmann::json& config);
 
 // Why a large history's report has a sample (results.json's "report_sample").
 std::string ReportSampleReason();

@@ -72,13 +72,15 @@ void RecordingPhase::StartRecording(LockService& service) {
   WatchServiceEvents(service);
 }
 
-// The service's own events (Sentinel's failovers), recorded as they come.
+// The service's own events (a leader change...), recorded as they come, and
+// the kinds it declares, for results.json.
 void RecordingPhase::WatchServiceEvents(LockService& service) {
   service_events_ = Capability<HasEvents>(service);
   if (service_events_ == nullptr) return;
+  run_.facts.service_events = service_events_->EventKinds().ToJson();
   EventRecorder& observed = *observed_;
   Status watching = service_events_->WatchEvents([&observed](ServiceEvent e) {
-    observed.Record(Op{.process = kSentinelProcess, .type = OpType::kInfo, .f = e.f,
+    observed.Record(Op{.process = kServiceProcess, .type = OpType::kInfo, .f = e.f,
                        .value = std::move(e.value)});
   });
   if (!watching) run_.log.Error("service events: " + watching.error());

@@ -17,6 +17,7 @@
 
 #include "backends/testing/fake_lock_service.h"
 #include "base/exit_codes.h"
+#include "base/testing/file_text.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/testing/fake_cluster.h"
 #include "harness/signal_watcher.h"
@@ -30,6 +31,7 @@ namespace {
 
 using testing::FakeCluster;
 using testing::FakeLockService;
+using testing::FileText;
 using testing::TempDir;
 
 // A FakeLockService that counts starts and stops and can refuse to start.
@@ -326,6 +328,54 @@ TEST_F(RunLifecycleTest, ResultsJsonDescribesEveryFaultFamily) {
     EXPECT_TRUE(look["color"].is_string()) << family;
   }
   EXPECT_EQ(described["windows"], nlohmann::json::array());  // this run had no faults
+}
+
+// A service reporting events of kinds no backend has: it declares them, and
+// tells one of each as soon as it is watched.
+class EventfulService : public CountingService, public HasEvents {
+ public:
+  ServiceEventKinds EventKinds() const override {
+    return {.source = "witnesses",
+            .reporter_field = "witness",
+            .kinds = {{"leader-elected", "the witnesses saw a new leader", true},
+                      {"member-lost", "a witness lost sight of a member"}}};
+  }
+  Status WatchEvents(std::function<void(ServiceEvent)> sink) override {
+    sink({"leader-elected", {{"from", "m1"}, {"to", "m2"}, {"witness", "w1"}}});
+    sink({"member-lost", {{"member", "m1"}, {"witness", "w2"}}});
+    return OkStatus();
+  }
+  void StopEvents() override {}
+};
+
+// The service's own events are info ops of the history's service process,
+// results.json lists the kinds it declares, and the report draws them from
+// that alone: the new leader as a promotion, in a lane named for the reporters.
+TEST_F(RunLifecycleTest, AServicesOwnEventsAreRecordedListedAndDrawn) {
+  modules_.make_service = [](const RunConfig&, Cluster&) {
+    return Result<std::unique_ptr<LockService>>(std::make_unique<EventfulService>());
+  };
+  RunOutcome outcome = Run();
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.error;
+  std::vector<std::string> events;
+  for (const Op& op : StoredHistory(outcome)) {
+    if (!op.is_service_event()) continue;
+    EXPECT_EQ(op.type, OpType::kInfo);
+    events.push_back(op.f);
+  }
+  EXPECT_EQ(events, std::vector<std::string>({"leader-elected", "member-lost"}));
+  const nlohmann::json results = StoredResults(outcome);
+  EXPECT_EQ(results["valid"], true);
+  EXPECT_EQ(results["service_events"]["source"], "witnesses");
+  EXPECT_EQ(results["service_events"]["kinds"][0],
+            nlohmann::json({{"name", "leader-elected"},
+                            {"meaning", "the witnesses saw a new leader"},
+                            {"new_leader", true}}));
+  EXPECT_EQ(results["service_events"]["kinds"][1]["new_leader"], false);
+  const std::string page = FileText(outcome.run_dir + "/report.html");
+  EXPECT_NE(page.find("promotion m1 \xE2\x86\x92 m2, seen by w1"), std::string::npos);
+  // (Clients that start after its last event share its lane: "witnesses +2".)
+  EXPECT_NE(page.find("\"witnesses"), std::string::npos);
 }
 
 TEST_F(RunLifecycleTest, AWorkloadThatThrowsFailsTheRunAfterTeardownAndKeepsItsHistory) {

@@ -36,7 +36,7 @@ TEST(TrendCommandTest, CompareExitsOneOnTheRegressionAndZeroOnIdenticalNights) {
   const auto nights = FiveSuiteDirs(dir.path());
   std::ostringstream out, err;
   EXPECT_EQ(CompareSummaries(nights[3], nights[4] + "/summary.json", false, out, err), 1);
-  EXPECT_NE(out.str().find("REGRESSED sentinel-failover: violations on a cell clean on every "
+  EXPECT_NE(out.str().find("REGRESSED replica-failover: violations on a cell clean on every "
                            "earlier night"),
             std::string::npos)
       << out.str();
@@ -58,7 +58,7 @@ TEST(TrendCommandTest, CompareJsonNamesTheRegressedCellAndItsRule) {
   EXPECT_EQ(j["regressed"], 1);
   const auto& cells = j["cells"];
   auto it = std::find_if(cells.begin(), cells.end(),
-                         [](const auto& c) { return c["cell"] == "sentinel-failover"; });
+                         [](const auto& c) { return c["cell"] == "replica-failover"; });
   ASSERT_NE(it, cells.end());
   EXPECT_EQ((*it)["regressed"], true);
   EXPECT_EQ((*it)["newly_violating"], true);
@@ -86,7 +86,7 @@ TEST(TrendCommandTest, TrendWritesThePageWithEachNightLinked) {
   const auto nights = FiveSuiteDirs(dir.path());
   std::ostringstream out, err;
   ASSERT_EQ(WriteTrend(dir.path() + "/out", nights, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("REGRESSED sentinel-failover"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("REGRESSED replica-failover"), std::string::npos) << out.str();
   std::ifstream page(dir.path() + "/out/trend.html");
   std::stringstream html;
   html << page.rdbuf();
@@ -94,7 +94,7 @@ TEST(TrendCommandTest, TrendWritesThePageWithEachNightLinked) {
     EXPECT_NE(html.str().find("href=\"../n" + std::to_string(n) + "/index.html\""),
               std::string::npos);
   }
-  EXPECT_NE(html.str().find("data-cell=\"sentinel-failover\""), std::string::npos);
+  EXPECT_NE(html.str().find("data-cell=\"replica-failover\""), std::string::npos);
 }
 
 }  // namespace

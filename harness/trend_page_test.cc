@@ -94,7 +94,7 @@ TEST(TrendPageTest, FiveNightsMarkTheRegressedCellAndSurvivePruning) {
   fs::create_directories("artifacts");
   const std::string shot = fs::absolute("artifacts/trend-five-nights.png").string();
   const std::string expected =
-      "rows=4;regressed=sentinel-failover regressed;linked=5,5,5,5;rings=1;header=REGRESSED";
+      "rows=4;regressed=replica-failover regressed;linked=5,5,5,5;rings=1;header=REGRESSED";
   EXPECT_EQ(CheckInChromium(store.path(), work.path(), shot), expected);
 
   std::ostringstream out, err;

@@ -29,17 +29,17 @@ Result<OpType> ParseOpType(std::string_view name) {
   return Error{"unknown op type " + QuoteInput(name) + " (expected invoke, ok, fail or info)"};
 }
 
+nlohmann::json ProcessJson(int64_t process) {
+  if (process == kNemesisProcess) return "nemesis";
+  if (process == kServiceProcess) return "service";
+  return process;
+}
+
 nlohmann::json OpToJson(const Op& op) {
   nlohmann::json j;
   j["index"] = op.index;
   j["time"] = op.time;
-  if (op.is_nemesis()) {
-    j["process"] = "nemesis";
-  } else if (op.is_sentinel()) {
-    j["process"] = "sentinel";
-  } else {
-    j["process"] = op.process;
-  }
+  j["process"] = ProcessJson(op.process);
   j["type"] = OpTypeName(op.type);
   j["f"] = op.f;
   if (!op.key.empty()) j["key"] = op.key;
@@ -60,6 +60,13 @@ std::string OpToJsonLine(const Op& op) {
 }
 
 namespace {
+
+// "service", or the name histories gave the same process when Redis
+// Sentinel's were the only service events ("sentinel"): such histories read
+// as they always did.
+bool IsServiceProcessName(const std::string& name) {
+  return name == "service" || name == "sentinel";
+}
 
 Result<int64_t> RequiredIntField(const nlohmann::json& j, const char* name) {
   auto it = j.find(name);
@@ -158,12 +165,12 @@ Result<Op> OpFromJson(const nlohmann::json& j) {
   if (process == j.end()) return Error{"missing \"process\""};
   if (process->is_string() && process->get<std::string>() == "nemesis") {
     op.process = kNemesisProcess;
-  } else if (process->is_string() && process->get<std::string>() == "sentinel") {
-    op.process = kSentinelProcess;
+  } else if (process->is_string() && IsServiceProcessName(process->get<std::string>())) {
+    op.process = kServiceProcess;
   } else if (process->is_number_integer() && process->get<int64_t>() >= 0) {
     op.process = process->get<int64_t>();
   } else {
-    return Error{"\"process\" must be a non-negative integer, \"nemesis\" or \"sentinel\""};
+    return Error{"\"process\" must be a non-negative integer, \"nemesis\" or \"service\""};
   }
 
   auto type = j.find("type");

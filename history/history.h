@@ -24,9 +24,11 @@ Result<OpType> ParseOpType(std::string_view name);
 
 // Process number of the nemesis; client processes are >= 0.
 inline constexpr int64_t kNemesisProcess = -1;
-// Process number of a service's own event reports (Sentinel's +switch-master
-// ...: info ops only, see HasEvents), "sentinel" in the history file.
-inline constexpr int64_t kSentinelProcess = -2;
+// Process number of the events a lock service reports of its own accord (a
+// leader change, a node seen down: the kinds its backend declares, see
+// HasEvents in backends/lock_service.h): info ops only, "service" in the
+// history file.
+inline constexpr int64_t kServiceProcess = -2;
 
 // Where a nemesis op stands in a fault window: the run records each fault's
 // window explicitly (history key "fault": {"window": 3, "family": "kill",
@@ -58,11 +60,14 @@ struct Op {
   nlohmann::json fault;
 
   bool is_nemesis() const { return process == kNemesisProcess; }
-  bool is_sentinel() const { return process == kSentinelProcess; }
+  bool is_service_event() const { return process == kServiceProcess; }
   bool is_client() const { return process >= 0; }
 };
 
 using History = std::vector<Op>;
+
+// A process as a history file names it: its number, "nemesis" or "service".
+nlohmann::json ProcessJson(int64_t process);
 
 // One history line (no trailing newline) and back.
 std::string OpToJsonLine(const Op& op);

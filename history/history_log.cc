@@ -390,7 +390,7 @@ Result<bool> HistoryLogStream::Decode(Op* op) {
   op->index = last_index_;
   op->time = last_time_;
   op->process = UnZigZag(process);
-  if (op->process < kSentinelProcess) return Corrupt("a process number below -2");
+  if (op->process < kServiceProcess) return Corrupt("a process number below -2");
   op->type = static_cast<OpType>(type);
   for (std::string* s : {&op->f, &op->key, &op->error}) {
     std::string_view text;

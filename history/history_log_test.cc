@@ -34,7 +34,7 @@ History SampleHistory() {
   add(1, OpType::kFail, "acquire", "lock-0", nullptr, "held");
   add(kNemesisProcess, OpType::kInvoke, "kill", "", "n1");
   h.back().fault = FaultMark{0, "kill", true}.ToJson();
-  add(kSentinelProcess, OpType::kInfo, "+switch-master", "", {{"to", "n2"}});
+  add(kServiceProcess, OpType::kInfo, "+switch-master", "", {{"to", "n2"}});
   add(0, OpType::kInfo, "release", "lock-0", nullptr, std::string(300, 'e') + " \xc3\xa9");
   add(1, OpType::kInfo, "acquire", "lock-0", nullptr, "held");  // "held" a second time
   h.back().time = 3;  // times need not grow

@@ -36,16 +36,27 @@ TEST(HistoryTest, NemesisProcessRoundTrips) {
   EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"nemesis\""), std::string::npos);
 }
 
-TEST(HistoryTest, SentinelEventsRoundTripAsTheirOwnProcess) {
+TEST(HistoryTest, ServiceEventsRoundTripAsTheirOwnProcess) {
+  auto op = ParseOpLine(
+      R"({"index":3,"time":9,"process":"service","type":"info","f":"leader-elected",)"
+      R"("value":{"from":"n1","to":"n2"}})");
+  ASSERT_TRUE(op.ok()) << op.error();
+  EXPECT_TRUE(op->is_service_event());
+  EXPECT_FALSE(op->is_client());
+  EXPECT_FALSE(op->is_nemesis());
+  EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"service\""), std::string::npos);
+  EXPECT_FALSE(ParseOpLine(R"({"index":3,"time":9,"process":"zk","type":"info","f":"x"})").ok());
+}
+
+// Histories written when Redis Sentinel's events were the only service
+// events named the process after it: they read as the service's events.
+TEST(HistoryTest, TheServiceProcesssFormerNameReadsAsTheServiceProcess) {
   auto op = ParseOpLine(
       R"({"index":3,"time":9,"process":"sentinel","type":"info","f":"+switch-master",)"
       R"("value":{"from":"n1","to":"n2"}})");
   ASSERT_TRUE(op.ok()) << op.error();
-  EXPECT_TRUE(op->is_sentinel());
-  EXPECT_FALSE(op->is_client());
-  EXPECT_FALSE(op->is_nemesis());
-  EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"sentinel\""), std::string::npos);
-  EXPECT_FALSE(ParseOpLine(R"({"index":3,"time":9,"process":"zk","type":"info","f":"x"})").ok());
+  EXPECT_EQ(op->process, kServiceProcess);
+  EXPECT_NE(OpToJsonLine(*op).find("\"process\":\"service\""), std::string::npos);
 }
 
 TEST(HistoryTest, FaultWindowMarksRoundTripAndAreChecked) {

@@ -70,10 +70,11 @@ std::vector<FaultView> FaultWindows(const History& history, const std::vector<Op
 }  // namespace
 
 FaultTimeline FaultTimeline::Build(const History& history, const std::vector<OpRow>& rows,
-                                   int64_t end_time, const DescribedFaults& described) {
+                                   int64_t end_time, const DescribedFaults& described,
+                                   const DeclaredEvents& declared) {
   FaultTimeline t;
   t.faults_ = FaultWindows(history, rows, end_time, described);
-  for (auto& e : HistoryEvents(history, rows)) t.faults_.push_back(std::move(e));
+  for (auto& e : HistoryEvents(history, rows, declared)) t.faults_.push_back(std::move(e));
   t.SortLanes(described);
   return t;
 }

@@ -2,7 +2,8 @@
 // window from the marks the run recorded on nemesis ops (a begin opens its
 // window, the end with the same number closes it; one never closed shades
 // to the end of the run), told by results.json's fault descriptions, then
-// the history's point events (reports/fault_events.h); and their lanes,
+// the history's point events (reports/fault_events.h: which service events
+// are promotions, results.json's declared service events say); and their lanes,
 // top-down: the described families by their order, the event lanes, then
 // families results.json does not describe (a neutral lane each, by name).
 // Knows no family by name: what a family looks like comes from the data.
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "history/history.h"
+#include "reports/declared_events.h"
 #include "reports/described_faults.h"
 #include "reports/fault_view.h"
 #include "reports/op_rows.h"
@@ -23,7 +25,8 @@ namespace locksmith {
 class FaultTimeline {
  public:
   static FaultTimeline Build(const History& history, const std::vector<OpRow>& rows,
-                             int64_t end_time, const DescribedFaults& described);
+                             int64_t end_time, const DescribedFaults& described,
+                             const DeclaredEvents& declared);
 
   // Fault windows in begin order, then point events in time order.
   const std::vector<FaultView>& faults() const { return faults_; }

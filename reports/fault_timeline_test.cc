@@ -38,7 +38,8 @@ History FakeFamilyHistory() {
 FaultTimeline Build(const History& h, const nlohmann::json& results) {
   OpNameTables names;
   const auto rows = BuildOpRows(h, ProcessLanes::Build(h, 500), &names);
-  return FaultTimeline::Build(h, rows, 500, DescribedFaults::FromResults(results));
+  return FaultTimeline::Build(h, rows, 500, DescribedFaults::FromResults(results),
+                              DeclaredEvents::FromResults(results));
 }
 
 TEST(FaultTimelineTest, AFamilyIsDrawnFromItsDescriptionAlone) {
@@ -91,6 +92,26 @@ TEST(FaultTimelineTest, WithoutADescriptionANeutralLaneAndTheOpsName) {
   EXPECT_EQ(t.faults()[1].end, 500);
   EXPECT_EQ(t.faults()[2].label, "p2 lost : gone");
   EXPECT_TRUE(t.faults()[2].point);
+}
+
+// The service's events the run's results.json declares new leaders are
+// promotions (one told twice is one); other kinds, and any kind results.json
+// does not declare, are not.
+TEST(FaultTimelineTest, AServiceEventIsAPromotionWhenItsKindIsDeclaredOne) {
+  const History h = {
+      MakeOp(0, 100, kServiceProcess, OpType::kInfo, "elected", {{"from", "a"}, {"to", "b"}}),
+      MakeOp(1, 150, kServiceProcess, OpType::kInfo, "elected", {{"from", "a"}, {"to", "b"}}),
+      MakeOp(2, 200, kServiceProcess, OpType::kInfo, "node-down", {{"node", "a"}}),
+  };
+  const FaultTimeline t = Build(h, nlohmann::json::parse(R"({"service_events": {
+      "source": "tellers", "kinds": [{"name": "elected", "meaning": "m", "new_leader": true},
+                                     {"name": "node-down", "meaning": "m", "new_leader": false}]}})"));
+  ASSERT_EQ(t.faults().size(), 1u);
+  EXPECT_EQ(t.faults()[0].label, "promotion a \xE2\x86\x92 b");
+  EXPECT_EQ(t.faults()[0].start, 100);
+  ASSERT_EQ(t.lanes().size(), 1u);
+  EXPECT_EQ(t.lanes()[0].family, "promotion");
+  EXPECT_TRUE(Build(h, nlohmann::json::object()).faults().empty());
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace locksmith {
 
 // A fault window, or a point event (no duration).
 struct FaultView {
-  std::string f;        // the op that began it, e.g. "kill", "+switch-master"
+  std::string f;        // the op that began it ("kill"), or the service event
   std::string family;   // its lane's family: the nemesis family, or the event's kind
   int64_t window = -1;  // the run's window number (-1 for a point event)
   int64_t start = 0;

@@ -236,19 +236,37 @@ void AppendConfigAndScripts(const nlohmann::json& config, const ReportModel& mod
   *h += "</script></body></html>\n";
 }
 
+// `results` with what results.json of a run written before it carried
+// them lacks (its faults described, its service's events declared), when
+// `options` say how; null when it lacks nothing they can add.
+nlohmann::json CompletedForOlderRuns(const History& history, const nlohmann::json& results,
+                                     const nlohmann::json& config,
+                                     const HtmlReportOptions& options) {
+  if (!results.is_object()) return nullptr;
+  nlohmann::json completed;
+  if (options.describe_faults && !results.contains("fault_descriptions")) {
+    completed = results;
+    completed["fault_descriptions"] = options.describe_faults(history);
+  }
+  if (options.declare_service_events && !results.contains("service_events")) {
+    if (nlohmann::json declared = options.declare_service_events(config); !declared.is_null()) {
+      if (completed.is_null()) completed = results;
+      completed["service_events"] = std::move(declared);
+    }
+  }
+  return completed;
+}
+
 }  // namespace
 
 Result<std::string> RenderHtmlReport(const History& history, const nlohmann::json& results,
                                      const nlohmann::json& config,
                                      const HtmlReportOptions& options) {
-  const bool undescribed = options.describe_faults && results.is_object() &&
-                           !results.contains("fault_descriptions");
   auto parsed = RunResults::Parse(results);
   if (!parsed) return Error{parsed.error()};
-  if (undescribed) {
-    nlohmann::json described = results;
-    described["fault_descriptions"] = options.describe_faults(history);
-    parsed = RunResults::Parse(described);
+  if (nlohmann::json completed = CompletedForOlderRuns(history, results, config, options);
+      !completed.is_null()) {
+    parsed = RunResults::Parse(completed);
   }
   const RunResults& r = *parsed;
   const RunSummary summary = RunSummary::From(config, history);

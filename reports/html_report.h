@@ -36,6 +36,11 @@ struct HtmlReportOptions {
   // reports/described_faults.h): what to describe the history's faults
   // with instead; unset, such faults get neutral lanes and their ops' names.
   std::function<nlohmann::json(const History&)> describe_faults;
+  // For results.json written before it carried "service_events" (see
+  // reports/declared_events.h): the kinds of events the service of the run
+  // of `config` declares (null when none); unset, such a run's service
+  // events are drawn as undeclared ones.
+  std::function<nlohmann::json(const nlohmann::json& config)> declare_service_events;
 };
 
 // Reads run_dir's history (RunHistoryFile), results.json and config.json and writes

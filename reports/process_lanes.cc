@@ -64,7 +64,8 @@ std::vector<std::vector<int64_t>> PackLanes(const std::map<int64_t, Life>& lives
 
 }  // namespace
 
-ProcessLanes ProcessLanes::Build(const History& history, int64_t end_time) {
+ProcessLanes ProcessLanes::Build(const History& history, int64_t end_time,
+                                 const std::string& service_lane) {
   ProcessLanes lanes;
   const bool has_nemesis =
       std::any_of(history.begin(), history.end(), [](const Op& op) { return op.is_nemesis(); });
@@ -76,8 +77,8 @@ ProcessLanes ProcessLanes::Build(const History& history, int64_t end_time) {
   const std::map<int64_t, Life> lives = LivesOf(history, end_time);
   for (const auto& members : PackLanes(lives)) {
     const auto lane = static_cast<int32_t>(lanes.labels_.size());
-    std::string label = members.front() == kSentinelProcess
-                            ? std::string("sentinel")
+    std::string label = members.front() == kServiceProcess
+                            ? service_lane
                             : "p" + std::to_string(members.front());
     if (members.size() > 1) label += " +" + std::to_string(members.size() - 1);
     lanes.labels_.push_back(label);

@@ -20,12 +20,15 @@ namespace locksmith {
 class ProcessLanes {
  public:
   // `end_time`: the history's last time (a process never completed is busy
-  // until then).
-  static ProcessLanes Build(const History& history, int64_t end_time);
+  // until then). `service_lane`: the label of the service's events' lane
+  // (who reports them, reports/declared_events.h).
+  static ProcessLanes Build(const History& history, int64_t end_time,
+                            const std::string& service_lane = "service");
 
   // The lane of `process`; 0 for a process the history does not have.
   int32_t LaneOf(int64_t process) const;
-  // "nemesis", "p0", "p3 +2" (two more processes later in that lane), ...
+  // "nemesis", "p0", "p3 +2" (two more processes later in that lane), the
+  // service lane's, ...
   const std::vector<std::string>& labels() const { return labels_; }
   // The first process of each lane.
   const std::vector<int64_t>& first_process() const { return first_process_; }

@@ -31,9 +31,12 @@ TEST(ProcessLanesTest, TheNemesisFirstThenProcessesWhoseLivesDoNotOverlapShareAL
   EXPECT_EQ(data["segments"]["s"], nlohmann::json({0, 20, 5}));
 }
 
-TEST(ProcessLanesTest, SentinelsHaveALaneOfTheirOwnName) {
-  const ProcessLanes lanes = ProcessLanes::Build({At(0, kSentinelProcess, OpType::kInfo)}, 0);
-  EXPECT_EQ(lanes.labels(), std::vector<std::string>({"sentinel"}));
+// The service's events have a lane named for who reports them (what its
+// declaration says), "service" when nothing says.
+TEST(ProcessLanesTest, ServiceEventsHaveALaneOfTheirReportersName) {
+  const History h = {At(0, kServiceProcess, OpType::kInfo)};
+  EXPECT_EQ(ProcessLanes::Build(h, 0, "watchers").labels(), std::vector<std::string>({"watchers"}));
+  EXPECT_EQ(ProcessLanes::Build(h, 0).labels(), std::vector<std::string>({"service"}));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "reports/declared_events.h"
 #include "reports/described_faults.h"
 #include "reports/escape.h"
 #include "reports/fault_events.h"
@@ -40,7 +41,8 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
     m.end_time_ = std::max(m.end_time_, op.time);
     ++m.counts_[op.f][static_cast<size_t>(op.type)];
   }
-  m.lanes_ = ProcessLanes::Build(history, m.end_time_);
+  const DeclaredEvents declared = DeclaredEvents::FromResults(results);
+  m.lanes_ = ProcessLanes::Build(history, m.end_time_, declared.source());
   OpNameTables names;
   const std::vector<OpRow> rows = BuildOpRows(history, m.lanes_, &names);
   const std::set<int64_t> anomaly_ops = AnomalyOps(results);
@@ -52,7 +54,7 @@ ReportModel ReportModel::Build(const History& history, const nlohmann::json& res
   }
   m.holds_ = LockHolds::Build(history, m.lanes_, &names.keys, m.end_time_);
   const DescribedFaults described = DescribedFaults::FromResults(results);
-  m.faults_ = FaultTimeline::Build(history, rows, m.end_time_, described);
+  m.faults_ = FaultTimeline::Build(history, rows, m.end_time_, described, declared);
   m.styled_lanes_ = StyledLanes(described, m.faults_.lanes());
   m.fault_fs_.assign(described.client_ops().begin(), described.client_ops().end());
   m.clocks_ = ObserveClocks(history);

@@ -1,5 +1,7 @@
 #include "reports/report_model.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "checker/checker.h"
@@ -28,7 +30,8 @@ TEST(FormatTest, Seconds) { EXPECT_EQ(FormatSeconds(5'325'340'042), "5.325 s"); 
 
 // p0 holds lock-0 from 1 s, is paused by the client-pause nemesis at 1.5 s
 // for 2 s (its lease is 1 s); p1 acquires lock-0 at 2.6 s. A kill of n1
-// came and went before; Sentinel promoted n3 at 3 s; p2 lost its lock.
+// came and went before; the service (a fake one, its reporters "watchers")
+// elected n3 its leader at 3 s, told by two of its watchers; p2 lost its lock.
 History PausedHolderHistory() {
   return {
       Mark(MakeOp(0, 100'000'000, kNemesisProcess, OpType::kInvoke, "kill"), 0, "kill", true),
@@ -46,10 +49,10 @@ History PausedHolderHistory() {
            1, "client-pause", true),
       MakeOp(8, 2'500'000'000, 1, OpType::kInvoke, "acquire", "lock-0"),
       MakeOp(9, 2'600'000'000, 1, OpType::kOk, "acquire", "lock-0", {{"validity_ms", 1000}}),
-      MakeOp(10, 3 * kS, kSentinelProcess, OpType::kInfo, "+switch-master", "",
-             {{"from", "n1"}, {"to", "n3"}, {"sentinel", "s1"}}),
-      MakeOp(11, 3'000'100'000, kSentinelProcess, OpType::kInfo, "+switch-master", "",
-             {{"from", "n1"}, {"to", "n3"}, {"sentinel", "s2"}}),
+      MakeOp(10, 3 * kS, kServiceProcess, OpType::kInfo, "leader-elected", "",
+             {{"from", "n1"}, {"to", "n3"}, {"watcher", "w1"}}),
+      MakeOp(11, 3'000'100'000, kServiceProcess, OpType::kInfo, "leader-elected", "",
+             {{"from", "n1"}, {"to", "n3"}, {"watcher", "w2"}}),
       MakeOp(12, 3'200'000'000, 1, OpType::kInvoke, "release", "lock-0"),
       MakeOp(13, 3'300'000'000, 1, OpType::kOk, "release", "lock-0"),
       MakeOp(14, 3'400'000'000, 2, OpType::kOk, "lock-lost", "lock-1", nullptr,
@@ -90,7 +93,10 @@ nlohmann::json PausedHolderResults() {
         {"index": 6, "window": 1, "family": "client-pause",
          "text": "client-pause p0 holding lock-0 for 2.000 s", "effective": true, "process": 0},
         {"index": 15, "window": 2, "family": "clock", "text": "clock-bump n3 +10 s",
-         "effective": true, "process": -1}]}})");
+         "effective": true, "process": -1}]},
+      "service_events": {"source": "watchers", "reporter_field": "watcher", "kinds": [
+        {"name": "leader-elected", "meaning": "the watchers saw a new leader", "new_leader": true},
+        {"name": "node-down", "meaning": "a watcher lost a node", "new_leader": false}]}})");
 }
 
 std::vector<std::string> LaneLabels(const ReportModel& m) {
@@ -110,11 +116,17 @@ TEST(ReportModelTest, FaultsGetFamilyLanesLabelsAndEvents) {
   EXPECT_EQ(m.faults()[1].label, "client-pause p0 holding lock-0 for 2.000 s");
   EXPECT_EQ(m.faults()[1].process, 0);
   EXPECT_EQ(m.faults()[2].label, "clock-bump n3 +10 s");
-  // The same promotion seen by two sentinels is one event.
+  // The same promotion told by two of the service's reporters is one event.
   EXPECT_TRUE(m.faults()[3].point);
-  EXPECT_EQ(m.faults()[3].label, "promotion n1 \xE2\x86\x92 n3, seen by s1 s2");
+  EXPECT_EQ(m.faults()[3].f, "leader-elected");
+  EXPECT_EQ(m.faults()[3].label, "promotion n1 \xE2\x86\x92 n3, seen by w1 w2");
   EXPECT_EQ(m.faults()[4].label, "p2 lost lock-1: the session expired");
   EXPECT_EQ(m.faults()[4].process, 2);
+  // The service's events run in a lane named for their reporters.
+  std::string json;
+  m.AppendJson(&json);
+  const nlohmann::json lanes = nlohmann::json::parse(json)["lanes"];
+  EXPECT_NE(std::find(lanes.begin(), lanes.end(), "watchers"), lanes.end()) << lanes;
   ASSERT_EQ(m.clocks().size(), 1u);
   EXPECT_EQ(m.clocks()[0].node, "n3");
   EXPECT_EQ(m.clocks()[0].time, std::vector<int64_t>({0, 3'600'000'000, 4'100'000'000}));
@@ -124,10 +136,11 @@ TEST(ReportModelTest, FaultsGetFamilyLanesLabelsAndEvents) {
 TEST(ReportModelTest, WithoutDescriptionsFaultsGetNeutralLanesAndTheirOpsNames) {
   const History h = PausedHolderHistory();
   const ReportModel m = ReportModel::Build(h, nlohmann::json::object());
-  // The event lanes (the report's own), then the families by name.
-  EXPECT_EQ(LaneLabels(m), std::vector<std::string>({"promotion", "lock-lost", "client-pause",
-                                                     "clock", "kill"}));
-  EXPECT_EQ(m.fault_lanes()[4].look.color, "#555");
+  // The event lanes (the report's own), then the families by name; no
+  // service event is a promotion unless the service declares it one.
+  EXPECT_EQ(LaneLabels(m),
+            std::vector<std::string>({"lock-lost", "client-pause", "clock", "kill"}));
+  EXPECT_EQ(m.fault_lanes()[3].look.color, "#555");
   EXPECT_EQ(m.faults()[0].label, "kill");
   EXPECT_EQ(m.faults()[1].label, "client-pause");
   EXPECT_EQ(m.faults()[1].process, -1);  // who it hit is the description's to say
@@ -144,7 +157,7 @@ TEST(ReportModelTest, TheDataNamesTheClockLaneAndTheFaultsClientOps) {
             nlohmann::json({{"label", "client-pause"}, {"color", "#7b4fc9"}, {"mark", "span"}}));
   json.clear();
   ReportModel::Build(h, nlohmann::json::object()).AppendJson(&json);
-  EXPECT_EQ(nlohmann::json::parse(json)["clock_lane"], 3);  // found by its ops, undescribed
+  EXPECT_EQ(nlohmann::json::parse(json)["clock_lane"], 2);  // found by its ops, undescribed
 }
 
 TEST(ReportModelTest, ADoubleHolderStoryFromTheModelsHolds) {

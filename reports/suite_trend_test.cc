@@ -79,7 +79,7 @@ TEST(SuiteTrendTest, TheFifthNightRegressesOneCellAndListsAnAcquireTime) {
   EXPECT_EQ(changes[0].cell, "zk-partition");
   EXPECT_EQ(changes[0].changes, std::vector<std::string>{"acquire p99 20 ms -> 80 ms"});
   EXPECT_FALSE(changes[0].regression.any());
-  EXPECT_EQ(changes[1].cell, "sentinel-failover");
+  EXPECT_EQ(changes[1].cell, "replica-failover");
   EXPECT_TRUE(changes[1].regression.newly_violating);
   EXPECT_EQ(changes[1].changes,
             (std::vector<std::string>{"verdict valid -> invalid",

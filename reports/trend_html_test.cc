@@ -33,7 +33,7 @@ TEST(TrendHtmlTest, OneRowPerCellAndOnlyTheRegressedCellMarked) {
   const std::string page = RenderTrendPage({FiveNightSection()});
   EXPECT_EQ(Count(page, "<tr class=\"cell"), 4u);
   EXPECT_EQ(Count(page, "<tr class=\"cell regressed\""), 1u);
-  EXPECT_NE(page.find("<tr class=\"cell regressed\" data-cell=\"sentinel-failover\""),
+  EXPECT_NE(page.find("<tr class=\"cell regressed\" data-cell=\"replica-failover\""),
             std::string::npos);
   EXPECT_EQ(Count(page, "<circle class=\"reg\""), 1u);  // night 5 of that cell only
   EXPECT_NE(page.find("<div class=\"verdict\">REGRESSED</div>"), std::string::npos);

@@ -186,8 +186,8 @@ TEST(BrowserIntegrationTest, AFaultyRunsReportTellsTheDoubleHoldersStory) {
              2, "partition", true),
       HistoryOp(8, 2500, 1, OpType::kInvoke, "acquire", "lock-0"),
       HistoryOp(9, 2600, 1, OpType::kOk, "acquire", "lock-0", {{"validity_ms", 1000}}),
-      HistoryOp(10, 3000, kSentinelProcess, OpType::kInfo, "+switch-master", "",
-                {{"from", "n1"}, {"to", "n3"}, {"sentinel", "s1"}}),
+      HistoryOp(10, 3000, kServiceProcess, OpType::kInfo, "leader-elected", "",
+                {{"from", "n1"}, {"to", "n3"}, {"witness", "w1"}}),
       HistoryOp(11, 3200, 1, OpType::kInvoke, "release", "lock-0"),
       HistoryOp(12, 3300, 1, OpType::kOk, "release", "lock-0"),
       HistoryOp(13, 3400, 2, OpType::kOk, "lock-lost", "lock-1", nullptr, "the session expired"),
@@ -212,12 +212,17 @@ TEST(BrowserIntegrationTest, AFaultyRunsReportTellsTheDoubleHoldersStory) {
                    {{"process", 1}, {"acquire", OpRef(h[9])}, {"release", OpRef(h[11])}}}},
       {"overlap_ns", {2'600'000'000, 3'200'000'000}},
       {"ops", {OpRef(h[4]), OpRef(h[9])}}};
-  // With the fault descriptions a run writes into results.json.
+  // With the fault descriptions and the service's event kinds a run writes
+  // into results.json.
   const nlohmann::json results = {
       {"valid", false},
       {"anomalies", {anomaly}},
       {"stats", {{"double-holder", {{"valid", false}, {"stats", {{"double_holders", 1}}}}}}},
-      {"fault_descriptions", DescribeFaults(h)}};
+      {"fault_descriptions", DescribeFaults(h)},
+      {"service_events",
+       {{"source", "witnesses"},
+        {"reporter_field", "witness"},
+        {"kinds", {{{"name", "leader-elected"}, {"meaning", "a new leader"}, {"new_leader", true}}}}}}};
   const std::string report = dir.path() + "/report.html";
   ASSERT_TRUE(WriteHtmlReport(h, results, {{"backend", "redis"}}, report).ok());
 

@@ -170,7 +170,7 @@ struct SwitchesOffN1 {
 SwitchesOffN1 FindSwitchesOffN1(const History& history) {
   SwitchesOffN1 s;
   for (const Op& op : history) {
-    if (!op.is_sentinel() || op.f != "+switch-master" || op.value["from"] != "n1") continue;
+    if (!op.is_service_event() || op.f != "+switch-master" || op.value["from"] != "n1") continue;
     if (op.value["sentinel"] != "s1" && s.promoted_at < 0) {
       s.promoted_at = op.time;
       s.promoted = op.value.value("to", "");
@@ -243,7 +243,7 @@ void ExpectUnsafeGrantsAtTheHeal(const FinishedRun& f, int64_t cut, int64_t heal
 std::vector<Op> SwitchesOfS1(const History& history) {
   std::vector<Op> switches;
   for (const Op& op : history) {
-    if (op.is_sentinel() && op.f == "+switch-master" && op.value["sentinel"] == "s1") {
+    if (op.is_service_event() && op.f == "+switch-master" && op.value["sentinel"] == "s1") {
       switches.push_back(op);
     }
   }

@@ -36,7 +36,7 @@ std::map<std::string, int> Classes(const nlohmann::json& results) {
 std::vector<Op> Done(const History& history, const std::string& f, bool nemesis) {
   std::vector<Op> done;
   for (const Op& op : history) {
-    const bool mine = nemesis ? op.is_nemesis() : op.is_sentinel();
+    const bool mine = nemesis ? op.is_nemesis() : op.is_service_event();
     if (mine && op.type == OpType::kInfo && op.f == f) done.push_back(op);
   }
   return done;
@@ -140,7 +140,7 @@ TEST(SentinelIntegrationTest, TheMasterCutOffWithAMinorityOfSentinelsGrantsUnsaf
       }
     }
     if (op.is_nemesis() && op.f == "heal" && cut_at >= 0 && healed_at < 0) healed_at = op.time;
-    if (op.is_sentinel() && op.f == "+switch-master" && cut_at >= 0 && switched_at < 0) {
+    if (op.is_service_event() && op.f == "+switch-master" && cut_at >= 0 && switched_at < 0) {
       switched_at = op.time;
     }
   }

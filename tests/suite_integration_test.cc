@@ -118,7 +118,7 @@ Expected UnlessTheSentinelsFailedOverOnTheirOwn(const std::string& run_dir,
                                                const History& history, Expected expected) {
   if (!expected.sentinel_without_promotion || expected.verdict.empty()) return expected;
   for (const Op& op : history) {
-    if (op.is_sentinel() && op.f == "+switch-master") {
+    if (op.is_service_event() && op.f == "+switch-master") {
       std::cout << run_dir << ": the sentinels failed over on their own at " << op.time / 1e9
                 << " s: its verdict is not asserted\n";
       expected.verdict.clear();

@@ -60,7 +60,7 @@ inline SuiteRecord NightRecord(const std::string& name, const std::vector<NightC
 
 // Five nights of suite "nightly": "kill-clean" clean throughout,
 // "redlock-clock" violating every night (2 of 5), "zk-partition" clean with
-// its acquire p99 four times slower on the last night, and "sentinel-failover"
+// its acquire p99 four times slower on the last night, and "replica-failover"
 // clean on nights 1-4 and 3 of 5 invalid on night 5: the one regression.
 inline std::vector<SuiteRecord> FiveNights() {
   std::vector<SuiteRecord> nights;
@@ -70,7 +70,7 @@ inline std::vector<SuiteRecord> FiveNights() {
         "nightly", {{"kill-clean", 5, 0, 1.2 + 0.1 * n, 10, 90.0 - n, 0.001},
                     {"redlock-clock", 5, 2, 3.0, 25, 40, 0.01 * n},
                     {"zk-partition", 5, 0, 4.0, last ? 80.0 : 20.0, 30, 0.004},
-                    {"sentinel-failover", 5, last ? 3 : 0, 2.0, 15, 60, last ? 0.03 : 0.005}}));
+                    {"replica-failover", 5, last ? 3 : 0, 2.0, 15, 60, last ? 0.03 : 0.005}}));
   }
   return nights;
 }
