@@ -38,12 +38,6 @@ GENERIC_REGISTRY_INCLUDES = {
 }
 # (file, the literal or include) still allowed, each with its reason.
 ALLOWED = {
-    # Redis Sentinel's events are built into the history's readers until they
-    # become one generic service-event process (issue 37, "Service events are
-    # generic"); these go with that change.
-    ("checker/checker.cc", "sentinel"): "the Sentinel event process's name in results.json",
-    ("reports/fault_events.cc", "sentinel"): "a Sentinel event's field",
-    ("reports/process_lanes.cc", "sentinel"): "the Sentinel event lane's label",
     # A help text's example of a suite's lock list.
     ("harness/suite_file.cc", r'({\"lock\": [\"etcd\", \"postgres\"], \"nemesis\": \"clock\"})'):
         "an example in an error message",
