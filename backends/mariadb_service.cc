@@ -169,8 +169,7 @@ Status MariadbService::Install(ServerProcess& node) {
   auto root = RunsAsRoot(host);
   if (!root) return Error{node.name() + ": " + root.error()};
   run_as_ = NonRootPrefix(*root, /*own_ipc=*/false);
-  const std::string tmp_dir = std::string(kMariadbDataDir) + kMariadbTmpDirSuffix;
-  if (Status s = host.MakeDirectory(tmp_dir); !s) return s;
+  if (Status s = host.MakeDirectory(MariadbTmpDir(kMariadbDataDir)); !s) return s;
   if (Status s = host.WriteFile(kBootstrapFile, MariadbBootstrapSql(options_.password)); !s) {
     return s;
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "reports/escape.h"
+#include "reports/html_text.h"
 #include "reports/report_assets.h"
 #include "reports/suite_stats.h"
 
@@ -13,9 +14,7 @@ std::string IndexPageStyle() { return "<style>\n" + std::string(IndexCss()) + "<
 
 namespace {
 
-std::string DashOrPercent(const std::optional<double>& v) {
-  return v ? FixedOrDash(*v * 100, 1, "%") : "–";
-}
+std::string DashOrPercent(const std::optional<double>& v) { return v ? Percent(*v) : "–"; }
 
 // The table class of a group: any violation, all judged valid, or undecided.
 const char* GroupClass(const RunGroup& g) {
@@ -46,7 +45,8 @@ void ComparisonTable(const SuiteRecord& suite, std::ostringstream& h) {
     h << "<tr><td>" << HtmlEscape(of.front()->schedule) << "</td><td>"
       << HtmlEscape(of.front()->lock) << "</td><td>" << FixedOrDash(g.mean_grants_per_s, 1)
       << "</td><td>" << FixedOrDash(g.median_acquire_p50_ms, 1) << " / "
-      << FixedOrDash(g.median_acquire_p99_ms, 1, " ms") << "</td><td>" << DashOrPercent(g.mean_in_doubt)
+      << FixedOrDash(g.median_acquire_p99_ms, 1, " ms") << "</td><td>"
+      << DashOrPercent(g.mean_in_doubt)
       << "</td><td>" << DashOrPercent(g.mean_unanswered_inside) << " / "
       << DashOrPercent(g.mean_unanswered_outside) << "</td><td class=\"" << GroupClass(g) << "\">"
       << HtmlEscape(RateText(g)) << "</td></tr>\n";
@@ -58,13 +58,15 @@ void CellsTable(const SuiteRecord& suite, std::ostringstream& h) {
   h << "<h2>cells</h2>\n<table><tr><th>cell</th><th>lock</th><th>workload, faults</th>"
        "<th>violations</th><th>median time to first violation</th><th>availability in / out "
        "of faults</th><th>acquire p50</th></tr>\n";
-  for (const auto& [cell, of] : GroupSuiteRuns(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
+  const auto by_cell = [](const SuiteRun& r) { return r.cell; };
+  for (const auto& [cell, of] : GroupSuiteRuns(suite.runs, by_cell)) {
     const RunGroup g = Summarize(of);
     h << "<tr class=\"" << GroupClass(g) << "\"><td>" << HtmlEscape(cell) << "</td><td>"
       << HtmlEscape(of.front()->lock) << "</td><td>" << HtmlEscape(of.front()->schedule)
       << "</td><td>" << HtmlEscape(RateText(g)) << "</td><td>"
       << FixedOrDash(g.median_first_violation_s, 2, " s") << "</td><td>"
-      << DashOrPercent(g.mean_availability_inside) << " / " << DashOrPercent(g.mean_availability_outside)
+      << DashOrPercent(g.mean_availability_inside) << " / "
+      << DashOrPercent(g.mean_availability_outside)
       << "</td><td>" << FixedOrDash(g.median_acquire_p50_ms, 2, " ms") << "</td></tr>\n";
   }
   h << "</table>\n";
@@ -81,9 +83,11 @@ void RunsTable(const SuiteRecord& suite, std::ostringstream& h) {
     if (!r.error.empty()) h << "<br><small>" << HtmlEscape(r.error) << "</small>";
     h << "</td><td>" << HtmlEscape(SuiteRunAnomalyText(r)) << "</td><td>"
       << (r.faults.empty() ? "-" : HtmlEscape(r.faults)) << "</td><td>"
-      << FixedOrDash(r.first_violation_s, 2, " s") << "</td><td>" << DashOrPercent(r.availability_inside)
+      << FixedOrDash(r.first_violation_s, 2, " s") << "</td><td>"
+      << DashOrPercent(r.availability_inside)
       << " / " << DashOrPercent(r.availability_outside) << "</td><td>"
-      << FixedOrDash(r.acquire_p50_ms, 2) << " / " << FixedOrDash(r.acquire_p99_ms, 2, " ms") << "</td><td>"
+      << FixedOrDash(r.acquire_p50_ms, 2) << " / " << FixedOrDash(r.acquire_p99_ms, 2, " ms")
+      << "</td><td>"
       << FixedOrDash(r.ops_per_s, 0) << "</td><td>";
     if (!r.dir.empty()) {
       h << "<a href=\"" << HrefOfPath(r.dir + "/report.html") << "\">report</a>";

@@ -19,7 +19,8 @@ std::string RenderSuiteJunit(const SuiteRecord& suite) {
           << "\" time=\"" << JunitSeconds(r.duration_s) << "\">\n";
     if (r.verdict == "invalid") {
       ++failures;
-      cases << "      <failure message=\"" << XmlEscape(SuiteRunAnomalyText(r)) << "\" type=\"invalid\">"
+      cases << "      <failure message=\"" << XmlEscape(SuiteRunAnomalyText(r))
+            << "\" type=\"invalid\">"
             << XmlEscape(SuiteRunAnomalyText(r) + (r.dir.empty() ? "" : "\nreport: " + r.dir +
                                                                    "/report.html"))
             << "</failure>\n";

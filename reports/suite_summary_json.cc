@@ -63,7 +63,8 @@ nlohmann::json SuiteSummaryJson(const SuiteRecord& suite) {
                     {"faults", r.faults}});
   }
   nlohmann::json cells = nlohmann::json::object();
-  for (const auto& [cell, of] : GroupSuiteRuns(suite.runs, [](const SuiteRun& r) { return r.cell; })) {
+  const auto by_cell = [](const SuiteRun& r) { return r.cell; };
+  for (const auto& [cell, of] : GroupSuiteRuns(suite.runs, by_cell)) {
     cells[cell] = GroupJson(Summarize(of));
   }
   nlohmann::json comparison = nlohmann::json::array();
