@@ -94,14 +94,16 @@ TEST_P(GoAdapterTest, KillingAServerIsValid) {
   const auto kills = NemesisDone(f.history, "kill");
   ASSERT_GE(kills.size(), 2u) << f.out;
   for (const Op& kill : kills) EXPECT_TRUE(kill.error.empty()) << kill.error;
-  // The library went on granting after the last kill (how many grants is
-  // the machine's pace: a loaded round made 38 where 50 had been asked).
-  int after_last_kill = 0;
+  // The library went on granting after a kill: the first one, since the
+  // last can land so near the time limit that the run ends while the
+  // library is still reconnecting (a CI round fired its second kill at 7 s
+  // of 8 and saw no grant after it). How many grants is the machine's pace.
+  int after_first_kill = 0;
   for (const Op& op : f.history) {
-    after_last_kill += op.is_client() && op.f == "acquire" && op.type == OpType::kOk &&
-                       op.time > kills.back().time;
+    after_first_kill += op.is_client() && op.f == "acquire" && op.type == OpType::kOk &&
+                        op.time > kills.front().time;
   }
-  EXPECT_GT(after_last_kill, 0) << f.out;
+  EXPECT_GT(after_first_kill, 0) << f.out;
 }
 
 TEST_P(GoAdapterTest, ASigstopPastTheSessionMakesExpiredLeaseDoubleHolders) {
