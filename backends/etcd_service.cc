@@ -1,7 +1,5 @@
 #include "backends/etcd_service.h"
 
-#include <thread>
-
 #include "backends/etcd_lock_client.h"
 
 namespace locksmith {
@@ -134,16 +132,16 @@ ReadinessProbe EtcdService::AnswersProbe(size_t index) const {
 }
 
 Status EtcdService::Start() {
-  if (Status s = NeedHosts("etcd", options_.nodes); !s) return s;
-  for (size_t i = 0; i < members_.size(); ++i) {
-    if (members_[i].client_port == 0 || members_[i].peer_port == 0) {
-      return Error{table_[i].name + ": its host has no free port left"};
-    }
-  }
-  return SpawnAllThenAwaitLeader([this](size_t i) { return LaunchOf(i); },
-                                 [this](size_t i) { return AnswersProbe(i); },
-                                 [this] { return LeaderNow(); }, kEtcdProbeInterval, "the etcd cluster",
-                                 options_.ready_timeout, ready_after_ms_);
+  return StartServers({.backend = "etcd",
+                       .hosts = options_.nodes,
+                       .more_ports =
+                           [this](size_t i) { return std::vector<int>{members_[i].peer_port}; },
+                       .launch_of = [this](size_t i) { return LaunchOf(i); },
+                       .probe_of = [this](size_t i) { return AnswersProbe(i); },
+                       .leader = [this] { return LeaderNow(); },
+                       .leader_poll = kEtcdProbeInterval,
+                       .group = "the etcd cluster",
+                       .ready_timeout = options_.ready_timeout});
 }
 
 void EtcdService::Stop() {

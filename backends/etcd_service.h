@@ -94,9 +94,6 @@ class EtcdService : public ServerSetService {
   Result<std::string> Primary() override;
 
   const std::vector<EtcdMemberAddress>& Members() const { return members_; }
-  std::chrono::milliseconds ready_after() const {
-    return std::chrono::milliseconds(ready_after_ms_.load());
-  }
 
  private:
   // StartNode: starts a member that is down; ready when it answers at all: a member
@@ -114,7 +111,6 @@ class EtcdService : public ServerSetService {
   std::vector<EtcdMemberAddress> members_;
   // The last leader seen, asked again after 100 ms.
   mutable LeaderCache leader_{std::chrono::milliseconds(100)};
-  std::atomic<int64_t> ready_after_ms_{0};
 };
 
 }  // namespace locksmith

@@ -1,7 +1,5 @@
 #include "backends/leader_cache.h"
 
-#include <thread>
-
 namespace locksmith {
 
 void LeaderCache::Record(const std::string& leader) {
@@ -22,20 +20,6 @@ std::string LeaderCache::Leader(const std::function<Result<std::string>()>& prob
   }
   auto leading = probe();
   return leading ? *leading : "";
-}
-
-Status AwaitLeader(const std::function<Result<std::string>()>& probe,
-                   std::chrono::steady_clock::time_point give_up, std::chrono::milliseconds poll,
-                   const std::string& group, std::chrono::milliseconds timeout) {
-  while (true) {
-    auto leader = probe();
-    if (leader) return OkStatus();
-    if (std::chrono::steady_clock::now() >= give_up) {
-      return Error{group + " elected no leader within " + std::to_string(timeout.count()) +
-                   " ms: " + leader.error()};
-    }
-    std::this_thread::sleep_for(poll);
-  }
 }
 
 NodeTable WithPrimary(NodeTable table, const std::string& leader) {

@@ -38,13 +38,6 @@ class LeaderCache {
   std::optional<std::chrono::steady_clock::time_point> seen_;  // guarded by mu_
 };
 
-// Asks `probe` every `poll` until it names a leader, or fails at
-// `give_up` with "`group` elected no leader within `timeout_ms` ms: " and
-// the probe's last error ("the etcd cluster", "the zookeeper ensemble").
-Status AwaitLeader(const std::function<Result<std::string>()>& probe,
-                   std::chrono::steady_clock::time_point give_up, std::chrono::milliseconds poll,
-                   const std::string& group, std::chrono::milliseconds timeout);
-
 // `table` with `leader`'s node in the primary role (no change when it names
 // none of them).
 NodeTable WithPrimary(NodeTable table, const std::string& leader);

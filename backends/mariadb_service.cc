@@ -186,13 +186,18 @@ Status MariadbService::Install(ServerProcess& node) {
   return OkStatus();
 }
 
-Status MariadbService::Launch(ServerProcess& node) {
+ServerLaunch MariadbService::LaunchOf(const ServerProcess& node) const {
   const ServiceNode& info = node.info();
-  const MariadbEndpoint endpoint = EndpointOf(info);
-  ServerLaunch launch{
-      {}, {}, MariadbServerArgv(run_as_, node.host()->PathOf(kMariadbDataDir), info.address, info.port)};
-  return node.Launch(launch, {[endpoint] { return MariadbPing(endpoint, kMariadbProbeTimeout); },
-                              kMariadbProbeInterval, "answer a query"});
+  return {{},
+          {},
+          MariadbServerArgv(run_as_, node.host()->PathOf(kMariadbDataDir), info.address,
+                            info.port)};
+}
+
+ReadinessProbe MariadbService::ProbeOf(const ServerProcess& node) const {
+  const MariadbEndpoint endpoint = EndpointOf(node.info());
+  return {[endpoint] { return MariadbPing(endpoint, kMariadbProbeTimeout); },
+          kMariadbProbeInterval, "answer a query"};
 }
 
 nlohmann::json MariadbService::Settings() const {
@@ -200,16 +205,12 @@ nlohmann::json MariadbService::Settings() const {
 }
 
 Status MariadbService::Start() {
-  if (servers_.size() == 0) return Error{"the mariadb backend needs a host, the cluster has none"};
-  const auto start = std::chrono::steady_clock::now();
-  ServerProcess& node = *servers_.all().front();
-  if (node.info().port == 0) return Error{node.name() + ": its host has no free port left"};
-  if (Status s = Install(node); !s) return s;
-  if (Status s = Launch(node); !s) return s;
-  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
-  return OkStatus();
+  return StartServers({.backend = "mariadb",
+                       .hosts = 1,
+                       .prepare = [this] { return Install(*servers_.all().front()); },
+                       .launch_of = [this](size_t i) { return LaunchOf(*servers_.all()[i]); },
+                       .probe_of = [this](size_t i) { return ProbeOf(*servers_.all()[i]); },
+                       .ready_timeout = options_.ready_timeout});
 }
 
 void MariadbService::Stop() {
@@ -234,7 +235,10 @@ std::unique_ptr<LockClient> MariadbService::NewClient(boost::asio::any_io_execut
   return std::make_unique<MariadbLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
-Status MariadbService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
+Status MariadbService::Relaunch(size_t index) {
+  ServerProcess& node = *servers_.all()[index];
+  return node.Launch(LaunchOf(node), ProbeOf(node));
+}
 
 Result<std::string> MariadbService::Primary() {
   if (table_.empty()) return Error{"the mariadb service has no node"};

@@ -103,11 +103,12 @@ class MariadbService : public ServerSetService {
   MariadbEndpoint EndpointOf(const ServiceNode& node) const;
   // mariadb-install-db in the node's host directory, once.
   Status Install(ServerProcess& node);
-  Status Launch(ServerProcess& node);
+  // What one start of the server runs (after Install), and when it is ready.
+  ServerLaunch LaunchOf(const ServerProcess& node) const;
+  ReadinessProbe ProbeOf(const ServerProcess& node) const;
 
   const MariadbServiceOptions options_;
   NodeTable table_;    // fixed at construction
-  std::atomic<int64_t> ready_after_ms_{-1};
   std::vector<std::string> run_as_;  // set by Start, before any fault (NonRootPrefix)
 };
 

@@ -141,21 +141,18 @@ Status PostgresService::InitCluster(Host& host) {
   return host.WriteFile(kHbaFile, PgHbaText());
 }
 
-Status PostgresService::Launch(ServerProcess& node) {
-  Host& host = *node.host();
-  // A SIGKILLed postmaster's lock file; nothing of it runs any more (KillNode
-  // killed its children too), and its pid may be another process's by now.
-  if (!node.IsUp()) (void)host.RemoveFile(kPidFile);
+ServerLaunch PostgresService::LaunchOf(const ServerProcess& node) const {
   const ServiceNode& info = node.info();
-  ServerLaunch launch{
-      {}, {}, PgServerArgv(run_as_, host.PathOf(kPgDataDir), info.address, info.port)};
+  return {{}, {}, PgServerArgv(run_as_, node.host()->PathOf(kPgDataDir), info.address, info.port)};
+}
+
+ReadinessProbe PostgresService::Probe() const {
   const PgEndpoint endpoint = Endpoint();
-  ReadinessProbe probe{[endpoint]() -> Status {
-                         auto rows = PgRunOnce(endpoint, "SELECT 1", kPgProbeTimeout);
-                         return rows ? OkStatus() : Status(Error{rows.error()});
-                       },
-                       kPgProbeInterval, "answer a query"};
-  return node.Launch(launch, probe);
+  return {[endpoint]() -> Status {
+            auto rows = PgRunOnce(endpoint, "SELECT 1", kPgProbeTimeout);
+            return rows ? OkStatus() : Status(Error{rows.error()});
+          },
+          kPgProbeInterval, "answer a query"};
 }
 
 Status PostgresService::MakeSchema() {
@@ -167,19 +164,21 @@ Status PostgresService::MakeSchema() {
 }
 
 Status PostgresService::Start() {
-  if (servers_.size() < 1) return Error{"the postgres backend needs 1 host, the cluster has none"};
-  if (table_.front().port == 0) {
-    return Error{table_.front().name + ": its host has no free port left"};
-  }
-  const auto began = std::chrono::steady_clock::now();
-  ServerProcess& node = *servers_.all().front();
-  if (Status s = LearnUser(*node.host()); !s) return s;
-  initialized_ = true;  // from here on Stop removes pgdata/
-  if (Status s = InitCluster(*node.host()); !s) return Error{node.name() + ": " + s.error()};
-  if (Status s = Launch(node); !s) return s;
-  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        std::chrono::steady_clock::now() - began)
-                        .count();
+  auto install = [this]() -> Status {
+    ServerProcess& node = *servers_.all().front();
+    if (Status s = LearnUser(*node.host()); !s) return s;
+    initialized_ = true;  // from here on Stop removes pgdata/
+    if (Status s = InitCluster(*node.host()); !s) return Error{node.name() + ": " + s.error()};
+    return OkStatus();
+  };
+  Status started =
+      StartServers({.backend = "postgres",
+                    .hosts = 1,
+                    .prepare = install,
+                    .launch_of = [this](size_t i) { return LaunchOf(*servers_.all()[i]); },
+                    .probe_of = [this](size_t) { return Probe(); },
+                    .ready_timeout = options_.ready_timeout});
+  if (!started) return started;
   return MakeSchema();
 }
 
@@ -210,7 +209,13 @@ Status PostgresService::KillNode(const std::string& name) {
   return (*node)->Kill();
 }
 
-Status PostgresService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
+Status PostgresService::Relaunch(size_t index) {
+  ServerProcess& node = *servers_.all()[index];
+  // A SIGKILLed postmaster's lock file; nothing of it runs any more (KillNode
+  // killed its children too), and its pid may be another process's by now.
+  if (!node.IsUp()) (void)node.host()->RemoveFile(kPidFile);
+  return node.Launch(LaunchOf(node), Probe());
+}
 
 Status PostgresService::PauseNode(const std::string& name) {
   auto node = servers_.FindOrError(name);

@@ -99,7 +99,9 @@ class PostgresService : public ServerSetService {
   Status LearnUser(Host& host);
   // initdb, pg_hba.conf, the schema's first statements wait for Launch.
   Status InitCluster(Host& host);
-  Status Launch(ServerProcess& node);
+  // What one start of the postmaster runs, and when it is ready.
+  ServerLaunch LaunchOf(const ServerProcess& node) const;
+  ReadinessProbe Probe() const;
   Status MakeSchema();
   // Sends `signal` to every child of the node's postmaster.
   Status SignalChildren(ServerProcess& node, const std::string& signal);
@@ -112,8 +114,6 @@ class PostgresService : public ServerSetService {
   NodeTable table_;
   std::vector<std::string> run_as_;  // set by Start, before any fault
   bool initialized_ = false;         // Start made pgdata/ (run thread only)
-  // How long Start took to a first answer, initdb included (Settings).
-  std::atomic<int64_t> ready_after_ms_{0};
 };
 
 }  // namespace locksmith

@@ -120,22 +120,21 @@ RedisEndpoint RedisService::EndpointOf(const ServiceNode& node) const {
   return {node.address, static_cast<uint16_t>(node.port), options_.password};
 }
 
-Status RedisService::Launch(ServerProcess& node) {
+ServerLaunch RedisService::LaunchOf(const ServerProcess& node) const {
   const ServiceNode& info = node.info();
-  const std::string config = RedisConfigText(info.address, info.port, options_.password,
-                                             options_.persistence, RedisDataDir(*node.host()));
-  return node.Launch(RedisServerLaunch(*node.host(), config), RedisPingProbe(EndpointOf(info)));
+  return RedisServerLaunch(*node.host(),
+                           RedisConfigText(info.address, info.port, options_.password,
+                                           options_.persistence, RedisDataDir(*node.host())));
 }
 
 Status RedisService::Start() {
-  if (Status s = NeedHosts(options_.backend, options_.nodes); !s) return s;
-  for (const auto& node : table_) {
-    if (node.port == 0) return Error{node.name + ": its host has no free port left"};
-  }
-  for (const auto& node : servers_.all()) {
-    if (Status s = Launch(*node); !s) return s;
-  }
-  return OkStatus();
+  return StartServers(
+      {.backend = options_.backend,
+       .hosts = options_.nodes,
+       .launch_of = [this](size_t i) { return LaunchOf(*servers_.all()[i]); },
+       .probe_of =
+           [this](size_t i) { return RedisPingProbe(EndpointOf(servers_.all()[i]->info())); },
+       .ready_timeout = options_.ready_timeout});
 }
 
 void RedisService::Stop() { servers_.StopAll(); }
@@ -167,7 +166,10 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
                          MakeRedisMasterClient(options_.client, executor, std::move(o), slot.seed));
 }
 
-Status RedisService::Relaunch(size_t index) { return Launch(*servers_.all()[index]); }
+Status RedisService::Relaunch(size_t index) {
+  ServerProcess& node = *servers_.all()[index];
+  return node.Launch(LaunchOf(node), RedisPingProbe(EndpointOf(node.info())));
+}
 
 Result<std::string> RedisService::Primary() {
   const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);

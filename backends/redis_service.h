@@ -124,9 +124,9 @@ class RedisService : public ServerSetService, public HasClocks {
  private:
   Status Relaunch(size_t index) override;
   RedisEndpoint EndpointOf(const ServiceNode& node) const;
-  // Writes the node's redis.conf, spawns redis-server and waits until it
-  // answers PING, it exits, or ready_timeout passes.
-  Status Launch(ServerProcess& node);
+  // One start of the node's redis-server: its redis.conf, then the server
+  // (ready once it answers PING: RedisPingProbe).
+  ServerLaunch LaunchOf(const ServerProcess& node) const;
 
   const RedisServiceOptions options_;
   NodeTable table_;    // fixed at construction

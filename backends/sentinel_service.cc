@@ -198,13 +198,9 @@ NodeTable SentinelService::Table() const {
 }
 
 Status SentinelService::Start() {
-  if (static_cast<int>(initial_.size()) < options_.replicas + 1 + options_.sentinels) {
-    return Error{"the redis-sentinel backend needs " +
-                 std::to_string(SentinelHostCount(options_)) + " hosts"};
-  }
-  for (const auto& node : initial_) {
-    if (node.port == 0) return Error{node.name + ": its host has no free port left"};
-  }
+  const auto servers = static_cast<size_t>(options_.replicas + 1 + options_.sentinels);
+  if (Status s = NeedHosts(Backend(), SentinelHostCount(options_), servers); !s) return s;
+  if (Status s = NeedPorts(); !s) return s;
   const ServiceNode& master = initial_.front();
   for (const auto& node : servers_.all()) {
     if (IsSentinel(*node)) continue;
@@ -225,47 +221,44 @@ Status SentinelService::Start() {
 }
 
 Status SentinelService::AwaitReplicas() {
-  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
   const RedisEndpoint master_endpoint = EndpointOf(*servers_.all().front());
-  for (;;) {
+  auto online = [&]() -> Status {
     auto info = RedisCommandOnce(master_endpoint, {"INFO", "replication"}, kAskTimeout);
     if (info && OnlineReplicas(info->str) >= options_.replicas) return OkStatus();
-    if (std::chrono::steady_clock::now() >= give_up) {
-      return Error{"the master n1 did not see its " + std::to_string(options_.replicas) +
-                   " replicas online within " +
-                   std::to_string(options_.redis.ready_timeout.count()) + " ms"};
+    return Error{"not yet"};
+  };
+  const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
+  if (PollUntil(online, give_up, kPollInterval)) return OkStatus();
+  return Error{"the master n1 did not see its " + std::to_string(options_.replicas) +
+               " replicas online within " + std::to_string(options_.redis.ready_timeout.count()) +
+               " ms"};
+}
+
+Status SentinelService::TopologyKnown() const {
+  for (const auto& node : servers_.all()) {
+    if (!IsSentinel(*node)) continue;
+    auto r = RedisCommandOnce(EndpointOf(*node), {"SENTINEL", "MASTER", kSentinelMasterName},
+                              kAskTimeout);
+    if (!r || r->type != RedisReply::Type::kArray) {
+      return Error{node->info().name + " does not know the master yet"};
     }
-    std::this_thread::sleep_for(kPollInterval);
+    const std::string replicas = Field(*r, "num-slaves");
+    const std::string others = Field(*r, "num-other-sentinels");
+    if (replicas != std::to_string(options_.replicas) ||
+        others != std::to_string(options_.sentinels - 1)) {
+      return Error{node->info().name + " knows " + replicas + " replicas and " + others +
+                   " other sentinels"};
+    }
   }
+  return OkStatus();
 }
 
 Status SentinelService::AwaitTopology() {
   const auto give_up = std::chrono::steady_clock::now() + options_.redis.ready_timeout;
-  std::string missing;
-  while (std::chrono::steady_clock::now() < give_up) {
-    missing.clear();
-    for (const auto& node : servers_.all()) {
-      if (!IsSentinel(*node)) continue;
-      auto r = RedisCommandOnce(EndpointOf(*node), {"SENTINEL", "MASTER", kSentinelMasterName},
-                                kAskTimeout);
-      if (!r || r->type != RedisReply::Type::kArray) {
-        missing = node->info().name + " does not know the master yet";
-        break;
-      }
-      const std::string replicas = Field(*r, "num-slaves");
-      const std::string others = Field(*r, "num-other-sentinels");
-      if (replicas != std::to_string(options_.replicas) ||
-          others != std::to_string(options_.sentinels - 1)) {
-        missing = node->info().name + " knows " + replicas + " replicas and " + others +
-                  " other sentinels";
-        break;
-      }
-    }
-    if (missing.empty()) return OkStatus();
-    std::this_thread::sleep_for(kPollInterval);
-  }
+  Status known = PollUntil([this] { return TopologyKnown(); }, give_up, kPollInterval);
+  if (known) return OkStatus();
   return Error{"the sentinels did not learn the topology within " +
-               std::to_string(options_.redis.ready_timeout.count()) + " ms: " + missing};
+               std::to_string(options_.redis.ready_timeout.count()) + " ms: " + known.error()};
 }
 
 void SentinelService::Stop() {

@@ -125,6 +125,9 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
   Status AwaitReplicas();
   // Polls until the master has its replicas and every sentinel knows all.
   Status AwaitTopology();
+  // One look: every sentinel knows the master, its replicas and the other
+  // sentinels, or what the first one that does not knows.
+  Status TopologyKnown() const;
   // Asks the sentinels who the master is; the data node's name.
   Result<std::string> AskSentinels() const;
 

@@ -1,8 +1,8 @@
 #include "backends/server_set_service.h"
 
+#include <set>
+#include <thread>
 #include <utility>
-
-#include "backends/leader_cache.h"
 
 namespace locksmith {
 
@@ -27,25 +27,63 @@ std::optional<NodeProcess> ServerSetService::ProcessOf(const std::string& node) 
   return servers_.ProcessOf(node);
 }
 
-Status ServerSetService::NeedHosts(const std::string& backend, int nodes) const {
-  if (servers_.size() >= static_cast<size_t>(nodes)) return OkStatus();
-  return Error{"the " + backend + " backend needs " + std::to_string(nodes) +
-               " hosts, the cluster has " + std::to_string(servers_.size())};
+Status ServerSetService::NeedHosts(const std::string& backend, int hosts, size_t servers) const {
+  if (servers_.size() >= servers) return OkStatus();
+  std::set<const Host*> used;
+  for (const auto& server : servers_.all()) used.insert(server->host());
+  return Error{"the " + backend + " backend needs " + std::to_string(hosts) +
+               (hosts == 1 ? " host" : " hosts") + ", the cluster has " +
+               (used.empty() ? std::string("none") : std::to_string(used.size()))};
 }
 
-Status ServerSetService::SpawnAllThenAwaitLeader(
-    const std::function<ServerLaunch(size_t)>& launch_of,
-    const std::function<ReadinessProbe(size_t)>& probe_of,
-    const std::function<Result<std::string>()>& leader, std::chrono::milliseconds poll,
-    const std::string& group, std::chrono::milliseconds ready_timeout,
-    std::atomic<int64_t>& ready_after_ms) {
+Status ServerSetService::NeedPorts(
+    const std::function<std::vector<int>(size_t)>& more_ports) const {
+  for (size_t i = 0; i < servers_.size(); ++i) {
+    std::vector<int> ports{servers_.all()[i]->info().port};
+    if (more_ports) {
+      for (int port : more_ports(i)) ports.push_back(port);
+    }
+    for (int port : ports) {
+      if (port == 0) return Error{servers_.all()[i]->name() + ": its host has no free port left"};
+    }
+  }
+  return OkStatus();
+}
+
+Status ServerSetService::PollUntil(const std::function<Status()>& ask,
+                                   std::chrono::steady_clock::time_point give_up,
+                                   std::chrono::milliseconds poll) {
+  while (true) {
+    Status answer = ask();
+    if (answer || std::chrono::steady_clock::now() >= give_up) return answer;
+    std::this_thread::sleep_for(poll);
+  }
+}
+
+Status ServerSetService::StartServers(const StartPlan& plan) {
+  if (Status s = NeedHosts(plan.backend, plan.hosts, static_cast<size_t>(plan.hosts)); !s) {
+    return s;
+  }
+  if (Status s = NeedPorts(plan.more_ports); !s) return s;
   const auto began = std::chrono::steady_clock::now();
-  const auto give_up = began + ready_timeout;
-  if (Status s = servers_.SpawnAllThenAwait(launch_of, probe_of, give_up); !s) return s;
-  if (Status s = AwaitLeader(leader, give_up, poll, group, ready_timeout); !s) return s;
-  ready_after_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                       std::chrono::steady_clock::now() - began)
-                       .count();
+  if (plan.prepare) {
+    if (Status s = plan.prepare(); !s) return s;
+  }
+  const auto give_up = std::chrono::steady_clock::now() + plan.ready_timeout;
+  if (Status s = servers_.SpawnAllThenAwait(plan.launch_of, plan.probe_of, give_up); !s) return s;
+  if (plan.leader) {
+    auto leads = [&plan]() -> Status {
+      auto leader = plan.leader();
+      return leader ? OkStatus() : Status(Error{leader.error()});
+    };
+    if (Status s = PollUntil(leads, give_up, plan.leader_poll); !s) {
+      return Error{plan.group + " elected no leader within " +
+                   std::to_string(plan.ready_timeout.count()) + " ms: " + s.error()};
+    }
+  }
+  ready_after_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - began)
+                        .count();
   return OkStatus();
 }
 

@@ -1,12 +1,15 @@
 // ServerSetService: the part every service whose nodes are processes it
 // starts itself shares (Redis, Sentinel, ZooKeeper, etcd, MariaDB,
 // PostgreSQL): its ServerSet, the Killable / Pausable / HasNodeProcesses
-// steps on a named node through it, and the start of a quorum that must
-// elect a leader. A service overrides a step only where its servers need
-// more (PostgreSQL's children, a leader cache to forget).
+// steps on a named node through it, and one start sequence (StartServers:
+// hosts and ports checked, every server spawned and awaited within one
+// deadline, then a leader awaited where the service elects one), with its
+// errors worded here once. A service overrides a step only where its
+// servers need more (PostgreSQL's children, a leader cache to forget).
 //
 // Thread-safety: as ServerSet: the set is fixed once the service is built;
-// every step may then be called from any thread.
+// every step may then be called from any thread. Start (and so
+// StartServers) runs on the run thread only.
 #pragma once
 
 #include <atomic>
@@ -16,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "backends/lock_service.h"
 #include "backends/server_set.h"
@@ -37,7 +41,35 @@ class ServerSetService : public LockService,
   Status ResumeNode(const std::string& node) override;
   std::optional<NodeProcess> ProcessOf(const std::string& node) override;
 
+  // How long the last StartServers took until every server answered (and
+  // one led), its prepare step included; 0 before.
+  std::chrono::milliseconds ready_after() const {
+    return std::chrono::milliseconds(ready_after_ms_.load());
+  }
+
  protected:
+  // How a service's servers come up (StartServers). Every function gets a
+  // server's index in start order.
+  struct StartPlan {
+    std::string backend;  // "the BACKEND backend needs N hosts"
+    int hosts = 1;        // the hosts it needs
+    // Ports a server needs beyond its table port (etcd's peer port); a 0
+    // is a port its host could not give. Empty: none.
+    std::function<std::vector<int>(size_t)> more_ports;
+    // Before any server spawns (an install, initdb); its time counts in
+    // ready_after but not against ready_timeout. Empty: nothing.
+    std::function<Status()> prepare;
+    std::function<ServerLaunch(size_t)> launch_of;
+    std::function<ReadinessProbe(size_t)> probe_of;
+    // Once every server answers, asked every `leader_poll` until it names a
+    // leader; `group` names the quorum in the error ("the etcd cluster").
+    // Empty: no leader is awaited.
+    std::function<Result<std::string>()> leader;
+    std::chrono::milliseconds leader_poll{50};
+    std::string group;
+    std::chrono::milliseconds ready_timeout{20000};
+  };
+
   // `kind` and `plural` name a server and the list of them in messages
   // (ServerSet).
   ServerSetService(std::string kind, std::string plural);
@@ -45,22 +77,26 @@ class ServerSetService : public LockService,
   // Starts the server at `index` (start order) again after a kill.
   virtual Status Relaunch(size_t index) = 0;
 
-  // "the BACKEND backend needs N hosts, the cluster has M" while the set
-  // holds fewer than `nodes` servers.
-  Status NeedHosts(const std::string& backend, int nodes) const;
+  // Checks the hosts and ports, runs prepare, spawns every server, awaits
+  // each with probe_of, then the leader, all within ready_timeout of the
+  // spawns; on success ready_after() is how long it took.
+  Status StartServers(const StartPlan& plan);
 
-  // Spawns every server, awaits each with probe_of, then asks `leader`
-  // every `poll` until it names one, all within `ready_timeout` (`group`
-  // names the quorum in the error: "the etcd cluster"); on success
-  // `ready_after_ms` is how long it took.
-  Status SpawnAllThenAwaitLeader(const std::function<ServerLaunch(size_t)>& launch_of,
-                                 const std::function<ReadinessProbe(size_t)>& probe_of,
-                                 const std::function<Result<std::string>()>& leader,
-                                 std::chrono::milliseconds poll, const std::string& group,
-                                 std::chrono::milliseconds ready_timeout,
-                                 std::atomic<int64_t>& ready_after_ms);
+  // "the BACKEND backend needs N hosts, the cluster has M" while the set
+  // holds fewer than `servers` servers (one per host where that is all
+  // `hosts` says, so M counts the hosts the servers are on).
+  Status NeedHosts(const std::string& backend, int hosts, size_t servers) const;
+  // "NODE: its host has no free port left" for the first server whose table
+  // port, or one of more_ports(index), is 0.
+  Status NeedPorts(const std::function<std::vector<int>(size_t)>& more_ports = {}) const;
+  // Tries `ask` every `poll` until it passes, or `give_up` passes: then its
+  // last error. Tried at least once.
+  static Status PollUntil(const std::function<Status()>& ask,
+                          std::chrono::steady_clock::time_point give_up,
+                          std::chrono::milliseconds poll);
 
   ServerSet servers_;  // fixed at construction, in start order
+  std::atomic<int64_t> ready_after_ms_{0};
 };
 
 }  // namespace locksmith

@@ -1,7 +1,6 @@
 #include "backends/zookeeper_service.h"
 
 #include <sstream>
-#include <thread>
 
 #include "backends/zk_admin.h"
 #include "backends/zk_lock_client.h"
@@ -183,18 +182,20 @@ ReadinessProbe ZookeeperService::ServingProbe(const ZkPeerAddress& peer, bool in
 }
 
 Status ZookeeperService::Start() {
-  if (Status s = NeedHosts("zookeeper", options_.nodes); !s) return s;
-  for (size_t i = 0; i < peers_.size(); ++i) {
-    const ZkPeerAddress& peer = peers_[i];
-    if (peer.client_port == 0 || peer.quorum_port == 0 || peer.election_port == 0) {
-      return Error{table_[i].name + ": its host has no free port left"};
-    }
-  }
-  return SpawnAllThenAwaitLeader(
-      [this](size_t i) { return LaunchOf(i); },
-      [this](size_t i) { return ServingProbe(peers_[i], /*in_quorum=*/true); },
-      [this] { return Primary(); }, kZkProbeInterval, "the zookeeper ensemble",
-      options_.ready_timeout, ready_after_ms_);
+  return StartServers({.backend = "zookeeper",
+                       .hosts = options_.nodes,
+                       .more_ports =
+                           [this](size_t i) {
+                             const ZkPeerAddress& peer = peers_[i];
+                             return std::vector<int>{peer.quorum_port, peer.election_port};
+                           },
+                       .launch_of = [this](size_t i) { return LaunchOf(i); },
+                       .probe_of =
+                           [this](size_t i) { return ServingProbe(peers_[i], /*in_quorum=*/true); },
+                       .leader = [this] { return LeaderNow(); },
+                       .leader_poll = kZkProbeInterval,
+                       .group = "the zookeeper ensemble",
+                       .ready_timeout = options_.ready_timeout});
 }
 
 void ZookeeperService::Stop() {

@@ -106,10 +106,6 @@ class ZookeeperService : public ServerSetService, public HasClocks {
   Result<int64_t> WallClockNs(const std::string& node) override;
 
   const std::vector<ZkPeerAddress>& Peers() const { return peers_; }
-  // How long Start() took until the ensemble was ready (0 before).
-  std::chrono::milliseconds ready_after() const {
-    return std::chrono::milliseconds(ready_after_ms_.load());
-  }
 
  private:
   // StartNode: starts a peer that is down; ready when it answers srvr at all: a peer
@@ -133,7 +129,6 @@ class ZookeeperService : public ServerSetService, public HasClocks {
   std::vector<ZkPeerAddress> peers_;  // fixed at construction, in table order
   // The last leader seen, asked again after 100 ms.
   mutable LeaderCache leader_{std::chrono::milliseconds(100)};
-  std::atomic<int64_t> ready_after_ms_{0};
 };
 
 }  // namespace locksmith
