@@ -18,4 +18,17 @@ bool ClientCrashes::Take(int64_t process, const std::string& key) {
   return mailbox_.Take(process, key).has_value();
 }
 
+boost::asio::awaitable<ClientFaultEffect> ClientCrashes::At(ClientFaultPoint point,
+                                                           ClientFaultTarget& target,
+                                                           const std::string& key) {
+  // A crash after a refused acquire would change nothing on the servers:
+  // the worker passes kAcquireAnswered only after an ok or unknown answer.
+  if (point != ClientFaultPoint::kAcquireAnswered || target.OwnCrashPoint() ||
+      !Take(target.process(), key)) {
+    co_return ClientFaultEffect{};
+  }
+  target.client().Crash();
+  co_return ClientFaultEffect{true, std::chrono::milliseconds(0)};
+}
+
 }  // namespace locksmith

@@ -7,8 +7,12 @@
 // records nothing more, and its acquire stays open in the history (info at
 // the end: it may have happened). The matching of a request to a worker is
 // ClientPauses' mailbox (one request, taken once, awaited by the nemesis),
-// with no duration. Thread-safe as ClientPauses: Request / AwaitTaken /
-// Cancel from the nemesis thread, Take from the workload's thread.
+// with no duration. It is the client-crash family's worker half
+// (ClientFaultFamily, backends/client_faults.h): a client with a crash
+// point of its own dies there (DiesInsideAcquire); any other at
+// kAcquireAnswered, its answer never read. Thread-safe as ClientPauses:
+// Request / AwaitTaken / Cancel from the nemesis thread, Take, At and
+// DiesInsideAcquire from the workload's thread.
 #pragma once
 
 #include <chrono>
@@ -16,11 +20,12 @@
 #include <optional>
 #include <string>
 
+#include "backends/client_faults.h"
 #include "backends/client_pauses.h"
 
 namespace locksmith {
 
-class ClientCrashes {
+class ClientCrashes : public ClientFaultFamily {
  public:
   // Who crashed: the worker's process and the key it was acquiring.
   struct Taken {
@@ -39,6 +44,14 @@ class ClientCrashes {
   // Called by a worker at a crash point of its acquire of `key`: true when
   // it must crash now. Consumes the request.
   bool Take(int64_t process, const std::string& key);
+
+  // The worker half: at kAcquireAnswered (a client without a crash point
+  // of its own) the client crashes when a request matches.
+  boost::asio::awaitable<ClientFaultEffect> At(ClientFaultPoint point, ClientFaultTarget& target,
+                                               const std::string& key) override;
+  bool DiesInsideAcquire(int64_t process, const std::string& key) override {
+    return Take(process, key);
+  }
 
  private:
   ClientPauses mailbox_;

@@ -69,4 +69,70 @@ std::optional<ClientPauses::Stall> ClientPauses::TakeAt(PausePoint point, int64_
   return stall;
 }
 
+namespace {
+
+// The pause point a worker's fault point stands for; nothing where no
+// client pause strikes.
+std::optional<PausePoint> PausePointAt(ClientFaultPoint point) {
+  switch (point) {
+    case ClientFaultPoint::kCriticalSection:
+    case ClientFaultPoint::kBeforeRelease:
+      return PausePoint::kHolder;
+    case ClientFaultPoint::kAcquireInFlight:
+      return PausePoint::kInFlight;
+    case ClientFaultPoint::kReleaseInFlight:
+      return PausePoint::kReleaseInFlight;
+    case ClientFaultPoint::kBeforeAcquire:
+    case ClientFaultPoint::kAcquireAnswered:
+      break;
+  }
+  return std::nullopt;
+}
+
+int64_t StalledMsSince(const ClientFaultTarget& target,
+                       std::chrono::steady_clock::time_point began) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(target.Now() - began).count();
+}
+
+// The stall itself: the client stops as a GC pause would stop it, then goes
+// on as if nothing happened; only the end of the run cuts it short.
+boost::asio::awaitable<int64_t> StallClient(ClientFaultTarget& target,
+                                            std::chrono::milliseconds duration) {
+  const auto began = target.Now();
+  target.client().SetPaused(true);
+  co_await target.Sleep(duration);
+  target.client().SetPaused(false);
+  co_return StalledMsSince(target, began);
+}
+
+}  // namespace
+
+boost::asio::awaitable<ClientFaultEffect> ClientPauses::At(ClientFaultPoint point,
+                                                          ClientFaultTarget& target,
+                                                          const std::string& key) {
+  const std::optional<PausePoint> pause_point = PausePointAt(point);
+  if (!pause_point) co_return ClientFaultEffect{};
+  const std::optional<Stall> stall = TakeAt(*pause_point, target.process(), key);
+  if (!stall) co_return ClientFaultEffect{};
+  const int64_t ms = stall->duration.count();
+  if (*pause_point == PausePoint::kHolder) {
+    // A holder has no op open: the stall is an op pair of its own.
+    target.Invoke("pause", key, {{"ms", ms}});
+    const int64_t stalled = co_await StallClient(target, stall->duration);
+    target.Complete(Outcome::kOk, {{"ms", ms}, {"stalled_ms", stalled}}, "");
+    co_return ClientFaultEffect{};
+  }
+  // The acquire or release is the op in flight: two lone ops.
+  const char* at = PausePointName(*pause_point);
+  target.Note("pause", key, {{"at", at}, {"phase", "begin"}, {"ms", ms}});
+  const int64_t stalled = co_await StallClient(target, stall->duration);
+  target.Note("pause", key,
+              {{"at", at},
+               {"phase", "end"},
+               {"ms", ms},
+               {"stalled_ms", stalled},
+               {"clock_step_ms", stall->clock_step.count()}});
+  co_return ClientFaultEffect{false, stall->clock_step};
+}
+
 }  // namespace locksmith

@@ -13,8 +13,13 @@
 // client whose release request the server answered, before it reads the
 // reply (LockClient::SetReleasePausePoint): a stall past the call's
 // deadline leaves the release in doubt, as a reply lost on its way would.
+// It is the client-pause family's worker half (ClientFaultFamily, see
+// backends/client_faults.h): at the holder points (kCriticalSection,
+// kBeforeRelease) a holder takes a kHolder stall, recorded as a "pause" op
+// pair; at kAcquireInFlight and kReleaseInFlight a client takes the stall of
+// that point, recorded as two lone "pause" ops ("at", "phase": begin / end).
 // Thread-safe (one mutex): Request / Cancel from the nemesis thread, Take
-// from the workload's thread.
+// and At from the workload's thread.
 #pragma once
 
 #include <chrono>
@@ -23,6 +28,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+
+#include "backends/client_faults.h"
 
 namespace locksmith {
 
@@ -35,7 +42,7 @@ enum class PausePoint { kHolder, kInFlight, kReleaseInFlight };
 // spell them.
 const char* PausePointName(PausePoint point);
 
-class ClientPauses {
+class ClientPauses : public ClientFaultFamily {
  public:
   // What the client must do at the point: stall `duration`; meanwhile its
   // wall clock steps by `clock_step` (in-flight only; 0: not at all).
@@ -71,6 +78,11 @@ class ClientPauses {
   std::optional<std::chrono::milliseconds> Take(int64_t process, const std::string& key);
   // Called by a client of `process` at `point` on `key` (a holder: as Take).
   std::optional<Stall> TakeAt(PausePoint point, int64_t process, const std::string& key);
+
+  // The worker half: takes the stall asked for at `point` and stalls
+  // `target` (its client paused: LockClient::SetPaused), recording it.
+  boost::asio::awaitable<ClientFaultEffect> At(ClientFaultPoint point, ClientFaultTarget& target,
+                                               const std::string& key) override;
 
  private:
   std::mutex mu_;

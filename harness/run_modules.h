@@ -48,7 +48,7 @@ struct RunModules {
   // The workload; a stored run's checkers come from it too (Checkers()).
   std::function<Result<std::unique_ptr<Workload>>(const RunConfig& config)> make_workload;
   // The nemesis for the configured fault families, and when each fault runs.
-  // `context` carries the run's service, client pauses, nemesis seed and
+  // `context` carries the run's service, client-side fault families, nemesis seed and
   // the workload's longest lease.
   std::function<Result<std::unique_ptr<Nemesis>>(const RunConfig& config,
                                                  const NemesisContext& context)>

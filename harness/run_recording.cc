@@ -33,9 +33,10 @@ bool RecordingPhase::MakeWorkloadAndNemesis(LockService& service, Cluster* clust
     return false;
   }
   workload_ = std::move(*workload);
-  faults_.emplace(NemesisContext{service, pauses_, SubSeed(*run_.config.seed, kNemesisSeed),
+  faults_.emplace(NemesisContext{service, client_faults_,
+                                 SubSeed(*run_.config.seed, kNemesisSeed),
                                  workload_->LongestLease(), cluster, run_.config.concurrency,
-                                 &crashes_, IsExecClient(run_.config.ResolvedClient())});
+                                 IsExecClient(run_.config.ResolvedClient())});
   if (run_.config.nemesis_all) LeaveOutUnfitNemeses();
   auto nemesis = run_.modules.make_nemesis(run_.config, *faults_);
   if (!nemesis) {

@@ -14,8 +14,7 @@
 #include <memory>
 #include <optional>
 
-#include "backends/client_crashes.h"
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/lock_service.h"
 #include "harness/history_recorder.h"
 #include "harness/in_flight_ops.h"
@@ -61,8 +60,8 @@ class RecordingPhase {
 
   RunContext& run_;
   std::unique_ptr<Workload> workload_;
-  ClientPauses pauses_;
-  ClientCrashes crashes_;
+  // The client-side families' worker halves, which their nemeses add.
+  ClientFaults client_faults_;
   std::optional<NemesisContext> faults_;
   std::unique_ptr<Nemesis> nemesis_;
   std::unique_ptr<HistoryRecorder> history_;

@@ -132,8 +132,7 @@ void WorkloadPhase::Wire(WorkloadContext& ctx, const std::unique_ptr<WorkloadWat
     recording_.runner().Start(connected);
   };
   const NemesisContext& faults = recording_.faults();
-  ctx.pauses = &faults.pauses;
-  ctx.crashes = faults.crashes;
+  ctx.client_faults = &faults.client_faults;
   ctx.resource = resource_;
   ctx.client_address = [this](int index) { return cluster_.ClientAddress(index); };
   ctx.new_client = [this, &ctx, &watchdog,

@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/testing/fake_lock_service.h"
 #include "cluster/testing/fake_host.h"
 #include "nemesis/clock_controller.h"
@@ -83,8 +83,8 @@ TEST(ClientClockNemesisTest, MovesOneClientsClockAndReadsItBack) {
 
 TEST(ClientClockNemesisTest, RefusesTheBuiltInClientsInOneLine) {
   testing::FakeLockService service;
-  ClientPauses pauses;
-  NemesisContext context{service, pauses};
+  ClientFaults client_faults;
+  NemesisContext context{service, client_faults};
   context.concurrency = 3;
   auto options = MakeOptions<ClientClockOptions>();
   const std::string why = ClientClockUnfit(*options, context);

@@ -35,8 +35,9 @@ WindowOps ClientCrashWindow(const ClientCrashOptions& options) {
 Result<std::unique_ptr<Nemesis>> MakeClientCrashNemesis(const ModuleOptions& options,
                                                         const NemesisContext& context) {
   if (std::string why = ClientCrashUnfit(options, context); !why.empty()) return Error{why};
+  ClientCrashes& crashes = context.client_faults.Add(std::make_shared<ClientCrashes>());
   return std::unique_ptr<Nemesis>(new ClientCrashNemesis(
-      *context.crashes, context.concurrency, OptionsAs<ClientCrashOptions>(options).max));
+      crashes, context.concurrency, OptionsAs<ClientCrashOptions>(options).max));
 }
 
 WindowOps ClientCrashWindowOf(const ModuleOptions& options) {
@@ -45,7 +46,6 @@ WindowOps ClientCrashWindowOf(const ModuleOptions& options) {
 
 std::string ClientCrashUnfit(const ModuleOptions& options, const NemesisContext& context) {
   (void)options;
-  if (context.crashes == nullptr) return "client-crash needs the run's workers (no crash handle)";
   if (context.concurrency == 1) return "client-crash never crashes the last worker: use 2 or more";
   return "";
 }

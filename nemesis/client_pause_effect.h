@@ -3,7 +3,7 @@
 // for the fault ledger). The pause's begin op says which worker took the
 // stall ("process", "key", "ms"; "at": "in-flight" for a stall inside an
 // acquire, "release-in-flight" inside a release) and the worker recorded the stall as its own "pause" op
-// (workloads/holder_stall.h). Two separate facts:
+// (ClientPauses::At, backends/client_pauses.h). Two separate facts:
 //   took effect  the worker was in the state the pause aims at when its
 //                stall began -- holding the key (its last acquire of it ok
 //                and not released since), or with an acquire (a release)

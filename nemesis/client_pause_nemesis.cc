@@ -87,7 +87,8 @@ WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
 Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
                                                         const NemesisContext& context) {
   (void)options;
-  return std::unique_ptr<Nemesis>(new ClientPauseNemesis(context.pauses));
+  ClientPauses& pauses = context.client_faults.Add(std::make_shared<ClientPauses>());
+  return std::unique_ptr<Nemesis>(new ClientPauseNemesis(pauses));
 }
 
 WindowOps ClientPauseWindowOf(const ModuleOptions& options) {
@@ -156,7 +157,7 @@ std::vector<HealFailure> ClientPauseNemesis::Teardown() {
   return {};
 }
 
-// The worker records its stall as a "pause" op of its own (workloads/client_pauses.h).
+// The worker records its stall as a "pause" op of its own (ClientPauses::At, backends/client_pauses.h).
 const FaultLook kClientPauseLook = {"client-pause", 50, "#7b4fc9", DescribeClientPause,
                                     ClientMark::kSpan, "pause"};
 

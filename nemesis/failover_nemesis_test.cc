@@ -132,8 +132,8 @@ TEST(FailoverNemesisTest, IsolateCutsTheMastersHostOffUntilTheHeal) {
   testing::FakeNet net;
   testing::FakeCluster cluster({"n1", "n2", "n3"}, "tag001", &net);
   testing::ClusterTableService table(cluster);
-  ClientPauses pauses;
-  const NemesisContext context{table, pauses, 7, milliseconds(1000), &cluster, 4};
+  ClientFaults client_faults;
+  const NemesisContext context{table, client_faults, 7, milliseconds(1000), &cluster, 4};
   auto isolator = NewPartitionNemesis(context, "fail");
   ASSERT_TRUE(isolator.ok()) << isolator.error();
   auto ns = [&](const char* host) { return cluster.Fake(host)->netns(); };

@@ -129,8 +129,8 @@ class UnkillableService : public LockService {
 TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
   OptionsOf<KillOptions> options;
   UnkillableService service;
-  ClientPauses pauses;
-  auto made = MakeNemesis({{"kill", &options}}, NemesisContext{service, pauses});
+  ClientFaults client_faults;
+  auto made = MakeNemesis({{"kill", &options}}, NemesisContext{service, client_faults});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.error(), "backend frozen cannot kill nodes");
 }
@@ -148,17 +148,17 @@ TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
   service.table = {{"n1", NodeRole::kPrimary, "h1", "redis-server", "198.18.0.1", 6379},
                    {"s1", NodeRole::kSentinel, "h1", "redis-sentinel", "198.18.0.1", 26379},
                    {"n2", NodeRole::kReplica, "h2", "redis-server", "198.18.0.2", 6379}};
-  ClientPauses pauses;
+  ClientFaults client_faults;
   testing::FakeNet net;
   testing::FakeCluster cluster({"h1", "h2"}, "fake01", &net);
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(KillUnfit(options, context), "");  // a plain kill is fine
   options.value().power_loss = true;
   EXPECT_EQ(KillUnfit(options, context),
             "power loss needs one server per host (backend fake runs two on h1)");
   service.table.erase(service.table.begin() + 1);
   EXPECT_EQ(KillUnfit(options, context), "");
-  const NemesisContext hostless{service, pauses};
+  const NemesisContext hostless{service, client_faults};
   EXPECT_EQ(KillUnfit(options, hostless), "power loss needs the run's hosts");
   service.table = {{"n1", NodeRole::kEtcdMember, "h1", "etcd", "198.18.0.1", 2379}};
   EXPECT_EQ(KillUnfit(options, context),

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/testing/fake_lock_service.h"
 #include "cluster/testing/fake_cluster.h"
 
@@ -74,9 +74,9 @@ TEST(LinkSelectionTest, ValueHoldsWhatTheShapeReads) {
 TEST(LinkSelectionTest, LoopbackHostsAreUnfitForTheFamily) {
   testing::FakeCluster cluster({"n1"}, "tag001");  // no FakeNet: the controller's network
   testing::ClusterTableService service(cluster);
-  ClientPauses pauses;
+  ClientFaults client_faults;
   OptionsOf<DropOptions> options;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(LinkFaultUnfit("net-drop", options, context),
             "--nemesis net-drop needs hosts with networks of their own: run as root, without "
             "--loopback");

@@ -16,10 +16,13 @@
 
 namespace locksmith {
 
-const std::vector<NemesisEntry>& NemesisFamilies() {
+namespace {
+
+// The table itself; AddNemesisFamily appends to it.
+std::vector<NemesisEntry>& FamilyTable() {
   // An explicit table rather than static self-registration: static libraries
   // drop object files nothing references, taking their registrars with them.
-  static const std::vector<NemesisEntry> kFamilies = {
+  static std::vector<NemesisEntry> families = {
       {"kill", {"kill"}, "restart", MakeOptions<KillOptions>, MakeKillNemesis, KillWindowOf,
        kKillLook, InstallPowerShims, KillUnfit},
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
@@ -54,8 +57,14 @@ const std::vector<NemesisEntry>& NemesisFamilies() {
        "client-clock-reset", MakeOptions<ClientClockOptions>, MakeClientClockNemesis,
        ClientClockWindowOf, kClientClockLook, nullptr, ClientClockUnfit, /*in_all=*/false},
   };
-  return kFamilies;
+  return families;
 }
+
+}  // namespace
+
+const std::vector<NemesisEntry>& NemesisFamilies() { return FamilyTable(); }
+
+void AddNemesisFamily(NemesisEntry entry) { FamilyTable().push_back(std::move(entry)); }
 
 std::vector<FamilyOpNames> NemesisOpNames() {
   std::vector<FamilyOpNames> names;

@@ -2,8 +2,11 @@
 // with its options (declared next to its nemesis, see OptionSet), how to
 // build its nemesis on a lock service, how it fills a fault cycle of the
 // schedule, and how the reports show its faults (its FaultLook). Adding a
-// family is its own files plus one line in NemesisFamilies(). Thread-safe
-// (immutable table).
+// family is its own files plus one line in NemesisFamilies(); a client-side
+// family's make also adds its worker half to the run's ClientFaults
+// (backends/client_faults.h), and nothing else of the run names it.
+// Thread-safe once built (a table read by all; AddNemesisFamily, for a
+// test's own family, before any run).
 #pragma once
 
 #include <chrono>
@@ -14,8 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/client_crashes.h"
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/lock_service.h"
 #include "base/option_set.h"
 #include "cluster/host.h"
@@ -28,12 +30,13 @@
 namespace locksmith {
 
 // What a family's nemesis may use of the run: the service (its node table
-// and capabilities), the handle through which client pauses reach lock
-// holders, a seed of its own (targets), the workload's longest lease
+// and capabilities), the run's client-side fault families (a client-side
+// family adds its worker half there, through which it reaches the
+// workers), a seed of its own (targets), the workload's longest lease
 // (delayed restarts wait that long), the hosts and the clients.
 struct NemesisContext {
   LockService& service;
-  ClientPauses& pauses;
+  ClientFaults& client_faults;
   uint64_t seed = 0;
   std::chrono::milliseconds longest_lease{0};
   // The run's hosts (their networks, for partitions) and how many lock
@@ -41,9 +44,6 @@ struct NemesisContext {
   // 0 where a caller has no cluster.
   Cluster* cluster = nullptr;
   int concurrency = 0;
-  // The handle through which client crashes reach acquiring workers; null
-  // where a caller has none (the client-crash family is then unfit).
-  ClientCrashes* crashes = nullptr;
   // Whether the lock clients are external programs (`--client exec:`),
   // whose processes and clocks a fault may reach (client-clock).
   bool external_clients = false;
@@ -93,6 +93,10 @@ struct ChosenFamily {
 };
 
 const std::vector<NemesisEntry>& NemesisFamilies();
+// Adds a family to the table (a test's own family: the one registration
+// line it needs); not thread-safe: before any run. A family of the product
+// is a line of NemesisFamilies' table instead.
+void AddNemesisFamily(NemesisEntry entry);
 // Every family's begin and end op names, for scripted steps.
 std::vector<FamilyOpNames> NemesisOpNames();
 std::vector<std::string> NemesisNames();

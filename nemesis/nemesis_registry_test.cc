@@ -28,8 +28,8 @@ std::vector<ChosenFamily> EveryFamily(std::vector<std::unique_ptr<ModuleOptions>
 
 std::map<std::string, std::string> Unfit(LockService& service, Cluster* cluster) {
   std::vector<std::unique_ptr<ModuleOptions>> owned;
-  ClientPauses pauses;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), cluster, 2};
+  ClientFaults client_faults;
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), cluster, 2};
   std::map<std::string, std::string> out;
   for (const auto& u : UnfitFamilies(EveryFamily(owned), context)) out[u.name] = u.reason;
   return out;
@@ -81,22 +81,19 @@ TEST(NemesisRegistryTest, FailoverFitsOnlyWhereAnotherNodeTakesOver) {
 
 TEST(NemesisRegistryTest, MakingAnUnfitFamilyFailsWithItsReason) {
   SingleMaster single;
-  ClientPauses pauses;
-  const NemesisContext context{single, pauses, 1, std::chrono::milliseconds(1000), nullptr, 2};
+  ClientFaults client_faults;
+  const NemesisContext context{single, client_faults, 1, std::chrono::milliseconds(1000), nullptr, 2};
   auto options = (*FindNemesis("failover"))->options();
   auto made = MakeNemesis({{"failover", &*options}}, context);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().find("no replica or peer"), std::string::npos) << made.error();
 }
 
-TEST(NemesisRegistryTest, ClientCrashNeedsTheWorkersAndIsNotInAll) {
+TEST(NemesisRegistryTest, ClientCrashNeedsTwoWorkersAndIsNotInAll) {
   SingleMaster single;
-  ClientPauses pauses;
-  ClientCrashes crashes;
+  ClientFaults client_faults;
   auto options = (*FindNemesis("client-crash"))->options();
-  NemesisContext context{single, pauses, 1, std::chrono::milliseconds(1000), nullptr, 2};
-  EXPECT_FALSE(MakeNemesis({{"client-crash", &*options}}, context).ok());
-  context.crashes = &crashes;
+  NemesisContext context{single, client_faults, 1, std::chrono::milliseconds(1000), nullptr, 2};
   EXPECT_TRUE(MakeNemesis({{"client-crash", &*options}}, context).ok());
   context.concurrency = 1;
   EXPECT_FALSE(MakeNemesis({{"client-crash", &*options}}, context).ok());

@@ -18,7 +18,7 @@ using testing::FakeNet;
 struct Rig {
   explicit Rig(int hosts) : cluster(Names(hosts), "tag001", &net), service(cluster) {
     OptionsOf<NetLossOptions> options;
-    const NemesisContext context{service, pauses, 42, std::chrono::milliseconds(1000),
+    const NemesisContext context{service, client_faults, 42, std::chrono::milliseconds(1000),
                                  &cluster, 4};
     auto made = MakeNetLossNemesis(options, context);
     EXPECT_TRUE(made.ok()) << made.error();
@@ -52,7 +52,7 @@ struct Rig {
   FakeNet net;
   FakeCluster cluster;
   testing::ClusterTableService service;
-  ClientPauses pauses;
+  ClientFaults client_faults;
   std::unique_ptr<NetLossNemesis> nemesis;
   uint64_t drops = 0;
 };
@@ -198,9 +198,9 @@ TEST(NetLossOptionsTest, TheProbabilityIsAboveZeroAndAtMostOneAndTheWindowCarrie
 TEST(NetLossNemesisTest, LoopbackHostsAreUnfit) {
   FakeCluster cluster({"n1"}, "tag001");  // no FakeNet: hosts share the controller's network
   testing::ClusterTableService service(cluster);
-  ClientPauses pauses;
+  ClientFaults client_faults;
   OptionsOf<NetLossOptions> options;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetLossUnfit(options, context),
             "--nemesis net-loss needs hosts with networks of their own: run as root, without "
             "--loopback");

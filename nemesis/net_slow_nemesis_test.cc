@@ -69,9 +69,9 @@ TEST(NetSlowOptionsTest, TheToxicsAreCheckedAndTheWindowCarriesThem) {
 TEST(NetSlowNemesisTest, LoopbackHostsAreUnfit) {
   testing::FakeCluster cluster({"n1"}, "tag001");
   testing::ClusterTableService service(cluster);
-  ClientPauses pauses;
+  ClientFaults client_faults;
   OptionsOf<NetSlowOptions> options;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetSlowUnfit(options, context),
             "--nemesis net-slow needs hosts with networks of their own: run as root, without "
             "--loopback");
@@ -82,9 +82,9 @@ TEST(NetSlowNemesisTest, HostsWhoseNetworkTheControllerCannotReachAreUnfit) {
   testing::FakeNet net;
   testing::FakeCluster cluster({"n1"}, "tag001", &net);  // own networks, but no sockets inside
   testing::ClusterTableService service(cluster);
-  ClientPauses pauses;
+  ClientFaults client_faults;
   OptionsOf<NetSlowOptions> options;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetSlowUnfit(options, context),
             "--nemesis net-slow needs hosts whose network the controller reaches (the local "
             "provider's namespaces); host n1 is not one");

@@ -18,7 +18,7 @@ using testing::FakeNet;
 struct Rig {
   explicit Rig(int hosts, int clients = 4) : cluster(Names(hosts), "tag001", &net), service(cluster) {
     OptionsOf<PartitionOptions> options;
-    const NemesisContext context{service, pauses, 42, std::chrono::milliseconds(1000),
+    const NemesisContext context{service, client_faults, 42, std::chrono::milliseconds(1000),
                                  &cluster, clients};
     auto made = MakePartitionNemesis(options, context);
     EXPECT_TRUE(made.ok()) << made.error();
@@ -50,7 +50,7 @@ struct Rig {
   FakeNet net;
   FakeCluster cluster;
   testing::ClusterTableService service;
-  ClientPauses pauses;
+  ClientFaults client_faults;
   std::unique_ptr<Nemesis> nemesis;
 };
 
@@ -263,9 +263,9 @@ TEST(PartitionNemesisTest, ARecordedGrudgeIsPutInPlaceAsItWas) {
 TEST(PartitionNemesisTest, LoopbackHostsCannotBePartitioned) {
   FakeCluster cluster({"n1"});
   testing::ClusterTableService service(cluster);
-  ClientPauses pauses;
+  ClientFaults client_faults;
   OptionsOf<PartitionOptions> options;
-  const NemesisContext context{service, pauses, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
   auto made = MakePartitionNemesis(options, context);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().find("run as root"), std::string::npos);

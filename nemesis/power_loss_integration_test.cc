@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/redis_admin.h"
 #include "backends/redis_service.h"
 #include "base/testing/temp_dir.h"
@@ -45,7 +45,7 @@ class PowerLossRedisTest : public ::testing::Test {
     r.persistence = persistence;
     service_ = std::make_unique<RedisService>(*cluster_, r);
     ASSERT_TRUE(service_->Start().ok());
-    const NemesisContext context{*service_, pauses_, 1, milliseconds(1000), cluster_.get(), 1};
+    const NemesisContext context{*service_, client_faults_, 1, milliseconds(1000), cluster_.get(), 1};
     ASSERT_EQ(KillUnfit(options_, context), "");
     auto nemesis = MakeKillNemesis(options_, context);
     ASSERT_TRUE(nemesis.ok()) << nemesis.error();
@@ -95,7 +95,7 @@ class PowerLossRedisTest : public ::testing::Test {
 
   testing::TempDir dir_{"locksmith-power"};
   OptionsOf<KillOptions> options_;
-  ClientPauses pauses_;
+  ClientFaults client_faults_;
   std::unique_ptr<Cluster> cluster_;
   std::unique_ptr<RedisService> service_;
   std::unique_ptr<Nemesis> nemesis_;

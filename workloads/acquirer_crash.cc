@@ -1,24 +1,27 @@
 #include "workloads/acquirer_crash.h"
 
-#include "backends/client_crashes.h"
 #include "workloads/op_log.h"
+#include "workloads/worker_fault_points.h"
 
 namespace locksmith {
 
 boost::asio::awaitable<std::optional<AcquireResult>> AcquireUnlessCrashed(
-    WorkloadContext& ctx, const OpLog& log, LockClient& client, const std::string& key,
+    WorkloadContext& ctx, OpLog& log, LockClient& client, const std::string& key,
     std::chrono::milliseconds lease) {
-  ClientCrashes* crashes = ctx.crashes;
-  if (crashes == nullptr) co_return co_await client.Acquire(key, lease);
+  const ClientFaults* faults = ctx.client_faults;
+  if (faults == nullptr) co_return co_await client.Acquire(key, lease);
   const int64_t process = log.process();
   const bool own_point = client.SetCrashPoint(
-      [crashes, process](const std::string& k) { return crashes->Take(process, k); });
+      [faults, process](const std::string& k) { return faults->DiesInsideAcquire(process, k); });
+  const ClientFaultEffect before =
+      co_await PassFaultPoint(ctx, log, client, ClientFaultPoint::kBeforeAcquire, key, own_point);
+  if (before.crashed) co_return std::nullopt;
   AcquireResult acquired = co_await client.Acquire(key, lease);
   if (acquired.crashed) co_return std::nullopt;
-  if (!own_point && acquired.outcome != Outcome::kFail && crashes->Take(process, key)) {
-    client.Crash();
-    co_return std::nullopt;
-  }
+  if (acquired.outcome == Outcome::kFail) co_return acquired;
+  const ClientFaultEffect answered =
+      co_await PassFaultPoint(ctx, log, client, ClientFaultPoint::kAcquireAnswered, key, own_point);
+  if (answered.crashed) co_return std::nullopt;
   co_return acquired;
 }
 

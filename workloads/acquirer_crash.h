@@ -1,13 +1,15 @@
-// AcquireUnlessCrashed: an exclusive acquire at which the client-crash
-// nemesis may make the worker vanish (ClientCrashes) -- shared by every
-// workload that takes locks. A client with a crash point of its own
+// AcquireUnlessCrashed: an exclusive acquire through its fault points
+// (workloads/worker_fault_points.h: kBeforeAcquire, then kAcquireAnswered
+// once it was answered ok or unknown), at which a client-side family (the
+// client-crash nemesis's, ClientCrashes) may make the worker vanish --
+// shared by every workload that takes locks. A client with a crash point of its own
 // (LockClient::SetCrashPoint: redis-setnx-expire between SETNX and PEXPIRE)
 // dies there; any other dies once its acquire request was sent and answered
 // ok or unknown (the request took effect or may have: a crash after a
 // refused acquire would change nothing on the servers), the answer never
 // read. Either way the connection is dropped and the caller must stop for
 // good, recording nothing more: the acquire's invoke stays open (info at the
-// end). Runs on the worker's coroutine; not thread-safe (ClientCrashes is).
+// end). Runs on the worker's coroutine; not thread-safe (ClientFaults is).
 #pragma once
 
 #include <chrono>
@@ -25,7 +27,7 @@ class OpLog;
 
 // The acquire's result, or nothing when the worker crashed in it.
 boost::asio::awaitable<std::optional<AcquireResult>> AcquireUnlessCrashed(
-    WorkloadContext& ctx, const OpLog& log, LockClient& client, const std::string& key,
+    WorkloadContext& ctx, OpLog& log, LockClient& client, const std::string& key,
     std::chrono::milliseconds lease);
 
 }  // namespace locksmith

@@ -34,7 +34,7 @@ nlohmann::json WaitedAcquireValue(const WaitedAcquire& waited) {
 }
 
 boost::asio::awaitable<std::optional<WaitedAcquire>> AcquireWaiting(
-    WorkloadContext& ctx, const OpLog& log, LockClient& client, const std::string& key,
+    WorkloadContext& ctx, OpLog& log, LockClient& client, const std::string& key,
     milliseconds lease, bool shared, AcquireWait wait, std::mt19937_64& rng) {
   const Clock::time_point start = ctx.Now();
   const Clock::time_point give_up = start + wait.budget;

@@ -58,7 +58,7 @@ nlohmann::json WaitedAcquireValue(const WaitedAcquire& waited);
 // shared one, retried as above with pauses drawn from `rng`. Nothing when
 // the worker crashed in an attempt: it must stop, recording nothing more.
 boost::asio::awaitable<std::optional<WaitedAcquire>> AcquireWaiting(
-    WorkloadContext& ctx, const OpLog& log, LockClient& client, const std::string& key,
+    WorkloadContext& ctx, OpLog& log, LockClient& client, const std::string& key,
     std::chrono::milliseconds lease, bool shared, AcquireWait wait, std::mt19937_64& rng);
 
 }  // namespace locksmith

@@ -15,9 +15,9 @@
 #include "checker/perf_stats.h"
 #include "workloads/blocking_acquire.h"
 #include "workloads/hold_events.h"
-#include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
+#include "workloads/worker_fault_points.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -71,9 +71,7 @@ asio::awaitable<Status> MutexWorkload::Run(WorkloadContext& ctx) {
     states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
     clients.push_back(ctx.NewClient(i));
     clients.back()->SetEventSink(states.back()->events.Sink());
-    clients.back()->SetInFlightPausePoint(InFlightStalls(ctx, states.back()->log, *clients.back()));
-    clients.back()->SetReleasePausePoint(
-        ReleaseInFlightStalls(ctx, states.back()->log, *clients.back()));
+    GiveClientItsFaultPoints(ctx, states.back()->log, *clients.back());
     Status connected = co_await clients.back()->Connect();
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
@@ -141,7 +139,7 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     // the client said is lost is over (no stall, no release).
     HoldEvents& hold = state.events;
     hold.Begin(key, acquired.token);
-    co_await StallIfAsked(ctx, log, client, key);
+    co_await PassFaultPoint(ctx, log, client, ClientFaultPoint::kCriticalSection, key);
     const int64_t hold_ms = HoldMs(DrawMs(rng, m.hold), acquired.validity_ms);
     if (m.reentry > 0 && std::uniform_real_distribution<double>(0, 1)(rng) < m.reentry) {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms / 2));
@@ -150,7 +148,9 @@ asio::awaitable<void> MutexWorkload::Worker(WorkloadContext& ctx, int worker, Lo
     } else {
       co_await SleepFor(ctx, std::chrono::milliseconds(hold_ms));
     }
-    if (!hold.lost()) co_await StallIfAsked(ctx, log, client, key);
+    if (!hold.lost()) {
+      co_await PassFaultPoint(ctx, log, client, ClientFaultPoint::kBeforeRelease, key);
+    }
     if (!hold.lost()) {
       nlohmann::json release = {{"token", acquired.token}};
       if (read_write) release.update(mode);

@@ -9,6 +9,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 
+#include "backends/client_pauses.h"
 #include "backends/testing/fake_lock_service.h"
 #include "history/testing/memory_recorder.h"
 #include "workloads/testing/fake_clock.h"
@@ -67,7 +68,7 @@ struct Spec {
   // (instead of hanging).
   Clock::duration safety = seconds(60);
   std::function<void()> on_connected = {};
-  ClientPauses* pauses = nullptr;
+  const ClientFaults* client_faults = nullptr;
   std::function<std::string(int)> client_address = {};
 };
 
@@ -102,7 +103,7 @@ Outcome3 RunWorkload(FakeLockService& service, const TestOptions& o, const Spec&
     boost::asio::io_context io;
     WorkloadContext ctx{io, service, recorder, options, clock.Now() + spec.deadline_in, interrupted,
                         spec.on_connected};
-    ctx.pauses = spec.pauses;
+    ctx.client_faults = spec.client_faults;
     ctx.clock = &clock;
     ctx.client_address = spec.client_address;
     boost::asio::co_spawn(
@@ -502,10 +503,11 @@ std::vector<std::string> OpsOf(const History& history, int64_t process) {
 
 TEST(MutexWorkloadTest, AClientPauseStallsAHolderInsideItsCriticalSection) {
   FakeLockService service;
-  ClientPauses pauses;
+  ClientFaults faults;
+  ClientPauses& pauses = faults.Add(std::make_shared<ClientPauses>());
   pauses.Request(std::chrono::milliseconds(20));
   Spec spec;
-  spec.pauses = &pauses;
+  spec.client_faults = &faults;
   spec.stop_after = 40;
   auto out = RunWorkload(service, Options(), spec);
   auto taken = pauses.AwaitTaken(std::chrono::milliseconds(0));
@@ -524,13 +526,14 @@ TEST(MutexWorkloadTest, AClientPauseStallsAHolderInsideItsCriticalSection) {
 
 TEST(MutexWorkloadTest, AClientPauseLongerThanTheLeaseMakesAnExpiredLeaseDoubleHolder) {
   FakeLockService service;
-  ClientPauses pauses;
+  ClientFaults faults;
+  ClientPauses& pauses = faults.Add(std::make_shared<ClientPauses>());
   pauses.Request(std::chrono::milliseconds(300));
   TestOptions options = Options();
   options.keys = 1;
   options.lease_ms = 50;
   Spec spec;
-  spec.pauses = &pauses;
+  spec.client_faults = &faults;
   spec.deadline_in = std::chrono::seconds(2);
   auto out = RunWorkload(service, options, spec);
   ASSERT_TRUE(pauses.AwaitTaken(std::chrono::milliseconds(0)).has_value());
@@ -542,11 +545,12 @@ TEST(MutexWorkloadTest, AClientPauseLongerThanTheLeaseMakesAnExpiredLeaseDoubleH
 
 TEST(MutexWorkloadTest, AnInFlightPauseStallsAnAcquireAndIsRecordedAsLonePauseOps) {
   FakeLockService service;
-  ClientPauses pauses;
+  ClientFaults faults;
+  ClientPauses& pauses = faults.Add(std::make_shared<ClientPauses>());
   pauses.RequestAt(PausePoint::kInFlight,
                    {std::chrono::milliseconds(20), std::chrono::milliseconds(-20)});
   Spec spec;
-  spec.pauses = &pauses;
+  spec.client_faults = &faults;
   spec.stop_after = 40;
   auto out = RunWorkload(service, Options(), spec);
   auto taken = pauses.AwaitTaken(std::chrono::milliseconds(0));

@@ -8,11 +8,11 @@
 #include "checker/stuck_lock_checker.h"
 #include "workloads/acquirer_crash.h"
 #include "workloads/hold_events.h"
-#include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
 #include "workloads/resource_client.h"
 #include "workloads/resource_store.h"
+#include "workloads/worker_fault_points.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -127,8 +127,7 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
   std::mt19937_64 rng(SubSeed(o.seed, 1'000'000 + worker));
   std::uniform_int_distribution<int> pick_key(0, plan_.keys - 1);
   OpLog& log = state.log;
-  client.SetInFlightPausePoint(InFlightStalls(ctx, log, client));
-  client.SetReleasePausePoint(ReleaseInFlightStalls(ctx, log, client));
+  GiveClientItsFaultPoints(ctx, log, client);
   AttemptPacer pacer(o.rate, o.concurrency, worker, start, ctx.deadline);
   const bool client_shares = client.SupportsShared();
   int64_t writes = 0;
@@ -167,7 +166,9 @@ asio::awaitable<void> ResourceWorkload::Worker(WorkloadContext& ctx, int worker,
     if (o.fencing && acquired.fence) fence = Fence{*acquired.fence, acquired.token};
     Holder holder{ctx, log, client, store, key, fence, rng, worker, writes, hold};
     co_await Critical(holder);
-    if (plan_.pause_at == "release") co_await StallIfAsked(ctx, log, client, key);
+    if (plan_.pause_at == "release") {
+      co_await PassFaultPoint(ctx, log, client, ClientFaultPoint::kBeforeRelease, key);
+    }
     nlohmann::json release = {{"token", acquired.token}};
     if (hold.tags.is_object()) release.update(hold.tags);
     log.Invoke("release", key, std::move(release));
@@ -194,7 +195,9 @@ asio::awaitable<void> ResourceWorkload::Critical(Holder& h) {
                read.error);
   if (read.outcome != Outcome::kOk) co_return;
   co_await SleepFor(ctx, Draw(h.rng, plan_.work));
-  if (plan_.pause_at == "write") co_await StallIfAsked(ctx, log, h.client, key);
+  if (plan_.pause_at == "write") {
+    co_await PassFaultPoint(ctx, log, h.client, ClientFaultPoint::kCriticalSection, key);
+  }
   if (ctx.ShouldStop()) co_return;
   if (plan_.sells && read.value <= 0) co_return;  // sold out: nothing to write
   const int64_t next = plan_.sells ? read.value - 1 : read.value + 1;

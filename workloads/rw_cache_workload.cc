@@ -2,9 +2,9 @@
 
 #include "checker/double_holder.h"
 #include "checker/rw_cache_checker.h"
-#include "workloads/holder_stall.h"
 #include "workloads/op_log.h"
 #include "workloads/pacing.h"
+#include "workloads/worker_fault_points.h"
 
 namespace locksmith {
 namespace asio = boost::asio;
@@ -77,7 +77,9 @@ asio::awaitable<void> RwCacheWorkload::Read(Holder& h) {
                  db.error);
   if (db.outcome != Outcome::kOk) co_return;
   co_await SleepFor(h.ctx, Draw(h.rng, plan().work));
-  if (plan().pause_at == "write") co_await StallIfAsked(h.ctx, h.log, h.client, h.key);
+  if (plan().pause_at == "write") {
+    co_await PassFaultPoint(h.ctx, h.log, h.client, ClientFaultPoint::kCriticalSection, h.key);
+  }
   if (h.ctx.ShouldStop()) co_return;
   h.log.Invoke("fill", h.key, Fenced({{"value", db.value}}, h.fence));
   const ResourceReply filled = co_await h.store.FillCache(h.key, db.value, h.fence);
@@ -86,7 +88,9 @@ asio::awaitable<void> RwCacheWorkload::Read(Holder& h) {
 
 asio::awaitable<void> RwCacheWorkload::Write(Holder& h) {
   co_await SleepFor(h.ctx, Draw(h.rng, plan().work));
-  if (plan().pause_at == "write") co_await StallIfAsked(h.ctx, h.log, h.client, h.key);
+  if (plan().pause_at == "write") {
+    co_await PassFaultPoint(h.ctx, h.log, h.client, ClientFaultPoint::kCriticalSection, h.key);
+  }
   if (h.ctx.ShouldStop()) co_return;
   const int64_t value = WriteValue(h.worker, ++h.writes, h.ctx.options.concurrency);
   h.log.Invoke("write", h.key, Fenced({{"value", value}}, h.fence));

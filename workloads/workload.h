@@ -19,7 +19,7 @@
 #include <boost/asio/io_context.hpp>
 #include <nlohmann/json.hpp>
 
-#include "backends/client_pauses.h"
+#include "backends/client_faults.h"
 #include "backends/lock_service.h"
 #include "base/option_set.h"
 #include "base/seed.h"
@@ -29,7 +29,6 @@
 
 namespace locksmith {
 
-class ClientCrashes;
 class ResourceStore;
 
 // What every workload is run with (RunConfig's common keys); a workload's
@@ -62,15 +61,10 @@ struct WorkloadContext {
   // Set when a worker failed (threw): the others stop as on an interrupt,
   // so the run ends with the error instead of running to its deadline.
   bool failed = false;
-  // Where the client-pause nemesis asks a lock holder to stall inside its
-  // critical section; null when the run has no such nemesis. Workloads that
-  // hold locks check it right after each successful acquire and again
-  // before each release (ClientPauses::Take).
-  ClientPauses* pauses = nullptr;
-  // Where the client-crash nemesis asks an acquiring worker to vanish; null
-  // when the run has none. Workloads take exclusive acquires through
-  // AcquireUnlessCrashed (workloads/acquirer_crash.h).
-  ClientCrashes* crashes = nullptr;
+  // The run's client-side fault families (client-pause, client-crash, ...):
+  // every worker asks them at each point it passes (workloads/
+  // worker_fault_points.h); null when the run has none.
+  const ClientFaults* client_faults = nullptr;
   // The address client `index`'s sockets bind to (Cluster::ClientAddress);
   // empty, or no function: the kernel's choice.
   std::function<std::string(int index)> client_address = {};

@@ -1,0 +1,64 @@
+#include "backends/client_faults.h"
+
+namespace locksmith {
+
+const char* ClientFaultPointName(ClientFaultPoint point) {
+  switch (point) {
+    case ClientFaultPoint::kBeforeAcquire:
+      return "before-acquire";
+    case ClientFaultPoint::kAcquireInFlight:
+      return "acquire-in-flight";
+    case ClientFaultPoint::kAcquireAnswered:
+      return "acquire-answered";
+    case ClientFaultPoint::kCriticalSection:
+      return "critical-section";
+    case ClientFaultPoint::kBeforeRelease:
+      return "before-release";
+    case ClientFaultPoint::kReleaseInFlight:
+      break;
+  }
+  return "release-in-flight";
+}
+
+bool InsideAnOp(ClientFaultPoint point) {
+  return point != ClientFaultPoint::kCriticalSection && point != ClientFaultPoint::kBeforeRelease;
+}
+
+void ClientFaults::AddFamily(std::shared_ptr<ClientFaultFamily> family) {
+  std::lock_guard lock(mu_);
+  families_.push_back(std::move(family));
+}
+
+bool ClientFaults::empty() const {
+  std::lock_guard lock(mu_);
+  return families_.empty();
+}
+
+std::vector<std::shared_ptr<ClientFaultFamily>> ClientFaults::Families() const {
+  std::lock_guard lock(mu_);
+  return families_;
+}
+
+boost::asio::awaitable<ClientFaultEffect> ClientFaults::At(ClientFaultPoint point,
+                                                           ClientFaultTarget& target,
+                                                           const std::string& key) const {
+  ClientFaultEffect effect;
+  for (const auto& family : Families()) {
+    const ClientFaultEffect own = co_await family->At(point, target, key);
+    effect.clock_step += own.clock_step;
+    if (own.crashed) {
+      effect.crashed = true;
+      break;
+    }
+  }
+  co_return effect;
+}
+
+bool ClientFaults::DiesInsideAcquire(int64_t process, const std::string& key) const {
+  for (const auto& family : Families()) {
+    if (family->DiesInsideAcquire(process, key)) return true;
+  }
+  return false;
+}
+
+}  // namespace locksmith
