@@ -89,19 +89,16 @@ Result<std::unique_ptr<LockService>> MakeEtcdService(const ModuleOptions& option
 }
 
 EtcdService::EtcdService(Cluster& cluster, EtcdServiceOptions options)
-    : ServerSetService("etcd member", "members"),
+    : LeaderElectedService({"etcd", "etcd member", "members", ""}),
       options_(std::move(options)),
       cluster_token_("locksmith-" + cluster.Tag()) {
-  auto hosts = cluster.Hosts();
-  for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
-    Host* host = hosts[static_cast<size_t>(i)];
+  for (Host* host : FirstHosts(cluster.Hosts(), options_.nodes)) {
     EtcdMemberAddress member{host->Name(), host->Address(), host->ServicePort(2379),
                              host->ServicePort(2380)};
     ServiceNode info{host->Name(), NodeRole::kEtcdMember, host->Name(), "etcd",
                      host->Address(), member.client_port};
-    table_.push_back(info);
     members_.push_back(member);
-    servers_.Add({info, host, "the etcd member", kEtcdLogFile, options_.ready_timeout});
+    AddServer({info, host, "the etcd member", kEtcdLogFile, options_.ready_timeout});
   }
 }
 
@@ -145,14 +142,13 @@ Status EtcdService::Start() {
 }
 
 void EtcdService::Stop() {
-  servers_.StopAll();
+  LeaderElectedService::Stop();
   // Once no member runs, the preallocated log goes: 128 MB a member would
   // stay in the run's directory for nothing (the member's log and its
   // database stay).
   for (const auto& server : servers_.all()) {
     for (const char* wal : kPreallocatedWal) (void)server->host()->RemoveFile(wal);
   }
-  leader_.Forget();
 }
 
 std::unique_ptr<LockClient> EtcdService::NewClient(boost::asio::any_io_executor executor,
@@ -165,19 +161,11 @@ std::unique_ptr<LockClient> EtcdService::NewClient(boost::asio::any_io_executor 
   return std::make_unique<EtcdLockClient>(std::move(executor), std::move(o), slot.seed);
 }
 
-Status EtcdService::KillNode(const std::string& name) {
-  Status s = servers_.Kill(name);
-  leader_.Forget(name);
-  return s;
-}
-
 Status EtcdService::Relaunch(size_t index) {
   return servers_.all()[index]->Launch(LaunchOf(index), AnswersProbe(index));
 }
 
-Result<std::string> EtcdService::Primary() { return LeaderNow(); }
-
-Result<std::string> EtcdService::LeaderNow() const {
+Result<std::string> EtcdService::AskLeader() const {
   std::string leader;
   std::string seen;
   for (size_t i = 0; i < members_.size(); ++i) {
@@ -195,13 +183,8 @@ Result<std::string> EtcdService::LeaderNow() const {
     }
     seen += (seen.empty() ? "" : ", ") + members_[i].name + ": " + said;
   }
-  leader_.Record(leader);
   if (leader.empty()) return Error{"no etcd member leads now (" + seen + ")"};
   return leader;
-}
-
-NodeTable EtcdService::Table() const {
-  return WithPrimary(table_, leader_.Leader([this] { return LeaderNow(); }));
 }
 
 }  // namespace locksmith

@@ -30,16 +30,14 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "backends/backend_registry.h"
 #include "backends/etcd_gateway.h"
-#include "backends/leader_cache.h"
+#include "backends/leader_elected_service.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
-#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -76,22 +74,16 @@ std::vector<std::string> EtcdArgv(const EtcdServiceOptions& options,
                                   const std::vector<EtcdMemberAddress>& members, size_t self,
                                   const std::string& data_dir, const std::string& cluster_token);
 
-class EtcdService : public ServerSetService {
+class EtcdService : public LeaderElectedService {
  public:
   EtcdService(Cluster& cluster, EtcdServiceOptions options);
 
-  std::string Backend() const override { return "etcd"; }
-  // The leader of the moment (asked at most once per 100 ms) has the
-  // primary role, every other member etcd-member.
-  NodeTable Table() const override;
   nlohmann::json Settings() const override;
   Status Start() override;
+  // Stops every member, then removes the log segments they preallocated.
   void Stop() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
-
-  Status KillNode(const std::string& node) override;
-  Result<std::string> Primary() override;
 
   const std::vector<EtcdMemberAddress>& Members() const { return members_; }
 
@@ -102,15 +94,12 @@ class EtcdService : public ServerSetService {
   Status Relaunch(size_t index) override;
   ServerLaunch LaunchOf(size_t index) const;
   ReadinessProbe AnswersProbe(size_t index) const;
-  // The member that leads now, asked with status; remembers it for Table().
-  Result<std::string> LeaderNow() const;
+  // The member whose status names itself leader (every etcd-member else).
+  Result<std::string> AskLeader() const override;
 
   const EtcdServiceOptions options_;
   const std::string cluster_token_;
-  NodeTable table_;
   std::vector<EtcdMemberAddress> members_;
-  // The last leader seen, asked again after 100 ms.
-  mutable LeaderCache leader_{std::chrono::milliseconds(100)};
 };
 
 }  // namespace locksmith

@@ -7,7 +7,6 @@
 #include "backends/mariadb_library.h"
 #include "backends/mariadb_lock_client.h"
 #include "backends/non_root_server.h"
-#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {
@@ -135,23 +134,17 @@ Result<std::unique_ptr<LockService>> MakeMariadbService(const ModuleOptions& opt
   // is said here, before any server starts.
   if (Status s = LoadLibmariadb(); !s) return Error{s.error()};
   MariadbServiceOptions m = OptionsAs<MariadbServiceOptions>(options);
-  auto password = NewServerPassword();
-  if (!password) return Error{password.error()};
-  m.password = *password;
-  m.client_timeout = context.client_timeout;
-  if (!context.client.empty()) m.client = context.client;
-  m.fencing = context.fencing;
+  if (Status s = TakeRunSettings(m, context); !s) return Error{s.error()};
   return std::unique_ptr<LockService>(new MariadbService(context.cluster, m));
 }
 
 MariadbService::MariadbService(Cluster& cluster, MariadbServiceOptions options)
-    : ServerSetService("mariadb server", "nodes"), options_(std::move(options)) {
-  auto hosts = cluster.Hosts();
-  if (hosts.empty()) return;
-  Host* host = hosts.front();
-  table_.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "mariadbd", host->Address(),
-                    host->ServicePort(kPreferredPort)});
-  servers_.Add({table_.front(), host, "mariadbd", kMariadbLogFile, options_.ready_timeout});
+    : ServerSetService({"mariadb", "mariadb server", "nodes", options.password}),
+      options_(std::move(options)) {
+  for (const auto& info : PrimaryPerHost(cluster.Hosts(), 1, "mariadbd", kPreferredPort)) {
+    AddServer(
+        {info, cluster.FindHost(info.host), "mariadbd", kMariadbLogFile, options_.ready_timeout});
+  }
 }
 
 MariadbEndpoint MariadbService::EndpointOf(const ServiceNode& node) const {
@@ -238,11 +231,6 @@ std::unique_ptr<LockClient> MariadbService::NewClient(boost::asio::any_io_execut
 Status MariadbService::Relaunch(size_t index) {
   ServerProcess& node = *servers_.all()[index];
   return node.Launch(LaunchOf(node), ProbeOf(node));
-}
-
-Result<std::string> MariadbService::Primary() {
-  if (table_.empty()) return Error{"the mariadb service has no node"};
-  return table_.front().name;
 }
 
 }  // namespace locksmith

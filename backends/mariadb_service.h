@@ -83,20 +83,14 @@ class MariadbService : public ServerSetService {
  public:
   MariadbService(Cluster& cluster, MariadbServiceOptions options);
 
-  std::string Backend() const override { return "mariadb"; }
-  NodeTable Table() const override { return table_; }
   // ready_ms: how long the last Start took, the install included.
   nlohmann::json Settings() const override;
-  std::vector<std::string> Secrets() const override { return {options_.password}; }
   // Makes the data directory (once), then starts the server.
   Status Start() override;
   // Stops the server and removes its data directory.
   void Stop() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
-
-  Result<std::string> Primary() override;
-  bool Promotes() const override { return false; }
 
  private:
   Status Relaunch(size_t index) override;
@@ -108,7 +102,6 @@ class MariadbService : public ServerSetService {
   ReadinessProbe ProbeOf(const ServerProcess& node) const;
 
   const MariadbServiceOptions options_;
-  NodeTable table_;    // fixed at construction
   std::vector<std::string> run_as_;  // set by Start, before any fault (NonRootPrefix)
 };
 

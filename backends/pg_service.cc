@@ -6,7 +6,6 @@
 #include "backends/pg_admin.h"
 #include "backends/non_root_server.h"
 #include "backends/pg_lock_client.h"
-#include "base/random_secret.h"
 #include "base/scope_exit.h"
 
 namespace locksmith {
@@ -78,23 +77,16 @@ Result<std::unique_ptr<LockService>> MakePostgresService(const ModuleOptions& op
   // said here, before any server starts.
   if (Status s = LoadLibpq(); !s) return Error{s.error()};
   PostgresServiceOptions o;
-  auto password = NewServerPassword();
-  if (!password) return Error{password.error()};
-  o.password = *password;
-  o.client_timeout = context.client_timeout;
-  if (!context.client.empty()) o.client = context.client;
-  o.fencing = context.fencing;
+  if (Status s = TakeRunSettings(o, context); !s) return Error{s.error()};
   return std::unique_ptr<LockService>(new PostgresService(context.cluster, o));
 }
 
 PostgresService::PostgresService(Cluster& cluster, PostgresServiceOptions options)
-    : ServerSetService("postgres node", "nodes"), options_(std::move(options)) {
-  auto hosts = cluster.Hosts();
-  if (hosts.empty()) return;
-  Host* host = hosts.front();
-  table_.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "postgres", host->Address(),
-                    host->ServicePort(kPort)});
-  servers_.Add({table_.front(), host, "postgres", kPgLogFile, options_.ready_timeout});
+    : ServerSetService({"postgres", "postgres node", "nodes", options.password}),
+      options_(std::move(options)) {
+  for (const auto& info : PrimaryPerHost(cluster.Hosts(), 1, "postgres", kPort)) {
+    AddServer({info, cluster.FindHost(info.host), "postgres", kPgLogFile, options_.ready_timeout});
+  }
 }
 
 nlohmann::json PostgresService::Settings() const {

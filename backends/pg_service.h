@@ -74,10 +74,7 @@ class PostgresService : public ServerSetService {
  public:
   PostgresService(Cluster& cluster, PostgresServiceOptions options);
 
-  std::string Backend() const override { return "postgres"; }
-  NodeTable Table() const override { return table_; }
   nlohmann::json Settings() const override;
-  std::vector<std::string> Secrets() const override { return {options_.password}; }
   Status Start() override;
   void Stop() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
@@ -86,8 +83,6 @@ class PostgresService : public ServerSetService {
   Status KillNode(const std::string& node) override;
   Status PauseNode(const std::string& node) override;
   Status ResumeNode(const std::string& node) override;
-  Result<std::string> Primary() override { return std::string("n1"); }
-  bool Promotes() const override { return false; }
 
   // How a client reaches the server (tests).
   PgEndpoint Endpoint() const;
@@ -111,7 +106,6 @@ class PostgresService : public ServerSetService {
                            std::chrono::milliseconds timeout = kCommandTimeout);
 
   const PostgresServiceOptions options_;
-  NodeTable table_;
   std::vector<std::string> run_as_;  // set by Start, before any fault
   bool initialized_ = false;         // Start made pgdata/ (run thread only)
 };

@@ -5,7 +5,6 @@
 #include "backends/redis_admin.h"
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
-#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {
@@ -52,14 +51,7 @@ std::string RedisConfigText(const std::string& address, int port, const std::str
 }
 
 NodeTable RedisNodeTable(const std::vector<Host*>& hosts, int nodes) {
-  // Independent masters (no replication): every node leads its own data.
-  NodeTable table;
-  for (int i = 0; i < nodes && i < static_cast<int>(hosts.size()); ++i) {
-    Host* host = hosts[i];
-    table.push_back({host->Name(), NodeRole::kPrimary, host->Name(), "redis-server",
-                     host->Address(), host->ServicePort(6379)});
-  }
-  return table;
+  return PrimaryPerHost(hosts, nodes, "redis-server", 6379);
 }
 
 ServerProcessOptions RedisServerOptions(ServiceNode node, Host* host,
@@ -96,21 +88,15 @@ Result<std::unique_ptr<LockService>> MakeRedisService(const ModuleOptions& optio
                                                       const BackendContext& context) {
   RedisServiceOptions r = OptionsAs<RedisServiceOptions>(options);
   r.nodes = 1;
-  auto password = NewServerPassword();
-  if (!password) return Error{password.error()};
-  r.password = *password;
-  r.client_timeout = context.client_timeout;
-  if (!context.client.empty()) r.client = context.client;
-  r.fencing = context.fencing;
+  if (Status s = TakeRunSettings(r, context); !s) return Error{s.error()};
   return std::unique_ptr<LockService>(new RedisService(context.cluster, r));
 }
 
 RedisService::RedisService(Cluster& cluster, RedisServiceOptions options)
-    : ServerSetService("redis node", "nodes"), options_(std::move(options)) {
-  auto hosts = cluster.Hosts();
-  table_ = RedisNodeTable(hosts, options_.nodes);
-  for (const auto& info : table_) {
-    servers_.Add(RedisServerOptions(info, cluster.FindHost(info.host), options_.ready_timeout));
+    : ServerSetService({options.backend, "redis node", "nodes", options.password}),
+      options_(std::move(options)) {
+  for (const auto& info : RedisNodeTable(cluster.Hosts(), options_.nodes)) {
+    AddServer(RedisServerOptions(info, cluster.FindHost(info.host), options_.ready_timeout));
   }
 }
 
@@ -136,8 +122,6 @@ Status RedisService::Start() {
            [this](size_t i) { return RedisPingProbe(EndpointOf(servers_.all()[i]->info())); },
        .ready_timeout = options_.ready_timeout});
 }
-
-void RedisService::Stop() { servers_.StopAll(); }
 
 std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor executor,
                                                     const ClientSlot& slot) {
@@ -169,15 +153,6 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
 Status RedisService::Relaunch(size_t index) {
   ServerProcess& node = *servers_.all()[index];
   return node.Launch(LaunchOf(node), RedisPingProbe(EndpointOf(node.info())));
-}
-
-Result<std::string> RedisService::Primary() {
-  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
-  if (primaries.empty()) return Error{"the redis service has no node"};
-  if (primaries.size() > 1) {
-    return Error{std::to_string(primaries.size()) + " independent masters: none leads"};
-  }
-  return primaries.front();
 }
 
 Host* RedisService::NodeHost(const std::string& name) { return servers_.HostOf(name); }

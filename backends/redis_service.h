@@ -102,21 +102,13 @@ class RedisService : public ServerSetService, public HasClocks {
  public:
   RedisService(Cluster& cluster, RedisServiceOptions options);
 
-  std::string Backend() const override { return options_.backend; }
-  NodeTable Table() const override { return table_; }
   nlohmann::json Settings() const override;
-  std::vector<std::string> Secrets() const override { return {options_.password}; }
   std::string ClientPassword() const override { return options_.password; }
   Status Start() override;
-  void Stop() override;
   // A client of the node with the primary role, or options.make_client's.
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
-  // Without replication the primary never changes; with several
-  // independent masters none leads (an error).
-  Result<std::string> Primary() override;
-  bool Promotes() const override { return false; }
   Host* NodeHost(const std::string& node) override;
   // TIME on the node, within the client timeout.
   Result<int64_t> WallClockNs(const std::string& node) override;
@@ -129,7 +121,6 @@ class RedisService : public ServerSetService, public HasClocks {
   ServerLaunch LaunchOf(const ServerProcess& node) const;
 
   const RedisServiceOptions options_;
-  NodeTable table_;    // fixed at construction
 };
 
 }  // namespace locksmith

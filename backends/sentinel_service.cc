@@ -9,7 +9,6 @@
 #include "backends/redis_clients.h"
 #include "backends/redis_lock_client.h"
 #include "backends/sentinel_lock_client.h"
-#include "base/random_secret.h"
 
 namespace locksmith {
 namespace {
@@ -67,12 +66,7 @@ Result<std::unique_ptr<LockService>> MakeSentinelService(const ModuleOptions& op
                                                          const BackendContext& context) {
   SentinelServiceOptions s = OptionsAs<SentinelServiceOptions>(options);
   if (s.sentinels < 2) return Error{"--sentinels must be at least 2 (the quorum is 2)"};
-  auto password = NewServerPassword();
-  if (!password) return Error{password.error()};
-  s.redis.password = *password;
-  s.redis.client_timeout = context.client_timeout;
-  s.redis.fencing = context.fencing;
-  if (!context.client.empty()) s.redis.client = context.client;
+  if (Status taken = TakeRunSettings(s.redis, context); !taken) return Error{taken.error()};
   return std::unique_ptr<LockService>(new SentinelService(context.cluster, s));
 }
 
@@ -126,14 +120,14 @@ std::string SentinelConfigText(const ServiceNode& sentinel, const ServiceNode& m
 }
 
 SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions options)
-    : ServerSetService("redis-sentinel node", "nodes"), options_(std::move(options)) {
-  initial_ = SentinelNodeTable(cluster.Hosts(), options_);
-  for (const auto& info : initial_) {
+    : ServerSetService({"redis-sentinel", "redis-sentinel node", "nodes", options.redis.password}),
+      options_(std::move(options)) {
+  for (const auto& info : SentinelNodeTable(cluster.Hosts(), options_)) {
     Host* host = cluster.FindHost(info.host);
     if (info.role == NodeRole::kSentinel) {
-      servers_.Add({info, host, "redis-sentinel", kSentinelLogFile, options_.redis.ready_timeout});
+      AddServer({info, host, "redis-sentinel", kSentinelLogFile, options_.redis.ready_timeout});
     } else {
-      servers_.Add(RedisServerOptions(info, host, options_.redis.ready_timeout));
+      AddServer(RedisServerOptions(info, host, options_.redis.ready_timeout));
     }
   }
   master_ = "n1";
@@ -189,7 +183,7 @@ NodeTable SentinelService::Table() const {
     std::lock_guard lock(mu_);
     master = master_;
   }
-  NodeTable table = initial_;
+  NodeTable table = table_;
   for (auto& node : table) {
     if (node.role == NodeRole::kSentinel) continue;
     node.role = node.name == master ? NodeRole::kPrimary : NodeRole::kReplica;
@@ -201,7 +195,7 @@ Status SentinelService::Start() {
   const auto servers = static_cast<size_t>(options_.replicas + 1 + options_.sentinels);
   if (Status s = NeedHosts(Backend(), SentinelHostCount(options_), servers); !s) return s;
   if (Status s = NeedPorts(); !s) return s;
-  const ServiceNode& master = initial_.front();
+  const ServiceNode& master = table_.front();
   for (const auto& node : servers_.all()) {
     if (IsSentinel(*node)) continue;
     if (Status s = LaunchData(*node, &master); !s) return s;
@@ -320,7 +314,7 @@ Status SentinelService::Relaunch(size_t index) {
   // A data node comes back as a replica of whoever leads now; when nobody
   // does (mid failover) it comes back as it was, and the sentinels convert it.
   auto master = AskSentinels();
-  const ServiceNode* leader = master ? FindServiceNode(initial_, *master) : nullptr;
+  const ServiceNode* leader = master ? FindServiceNode(table_, *master) : nullptr;
   return LaunchData(*node, leader);
 }
 
@@ -340,7 +334,7 @@ Result<std::string> SentinelService::AskSentinels() const {
       last_error = node->info().name + " answered " + r->Describe();
       continue;
     }
-    for (const auto& data : initial_) {
+    for (const auto& data : table_) {
       if (data.role != NodeRole::kSentinel && data.address == r->elements[0].str &&
           std::to_string(data.port) == r->elements[1].str) {
         ++votes[data.name];
@@ -356,7 +350,7 @@ Result<std::string> SentinelService::AskSentinels() const {
 }
 
 std::string SentinelService::NodeAt(const std::string& address, const std::string& port) const {
-  for (const auto& data : initial_) {
+  for (const auto& data : table_) {
     if (data.role != NodeRole::kSentinel && data.address == address &&
         std::to_string(data.port) == port) {
       return data.name;

@@ -76,11 +76,9 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
  public:
   SentinelService(Cluster& cluster, SentinelServiceOptions options);
 
-  std::string Backend() const override { return "redis-sentinel"; }
   // Roles as the sentinels see them now (asked when the service runs).
   NodeTable Table() const override;
   nlohmann::json Settings() const override;
-  std::vector<std::string> Secrets() const override { return {options_.redis.password}; }
   std::string ClientPassword() const override { return options_.redis.password; }
   Status Start() override;
   void Stop() override;
@@ -90,6 +88,7 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
 
   // The data node the sentinels name as master (majority of the answers).
   Result<std::string> Primary() override;
+  bool Promotes() const override { return true; }
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
 
@@ -136,7 +135,6 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
 
   const SentinelServiceOptions options_;
   std::unique_ptr<SentinelEventWatcher> watcher_;  // run thread only
-  NodeTable initial_;  // fixed at construction: n1 primary
   mutable std::mutex mu_;
   mutable std::string master_;  // guarded by mu_: last known master
   bool started_ = false;        // guarded by mu_

@@ -1,13 +1,53 @@
 #include "backends/server_set_service.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <set>
 #include <thread>
 #include <utility>
 
 namespace locksmith {
 
-ServerSetService::ServerSetService(std::string kind, std::string plural)
-    : servers_(std::move(kind), std::move(plural)) {}
+std::vector<Host*> FirstHosts(const std::vector<Host*>& hosts, int count) {
+  const auto n = std::min(hosts.size(), static_cast<size_t>(std::max(0, count)));
+  return {hosts.begin(), hosts.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
+NodeTable PrimaryPerHost(const std::vector<Host*>& hosts, int nodes, const std::string& program,
+                         int preferred_port) {
+  NodeTable table;
+  for (Host* host : FirstHosts(hosts, nodes)) {
+    table.push_back({host->Name(), NodeRole::kPrimary, host->Name(), program, host->Address(),
+                     host->ServicePort(preferred_port)});
+  }
+  return table;
+}
+
+ServerSetService::ServerSetService(Naming naming)
+    : backend_(std::move(naming.backend)),
+      password_(std::move(naming.password)),
+      servers_(std::move(naming.kind), std::move(naming.plural)) {}
+
+ServerProcess& ServerSetService::AddServer(ServerProcessOptions options) {
+  table_.push_back(options.info);
+  return servers_.Add(std::move(options));
+}
+
+std::vector<std::string> ServerSetService::Secrets() const {
+  if (password_.empty()) return {};
+  return {password_};
+}
+
+void ServerSetService::Stop() { servers_.StopAll(); }
+
+Result<std::string> ServerSetService::Primary() {
+  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
+  if (primaries.empty()) return Error{"the " + backend_ + " service has no node"};
+  if (primaries.size() > 1) {
+    return Error{std::to_string(primaries.size()) + " independent masters: none leads"};
+  }
+  return primaries.front();
+}
 
 Status ServerSetService::KillNode(const std::string& node) { return servers_.Kill(node); }
 

@@ -1,15 +1,19 @@
 // ServerSetService: the part every service whose nodes are processes it
 // starts itself shares (Redis, Sentinel, ZooKeeper, etcd, MariaDB,
-// PostgreSQL): its ServerSet, the Killable / Pausable / HasNodeProcesses
-// steps on a named node through it, and one start sequence (StartServers:
-// hosts and ports checked, every server spawned and awaited within one
-// deadline, then a leader awaited where the service elects one), with its
-// errors worded here once. A service overrides a step only where its
-// servers need more (PostgreSQL's children, a leader cache to forget).
+// PostgreSQL): its ServerSet and node table, the LockService answers that
+// follow from them (its name, the table, the servers' password kept
+// secret, Stop), the Killable / Pausable / HasNodeProcesses steps on a
+// named node, a fixed primary (the table's one primary node; none when
+// several independent masters all are), and one start sequence
+// (StartServers: hosts and ports checked, every server spawned and awaited
+// within one deadline, then a leader awaited where the service elects
+// one), with its errors worded here once. A service overrides only where
+// its servers need more (PostgreSQL's children, an elected leader:
+// LeaderElectedService).
 //
-// Thread-safety: as ServerSet: the set is fixed once the service is built;
-// every step may then be called from any thread. Start (and so
-// StartServers) runs on the run thread only.
+// Thread-safety: as ServerSet: the set and the table are fixed once the
+// service is built; every step may then be called from any thread. Start
+// (and so StartServers) and Stop run on the run thread only.
 #pragma once
 
 #include <atomic>
@@ -21,11 +25,37 @@
 #include <string>
 #include <vector>
 
+#include "backends/backend_registry.h"
 #include "backends/lock_service.h"
 #include "backends/server_set.h"
+#include "base/random_secret.h"
 #include "base/result.h"
 
 namespace locksmith {
+
+// The first `count` of `hosts` (all of them when there are fewer): where a
+// service of one server per host puts its servers.
+std::vector<Host*> FirstHosts(const std::vector<Host*>& hosts, int count);
+// The nodes of `nodes` servers running `program`, one on each of the first
+// hosts of `hosts` at its ServicePort(preferred_port), each the primary of
+// its own data (no replication): node names are the hosts' (pure).
+NodeTable PrimaryPerHost(const std::vector<Host*>& hosts, int nodes, const std::string& program,
+                         int preferred_port);
+
+// The run's part of a service's options, taken the same way by every
+// backend whose servers want a password: a new one (NewServerPassword, never
+// drawn from the run's seed), the clients' deadline, the client the run
+// chose (none chosen: the backend's default stays) and --fencing.
+template <typename Options>
+Status TakeRunSettings(Options& options, const BackendContext& context) {
+  auto password = NewServerPassword();
+  if (!password) return Error{password.error()};
+  options.password = *password;
+  options.client_timeout = context.client_timeout;
+  if (!context.client.empty()) options.client = context.client;
+  options.fencing = context.fencing;
+  return OkStatus();
+}
 
 class ServerSetService : public LockService,
                          public Killable,
@@ -33,6 +63,17 @@ class ServerSetService : public LockService,
                          public HasPrimary,
                          public HasNodeProcesses {
  public:
+  std::string Backend() const override { return backend_; }
+  NodeTable Table() const override { return table_; }
+  std::vector<std::string> Secrets() const override;
+  // Stops every server (ServerSet::StopAll).
+  void Stop() override;
+
+  // The table's one node in the primary role; an error when it has none,
+  // or several (independent masters: none leads).
+  Result<std::string> Primary() override;
+  bool Promotes() const override { return false; }
+
   Status KillNode(const std::string& node) override;
   // The node's server started again by Relaunch (an error for an unknown name).
   Status StartNode(const std::string& node) override;
@@ -70,9 +111,17 @@ class ServerSetService : public LockService,
     std::chrono::milliseconds ready_timeout{20000};
   };
 
-  // `kind` and `plural` name a server and the list of them in messages
-  // (ServerSet).
-  ServerSetService(std::string kind, std::string plural);
+  // How the service and its servers are named, and what they keep secret.
+  struct Naming {
+    std::string backend;   // Backend(): "redis"
+    std::string kind;      // one server in messages: "redis node" (ServerSet)
+    std::string plural;    // the list of them: "nodes"
+    std::string password;  // the servers' own, one of Secrets(); "" for none
+  };
+  explicit ServerSetService(Naming naming);
+
+  // A server and its node, at the end of the start order (construction only).
+  ServerProcess& AddServer(ServerProcessOptions options);
 
   // Starts the server at `index` (start order) again after a kill.
   virtual Status Relaunch(size_t index) = 0;
@@ -95,7 +144,10 @@ class ServerSetService : public LockService,
                           std::chrono::steady_clock::time_point give_up,
                           std::chrono::milliseconds poll);
 
+  const std::string backend_;
+  const std::string password_;
   ServerSet servers_;  // fixed at construction, in start order
+  NodeTable table_;    // the servers' nodes, as built (AddServer)
   std::atomic<int64_t> ready_after_ms_{0};
 };
 

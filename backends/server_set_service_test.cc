@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cluster/testing/fake_cluster.h"
 #include "cluster/testing/fake_host.h"
 
 namespace locksmith {
@@ -14,27 +15,23 @@ namespace {
 using namespace std::chrono_literals;
 using testing::FakeHost;
 
-// A service of `hosts` servers, one per host, that only starts.
+// A service of one server per host, each the primary of its own data,
+// that only starts.
 class StartOnlyService : public ServerSetService {
  public:
-  explicit StartOnlyService(const std::vector<FakeHost*>& hosts)
-      : ServerSetService("test node", "nodes") {
-    for (FakeHost* host : hosts) {
-      const std::string name = "n" + std::to_string(servers_.size() + 1);
-      servers_.Add({{name, NodeRole::kPrimary, host->Name(), "server", host->Address(),
-                     host->ServicePort(7000)},
-                    host, "the test server", name + ".log", 200ms});
+  explicit StartOnlyService(const std::vector<FakeHost*>& hosts, std::string password = "")
+      : ServerSetService({"test", "test node", "nodes", std::move(password)}) {
+    const std::vector<Host*> all(hosts.begin(), hosts.end());
+    const NodeTable table = PrimaryPerHost(all, static_cast<int>(all.size()), "server", 7000);
+    for (size_t i = 0; i < table.size(); ++i) {
+      AddServer({table[i], hosts[i], "the test server", table[i].name + ".log", 200ms});
     }
   }
 
-  std::string Backend() const override { return "test"; }
-  NodeTable Table() const override { return {}; }
   Status Start() override { return StartServers(plan); }
-  void Stop() override { servers_.StopAll(); }
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor, const ClientSlot&) override {
     return nullptr;
   }
-  Result<std::string> Primary() override { return Error{"none"}; }
 
   StartPlan plan{.backend = "test",
                  .hosts = 2,
@@ -54,13 +51,13 @@ TEST(ServerSetServiceTest, TooFewHostsOrAPortMissingIsSaidBeforeAnythingRuns) {
   EXPECT_EQ(one.Start().error(), "the test backend needs 2 hosts, the cluster has 1");
   one.plan.hosts = 1;
   one.plan.more_ports = [](size_t) { return std::vector<int>{7001, 0}; };
-  EXPECT_EQ(one.Start().error(), "n1: its host has no free port left");
+  EXPECT_EQ(one.Start().error(), "a: its host has no free port left");
   EXPECT_TRUE(a.spawns().empty());
 
   FakeHost b("b");
   b.SetPort(7000, 0);
   StartOnlyService unlucky({&a, &b});
-  EXPECT_EQ(unlucky.Start().error(), "n2: its host has no free port left");
+  EXPECT_EQ(unlucky.Start().error(), "b: its host has no free port left");
   EXPECT_TRUE(a.spawns().empty());
 }
 
@@ -88,11 +85,12 @@ TEST(ServerSetServiceTest, PreparesThenSpawnsEveryServerBeforeProbingAnyThenAwai
   };
   service.plan.leader_poll = 1ms;
   ASSERT_TRUE(service.Start().ok());
-  EXPECT_EQ(steps, (std::vector<std::string>{"prepare with 0 spawned", "probe 0 with 1 spawned on b",
-                                             "probe 1 with 1 spawned on b"}));
+  EXPECT_EQ(steps,
+            (std::vector<std::string>{"prepare with 0 spawned", "probe 0 with 1 spawned on b",
+                                      "probe 1 with 1 spawned on b"}));
   EXPECT_EQ(asked, 3);
-  EXPECT_TRUE(service.IsUp("n1"));
-  EXPECT_TRUE(service.IsUp("n2"));
+  EXPECT_TRUE(service.IsUp("a"));
+  EXPECT_TRUE(service.IsUp("b"));
 }
 
 TEST(ServerSetServiceTest, AFailedPrepareSpawnsNothingAndNoLeaderInTimeIsNamed) {
@@ -110,6 +108,51 @@ TEST(ServerSetServiceTest, AFailedPrepareSpawnsNothingAndNoLeaderInTimeIsNamed) 
   EXPECT_EQ(leaderless.Start().error(),
             "the test quorum elected no leader within 200 ms: n1: follower");
   EXPECT_EQ(leaderless.ready_after(), 0ms);
+}
+
+TEST(ServerSetServiceTest, TheNamingTableSecretAndFixedPrimaryComeFromWhatItWasBuiltWith) {
+  FakeHost a("a");
+  FakeHost b("b");
+  StartOnlyService none({});
+  EXPECT_EQ(none.Backend(), "test");
+  EXPECT_TRUE(none.Secrets().empty());
+  EXPECT_EQ(none.Primary().error(), "the test service has no node");
+
+  StartOnlyService one({&a}, "pw");
+  EXPECT_EQ(one.Secrets(), std::vector<std::string>{"pw"});
+  ASSERT_EQ(one.Table().size(), 1u);
+  EXPECT_EQ(one.Table()[0].name, "a");
+  EXPECT_EQ(one.Table()[0].role, NodeRole::kPrimary);
+  EXPECT_EQ(one.Table()[0].port, 7000);
+  EXPECT_EQ(*one.Primary(), "a");
+  EXPECT_FALSE(one.Promotes());
+
+  StartOnlyService masters({&a, &b});
+  EXPECT_EQ(masters.Nodes(), (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(masters.Primary().error(), "2 independent masters: none leads");
+}
+
+struct RunTakingOptions {
+  std::string password;
+  std::chrono::milliseconds client_timeout{500};
+  std::string client = "default-client";
+  bool fencing = false;
+};
+
+TEST(ServerSetServiceTest, TakeRunSettingsDrawsAPasswordAndKeepsTheDefaultClientUnlessOneIsChosen) {
+  testing::FakeCluster cluster({"a"});
+  BackendContext context{cluster, 7, 1234ms, "", true};
+  RunTakingOptions first;
+  ASSERT_TRUE(TakeRunSettings(first, context).ok());
+  EXPECT_FALSE(first.password.empty());
+  EXPECT_EQ(first.client_timeout, 1234ms);
+  EXPECT_EQ(first.client, "default-client");
+  EXPECT_TRUE(first.fencing);
+  context.client = "chosen";
+  RunTakingOptions second;
+  ASSERT_TRUE(TakeRunSettings(second, context).ok());
+  EXPECT_EQ(second.client, "chosen");
+  EXPECT_NE(second.password, first.password);
 }
 
 }  // namespace

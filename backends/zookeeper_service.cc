@@ -134,19 +134,17 @@ Result<std::unique_ptr<LockService>> MakeZookeeperService(const ModuleOptions& o
 
 ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options,
                                    std::string client)
-    : ServerSetService("zookeeper peer", "peers"),
+    : LeaderElectedService({"zookeeper", "zookeeper peer", "peers", ""}),
       options_(std::move(options)),
       client_(std::move(client)) {
-  auto hosts = cluster.Hosts();
-  for (int i = 0; i < options_.nodes && i < static_cast<int>(hosts.size()); ++i) {
-    Host* host = hosts[static_cast<size_t>(i)];
-    ZkPeerAddress peer{i + 1, host->Address(), host->ServicePort(2181), host->ServicePort(2888),
+  for (Host* host : FirstHosts(cluster.Hosts(), options_.nodes)) {
+    const int id = static_cast<int>(peers_.size()) + 1;  // myid: 1..N in start order
+    ZkPeerAddress peer{id, host->Address(), host->ServicePort(2181), host->ServicePort(2888),
                        host->ServicePort(3888)};
     ServiceNode info{host->Name(), NodeRole::kZkPeer, host->Name(), "java",
                      host->Address(), peer.client_port};
-    table_.push_back(info);
     peers_.push_back(peer);
-    servers_.Add({info, host, "the zookeeper peer", kZkLogFile, options_.ready_timeout});
+    AddServer({info, host, "the zookeeper peer", kZkLogFile, options_.ready_timeout});
   }
 }
 
@@ -198,11 +196,6 @@ Status ZookeeperService::Start() {
                        .ready_timeout = options_.ready_timeout});
 }
 
-void ZookeeperService::Stop() {
-  servers_.StopAll();
-  leader_.Forget();
-}
-
 std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_executor executor,
                                                         const ClientSlot& slot) {
   ZkLockClientOptions o;
@@ -212,12 +205,6 @@ std::unique_ptr<LockClient> ZookeeperService::NewClient(boost::asio::any_io_exec
   o.source_address = slot.source_address;
   auto client = MakeZkLockClient(client_, std::move(executor), std::move(o), slot.seed);
   return client ? std::move(*client) : nullptr;
-}
-
-Status ZookeeperService::KillNode(const std::string& name) {
-  Status s = servers_.Kill(name);
-  leader_.Forget(name);
-  return s;
 }
 
 Status ZookeeperService::Relaunch(size_t index) {
@@ -242,9 +229,7 @@ std::vector<std::string> ZookeeperService::Modes() const {
   return modes;
 }
 
-Result<std::string> ZookeeperService::Primary() { return LeaderNow(); }
-
-Result<std::string> ZookeeperService::LeaderNow() const {
+Result<std::string> ZookeeperService::AskLeader() const {
   const auto modes = Modes();
   std::string leader;
   std::string seen;
@@ -253,13 +238,8 @@ Result<std::string> ZookeeperService::LeaderNow() const {
             (modes[i].empty() ? "no answer" : modes[i]);
     if (leader.empty() && IsLeading(modes[i])) leader = table_[i].name;
   }
-  leader_.Record(leader);
   if (leader.empty()) return Error{"no zookeeper peer leads now (" + seen + ")"};
   return leader;
-}
-
-NodeTable ZookeeperService::Table() const {
-  return WithPrimary(table_, leader_.Leader([this] { return LeaderNow(); }));
 }
 
 Host* ZookeeperService::NodeHost(const std::string& name) { return servers_.HostOf(name); }

@@ -33,10 +33,9 @@
 #include <vector>
 
 #include "backends/backend_registry.h"
-#include "backends/leader_cache.h"
+#include "backends/leader_elected_service.h"
 #include "backends/lock_service.h"
 #include "backends/server_process.h"
-#include "backends/server_set_service.h"
 #include "cluster/host.h"
 
 namespace locksmith {
@@ -86,22 +85,15 @@ std::vector<std::string> ZookeeperArgv(const ZookeeperServiceOptions& options,
 // "addr:port,addr:port,..." of every peer's client port: the connect string.
 std::string ZkConnectString(const std::vector<ZkPeerAddress>& peers);
 
-class ZookeeperService : public ServerSetService, public HasClocks {
+class ZookeeperService : public LeaderElectedService, public HasClocks {
  public:
   ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options, std::string client);
 
-  std::string Backend() const override { return "zookeeper"; }
-  // The leader of the moment (asked with srvr, at most once per 100 ms) has
-  // the primary role, every other peer zk-peer.
-  NodeTable Table() const override;
   nlohmann::json Settings() const override;
   Status Start() override;
-  void Stop() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,
                                         const ClientSlot& slot) override;
 
-  Status KillNode(const std::string& node) override;
-  Result<std::string> Primary() override;
   Host* NodeHost(const std::string& node) override;
   Result<int64_t> WallClockNs(const std::string& node) override;
 
@@ -118,17 +110,14 @@ class ZookeeperService : public ServerSetService, public HasClocks {
   // Ready once the peer at `peer` answers srvr; with `in_quorum`, with a
   // mode (it has joined a quorum).
   static ReadinessProbe ServingProbe(const ZkPeerAddress& peer, bool in_quorum);
-  // The peer that leads now, asked with srvr; remembers it for Table().
-  Result<std::string> LeaderNow() const;
+  // The peer whose srvr mode is leader or standalone (every zk-peer else).
+  Result<std::string> AskLeader() const override;
   // The srvr mode of every peer now ("" for a peer that does not answer).
   std::vector<std::string> Modes() const;
 
   const ZookeeperServiceOptions options_;
   const std::string client_;
-  NodeTable table_;  // fixed at construction; roles as at start
   std::vector<ZkPeerAddress> peers_;  // fixed at construction, in table order
-  // The last leader seen, asked again after 100 ms.
-  mutable LeaderCache leader_{std::chrono::milliseconds(100)};
 };
 
 }  // namespace locksmith
