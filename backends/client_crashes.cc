@@ -22,12 +22,11 @@ boost::asio::awaitable<ClientFaultEffect> ClientCrashes::At(ClientFaultPoint poi
                                                            ClientFaultTarget& target,
                                                            const std::string& key) {
   // A crash after a refused acquire would change nothing on the servers:
-  // the worker passes kAcquireAnswered only after an ok or unknown answer.
-  if (point != ClientFaultPoint::kAcquireAnswered || target.OwnCrashPoint() ||
-      !Take(target.process(), key)) {
+  // the worker passes kAcquireAnswered only after an ok or unknown answer,
+  // a client that has the point only once its request took effect.
+  if (point != ClientFaultPoint::kAcquireAnswered || !Take(target.process(), key)) {
     co_return ClientFaultEffect{};
   }
-  target.client().Crash();
   co_return ClientFaultEffect{true, std::chrono::milliseconds(0)};
 }
 

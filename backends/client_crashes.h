@@ -8,11 +8,13 @@
 // the end: it may have happened). The matching of a request to a worker is
 // ClientPauses' mailbox (one request, taken once, awaited by the nemesis),
 // with no duration. It is the client-crash family's worker half
-// (ClientFaultFamily, backends/client_faults.h): a client with a crash
-// point of its own dies there (DiesInsideAcquire); any other at
-// kAcquireAnswered, its answer never read. Thread-safe as ClientPauses:
-// Request / AwaitTaken / Cancel from the nemesis thread, Take, At and
-// DiesInsideAcquire from the workload's thread.
+// (ClientFaultFamily, backends/client_faults.h): it kills the worker at
+// kAcquireAnswered, passed by a client with a crash point of its own
+// there (redis-setnx-expire: SETNX won, PEXPIRE not sent) or else by the
+// worker once its acquire was answered, the answer never read; whoever
+// passed the point makes the crash (ClientFaultEffect::crashed). Thread-
+// safe as ClientPauses: Request / AwaitTaken / Cancel from the nemesis
+// thread, Take and At from the workload's thread.
 #pragma once
 
 #include <chrono>
@@ -45,13 +47,10 @@ class ClientCrashes : public ClientFaultFamily {
   // it must crash now. Consumes the request.
   bool Take(int64_t process, const std::string& key);
 
-  // The worker half: at kAcquireAnswered (a client without a crash point
-  // of its own) the client crashes when a request matches.
+  // The worker half: at kAcquireAnswered the worker's process dies when a
+  // request matches (`crashed`).
   boost::asio::awaitable<ClientFaultEffect> At(ClientFaultPoint point, ClientFaultTarget& target,
                                                const std::string& key) override;
-  bool DiesInsideAcquire(int64_t process, const std::string& key) override {
-    return Take(process, key);
-  }
 
  private:
   ClientPauses mailbox_;

@@ -2,28 +2,6 @@
 
 namespace locksmith {
 
-const char* ClientFaultPointName(ClientFaultPoint point) {
-  switch (point) {
-    case ClientFaultPoint::kBeforeAcquire:
-      return "before-acquire";
-    case ClientFaultPoint::kAcquireInFlight:
-      return "acquire-in-flight";
-    case ClientFaultPoint::kAcquireAnswered:
-      return "acquire-answered";
-    case ClientFaultPoint::kCriticalSection:
-      return "critical-section";
-    case ClientFaultPoint::kBeforeRelease:
-      return "before-release";
-    case ClientFaultPoint::kReleaseInFlight:
-      break;
-  }
-  return "release-in-flight";
-}
-
-bool InsideAnOp(ClientFaultPoint point) {
-  return point != ClientFaultPoint::kCriticalSection && point != ClientFaultPoint::kBeforeRelease;
-}
-
 void ClientFaults::AddFamily(std::shared_ptr<ClientFaultFamily> family) {
   std::lock_guard lock(mu_);
   families_.push_back(std::move(family));
@@ -52,13 +30,6 @@ boost::asio::awaitable<ClientFaultEffect> ClientFaults::At(ClientFaultPoint poin
     }
   }
   co_return effect;
-}
-
-bool ClientFaults::DiesInsideAcquire(int64_t process, const std::string& key) const {
-  for (const auto& family : Families()) {
-    if (family->DiesInsideAcquire(process, key)) return true;
-  }
-  return false;
 }
 
 }  // namespace locksmith

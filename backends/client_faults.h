@@ -1,13 +1,15 @@
 // ClientFaults: the one seam between the client-side fault families
 // (client-pause, client-crash, a family of your own) and the workers that
 // drive lock clients. A worker passes the same named points on every op
-// (ClientFaultPoint: before an acquire, with an acquire's replies in
-// flight, once an acquire was answered, inside the critical section,
-// before a release, with a release's reply in flight) and asks the run's
-// ClientFaults at each; every family registered there may act on the
-// worker at that point through a ClientFaultTarget (stall it, record ops
-// of its process, crash its client) and says what the worker must do next
-// (ClientFaultEffect). A family is its own files: the nemesis half takes
+// (ClientFaultPoint, backends/client_fault_point.h: before an acquire, with
+// an acquire's replies in flight, once an acquire was answered, inside the
+// critical section, before a release, with a release's reply in flight;
+// those inside a client's own calls its client passes for it, through
+// LockClient::SetFaultPointHook) and asks the run's ClientFaults at each;
+// every family registered there may act on the worker at that point
+// through a ClientFaultTarget (stall it, record ops of its process) and
+// says what must happen next (ClientFaultEffect: its process died, its
+// clock stepped). A family is its own files: the nemesis half takes
 // requests on the nemesis thread (nemesis/nemesis_registry.h), and the
 // worker half below (a ClientFaultFamily) it adds to the run's ClientFaults
 // when it is made (NemesisContext::client_faults). Nothing else of the run
@@ -25,31 +27,10 @@
 #include <string>
 #include <vector>
 
+#include "backends/client_fault_point.h"
 #include "backends/lock_client.h"
 
 namespace locksmith {
-
-// Where a worker is when it asks. "Inside an op" points come while the
-// worker's acquire or release op is open in the history: a family records
-// only lone ops there (ClientFaultTarget::Note), never an op pair.
-enum class ClientFaultPoint {
-  kBeforeAcquire,    // inside the acquire op, before its request is sent
-  kAcquireInFlight,  // inside the acquire op: replies granted it, not yet judged
-                     // (LockClient::SetInFlightPausePoint; only clients with
-                     // one)
-  kAcquireAnswered,  // inside the acquire op: sent and answered ok or unknown,
-                     // the answer not yet read
-  kCriticalSection,  // holding the lock, no op open (after the acquire, or
-                     // where the workload writes: --pause-at)
-  kBeforeRelease,    // holding the lock, no op open, about to release
-  kReleaseInFlight,  // inside the release op: the server answered, the reply
-                     // not yet read (LockClient::SetReleasePausePoint)
-};
-
-// "before-acquire", "acquire-in-flight", ... (for messages and tests).
-const char* ClientFaultPointName(ClientFaultPoint point);
-// Whether the worker has an op open in the history at `point`.
-bool InsideAnOp(ClientFaultPoint point);
 
 // The worker a family acts on, as the worker lends itself at a point.
 class ClientFaultTarget {
@@ -57,11 +38,6 @@ class ClientFaultTarget {
   virtual ~ClientFaultTarget() = default;
   virtual int64_t process() const = 0;
   virtual LockClient& client() = 0;
-  // Whether the client dies at a crash point of its own inside its
-  // acquires (LockClient::SetCrashPoint), which then stands for
-  // kAcquireAnswered: a family that crashes clients does it there
-  // (ClientFaultFamily::DiesInsideAcquire) and not at the worker's point.
-  virtual bool OwnCrashPoint() const = 0;
   // An op pair of the worker's process: only where no op is open.
   virtual void Invoke(const std::string& f, const std::string& key, nlohmann::json value) = 0;
   virtual void Complete(Outcome outcome, nlohmann::json value, const std::string& error) = 0;
@@ -74,36 +50,17 @@ class ClientFaultTarget {
   virtual std::chrono::steady_clock::time_point Now() const = 0;
 };
 
-// What passing a point left the worker to do.
-struct ClientFaultEffect {
-  // The worker's process died there (its client crashed: LockClient::
-  // Crash): it stops for good and records nothing more. Honoured at the
-  // acquire points (kBeforeAcquire, kAcquireAnswered), where the open
-  // acquire then stays open (info at the end: it may have happened).
-  bool crashed = false;
-  // The client's wall clock stepped meanwhile (kAcquireInFlight: the
-  // client applies it before it judges the replies).
-  std::chrono::milliseconds clock_step{0};
-};
-
-// One family's worker half. Implementations are thread-safe: At and
-// DiesInsideAcquire run on workers while the family's nemesis takes
-// requests on its own thread.
+// One family's worker half. Implementations are thread-safe: At runs on
+// workers while the family's nemesis takes requests on its own thread.
 class ClientFaultFamily {
  public:
   virtual ~ClientFaultFamily() = default;
   // Acts on `target` at `point` on `key` if a request matches; returns at
-  // once otherwise (every worker asks at every point).
+  // once otherwise (every worker asks at every point, whether the worker
+  // or its client passes it: a family need not know which).
   virtual boost::asio::awaitable<ClientFaultEffect> At(ClientFaultPoint point,
                                                        ClientFaultTarget& target,
                                                        const std::string& key) = 0;
-  // At the client's own crash point inside an acquire (synchronous: the
-  // client cannot wait there): true when process `process` must die now.
-  virtual bool DiesInsideAcquire(int64_t process, const std::string& key) {
-    (void)process;
-    (void)key;
-    return false;
-  }
 };
 
 class ClientFaults {
@@ -125,9 +82,6 @@ class ClientFaults {
   // first that crashed the worker. Clock steps add up.
   boost::asio::awaitable<ClientFaultEffect> At(ClientFaultPoint point, ClientFaultTarget& target,
                                                const std::string& key) const;
-  // Whether any family kills process `process` at its client's own crash
-  // point inside an acquire of `key`.
-  bool DiesInsideAcquire(int64_t process, const std::string& key) const;
 
  private:
   std::vector<std::shared_ptr<ClientFaultFamily>> Families() const;

@@ -23,7 +23,6 @@ class RecordingTarget : public ClientFaultTarget {
   explicit RecordingTarget(LockClient& client) : client_(client) {}
   int64_t process() const override { return 4; }
   LockClient& client() override { return client_; }
-  bool OwnCrashPoint() const override { return own_crash_point; }
   void Invoke(const std::string& f, const std::string&, nlohmann::json) override {
     ops.push_back(f + ":invoke");
   }
@@ -37,7 +36,6 @@ class RecordingTarget : public ClientFaultTarget {
   }
   std::chrono::steady_clock::time_point Now() const override { return {}; }
 
-  bool own_crash_point = false;
   std::vector<std::string> ops;
   std::chrono::milliseconds slept{0};
 
@@ -90,20 +88,21 @@ TEST(ClientFaultsTest, APauseFamilyStallsAHolderAsAnOpPairAndAnAcquireInFlightAs
   EXPECT_TRUE(pauses.AwaitTaken(std::chrono::milliseconds(0)).has_value());
 }
 
-TEST(ClientFaultsTest, ACrashFamilyCrashesAtTheAnsweredAcquireUnlessTheClientHasItsOwnPoint) {
+TEST(ClientFaultsTest, ACrashFamilyKillsTheWorkerOnlyAtTheAnsweredAcquire) {
   Fixture f;
   ClientCrashes& crashes = f.faults.Add(std::make_shared<ClientCrashes>());
   SteppingFamily& after = f.faults.Add(std::make_shared<SteppingFamily>());
-  crashes.Request();
-  f.target.own_crash_point = true;
-  EXPECT_FALSE(f.At(ClientFaultPoint::kAcquireAnswered).crashed);
-  EXPECT_TRUE(f.faults.DiesInsideAcquire(4, "lock-0")) << "its own point takes the crash";
-  crashes.Request();
-  f.target.own_crash_point = false;
+  RunCoroutine(f.io, [&]() -> boost::asio::awaitable<void> {
+    EXPECT_TRUE((co_await f.client.Connect()).ok());
+  });
+  crashes.Request("lock-0", 4);
+  EXPECT_FALSE(f.At(ClientFaultPoint::kBeforeAcquire).crashed);
   EXPECT_FALSE(f.At(ClientFaultPoint::kCriticalSection).crashed);
   const int asked = after.asked;
   EXPECT_TRUE(f.At(ClientFaultPoint::kAcquireAnswered).crashed);
   EXPECT_EQ(after.asked, asked) << "no family acts on a worker that died";
+  EXPECT_EQ(f.state.open_clients, 1) << "whoever passed the point makes the crash, not the family";
+  EXPECT_FALSE(f.At(ClientFaultPoint::kAcquireAnswered).crashed) << "taken once";
 }
 
 TEST(ClientFaultsTest, EveryFamilyIsAskedAndClockStepsAddUp) {
@@ -113,7 +112,6 @@ TEST(ClientFaultsTest, EveryFamilyIsAskedAndClockStepsAddUp) {
   f.faults.Add(std::make_shared<SteppingFamily>());
   EXPECT_FALSE(f.faults.empty());
   EXPECT_EQ(f.At(ClientFaultPoint::kAcquireInFlight).clock_step, std::chrono::milliseconds(10));
-  EXPECT_FALSE(f.faults.DiesInsideAcquire(4, "lock-0"));
   EXPECT_STREQ(ClientFaultPointName(ClientFaultPoint::kReleaseInFlight), "release-in-flight");
   EXPECT_TRUE(InsideAnOp(ClientFaultPoint::kBeforeAcquire));
   EXPECT_FALSE(InsideAnOp(ClientFaultPoint::kCriticalSection));

@@ -7,11 +7,12 @@
 // worker records the stall in the history as its own op pair ("pause").
 // A request may instead be for the in-flight point (PausePoint::kInFlight):
 // a client inside an acquire whose replies granted the lock, before it reads
-// its clock to judge them (LockClient::SetInFlightPausePoint); only such a
+// its clock to judge them (a client's own kAcquireInFlight point,
+// LockClient::SetFaultPointHook); only such a
 // client takes it, and it may carry a step of that client's wall clock.
 // Or for the release-in-flight point (PausePoint::kReleaseInFlight): a
 // client whose release request the server answered, before it reads the
-// reply (LockClient::SetReleasePausePoint): a stall past the call's
+// reply (its own kReleaseInFlight point): a stall past the call's
 // deadline leaves the release in doubt, as a reply lost on its way would.
 // It is the client-pause family's worker half (ClientFaultFamily, see
 // backends/client_faults.h): at the holder points (kCriticalSection,

@@ -15,6 +15,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <nlohmann/json.hpp>
 
+#include "backends/client_fault_point.h"
 #include "base/result.h"
 
 namespace locksmith {
@@ -40,7 +41,7 @@ struct AcquireResult {
   // (Redlock: the masters that granted it): an object whose entries join the
   // op's value in the history; null when there is nothing.
   nlohmann::json detail;
-  // The client died at its crash point (SetCrashPoint): it sent nothing
+  // The client died at its own kAcquireAnswered point (SetFaultPointHook): it sent nothing
   // more and dropped its connections; the outcome is kUnknown.
   bool crashed = false;
   // kFail because the service answered that the lock is taken (another
@@ -90,14 +91,6 @@ struct LockEvent {
 // after Close.
 using LockEventSink = std::function<void(LockEvent)>;
 
-// A stall at a client's in-flight pause point (LockClient::
-// SetInFlightPausePoint) for an acquire of `key`: it completes when the
-// stall is over (at once when none was asked for) and says how far the
-// client's wall clock stepped meanwhile (an NTP step while the process was
-// stopped; zero: not at all).
-using InFlightPausePoint =
-    std::function<boost::asio::awaitable<std::chrono::milliseconds>(const std::string& key)>;
-
 // How long a client's first connection may take, however short its client
 // timeout: it is the run's set-up, not an op of the history (a loaded
 // machine's database forks a backend for it slowly). Later connections are
@@ -144,34 +137,27 @@ class LockClient {
   // Where the client reports its own events (renewals, lock lost); a
   // client that has none ignores it. Set before Connect.
   virtual void SetEventSink(LockEventSink sink) { (void)sink; }
-  // The client-crash nemesis's crash point inside Acquire, for a client whose
-  // acquire takes more than one request and has a point where dying hurts
-  // most (redis-setnx-expire: SETNX won, PEXPIRE not sent). There the client
-  // asks `crash(key)`; when it says true the client's process dies: it drops
-  // its connections, sends nothing more and returns kUnknown with `crashed`.
-  // Returns whether the client has such a point; one that has none (a single
-  // request acquire) dies once its acquire request was sent and answered,
-  // which the worker does itself (AcquireUnlessCrashed).
-  virtual bool SetCrashPoint(std::function<bool(const std::string& key)> crash) {
-    (void)crash;
-    return false;
-  }
-  // Where the client-pause nemesis can stall an acquire whose replies are in
-  // flight: a client that has such a point awaits `point` inside Acquire once
-  // the servers' replies granted the lock and before it reads its clock to
-  // judge whether the lock is still valid (Redlock's elapsed-time check), and
-  // applies the wall-clock step it returns to its own wall clock. A client
-  // without one ignores it. Set before the first Acquire.
-  virtual void SetInFlightPausePoint(InFlightPausePoint point) { (void)point; }
-  // Where the client-pause nemesis can stall a release whose reply is in
-  // flight: a client that has such a point awaits `point` inside Release
-  // once the server answered its release request and before it reads the
-  // reply (the clock step it returns is ignored). A stall that outlasts the
-  // call's deadline leaves that request in doubt, as when its reply is
-  // lost on the way: the client's timer fires before it reads the socket
-  // (Node's event loop, for one, runs its timers before it polls). A client
-  // without one ignores it. Set before the first Release.
-  virtual void SetReleasePausePoint(InFlightPausePoint point) { (void)point; }
+  // The client-side fault points (backends/client_fault_point.h) that lie
+  // inside this client's own calls, where no worker can reach: at each it
+  // has, the client awaits `hook(point, key)` and honours the effect. A
+  // client with an acquire of more than one request passes
+  // kAcquireAnswered where dying hurts most (redis-setnx-expire: SETNX won,
+  // PEXPIRE not sent); on `crashed` it drops its connections, sends
+  // nothing more and returns kUnknown with `crashed`. kAcquireInFlight comes
+  // once the servers' replies granted the lock and before the client reads
+  // its clock to judge whether it is still valid (Redlock's elapsed-time
+  // check); it applies the effect's clock step to its own wall clock.
+  // kReleaseInFlight comes once the server answered a release request and
+  // before the client reads the reply: a stall past the call's deadline
+  // leaves that request in doubt, as when its reply is lost on the way
+  // (the client's timer fires before it reads the socket, as Node's event
+  // loop runs its timers before it polls). Set before the first call; a
+  // client without such points ignores it.
+  virtual void SetFaultPointHook(ClientFaultPointHook hook) { (void)hook; }
+  // The points this client passes itself once it has the hook (its worker
+  // passes the others). May grow as the client finds its servers (a
+  // Sentinel client has none before its first master).
+  virtual ClientFaultPoints OwnFaultPoints() const { return {}; }
   // How long a blocking client (one that queues for a held lock, as the
   // ZooKeeper recipes do) waits in its next Acquire for the lock to come
   // its turn: the longer of `wait` and its own client timeout. A try-lock

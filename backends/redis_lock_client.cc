@@ -227,7 +227,9 @@ boost::asio::awaitable<Outcome> RedisLockClient::SendAcquire(const std::string& 
       }
       // The key is ours and has no TTL until this second command lands: a
       // client that dies here leaves a key that never expires.
-      if (crash_point_ && crash_point_(key)) {
+      ClientFaultEffect answered;
+      if (fault_points_) answered = co_await fault_points_(ClientFaultPoint::kAcquireAnswered, key);
+      if (answered.crashed) {
         connection_->Close();
         result.crashed = true;
         result.error = "crashed after SETNX won, before PEXPIRE";
@@ -282,8 +284,8 @@ boost::asio::awaitable<ReleaseResult> RedisLockClient::ReleaseOnce(const std::st
     r = co_await release_.Run(*connection_, keys, args, deadline);
   }
   ReleaseResult result;
-  if (release_point_ && r.ok()) {
-    (void)co_await release_point_(key);
+  if (fault_points_ && r.ok()) {
+    (void)co_await fault_points_(ClientFaultPoint::kReleaseInFlight, key);
     if (Clock::now() > deadline) {
       // The stall outlasted the call: its deadline passed before its reply
       // was read. The reply is dropped; the connection, with no reply of
@@ -339,10 +341,12 @@ void RedisLockClient::Close() {
   connection_ = std::move(closed);
 }
 
-bool RedisLockClient::SetCrashPoint(std::function<bool(const std::string& key)> crash) {
-  if (options_.recipe != RedisLockRecipe::kSetnxExpire) return false;
-  crash_point_ = std::move(crash);
-  return true;
+ClientFaultPoints RedisLockClient::OwnFaultPoints() const {
+  ClientFaultPoints points{ClientFaultPoint::kReleaseInFlight};
+  if (options_.recipe == RedisLockRecipe::kSetnxExpire) {
+    points.insert(ClientFaultPoint::kAcquireAnswered);
+  }
+  return points;
 }
 
 std::map<std::string, int64_t> RedisLockClient::Counters() const {

@@ -33,9 +33,9 @@
 //     CROSSSLOT CLUSTERDOWN                          fail
 //   any other error reply (ERR ..., unknown codes)   unknown
 //   lease < 1 ms, or any call after Close()          fail  (nothing sent)
-//   a release stalled at its release pause point
-//     (SetReleasePausePoint) past its deadline, its
-//     reply already read                             unknown (the reply was "lost")
+//   a release stalled at its own kReleaseInFlight
+//     point (SetFaultPointHook) past its deadline,
+//     its reply already read                         unknown (the reply was "lost")
 // A release in doubt is sent again `release_retries` times at most
 // (--redis-release-retries), `release_retry_delay` apart, until a request
 // is answered: a reply of 1 is ok; any other answer after a request in
@@ -173,13 +173,11 @@ class RedisLockClient final : public LockClient {
                                               std::chrono::milliseconds lease) override;
   void Close() override;
   std::map<std::string, int64_t> Counters() const override;
-  // redis-setnx-expire only: between SETNX won and PEXPIRE.
-  bool SetCrashPoint(std::function<bool(const std::string& key)> crash) override;
-  // Every recipe: after a release request was answered, before its reply
-  // is read.
-  void SetReleasePausePoint(InFlightPausePoint point) override {
-    release_point_ = std::move(point);
-  }
+  // Every recipe: kReleaseInFlight, after a release request was answered,
+  // before its reply is read; redis-setnx-expire also kAcquireAnswered,
+  // between SETNX won and PEXPIRE.
+  void SetFaultPointHook(ClientFaultPointHook hook) override { fault_points_ = std::move(hook); }
+  ClientFaultPoints OwnFaultPoints() const override;
 
   // Releases and extends that met NOSCRIPT and fell back to EVAL.
   uint64_t noscript_fallbacks() const {
@@ -194,8 +192,7 @@ class RedisLockClient final : public LockClient {
   std::shared_ptr<RedisConnection> connection_;  // ours, or options_.shared_connection
   LockTokenGenerator tokens_;
   uint64_t expire_failures_ = 0;  // setnx-expire: SETNX won, PEXPIRE did not answer 1
-  std::function<bool(const std::string& key)> crash_point_;  // setnx-expire; may be empty
-  InFlightPausePoint release_point_;                         // may be empty
+  ClientFaultPointHook fault_points_;  // may be empty
 
   // One release request of the recipe, with a deadline of its own.
   boost::asio::awaitable<ReleaseResult> ReleaseOnce(const std::string& key,

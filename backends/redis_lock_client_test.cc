@@ -240,15 +240,15 @@ struct OneKeyRedis {
 
 // The release-in-flight point: the first release stalls `stall` with its
 // reply in flight, while the next client takes the lock (`then_held_by`).
-InFlightPausePoint StallFirstRelease(asio::io_context& ioc, milliseconds stall, OneKeyRedis& key,
-                                     std::string then_held_by, int& stalls) {
-  return [&ioc, stall, &key, then_held_by, &stalls](const std::string&)
-             -> asio::awaitable<milliseconds> {
-    if (stalls++ > 0) co_return milliseconds(0);
+ClientFaultPointHook StallFirstRelease(asio::io_context& ioc, milliseconds stall,
+                                       OneKeyRedis& key, std::string then_held_by, int& stalls) {
+  return [&ioc, stall, &key, then_held_by, &stalls](
+             ClientFaultPoint point, const std::string&) -> asio::awaitable<ClientFaultEffect> {
+    if (point != ClientFaultPoint::kReleaseInFlight || stalls++ > 0) co_return ClientFaultEffect{};
     asio::steady_timer timer(ioc, stall);
     co_await timer.async_wait(asio::use_awaitable);
     key.value = then_held_by;
-    co_return milliseconds(0);
+    co_return ClientFaultEffect{};
   };
 }
 
@@ -271,7 +271,7 @@ RetriedRelease ReleaseWithItsFirstReplyLost(asio::io_context& ioc, RedisLockReci
   o.release_retry_delay = milliseconds(10);
   RedisLockClient client(ioc.get_executor(), o, 1);
   int stalls = 0;
-  client.SetReleasePausePoint(StallFirstRelease(ioc, stall, key, "next", stalls));
+  client.SetFaultPointHook(StallFirstRelease(ioc, stall, key, "next", stalls));
   RetriedRelease out;
   testing::RunCoroutine(ioc, [&]() -> asio::awaitable<void> {
     out.result = co_await client.Release("lock-1", "mine");
@@ -575,18 +575,20 @@ TEST_F(RedisRecipeTest, SetnxExpireCrashesBetweenItsTwoCommands) {
   // The other recipes have no crash point of their own.
   RedisLockClient correct(ioc_.get_executor(), Options(server.port(), RedisLockRecipe::kCorrect),
                           2);
-  EXPECT_FALSE(correct.SetCrashPoint([](const std::string&) { return true; }));
+  EXPECT_FALSE(correct.OwnFaultPoints().contains(ClientFaultPoint::kAcquireAnswered));
+  EXPECT_TRUE(client.OwnFaultPoints().contains(ClientFaultPoint::kAcquireAnswered));
   std::string asked;
-  EXPECT_TRUE(client.SetCrashPoint([&](const std::string& key) {
-    asked = key;
-    return true;
-  }));
+  client.SetFaultPointHook(
+      [&](ClientFaultPoint point, const std::string& key) -> asio::awaitable<ClientFaultEffect> {
+        asked = std::string(ClientFaultPointName(point)) + " " + key;
+        co_return ClientFaultEffect{true, milliseconds(0)};
+      });
   AcquireResult a;
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     a = co_await client.Acquire("k", milliseconds(500));
     server.Stop();
   });
-  EXPECT_EQ(asked, "k");
+  EXPECT_EQ(asked, "acquire-answered k");
   EXPECT_TRUE(a.crashed);
   EXPECT_EQ(a.outcome, Outcome::kUnknown);
   // SETNX went out; PEXPIRE never did.

@@ -232,9 +232,10 @@ asio::awaitable<AcquireResult> RedlockClient::Acquire(const std::string& key,
     }
   }
   // The replies granted the lock; the client has not judged them yet.
-  if (in_flight_ && RedlockHolds(set, 1)) {
-    const std::chrono::milliseconds step = co_await in_flight_(key);
-    wall_step_ += step;
+  if (fault_points_ && RedlockHolds(set, 1)) {
+    const ClientFaultEffect effect =
+        co_await fault_points_(ClientFaultPoint::kAcquireInFlight, key);
+    wall_step_ += effect.clock_step;
   }
   const int64_t elapsed_ms = options_.wall_clock
                                  ? CeilMillis(Wall::now() + wall_step_ - wall_start)

@@ -11,9 +11,10 @@
 //            steady_clock (`wall_clock`: system_clock).
 //            validity = lease - ceil(elapsed) - drift, drift = ceil(1% of
 //            lease) + 2 ms (`no_drift`: 0). When a quorum granted, the
-//            in-flight pause point (SetInFlightPausePoint) runs between the
-//            replies and the clock reading: a stall there is a client pause
-//            while the replies are in flight, which elapsed counts.
+//            client's own kAcquireInFlight point (SetFaultPointHook) runs
+//            between the replies and the clock reading: a stall there is a
+//            client pause while the replies are in flight, which elapsed
+//            counts.
 //            Held iff granted >= quorum (N/2+1) and validity > 0; otherwise
 //            the compare-and-delete release script runs on every master (in
 //            parallel, within the client timeout) before the call returns.
@@ -146,8 +147,10 @@ class RedlockClient final : public LockClient {
   boost::asio::awaitable<ReleaseResult> Release(const std::string& key,
                                                 const std::string& token) override;
   void Close() override;
-  void SetInFlightPausePoint(InFlightPausePoint point) override {
-    in_flight_ = std::move(point);
+  // kAcquireInFlight: between the replies and the clock reading.
+  void SetFaultPointHook(ClientFaultPointHook hook) override { fault_points_ = std::move(hook); }
+  ClientFaultPoints OwnFaultPoints() const override {
+    return {ClientFaultPoint::kAcquireInFlight};
   }
 
  private:
@@ -170,7 +173,7 @@ class RedlockClient final : public LockClient {
   std::vector<std::shared_ptr<RedisConnection>> connections_;
   LockTokenGenerator tokens_;
   RedisScript release_;  // compare-and-delete, shared by every master
-  InFlightPausePoint in_flight_;
+  ClientFaultPointHook fault_points_;  // may be empty
   // How far this client's wall clock was stepped (in-flight stalls).
   std::chrono::milliseconds wall_step_{0};
   bool closed_ = false;

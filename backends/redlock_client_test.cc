@@ -276,11 +276,12 @@ TEST_F(RedlockClientFakeTest, SequentialAndNoDriftChangeOnlyHowItIsDone) {
   EXPECT_EQ(got.detail["granted"].size(), 5u);
 }
 
-// The in-flight point records the keys it was called for.
-InFlightPausePoint Recording(std::vector<std::string>& stalled) {
-  return [&stalled](const std::string& key) -> asio::awaitable<milliseconds> {
-    stalled.push_back(key);
-    co_return milliseconds(0);
+// The client's own points record the keys they were passed on, by point.
+ClientFaultPointHook Recording(std::vector<std::string>& stalled) {
+  return [&stalled](ClientFaultPoint point,
+                    const std::string& key) -> asio::awaitable<ClientFaultEffect> {
+    stalled.push_back(std::string(ClientFaultPointName(point)) + " " + key);
+    co_return ClientFaultEffect{};
   };
 }
 
@@ -288,7 +289,7 @@ TEST_F(RedlockClientFakeTest, TheInFlightPointDoesNotRunForARefusedAcquire) {
   StartMasters({true, false, false, true, false});
   RedlockClient client(ioc_.get_executor(), Options(), 7);
   std::vector<std::string> stalled;
-  client.SetInFlightPausePoint(Recording(stalled));
+  client.SetFaultPointHook(Recording(stalled));
   AcquireResult got;
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     got = co_await client.Acquire("lock-0", milliseconds(1000));
@@ -302,14 +303,15 @@ TEST_F(RedlockClientFakeTest, TheInFlightPointRunsOnceAQuorumGranted) {
   StartMasters({true, true, true, false, false});
   RedlockClient client(ioc_.get_executor(), Options(), 8);
   std::vector<std::string> stalled;
-  client.SetInFlightPausePoint(Recording(stalled));
+  client.SetFaultPointHook(Recording(stalled));
   AcquireResult got;
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     got = co_await client.Acquire("lock-1", milliseconds(1000));
     StopMasters();
   });
   EXPECT_EQ(got.outcome, Outcome::kOk) << got.error;
-  EXPECT_EQ(stalled, std::vector<std::string>{"lock-1"});
+  EXPECT_EQ(stalled, std::vector<std::string>{"acquire-in-flight lock-1"});
+  EXPECT_EQ(client.OwnFaultPoints(), ClientFaultPoints{ClientFaultPoint::kAcquireInFlight});
 }
 
 // A stall between the granted replies and the clock reading counts as
@@ -318,11 +320,12 @@ TEST_F(RedlockClientFakeTest, TheInFlightPointRunsOnceAQuorumGranted) {
 TEST_F(RedlockClientFakeTest, AStallInFlightLongerThanTheLeaseIsRejectedAndUnlocked) {
   StartMasters({true, true, true, true, true});
   RedlockClient client(ioc_.get_executor(), Options(), 7);
-  client.SetInFlightPausePoint([this](const std::string&) -> asio::awaitable<milliseconds> {
-    asio::steady_timer timer(ioc_, milliseconds(40));
-    co_await timer.async_wait(asio::use_awaitable);
-    co_return milliseconds(0);
-  });
+  client.SetFaultPointHook(
+      [this](ClientFaultPoint, const std::string&) -> asio::awaitable<ClientFaultEffect> {
+        asio::steady_timer timer(ioc_, milliseconds(40));
+        co_await timer.async_wait(asio::use_awaitable);
+        co_return ClientFaultEffect{};
+      });
   AcquireResult got;
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     got = co_await client.Acquire("lock-0", milliseconds(20));
@@ -340,20 +343,21 @@ TEST_F(RedlockClientFakeTest, AStallInFlightLongerThanTheLeaseIsRejectedAndUnloc
 // back while it was stopped); the monotonic client does not.
 TEST_F(RedlockClientFakeTest, AWallClockStepBackInFlightFoolsOnlyTheWallClockClient) {
   StartMasters({true, true, true, true, true});
-  auto step_back = [](const std::string&) -> asio::awaitable<milliseconds> {
-    co_return milliseconds(-60'000);
+  auto step_back = [](ClientFaultPoint,
+                      const std::string&) -> asio::awaitable<ClientFaultEffect> {
+    co_return ClientFaultEffect{false, milliseconds(-60'000)};
   };
   RedlockClient monotonic(ioc_.get_executor(), Options(), 7);
-  monotonic.SetInFlightPausePoint(step_back);
+  monotonic.SetFaultPointHook(step_back);
   RedlockClientOptions o = Options();
   o.wall_clock = true;
   RedlockClient wall(ioc_.get_executor(), o, 8);
-  wall.SetInFlightPausePoint(step_back);
+  wall.SetFaultPointHook(step_back);
   AcquireResult a, b, again;
   testing::RunCoroutine(ioc_, [&]() -> asio::awaitable<void> {
     a = co_await monotonic.Acquire("lock-0", milliseconds(1000));
     b = co_await wall.Acquire("lock-1", milliseconds(1000));
-    wall.SetInFlightPausePoint(nullptr);
+    wall.SetFaultPointHook(nullptr);
     again = co_await wall.Acquire("lock-2", milliseconds(1000));
     StopMasters();
   });

@@ -9,6 +9,18 @@ namespace locksmith {
 namespace asio = boost::asio;
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// The inner client's points passed on: its crash point alone (`key` a copy,
+// the call may outlive the caller's string).
+asio::awaitable<ClientFaultEffect> PassSentinelCrashPoint(ClientFaultPointHook hook,
+                                                          ClientFaultPoint point, std::string key) {
+  if (point != ClientFaultPoint::kAcquireAnswered) co_return ClientFaultEffect{};
+  co_return co_await hook(point, key);
+}
+
+}  // namespace
+
 SentinelLockClient::SentinelLockClient(asio::any_io_executor executor,
                                        SentinelLockClientOptions options, uint64_t seed)
     : executor_(executor),
@@ -49,7 +61,7 @@ asio::awaitable<Status> SentinelLockClient::LookUpMaster() {
   if (inner_) inner_->Close();
   master_ = *found;
   inner_ = options_.make_client(executor_, master_, SubSeed(seed_, clients_made_++));
-  if (crash_point_) inner_->SetCrashPoint(crash_point_);
+  if (crash_point_) inner_->SetFaultPointHook(crash_point_);
   // A failed connect is not fatal: the inner client reconnects lazily and
   // its calls report what happened; ask again before the next call.
   std::shared_ptr<LockClient> inner = inner_;
@@ -57,12 +69,25 @@ asio::awaitable<Status> SentinelLockClient::LookUpMaster() {
   co_return OkStatus();
 }
 
-bool SentinelLockClient::SetCrashPoint(std::function<bool(const std::string& key)> crash) {
-  crash_point_ = std::move(crash);
+void SentinelLockClient::SetFaultPointHook(ClientFaultPointHook hook) {
+  crash_point_ = nullptr;
+  if (hook) {
+    crash_point_ = [hook = std::move(hook)](ClientFaultPoint point, const std::string& key) {
+      return PassSentinelCrashPoint(hook, point, key);
+    };
+  }
+  if (inner_) inner_->SetFaultPointHook(crash_point_);
+}
+
+ClientFaultPoints SentinelLockClient::OwnFaultPoints() const {
   // Before the first master lookup there is no inner client to ask: the
   // worker then dies after the acquire instead (and the inner client made
   // later still gets the point).
-  return inner_ && inner_->SetCrashPoint(crash_point_);
+  if (!crash_point_ || !inner_ ||
+      !inner_->OwnFaultPoints().contains(ClientFaultPoint::kAcquireAnswered)) {
+    return {};
+  }
+  return {ClientFaultPoint::kAcquireAnswered};
 }
 
 void SentinelLockClient::Observe(Outcome outcome, const std::string& error) {

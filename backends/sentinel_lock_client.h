@@ -64,8 +64,11 @@ class SentinelLockClient final : public LockClient {
   boost::asio::awaitable<ExtendResult> Extend(const std::string& key, const std::string& token,
                                               std::chrono::milliseconds lease) override;
   void Close() override;
-  // Passed on to the inner client, and to every one made after a failover.
-  bool SetCrashPoint(std::function<bool(const std::string& key)> crash) override;
+  // The inner client's kAcquireAnswered (its crash point, as redis-setnx-
+  // expire's), passed on to it and to every one made after a failover; its
+  // other points are not passed on.
+  void SetFaultPointHook(ClientFaultPointHook hook) override;
+  ClientFaultPoints OwnFaultPoints() const override;
 
   // The master the inner client talks to ("" before the first lookup).
   std::string master() const;
@@ -92,7 +95,7 @@ class SentinelLockClient final : public LockClient {
   bool closed_ = false;
   uint64_t seen_switches_ = 0;
   uint64_t clients_made_ = 0;
-  std::function<bool(const std::string& key)> crash_point_;  // may be empty
+  ClientFaultPointHook crash_point_;  // kAcquireAnswered only; may be empty
 };
 
 }  // namespace locksmith

@@ -223,15 +223,17 @@ TEST(SentinelLockClientTest, ItsInnerClientsCrashAtTheirCrashPointAcrossAFailove
   };
   SentinelLockClient client(io.get_executor(), o, 7);
   int asked = 0;
-  const auto crash = [&asked](const std::string& key) {
+  client.SetFaultPointHook([&asked](ClientFaultPoint point, const std::string& key)
+                               -> asio::awaitable<ClientFaultEffect> {
     ++asked;
-    return key == "dies";
-  };
+    EXPECT_EQ(point, ClientFaultPoint::kAcquireAnswered) << "only the crash point is passed on";
+    co_return ClientFaultEffect{key == "dies", milliseconds(0)};
+  });
   // No master looked up yet: no inner client whose point it could be.
-  EXPECT_FALSE(client.SetCrashPoint(crash));
+  EXPECT_TRUE(client.OwnFaultPoints().empty());
   RunCoroutine(io, [&]() -> asio::awaitable<void> {
     EXPECT_TRUE((co_await client.Connect()).ok());
-    EXPECT_TRUE(client.SetCrashPoint(crash));
+    EXPECT_EQ(client.OwnFaultPoints(), ClientFaultPoints{ClientFaultPoint::kAcquireAnswered});
     EXPECT_EQ((co_await client.Acquire("lives", milliseconds(1000))).outcome, Outcome::kOk);
     a.demoted = true;  // READONLY for the next SET: the client asks again
     sentinel.master_port = b.server.port();

@@ -157,7 +157,8 @@ std::vector<HealFailure> ClientPauseNemesis::Teardown() {
   return {};
 }
 
-// The worker records its stall as a "pause" op of its own (ClientPauses::At, backends/client_pauses.h).
+// The worker records its stall as a "pause" op of its own (ClientPauses::At,
+// backends/client_pauses.h).
 const FaultLook kClientPauseLook = {"client-pause", 50, "#7b4fc9", DescribeClientPause,
                                     ClientMark::kSpan, "pause"};
 

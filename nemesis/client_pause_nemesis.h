@@ -9,7 +9,7 @@
 // the stall itself as a "pause" op of the holder (backends/client_pauses.h).
 // With "at": "in-flight" (--client-pause-at) the stall hits instead a client
 // inside an acquire whose replies granted the lock, before it judges them
-// (LockClient::SetInFlightPausePoint: the redlock client), optionally with
+// (its own kAcquireInFlight point: the redlock client), optionally with
 // "clock_delta_ms": that client's wall clock steps by it during the stall;
 // the op's value then also says "at" (and "clock_delta_ms").
 // Used from the nemesis thread; Teardown from the run thread afterwards.

@@ -151,7 +151,8 @@ TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
   ClientFaults client_faults;
   testing::FakeNet net;
   testing::FakeCluster cluster({"h1", "h2"}, "fake01", &net);
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(KillUnfit(options, context), "");  // a plain kill is fine
   options.value().power_loss = true;
   EXPECT_EQ(KillUnfit(options, context),

@@ -76,7 +76,8 @@ TEST(LinkSelectionTest, LoopbackHostsAreUnfitForTheFamily) {
   testing::ClusterTableService service(cluster);
   ClientFaults client_faults;
   OptionsOf<DropOptions> options;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(LinkFaultUnfit("net-drop", options, context),
             "--nemesis net-drop needs hosts with networks of their own: run as root, without "
             "--loopback");

@@ -29,7 +29,8 @@ std::vector<ChosenFamily> EveryFamily(std::vector<std::unique_ptr<ModuleOptions>
 std::map<std::string, std::string> Unfit(LockService& service, Cluster* cluster) {
   std::vector<std::unique_ptr<ModuleOptions>> owned;
   ClientFaults client_faults;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), cluster, 2};
   std::map<std::string, std::string> out;
   for (const auto& u : UnfitFamilies(EveryFamily(owned), context)) out[u.name] = u.reason;
   return out;
@@ -82,7 +83,8 @@ TEST(NemesisRegistryTest, FailoverFitsOnlyWhereAnotherNodeTakesOver) {
 TEST(NemesisRegistryTest, MakingAnUnfitFamilyFailsWithItsReason) {
   SingleMaster single;
   ClientFaults client_faults;
-  const NemesisContext context{single, client_faults, 1, std::chrono::milliseconds(1000), nullptr, 2};
+  const NemesisContext context{single, client_faults,
+                               1, std::chrono::milliseconds(1000), nullptr, 2};
   auto options = (*FindNemesis("failover"))->options();
   auto made = MakeNemesis({{"failover", &*options}}, context);
   ASSERT_FALSE(made.ok());

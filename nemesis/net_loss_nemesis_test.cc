@@ -200,7 +200,8 @@ TEST(NetLossNemesisTest, LoopbackHostsAreUnfit) {
   testing::ClusterTableService service(cluster);
   ClientFaults client_faults;
   OptionsOf<NetLossOptions> options;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetLossUnfit(options, context),
             "--nemesis net-loss needs hosts with networks of their own: run as root, without "
             "--loopback");

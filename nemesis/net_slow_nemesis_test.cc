@@ -71,7 +71,8 @@ TEST(NetSlowNemesisTest, LoopbackHostsAreUnfit) {
   testing::ClusterTableService service(cluster);
   ClientFaults client_faults;
   OptionsOf<NetSlowOptions> options;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetSlowUnfit(options, context),
             "--nemesis net-slow needs hosts with networks of their own: run as root, without "
             "--loopback");
@@ -84,7 +85,8 @@ TEST(NetSlowNemesisTest, HostsWhoseNetworkTheControllerCannotReachAreUnfit) {
   testing::ClusterTableService service(cluster);
   ClientFaults client_faults;
   OptionsOf<NetSlowOptions> options;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   EXPECT_EQ(NetSlowUnfit(options, context),
             "--nemesis net-slow needs hosts whose network the controller reaches (the local "
             "provider's namespaces); host n1 is not one");

@@ -265,7 +265,8 @@ TEST(PartitionNemesisTest, LoopbackHostsCannotBePartitioned) {
   testing::ClusterTableService service(cluster);
   ClientFaults client_faults;
   OptionsOf<PartitionOptions> options;
-  const NemesisContext context{service, client_faults, 1, std::chrono::milliseconds(1000), &cluster, 2};
+  const NemesisContext context{service, client_faults,
+                               1, std::chrono::milliseconds(1000), &cluster, 2};
   auto made = MakePartitionNemesis(options, context);
   ASSERT_FALSE(made.ok());
   EXPECT_NE(made.error().find("run as root"), std::string::npos);

@@ -45,7 +45,8 @@ class PowerLossRedisTest : public ::testing::Test {
     r.persistence = persistence;
     service_ = std::make_unique<RedisService>(*cluster_, r);
     ASSERT_TRUE(service_->Start().ok());
-    const NemesisContext context{*service_, client_faults_, 1, milliseconds(1000), cluster_.get(), 1};
+    const NemesisContext context{*service_, client_faults_,
+                                 1, milliseconds(1000), cluster_.get(), 1};
     ASSERT_EQ(KillUnfit(options_, context), "");
     auto nemesis = MakeKillNemesis(options_, context);
     ASSERT_TRUE(nemesis.ok()) << nemesis.error();

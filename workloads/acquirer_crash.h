@@ -2,14 +2,17 @@
 // (workloads/worker_fault_points.h: kBeforeAcquire, then kAcquireAnswered
 // once it was answered ok or unknown), at which a client-side family (the
 // client-crash nemesis's, ClientCrashes) may make the worker vanish --
-// shared by every workload that takes locks. A client with a crash point of its own
-// (LockClient::SetCrashPoint: redis-setnx-expire between SETNX and PEXPIRE)
-// dies there; any other dies once its acquire request was sent and answered
-// ok or unknown (the request took effect or may have: a crash after a
-// refused acquire would change nothing on the servers), the answer never
-// read. Either way the connection is dropped and the caller must stop for
-// good, recording nothing more: the acquire's invoke stays open (info at the
-// end). Runs on the worker's coroutine; not thread-safe (ClientFaults is).
+// shared by every workload that takes locks. A client that passes
+// kAcquireAnswered itself (LockClient::OwnFaultPoints: redis-setnx-expire
+// between SETNX and PEXPIRE) dies there, through the hook its worker gave it
+// (GiveClientItsFaultPoints, which must come first); the worker passes it
+// for any other once its acquire request was sent and answered ok or
+// unknown (the request took effect or may have: a crash after a refused
+// acquire would change nothing on the servers), the answer never read, and
+// crashes the client (LockClient::Crash). Either way the connection is
+// dropped and the caller must stop for good, recording nothing more: the
+// acquire's invoke stays open (info at the end). Runs on the worker's
+// coroutine; not thread-safe (ClientFaults is).
 #pragma once
 
 #include <chrono>

@@ -10,12 +10,11 @@ namespace {
 // The worker as the families see it at one point.
 class WorkerFaultTarget : public ClientFaultTarget {
  public:
-  WorkerFaultTarget(WorkloadContext& ctx, OpLog& log, LockClient& client, bool own_crash_point)
-      : ctx_(ctx), log_(log), client_(client), own_crash_point_(own_crash_point) {}
+  WorkerFaultTarget(WorkloadContext& ctx, OpLog& log, LockClient& client)
+      : ctx_(ctx), log_(log), client_(client) {}
 
   int64_t process() const override { return log_.process(); }
   LockClient& client() override { return client_; }
-  bool OwnCrashPoint() const override { return own_crash_point_; }
   void Invoke(const std::string& f, const std::string& key, nlohmann::json value) override {
     log_.Invoke(f, key, std::move(value));
   }
@@ -34,42 +33,31 @@ class WorkerFaultTarget : public ClientFaultTarget {
   WorkloadContext& ctx_;
   OpLog& log_;
   LockClient& client_;
-  const bool own_crash_point_;
 };
 
-// The client's in-flight point `point` on `key` (a copy: the coroutine may
-// outlive the caller's string): its wall-clock step.
-boost::asio::awaitable<std::chrono::milliseconds> PassClientPoint(WorkloadContext& ctx, OpLog& log,
-                                                                  LockClient& client,
-                                                                  ClientFaultPoint point,
-                                                                  std::string key) {
-  const ClientFaultEffect effect = co_await PassFaultPoint(ctx, log, client, point, key);
-  co_return effect.clock_step;
-}
-
-InFlightPausePoint InFlightPointOf(WorkloadContext& ctx, OpLog& log, LockClient& client,
-                                   ClientFaultPoint point) {
-  return [&ctx, &log, &client, point](const std::string& key) {
-    return PassClientPoint(ctx, log, client, point, key);
-  };
+// A point inside the client's own call on `key` (a copy: the coroutine
+// may outlive the caller's string).
+boost::asio::awaitable<ClientFaultEffect> PassClientPoint(WorkloadContext& ctx, OpLog& log,
+                                                          LockClient& client,
+                                                          ClientFaultPoint point,
+                                                          std::string key) {
+  co_return co_await PassFaultPoint(ctx, log, client, point, key);
 }
 
 }  // namespace
 
 boost::asio::awaitable<ClientFaultEffect> PassFaultPoint(WorkloadContext& ctx, OpLog& log,
                                                          LockClient& client, ClientFaultPoint point,
-                                                         const std::string& key,
-                                                         bool own_crash_point) {
+                                                         const std::string& key) {
   if (ctx.client_faults == nullptr) co_return ClientFaultEffect{};
-  WorkerFaultTarget target(ctx, log, client, own_crash_point);
+  WorkerFaultTarget target(ctx, log, client);
   co_return co_await ctx.client_faults->At(point, target, key);
 }
 
 void GiveClientItsFaultPoints(WorkloadContext& ctx, OpLog& log, LockClient& client) {
-  client.SetInFlightPausePoint(
-      InFlightPointOf(ctx, log, client, ClientFaultPoint::kAcquireInFlight));
-  client.SetReleasePausePoint(
-      InFlightPointOf(ctx, log, client, ClientFaultPoint::kReleaseInFlight));
+  client.SetFaultPointHook([&ctx, &log, &client](ClientFaultPoint point, const std::string& key) {
+    return PassClientPoint(ctx, log, client, point, key);
+  });
 }
 
 nlohmann::json ReleaseCompletionValue(const ReleaseResult& released) {

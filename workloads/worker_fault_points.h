@@ -2,8 +2,8 @@
 // client-side fault families may act on it (ClientFaults, backends/
 // client_faults.h) -- shared by every workload that holds locks. The worker
 // lends itself (its process's op log, its client, its sleeps that end with
-// the run) to the families at each point; its client's own in-flight points
-// (LockClient::SetInFlightPausePoint, SetReleasePausePoint) ask them too.
+// the run) to the families at each point; the points inside its client's
+// own calls (LockClient::SetFaultPointHook) ask them too.
 // Runs on the worker's coroutine; not thread-safe (ClientFaults is).
 #pragma once
 
@@ -25,13 +25,13 @@ class OpLog;
 // a GC pause would, and it goes on as if it still held the lock.
 boost::asio::awaitable<ClientFaultEffect> PassFaultPoint(WorkloadContext& ctx, OpLog& log,
                                                          LockClient& client, ClientFaultPoint point,
-                                                         const std::string& key,
-                                                         bool own_crash_point = false);
+                                                         const std::string& key);
 
-// Gives a worker's client its in-flight points (kAcquireInFlight through
-// LockClient::SetInFlightPausePoint, kReleaseInFlight through
-// SetReleasePausePoint). `ctx`, `log` and `client` must outlive the
-// client's calls.
+// Gives a worker's client the hook through which it passes the points
+// inside its own calls (LockClient::SetFaultPointHook: Redlock's
+// kAcquireInFlight, kReleaseInFlight, redis-setnx-expire's
+// kAcquireAnswered). `ctx`, `log` and `client` must outlive the client's
+// calls.
 void GiveClientItsFaultPoints(WorkloadContext& ctx, OpLog& log, LockClient& client);
 
 // What a release's completion records beyond its outcome: {"attempts": n}

@@ -109,9 +109,10 @@ class FakeLockClient : public LockClient {
     r.validity_ms = lease.count();
     // Granted, not yet returned: the in-flight point (its clock step is
     // shown in the detail, as no fake clock reads it).
-    if (in_flight_) {
-      const std::chrono::milliseconds step = co_await in_flight_(key);
-      r.detail = {{"clock_step_ms", step.count()}};
+    if (fault_points_) {
+      const ClientFaultEffect effect =
+          co_await fault_points_(ClientFaultPoint::kAcquireInFlight, key);
+      r.detail = {{"clock_step_ms", effect.clock_step.count()}};
     }
     if (state_.lose_every > 0 && ++state_.ok_acquires % state_.lose_every == 0 && sink_) {
       // Named locals, not temporaries in a co_await expression (GCC 12
@@ -176,7 +177,11 @@ class FakeLockClient : public LockClient {
     sink_ = nullptr;
   }
   void SetEventSink(LockEventSink sink) override { sink_ = std::move(sink); }
-  void SetInFlightPausePoint(InFlightPausePoint point) override { in_flight_ = std::move(point); }
+  // kAcquireInFlight, as Redlock's: once granted, before the grant is read.
+  void SetFaultPointHook(ClientFaultPointHook hook) override { fault_points_ = std::move(hook); }
+  ClientFaultPoints OwnFaultPoints() const override {
+    return {ClientFaultPoint::kAcquireInFlight};
+  }
 
  private:
   // Every call suspends once, as a network round trip would.
@@ -193,7 +198,7 @@ class FakeLockClient : public LockClient {
   int acquisitions_ = 0;
   bool open_ = false;
   LockEventSink sink_;
-  InFlightPausePoint in_flight_;
+  ClientFaultPointHook fault_points_;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
   std::map<std::string, std::string> held_;  // key -> the token this client last got
 };
