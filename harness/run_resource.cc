@@ -27,7 +27,7 @@ Status ResourcePhase::Start(RunContext& run, Cluster& cluster) {
   auto password = NewServerPassword();
   if (!password) return Error{password.error()};
   run.secrets.push_back(*password);
-  store_ = std::make_unique<ResourceStore>(*host, *password);
+  store_ = NewResourceStore(*host, *password);
   if (Status s = store_->Start(); !s) return s;
   run.log.Info("resource store up on " + host->Name() + " " + host->Address());
   return OkStatus();

@@ -1,5 +1,6 @@
 // ResourceClient: one worker's connection to the ResourceStore, with the
-// resource's operations, each one atomic Lua script on the store:
+// resource's operations, each one atomic step on the store (the default
+// store's client, RedisResourceClient, makes each a Lua script):
 //
 //   Read(key, fence?)              the value of `key` (0 when never written)
 //   Write(key, value, order, fence?) sets `key` to `value` and, when `order`
@@ -34,7 +35,6 @@
 // unknown = it may have. Not thread-safe: one worker's calls, one at a time.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -44,7 +44,6 @@
 #include <boost/asio/awaitable.hpp>
 
 #include "backends/lock_client.h"
-#include "backends/redis_connection.h"
 #include "base/result.h"
 
 namespace locksmith {
@@ -68,32 +67,24 @@ struct ResourceReply {
 
 class ResourceClient {
  public:
-  ResourceClient(boost::asio::any_io_executor executor, RedisEndpoint endpoint,
-                 std::chrono::milliseconds timeout);
+  virtual ~ResourceClient() = default;
 
-  boost::asio::awaitable<Status> Connect();
-  boost::asio::awaitable<ResourceReply> Read(const std::string& key,
-                                             std::optional<Fence> fence);
-  boost::asio::awaitable<ResourceReply> Write(const std::string& key, int64_t value,
-                                              const std::string& order,
-                                              std::optional<Fence> fence);
-  boost::asio::awaitable<ResourceReply> Final(const std::string& key);
-  boost::asio::awaitable<ResourceReply> Init(const std::string& key, int64_t value);
-  boost::asio::awaitable<ResourceReply> ReadCache(const std::string& key,
-                                                  std::optional<Fence> fence);
-  boost::asio::awaitable<ResourceReply> FillCache(const std::string& key, int64_t value,
-                                                  std::optional<Fence> fence);
-  boost::asio::awaitable<ResourceReply> WriteInvalidate(const std::string& key, int64_t value,
-                                                        std::optional<Fence> fence);
-  void Close();
-
- private:
-  boost::asio::awaitable<RedisResponse> Eval(std::string_view script,
-                                             const std::vector<std::string>& keys,
-                                             const std::vector<std::string>& args);
-
-  RedisConnection connection_;
-  std::chrono::milliseconds timeout_;
+  virtual boost::asio::awaitable<Status> Connect() = 0;
+  virtual boost::asio::awaitable<ResourceReply> Read(const std::string& key,
+                                                     std::optional<Fence> fence) = 0;
+  virtual boost::asio::awaitable<ResourceReply> Write(const std::string& key, int64_t value,
+                                                      const std::string& order,
+                                                      std::optional<Fence> fence) = 0;
+  virtual boost::asio::awaitable<ResourceReply> Final(const std::string& key) = 0;
+  virtual boost::asio::awaitable<ResourceReply> Init(const std::string& key, int64_t value) = 0;
+  virtual boost::asio::awaitable<ResourceReply> ReadCache(const std::string& key,
+                                                          std::optional<Fence> fence) = 0;
+  virtual boost::asio::awaitable<ResourceReply> FillCache(const std::string& key, int64_t value,
+                                                          std::optional<Fence> fence) = 0;
+  virtual boost::asio::awaitable<ResourceReply> WriteInvalidate(const std::string& key,
+                                                                int64_t value,
+                                                                std::optional<Fence> fence) = 0;
+  virtual void Close() = 0;
 };
 
 }  // namespace locksmith

@@ -1,21 +1,22 @@
-// ResourceStore: the protected resource's own server -- one password-protected
-// redis-server (no persistence) on a host of the run that no backend node
-// uses (kResourceHost, added to the cluster for workloads that protect a
-// resource), so no fault touches it unless a scenario names it. It holds
-// what the locks protect: per item its stock and its orders, per counter its
-// value, and the highest fence it accepted. Lua scripts make each read and
-// each write one atomic step (ResourceClient).
+// ResourceStore: the protected resource's own server, on a host of the run
+// that no backend node uses (kResourceHost, added to the cluster for
+// workloads that protect a resource), so no fault touches it unless a
+// scenario names it. It holds what the locks protect: per item its stock and
+// its orders, per counter its value, and the highest fence it accepted; its
+// clients (ResourceClient) make each read and each write one atomic step.
+// The default store is one Redis server (RedisResourceStore); another store
+// is another implementation of this interface and its client.
 //
-// Thread-safety: Start / Stop from the run thread; Endpoint() from any.
+// Thread-safety: Start / Stop from the run thread; NewClient from any.
 #pragma once
 
 #include <chrono>
-#include <string>
+#include <memory>
 
-#include "backends/redis_connection.h"
-#include "backends/server_process.h"
+#include <boost/asio/any_io_executor.hpp>
+
 #include "base/result.h"
-#include "cluster/host.h"
+#include "workloads/resource_client.h"
 
 namespace locksmith {
 
@@ -24,21 +25,17 @@ inline constexpr char kResourceHost[] = "store";
 
 class ResourceStore {
  public:
-  ResourceStore(Host& host, std::string password,
-                std::chrono::milliseconds ready_timeout = std::chrono::seconds(20));
-  ~ResourceStore();
+  virtual ~ResourceStore() = default;
 
-  // Writes redis.conf, spawns redis-server and waits until it answers.
-  Status Start();
-  // Kills it; never fails (teardown kills leftovers too).
-  void Stop();
-  // How clients reach it (without a source address: the store is never
-  // partitioned from the clients).
-  RedisEndpoint Endpoint() const;
-
- private:
-  const std::string password_;
-  ServerProcess process_;
+  // Starts the store's server and waits until it answers.
+  virtual Status Start() = 0;
+  // Stops it; never fails (teardown kills leftovers too).
+  virtual void Stop() = 0;
+  // A new client of the store (not yet connected) whose every call has
+  // `timeout` as its deadline. It reaches the store without a source
+  // address: the store is never partitioned from the clients.
+  virtual std::unique_ptr<ResourceClient> NewClient(boost::asio::any_io_executor executor,
+                                                    std::chrono::milliseconds timeout) = 0;
 };
 
 }  // namespace locksmith

@@ -83,18 +83,19 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
 
   // The resource's initial state, recorded.
   {
-    ResourceClient setup(ctx.io.get_executor(), ctx.resource->Endpoint(), kStoreTimeout);
+    std::unique_ptr<ResourceClient> setup =
+        ctx.resource->NewClient(ctx.io.get_executor(), kStoreTimeout);
     OpLog log(ctx.recorder, kResourceProcess, 1);
     for (int k = 0; k < plan_.keys; ++k) {
       log.Invoke("init", Key(k), {{"value", plan_.initial}});
-      ResourceReply r = co_await setup.Init(Key(k), plan_.initial);
+      ResourceReply r = co_await setup->Init(Key(k), plan_.initial);
       log.Complete(r.outcome, nullptr, r.error);
       if (r.outcome != Outcome::kOk) {
-        setup.Close();
+        setup->Close();
         co_return Error{"resource store: init of " + Key(k) + ": " + r.error};
       }
     }
-    setup.Close();
+    setup->Close();
   }
   for (int i = 0; i < n; ++i) {
     states.push_back(std::make_unique<WorkerState>(ctx.recorder, i, n));
@@ -104,9 +105,7 @@ asio::awaitable<Status> ResourceWorkload::Run(WorkloadContext& ctx) {
     if (!connected) {
       co_return Error{"client " + std::to_string(i) + " could not connect: " + connected.error()};
     }
-    stores.push_back(
-        std::make_unique<ResourceClient>(ctx.io.get_executor(), ctx.resource->Endpoint(),
-                                         kStoreTimeout));
+    stores.push_back(ctx.resource->NewClient(ctx.io.get_executor(), kStoreTimeout));
     if (Status s = co_await stores.back()->Connect(); !s) co_return s;
   }
   if (ctx.on_connected) ctx.on_connected();
@@ -226,18 +225,19 @@ asio::awaitable<ResourceWorkload::FinalRead> ResourceWorkload::ReadFinal(Resourc
 
 asio::awaitable<Status> ResourceWorkload::FinalReads(WorkloadContext& ctx) {
   if (ctx.resource == nullptr) co_return OkStatus();
-  ResourceClient reader(ctx.io.get_executor(), ctx.resource->Endpoint(), kStoreTimeout);
+  std::unique_ptr<ResourceClient> reader =
+      ctx.resource->NewClient(ctx.io.get_executor(), kStoreTimeout);
   OpLog log(ctx.recorder, kResourceProcess, 1);
   Status status = OkStatus();
   for (int k = 0; k < plan_.keys; ++k) {
     log.Invoke("final", Key(k), nullptr);
-    FinalRead r = co_await ReadFinal(reader, Key(k));
+    FinalRead r = co_await ReadFinal(*reader, Key(k));
     log.Complete(r.outcome, std::move(r.value), r.error);
     if (r.outcome != Outcome::kOk && status) {
       status = Error{"final read of " + Key(k) + ": " + r.error};
     }
   }
-  reader.Close();
+  reader->Close();
   co_return status;
 }
 

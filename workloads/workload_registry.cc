@@ -4,6 +4,7 @@
 #include "workloads/counter_workload.h"
 #include "workloads/inventory_workload.h"
 #include "workloads/mutex_workload.h"
+#include "workloads/redis_resource_store.h"
 #include "workloads/rw_cache_workload.h"
 
 namespace locksmith {
@@ -25,6 +26,10 @@ std::vector<std::string> WorkloadNames() { return EntryNames(Workloads()); }
 bool WorkloadUsesResourceStore(const std::string& name) {
   auto entry = FindWorkload(name);
   return entry && (*entry)->resource_store;
+}
+
+std::unique_ptr<ResourceStore> NewResourceStore(Host& host, std::string password) {
+  return std::make_unique<RedisResourceStore>(host, std::move(password));
 }
 
 Result<const WorkloadEntry*> FindWorkload(const std::string& name) {

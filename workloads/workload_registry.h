@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "base/option_set.h"
+#include "cluster/host.h"
+#include "workloads/resource_store.h"
 #include "workloads/workload.h"
 
 namespace locksmith {
@@ -36,6 +38,10 @@ const std::vector<WorkloadEntry>& Workloads();
 std::vector<std::string> WorkloadNames();
 // True when the workload `name` protects a resource (false for unknown names).
 bool WorkloadUsesResourceStore(const std::string& name);
+// The protected resource's store on `host`, not started: the default one
+// (RedisResourceStore), its server's password `password` (a run secret).
+// The one place that picks the store's implementation.
+std::unique_ptr<ResourceStore> NewResourceStore(Host& host, std::string password);
 // The entry named `name`, or an error listing the known ones.
 Result<const WorkloadEntry*> FindWorkload(const std::string& name);
 // `options` must have been made by the workload's own factory.

@@ -1,9 +1,9 @@
-// ResourceClient's fencing rule on a real redis-server (the ResourceStore on
-// a loopback host, as a run starts it): a fence above the highest accepted
+// RedisResourceClient's fencing rule on a real redis-server (the
+// RedisResourceStore on a loopback host, as a run starts it): a fence above the highest accepted
 // is taken from anyone, one below it from no one, and one equal to it only
 // from the acquisition that was granted it -- after a failover two
 // acquisitions can hold the same fence, and the second must not pass.
-#include "workloads/resource_client.h"
+#include "workloads/redis_resource_client.h"
 
 #include <chrono>
 #include <memory>
@@ -16,7 +16,7 @@
 #include "backends/testing/run_coroutine.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
-#include "workloads/resource_store.h"
+#include "workloads/redis_resource_store.h"
 
 namespace locksmith {
 namespace {
@@ -26,7 +26,7 @@ using std::chrono::milliseconds;
 
 const std::string kKey = "item-0";
 
-class ResourceClientIntegrationTest : public ::testing::Test {
+class RedisResourceClientIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
     LocalClusterOptions o;
@@ -37,10 +37,10 @@ class ResourceClientIntegrationTest : public ::testing::Test {
     auto cluster = CreateLocalCluster(o);
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
-    store_ = std::make_unique<ResourceStore>(*cluster_->FindHost(kResourceHost), "test-pw");
+    store_ = std::make_unique<RedisResourceStore>(*cluster_->FindHost(kResourceHost), "test-pw");
     Status started = store_->Start();
     ASSERT_TRUE(started.ok()) << started.error();
-    client_.emplace(io_.get_executor(), store_->Endpoint(), milliseconds(2000));
+    client_ = store_->NewClient(io_.get_executor(), milliseconds(2000));
     ASSERT_EQ(Run([&] { return client_->Init(kKey, 10); }).outcome, Outcome::kOk);
   }
   void TearDown() override {
@@ -65,12 +65,12 @@ class ResourceClientIntegrationTest : public ::testing::Test {
 
   testing::TempDir dir_;
   std::unique_ptr<Cluster> cluster_;
-  std::unique_ptr<ResourceStore> store_;
+  std::unique_ptr<RedisResourceStore> store_;
   asio::io_context io_;
-  std::optional<ResourceClient> client_;
+  std::unique_ptr<ResourceClient> client_;
 };
 
-TEST_F(ResourceClientIntegrationTest, AnEqualFenceIsTakenOnlyFromTheAcquisitionGrantedIt) {
+TEST_F(RedisResourceClientIntegrationTest, AnEqualFenceIsTakenOnlyFromTheAcquisitionGrantedIt) {
   const Fence a{7, "token-a"}, b{7, "token-b"};
   ASSERT_EQ(Read(a).outcome, Outcome::kOk);
   // The same acquisition writes with the fence its read registered.
@@ -86,7 +86,7 @@ TEST_F(ResourceClientIntegrationTest, AnEqualFenceIsTakenOnlyFromTheAcquisitionG
   EXPECT_EQ(Write(8, a).outcome, Outcome::kOk) << "the first holder goes on";
 }
 
-TEST_F(ResourceClientIntegrationTest, AHigherFenceIsTakenFromAnyoneALowerOneFromNoOne) {
+TEST_F(RedisResourceClientIntegrationTest, AHigherFenceIsTakenFromAnyoneALowerOneFromNoOne) {
   ASSERT_EQ(Write(9, Fence{7, "token-a"}).outcome, Outcome::kOk);
   EXPECT_EQ(Write(8, Fence{8, "token-b"}).outcome, Outcome::kOk);
   const ResourceReply lower = Write(1, Fence{7, "token-a"});
@@ -100,7 +100,7 @@ TEST_F(ResourceClientIntegrationTest, AHigherFenceIsTakenFromAnyoneALowerOneFrom
   EXPECT_EQ(Write(1, Fence{1, "token-c"}).outcome, Outcome::kOk);
 }
 
-TEST_F(ResourceClientIntegrationTest, TheCacheOpsFollowTheSameRule) {
+TEST_F(RedisResourceClientIntegrationTest, TheCacheOpsFollowTheSameRule) {
   const Fence a{3, "token-a"}, b{3, "token-b"};
   ASSERT_EQ(Run([&] { return client_->WriteInvalidate(kKey, 5, a); }).outcome, Outcome::kOk);
   EXPECT_TRUE(Run([&] { return client_->FillCache(kKey, 4, b); }).rejected);

@@ -1,20 +1,21 @@
-#include "workloads/resource_store.h"
+#include "workloads/redis_resource_store.h"
 
 #include "backends/redis_service.h"
+#include "workloads/redis_resource_client.h"
 
 namespace locksmith {
 
-ResourceStore::ResourceStore(Host& host, std::string password,
-                             std::chrono::milliseconds ready_timeout)
+RedisResourceStore::RedisResourceStore(Host& host, std::string password,
+                                       std::chrono::milliseconds ready_timeout)
     : password_(std::move(password)),
       process_(RedisServerOptions(ServiceNode{host.Name(), NodeRole::kPrimary, host.Name(),
                                               "redis-server", host.Address(),
                                               host.ServicePort(6379)},
                                   &host, ready_timeout)) {}
 
-ResourceStore::~ResourceStore() { Stop(); }
+RedisResourceStore::~RedisResourceStore() { Stop(); }
 
-Status ResourceStore::Start() {
+Status RedisResourceStore::Start() {
   const ServiceNode& node = process_.info();
   Host& host = *process_.host();
   const std::string config =
@@ -25,9 +26,14 @@ Status ResourceStore::Start() {
   return OkStatus();
 }
 
-void ResourceStore::Stop() { process_.Stop(); }
+void RedisResourceStore::Stop() { process_.Stop(); }
 
-RedisEndpoint ResourceStore::Endpoint() const {
+std::unique_ptr<ResourceClient> RedisResourceStore::NewClient(
+    boost::asio::any_io_executor executor, std::chrono::milliseconds timeout) {
+  return std::make_unique<RedisResourceClient>(std::move(executor), Endpoint(), timeout);
+}
+
+RedisEndpoint RedisResourceStore::Endpoint() const {
   const ServiceNode& node = process_.info();
   return {node.address, static_cast<uint16_t>(node.port), password_};
 }

@@ -1,4 +1,4 @@
-#include "workloads/resource_client.h"
+#include "workloads/redis_resource_client.h"
 
 #include "backends/redis_lock_client.h"
 
@@ -102,20 +102,20 @@ ResourceReply AcceptedOrRejected(const RedisResponse& r) {
 
 }  // namespace
 
-ResourceClient::ResourceClient(boost::asio::any_io_executor executor, RedisEndpoint endpoint,
-                               std::chrono::milliseconds timeout)
+RedisResourceClient::RedisResourceClient(boost::asio::any_io_executor executor,
+                                         RedisEndpoint endpoint, std::chrono::milliseconds timeout)
     : connection_(std::move(executor), RedisConnectionOptions{std::move(endpoint), timeout}),
       timeout_(timeout) {}
 
-boost::asio::awaitable<Status> ResourceClient::Connect() {
+boost::asio::awaitable<Status> RedisResourceClient::Connect() {
   Status s = co_await connection_.Connect();
   if (!s) co_return Error{"resource store: " + s.error()};
   co_return OkStatus();
 }
 
-boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view script,
-                                                           const std::vector<std::string>& keys,
-                                                           const std::vector<std::string>& args) {
+boost::asio::awaitable<RedisResponse> RedisResourceClient::Eval(
+    std::string_view script, const std::vector<std::string>& keys,
+    const std::vector<std::string>& args) {
   const std::string nkeys = std::to_string(keys.size());
   std::vector<std::string_view> argv;
   argv.reserve(3 + keys.size() + args.size());
@@ -127,8 +127,8 @@ boost::asio::awaitable<RedisResponse> ResourceClient::Eval(std::string_view scri
   co_return co_await connection_.Command(argv, RedisConnection::Clock::now() + timeout_);
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::Read(const std::string& key,
-                                                           std::optional<Fence> fence) {
+boost::asio::awaitable<ResourceReply> RedisResourceClient::Read(const std::string& key,
+                                                                std::optional<Fence> fence) {
   // Named vectors: GCC 12 miscompiles braced temporaries in a co_await.
   const std::vector<std::string> keys = FenceKeys(key, {key});
   const std::vector<std::string> args = FenceArgs(fence, {});
@@ -136,41 +136,42 @@ boost::asio::awaitable<ResourceReply> ResourceClient::Read(const std::string& ke
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::Write(const std::string& key, int64_t value,
-                                                            const std::string& order,
-                                                            std::optional<Fence> fence) {
+boost::asio::awaitable<ResourceReply> RedisResourceClient::Write(const std::string& key,
+                                                                 int64_t value,
+                                                                 const std::string& order,
+                                                                 std::optional<Fence> fence) {
   const std::vector<std::string> keys = FenceKeys(key, {key, key + ":orders"});
   const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value), order});
   static const std::string script = Fenced(kWriteBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::Init(const std::string& key,
-                                                           int64_t value) {
-  const std::vector<std::string> keys{key, key + ":fence", key + ":fence-holder",
-                                      key + ":orders", CacheKey(key)};
+boost::asio::awaitable<ResourceReply> RedisResourceClient::Init(const std::string& key,
+                                                                int64_t value) {
+  const std::vector<std::string> keys{key, key + ":fence", key + ":fence-holder", key + ":orders",
+                                      CacheKey(key)};
   const std::vector<std::string> args{std::to_string(value)};
   co_return AcceptedOrRejected(co_await Eval(kInitScript, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::ReadCache(const std::string& key,
-                                                                std::optional<Fence> fence) {
+boost::asio::awaitable<ResourceReply> RedisResourceClient::ReadCache(const std::string& key,
+                                                                     std::optional<Fence> fence) {
   const std::vector<std::string> keys = FenceKeys(key, {CacheKey(key)});
   const std::vector<std::string> args = FenceArgs(fence, {});
   static const std::string script = Fenced(kReadCacheBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::FillCache(const std::string& key,
-                                                                int64_t value,
-                                                                std::optional<Fence> fence) {
+boost::asio::awaitable<ResourceReply> RedisResourceClient::FillCache(const std::string& key,
+                                                                     int64_t value,
+                                                                     std::optional<Fence> fence) {
   const std::vector<std::string> keys = FenceKeys(key, {CacheKey(key)});
   const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value)});
   static const std::string script = Fenced(kFillCacheBody);
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::WriteInvalidate(
+boost::asio::awaitable<ResourceReply> RedisResourceClient::WriteInvalidate(
     const std::string& key, int64_t value, std::optional<Fence> fence) {
   const std::vector<std::string> keys = FenceKeys(key, {key, CacheKey(key)});
   const std::vector<std::string> args = FenceArgs(fence, {std::to_string(value)});
@@ -178,7 +179,7 @@ boost::asio::awaitable<ResourceReply> ResourceClient::WriteInvalidate(
   co_return AcceptedOrRejected(co_await Eval(script, keys, args));
 }
 
-boost::asio::awaitable<ResourceReply> ResourceClient::Final(const std::string& key) {
+boost::asio::awaitable<ResourceReply> RedisResourceClient::Final(const std::string& key) {
   const std::vector<std::string> keys{key, key + ":orders"};
   const std::vector<std::string> args;
   RedisResponse r = co_await Eval(kFinalScript, keys, args);
@@ -196,6 +197,6 @@ boost::asio::awaitable<ResourceReply> ResourceClient::Final(const std::string& k
   co_return reply;
 }
 
-void ResourceClient::Close() { connection_.Close(); }
+void RedisResourceClient::Close() { connection_.Close(); }
 
 }  // namespace locksmith
