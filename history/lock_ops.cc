@@ -1,4 +1,5 @@
 #include "history/lock_ops.h"
+#include "history/fault_names.h"
 
 namespace locksmith {
 namespace {
@@ -78,7 +79,7 @@ std::optional<int64_t> CutOffOf(const Op& lost) {
 }
 
 int64_t CrashedProcessOf(const Op& op) {
-  if (!op.is_nemesis() || op.type != OpType::kInfo || op.f != "client-crash" ||
+  if (!op.is_nemesis() || op.type != OpType::kInfo || op.f != kClientCrash ||
       !op.error.empty() || !op.value.is_object() || !op.value.contains("process") ||
       !op.value["process"].is_number_integer()) {
     return -1;

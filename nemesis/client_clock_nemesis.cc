@@ -157,6 +157,6 @@ FaultResult ClientClockNemesis::Invoke(const FaultOp& op) {
   return result;
 }
 
-const FaultLook kClientClockLook = {"client-clock", 55, "#2e7d32", DescribeClientClock};
+const FaultLook kClientClockLook = {kClientClock, 55, "#2e7d32", DescribeClientClock};
 
 }  // namespace locksmith

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "base/option_set.h"
+#include "history/fault_names.h"
 #include "nemesis/clock_nemesis.h"
 #include "nemesis/fault_look.h"
 #include "nemesis/nemesis_registry.h"
@@ -58,8 +59,7 @@ class ClientClockNemesis : public Nemesis {
                      ClockNemesis::WallClock now = ClockNemesis::SystemWallClockNs);
 
   std::vector<std::string> Faults() const override {
-    return {"client-clock-bump", "client-clock-strobe", "client-clock-drift",
-            "client-clock-reset"};
+    return {kClientClockBump, kClientClockStrobe, kClientClockDrift, kClientClockReset};
   }
   FaultResult Invoke(const FaultOp& op) override;
   std::vector<HealFailure> Teardown() override { return clock_.Teardown(); }

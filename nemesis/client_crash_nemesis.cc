@@ -29,7 +29,7 @@ void ClientCrashOptions::Declare(OptionSet& set) {
 WindowOps ClientCrashWindow(const ClientCrashOptions& options) {
   nlohmann::json value = nlohmann::json::object();
   if (!options.key.empty()) value["key"] = options.key;
-  return TimedWindow({"client-crash", value}, {"client-crash-end", nullptr}, kWindowMs);
+  return TimedWindow({kClientCrash, value}, {kClientCrashEnd, nullptr}, kWindowMs);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeClientCrashNemesis(const ModuleOptions& options,
@@ -51,11 +51,11 @@ std::string ClientCrashUnfit(const ModuleOptions& options, const NemesisContext&
 }
 
 FaultResult ClientCrashNemesis::Invoke(const FaultOp& op) {
-  if (op.f == "client-crash-end") {
+  if (op.f == kClientCrashEnd) {
     crashes_.Cancel();
     return {true, nlohmann::json::object(), ""};
   }
-  if (op.f != "client-crash") return {false, nullptr, "client-crash nemesis cannot " + op.f};
+  if (op.f != kClientCrash) return {false, nullptr, "client-crash nemesis cannot " + op.f};
   const nlohmann::json& v = op.value;
   int64_t wait = kDefaultCrashWaitMs;
   if (v.is_object() && v.contains("wait_ms")) {
@@ -108,7 +108,7 @@ std::vector<HealFailure> ClientCrashNemesis::Teardown() {
 }
 
 
-const FaultLook kClientCrashLook = {"client-crash", 60, "#ad1457", DescribeClientCrash,
+const FaultLook kClientCrashLook = {kClientCrash, 60, "#ad1457", DescribeClientCrash,
                                     ClientMark::kTick};
 
 }  // namespace locksmith

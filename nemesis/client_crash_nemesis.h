@@ -18,6 +18,7 @@
 
 #include "backends/client_crashes.h"
 #include "base/option_set.h"
+#include "history/fault_names.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"
 #include "nemesis/schedule.h"
@@ -50,7 +51,7 @@ class ClientCrashNemesis : public Nemesis {
   ClientCrashNemesis(ClientCrashes& crashes, int workers, int max)
       : crashes_(crashes), workers_(workers), max_(max) {}
 
-  std::vector<std::string> Faults() const override { return {"client-crash", "client-crash-end"}; }
+  std::vector<std::string> Faults() const override { return {kClientCrash, kClientCrashEnd}; }
   FaultResult Invoke(const FaultOp& op) override;
   // Drops a crash nobody took; the crashed workers stay gone.
   std::vector<HealFailure> Teardown() override;

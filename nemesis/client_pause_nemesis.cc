@@ -81,7 +81,7 @@ WindowOps ClientPauseWindow(const ClientPauseOptions& options) {
   nlohmann::json value{{"ms", options.ms}};
   if (!options.key.empty()) value["key"] = options.key;
   if (options.at != PausePointName(PausePoint::kHolder)) value["at"] = options.at;
-  return TimedWindow({"client-pause", value}, {"client-resume", nullptr}, options.ms);
+  return TimedWindow({kClientPause, value}, {kClientResume, nullptr}, options.ms);
 }
 
 Result<std::unique_ptr<Nemesis>> MakeClientPauseNemesis(const ModuleOptions& options,
@@ -96,11 +96,11 @@ WindowOps ClientPauseWindowOf(const ModuleOptions& options) {
 }
 
 FaultResult ClientPauseNemesis::Invoke(const FaultOp& op) {
-  if (op.f == "client-resume") {
+  if (op.f == kClientResume) {
     pauses_.Cancel();
     return {true, nlohmann::json::object(), ""};
   }
-  if (op.f != "client-pause") return {false, nullptr, "client-pause nemesis cannot " + op.f};
+  if (op.f != kClientPause) return {false, nullptr, "client-pause nemesis cannot " + op.f};
   auto ms = Millis(op.value, "ms", -1);
   auto wait = Millis(op.value, "wait_ms", kDefaultPauseWaitMs);
   if (ms.ok() && *ms < 0) ms = Error{"client-pause needs \"ms\": how long the holder stalls"};
@@ -159,7 +159,7 @@ std::vector<HealFailure> ClientPauseNemesis::Teardown() {
 
 // The worker records its stall as a "pause" op of its own (ClientPauses::At,
 // backends/client_pauses.h).
-const FaultLook kClientPauseLook = {"client-pause", 50, "#7b4fc9", DescribeClientPause,
+const FaultLook kClientPauseLook = {kClientPause, 50, "#7b4fc9", DescribeClientPause,
                                     ClientMark::kSpan, "pause"};
 
 }  // namespace locksmith

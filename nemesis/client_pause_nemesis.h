@@ -20,6 +20,7 @@
 
 #include "backends/client_pauses.h"
 #include "base/option_set.h"
+#include "history/fault_names.h"
 #include "history/history.h"
 #include "nemesis/nemesis.h"
 #include "nemesis/nemesis_registry.h"
@@ -52,7 +53,7 @@ class ClientPauseNemesis : public Nemesis {
  public:
   explicit ClientPauseNemesis(ClientPauses& pauses) : pauses_(pauses) {}
 
-  std::vector<std::string> Faults() const override { return {"client-pause", "client-resume"}; }
+  std::vector<std::string> Faults() const override { return {kClientPause, kClientResume}; }
   FaultResult Invoke(const FaultOp& op) override;
   // Drops a stall no holder took yet; one in progress ends by itself.
   std::vector<HealFailure> Teardown() override;

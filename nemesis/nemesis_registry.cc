@@ -2,6 +2,7 @@
 
 #include "base/module_registry.h"
 #include "base/seed.h"
+#include "history/fault_names.h"
 #include "nemesis/client_clock_nemesis.h"
 #include "nemesis/client_crash_nemesis.h"
 #include "nemesis/client_pause_effect.h"
@@ -27,7 +28,7 @@ std::vector<NemesisEntry>& FamilyTable() {
        kKillLook, InstallPowerShims, KillUnfit},
       {"pause", {"pause"}, "resume", MakeOptions<PauseOptions>, MakePauseNemesis, PauseWindowOf,
        kPauseLook, nullptr, PauseUnfit},
-      {"client-pause", {"client-pause"}, "client-resume", MakeOptions<ClientPauseOptions>,
+      {kClientPause, {kClientPause}, kClientResume, MakeOptions<ClientPauseOptions>,
        MakeClientPauseNemesis, ClientPauseWindowOf, kClientPauseLook, nullptr, nullptr,
        /*in_all=*/true, ClientPauseEffect, /*own_lane=*/true},
       {"clock", {"clock-bump", "clock-strobe", "clock-drift"}, "clock-reset",
@@ -49,12 +50,12 @@ std::vector<NemesisEntry>& FamilyTable() {
       // Not in `all`: every crash removes a worker for good, so a schedule
       // of them over a long run would leave one worker doing all the work
       // and the other families' figures would measure a shrinking run.
-      {"client-crash", {"client-crash"}, "client-crash-end", MakeOptions<ClientCrashOptions>,
+      {kClientCrash, {kClientCrash}, kClientCrashEnd, MakeOptions<ClientCrashOptions>,
        MakeClientCrashNemesis, ClientCrashWindowOf, kClientCrashLook, nullptr, ClientCrashUnfit,
        /*in_all=*/false, nullptr, /*own_lane=*/true},
       // Not in `all`: it needs external client programs (--client exec:).
-      {"client-clock", {"client-clock-bump", "client-clock-strobe", "client-clock-drift"},
-       "client-clock-reset", MakeOptions<ClientClockOptions>, MakeClientClockNemesis,
+      {kClientClock, {kClientClockBump, kClientClockStrobe, kClientClockDrift}, kClientClockReset,
+       MakeOptions<ClientClockOptions>, MakeClientClockNemesis,
        ClientClockWindowOf, kClientClockLook, nullptr, ClientClockUnfit, /*in_all=*/false},
   };
   return families;
