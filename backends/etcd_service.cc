@@ -95,7 +95,7 @@ EtcdService::EtcdService(Cluster& cluster, EtcdServiceOptions options)
   for (Host* host : FirstHosts(cluster.Hosts(), options_.nodes)) {
     EtcdMemberAddress member{host->Name(), host->Address(), host->ServicePort(2379),
                              host->ServicePort(2380)};
-    ServiceNode info{host->Name(), NodeRole::kEtcdMember, host->Name(), "etcd",
+    ServiceNode info{host->Name(), kEtcdMemberRole, host->Name(), "etcd",
                      host->Address(), member.client_port};
     members_.push_back(member);
     AddServer({info, host, "the etcd member", kEtcdLogFile, options_.ready_timeout});
@@ -185,6 +185,12 @@ Result<std::string> EtcdService::AskLeader() const {
   }
   if (leader.empty()) return Error{"no etcd member leads now (" + seen + ")"};
   return leader;
+}
+
+std::vector<NodeRoleSpec> EtcdService::Roles() const {
+  // Go makes its system calls itself: the power shim never sees a write.
+  const std::string unreachable = "etcd's writes (its Go runtime bypasses the C library)";
+  return {{kEtcdMemberRole, unreachable}, {kPrimaryRole, unreachable}};
 }
 
 }  // namespace locksmith

@@ -42,6 +42,10 @@
 
 namespace locksmith {
 
+// The role of every etcd cluster member in the node table (the leader shows
+// as kPrimaryRole once elected).
+inline constexpr char kEtcdMemberRole[] = "etcd-member";
+
 // The etcd backend's options (config keys "etcd_nodes", "etcd_heartbeat_ms",
 // "etcd_election_ms"); client_timeout comes from the run.
 struct EtcdServiceOptions {
@@ -78,6 +82,8 @@ class EtcdService : public LeaderElectedService {
  public:
   EtcdService(Cluster& cluster, EtcdServiceOptions options);
 
+  // etcd-member, and primary for the leader of the moment.
+  std::vector<NodeRoleSpec> Roles() const override;
   nlohmann::json Settings() const override;
   Status Start() override;
   // Stops every member, then removes the log segments they preallocated.

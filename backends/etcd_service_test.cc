@@ -63,7 +63,7 @@ TEST(EtcdServiceTest, TheTableListsOneMemberPerHostAndNoLeaderBeforeStart) {
   const NodeTable table = service.Table();
   ASSERT_EQ(table.size(), 3u);
   for (const auto& node : table) {
-    EXPECT_EQ(node.role, NodeRole::kEtcdMember) << node.name;
+    EXPECT_EQ(node.role, "etcd-member") << node.name;
     EXPECT_EQ(node.process, "etcd");
   }
   EXPECT_FALSE(service.Primary().ok());

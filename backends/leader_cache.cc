@@ -24,7 +24,7 @@ std::string LeaderCache::Leader(const std::function<Result<std::string>()>& prob
 
 NodeTable WithPrimary(NodeTable table, const std::string& leader) {
   for (auto& node : table) {
-    if (node.name == leader) node.role = NodeRole::kPrimary;
+    if (node.name == leader) node.role = kPrimaryRole;
   }
   return table;
 }

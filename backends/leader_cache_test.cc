@@ -35,13 +35,13 @@ TEST(LeaderCacheTest, WithPrimaryGivesTheLeaderThePrimaryRole) {
   NodeTable table(3);
   for (int i = 0; i < 3; ++i) {
     table[i].name = "n" + std::to_string(i + 1);
-    table[i].role = NodeRole::kZkPeer;
+    table[i].role = "zk-peer";
   }
   const NodeTable led = WithPrimary(table, "n2");
-  EXPECT_EQ(led[0].role, NodeRole::kZkPeer);
-  EXPECT_EQ(led[1].role, NodeRole::kPrimary);
-  EXPECT_EQ(led[2].role, NodeRole::kZkPeer);
-  EXPECT_EQ(WithPrimary(table, "")[1].role, NodeRole::kZkPeer);
+  EXPECT_EQ(led[0].role, "zk-peer");
+  EXPECT_EQ(led[1].role, kPrimaryRole);
+  EXPECT_EQ(led[2].role, "zk-peer");
+  EXPECT_EQ(WithPrimary(table, "")[1].role, "zk-peer");
 }
 
 }  // namespace

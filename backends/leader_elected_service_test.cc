@@ -15,13 +15,16 @@ namespace {
 using namespace std::chrono_literals;
 using testing::FakeHost;
 
+// The role its peers have in the table when they do not lead.
+constexpr char kPeerRole[] = "peer";
+
 // Two peers whose leader is whatever `leader` says (none while empty).
 class TwoPeerService : public LeaderElectedService {
  public:
   TwoPeerService(FakeHost& a, FakeHost& b)
       : LeaderElectedService({"test", "test peer", "peers", ""}) {
     for (FakeHost* host : {&a, &b}) {
-      AddServer({{host->Name(), NodeRole::kZkPeer, host->Name(), "peer", host->Address(), 7000},
+      AddServer({{host->Name(), kPeerRole, host->Name(), "peer", host->Address(), 7000},
                  host, "the test peer", "peer.log", 200ms});
     }
   }
@@ -50,7 +53,7 @@ class TwoPeerService : public LeaderElectedService {
   }
 };
 
-NodeRole RoleOf(const NodeTable& table, const std::string& name) {
+std::string RoleOf(const NodeTable& table, const std::string& name) {
   return FindServiceNode(table, name)->role;
 }
 
@@ -67,8 +70,8 @@ TEST(LeaderElectedServiceTest, TheLeaderNamedIsThePrimaryAndAKilledLeaderIsAsked
   const int asked = service.asked;
   NodeTable table = service.Table();  // from what Primary() just learned
   EXPECT_EQ(service.asked, asked);
-  EXPECT_EQ(RoleOf(table, "a"), NodeRole::kZkPeer);
-  EXPECT_EQ(RoleOf(table, "b"), NodeRole::kPrimary);
+  EXPECT_EQ(RoleOf(table, "a"), kPeerRole);
+  EXPECT_EQ(RoleOf(table, "b"), kPrimaryRole);
 
   // Killed, the leader leaves the table at once; who leads next is asked
   // once what was learned is stale.
@@ -76,11 +79,11 @@ TEST(LeaderElectedServiceTest, TheLeaderNamedIsThePrimaryAndAKilledLeaderIsAsked
   EXPECT_FALSE(service.IsUp("b"));
   service.leader = "a";
   table = service.Table();
-  EXPECT_EQ(RoleOf(table, "b"), NodeRole::kZkPeer);
+  EXPECT_EQ(RoleOf(table, "b"), kPeerRole);
   std::this_thread::sleep_for(150ms);
   table = service.Table();
-  EXPECT_EQ(RoleOf(table, "a"), NodeRole::kPrimary);
-  EXPECT_EQ(RoleOf(table, "b"), NodeRole::kZkPeer);
+  EXPECT_EQ(RoleOf(table, "a"), kPrimaryRole);
+  EXPECT_EQ(RoleOf(table, "b"), kPeerRole);
 }
 
 }  // namespace

@@ -45,6 +45,10 @@ class LockService {
   virtual std::string Backend() const = 0;
   // Every server of the service, in start order.
   virtual NodeTable Table() const = 0;
+  // The roles its nodes can play (every role Table() can show, and
+  // "primary" where a leader is marked once elected): what fault targets
+  // select by. Most backends' nodes are all primaries.
+  virtual std::vector<NodeRoleSpec> Roles() const { return {{kPrimaryRole}}; }
   // Settings beyond the table worth recording (persistence, ...): an object.
   virtual nlohmann::json Settings() const { return nlohmann::json::object(); }
   // What must never reach a file the run keeps (its servers' passwords):

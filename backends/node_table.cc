@@ -1,33 +1,18 @@
 #include "backends/node_table.h"
 
-#include <array>
-#include <utility>
-
 namespace locksmith {
-namespace {
 
-constexpr std::array<std::pair<NodeRole, std::string_view>, 5> kRoleNames = {{
-    {NodeRole::kPrimary, "primary"},
-    {NodeRole::kReplica, "replica"},
-    {NodeRole::kSentinel, "sentinel"},
-    {NodeRole::kZkPeer, "zk-peer"},
-    {NodeRole::kEtcdMember, "etcd-member"},
-}};
-
-}  // namespace
-
-std::string_view RoleName(NodeRole role) {
-  for (const auto& [r, name] : kRoleNames) {
-    if (r == role) return name;
-  }
-  return "unknown";
+std::vector<std::string> RoleNames(const std::vector<NodeRoleSpec>& roles) {
+  std::vector<std::string> names;
+  for (const auto& role : roles) names.push_back(role.name);
+  return names;
 }
 
-std::optional<NodeRole> ParseRole(std::string_view name) {
-  for (const auto& [role, n] : kRoleNames) {
-    if (n == name) return role;
+const NodeRoleSpec* FindRole(const std::vector<NodeRoleSpec>& roles, std::string_view name) {
+  for (const auto& role : roles) {
+    if (role.name == name) return &role;
   }
-  return std::nullopt;
+  return nullptr;
 }
 
 std::vector<std::string> NodeNames(const NodeTable& table) {
@@ -36,7 +21,7 @@ std::vector<std::string> NodeNames(const NodeTable& table) {
   return names;
 }
 
-std::vector<std::string> NodesWithRole(const NodeTable& table, NodeRole role) {
+std::vector<std::string> NodesWithRole(const NodeTable& table, std::string_view role) {
   std::vector<std::string> names;
   for (const auto& node : table) {
     if (node.role == role) names.push_back(node.name);
@@ -55,7 +40,7 @@ nlohmann::json NodeTableJson(const NodeTable& table) {
   nlohmann::json nodes = nlohmann::json::array();
   for (const auto& n : table) {
     nodes.push_back({{"name", n.name},
-                     {"role", std::string(RoleName(n.role))},
+                     {"role", n.role},
                      {"host", n.host},
                      {"process", n.process},
                      {"address", n.address},

@@ -136,7 +136,7 @@ std::unique_ptr<LockClient> RedisService::NewClient(boost::asio::any_io_executor
   RedisLockClientOptions o;
   // No primary only when the cluster had no host; Start() failed then, and a
   // client of the default endpoint fails its calls.
-  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
+  const auto primaries = NodesWithRole(table_, kPrimaryRole);
   if (!primaries.empty()) {
     o.endpoint = EndpointOf(*FindServiceNode(table_, primaries.front()));
   }

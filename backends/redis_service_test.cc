@@ -158,7 +158,7 @@ TEST(RedisServiceTest, TheNodeTableAndDescriptionComeFromTheHosts) {
   FakeCluster cluster({"n1", "n2"});
   cluster.Fake("n1")->SetPort(6379, 20001);
   RedisService service(cluster, Options());
-  const NodeTable expected = {{"n1", NodeRole::kPrimary, "n1", "redis-server", "127.0.0.1", 20001}};
+  const NodeTable expected = {{"n1", kPrimaryRole, "n1", "redis-server", "127.0.0.1", 20001}};
   EXPECT_EQ(service.Table(), expected);
   EXPECT_EQ(service.Nodes(), std::vector<std::string>{"n1"});
   EXPECT_EQ(service.Describe(), nlohmann::json::parse(R"({

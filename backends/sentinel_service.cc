@@ -75,13 +75,13 @@ NodeTable SentinelNodeTable(const std::vector<Host*>& hosts, const SentinelServi
   const int n = static_cast<int>(hosts.size());
   for (int i = 0; i < o.replicas + 1 && i < n; ++i) {
     Host* h = hosts[i];
-    table.push_back({"n" + std::to_string(i + 1), i == 0 ? NodeRole::kPrimary : NodeRole::kReplica,
+    table.push_back({"n" + std::to_string(i + 1), i == 0 ? kPrimaryRole : kReplicaRole,
                      h->Name(), "redis-server", h->Address(), h->ServicePort(6379)});
   }
   for (int i = 0; i < o.sentinels && i < n; ++i) {
     Host* h = hosts[i];
-    table.push_back({"s" + std::to_string(i + 1), NodeRole::kSentinel, h->Name(), "redis-sentinel",
-                     h->Address(), h->ServicePort(26379)});
+    table.push_back({"s" + std::to_string(i + 1), kSentinelRole, h->Name(), "redis-sentinel",
+                     h->Address(), h->ServicePort(26379), /*holds_data=*/false});
   }
   return table;
 }
@@ -124,7 +124,7 @@ SentinelService::SentinelService(Cluster& cluster, SentinelServiceOptions option
       options_(std::move(options)) {
   for (const auto& info : SentinelNodeTable(cluster.Hosts(), options_)) {
     Host* host = cluster.FindHost(info.host);
-    if (info.role == NodeRole::kSentinel) {
+    if (info.role == kSentinelRole) {
       AddServer({info, host, "redis-sentinel", kSentinelLogFile, options_.redis.ready_timeout});
     } else {
       AddServer(RedisServerOptions(info, host, options_.redis.ready_timeout));
@@ -145,7 +145,7 @@ nlohmann::json SentinelService::Settings() const {
 }
 
 bool SentinelService::IsSentinel(const ServerProcess& node) const {
-  return node.info().role == NodeRole::kSentinel;
+  return node.info().role == kSentinelRole;
 }
 
 RedisEndpoint SentinelService::EndpointOf(const ServerProcess& node) const {
@@ -171,6 +171,10 @@ Status SentinelService::LaunchSentinel(ServerProcess& node,
   return node.Launch(launch, RedisPingProbe(EndpointOf(node)));
 }
 
+std::vector<NodeRoleSpec> SentinelService::Roles() const {
+  return {{kPrimaryRole}, {kReplicaRole}, {kSentinelRole}};
+}
+
 NodeTable SentinelService::Table() const {
   bool started;
   {
@@ -185,8 +189,8 @@ NodeTable SentinelService::Table() const {
   }
   NodeTable table = table_;
   for (auto& node : table) {
-    if (node.role == NodeRole::kSentinel) continue;
-    node.role = node.name == master ? NodeRole::kPrimary : NodeRole::kReplica;
+    if (node.role == kSentinelRole) continue;
+    node.role = node.name == master ? kPrimaryRole : kReplicaRole;
   }
   return table;
 }
@@ -335,7 +339,7 @@ Result<std::string> SentinelService::AskSentinels() const {
       continue;
     }
     for (const auto& data : table_) {
-      if (data.role != NodeRole::kSentinel && data.address == r->elements[0].str &&
+      if (data.role != kSentinelRole && data.address == r->elements[0].str &&
           std::to_string(data.port) == r->elements[1].str) {
         ++votes[data.name];
       }
@@ -351,7 +355,7 @@ Result<std::string> SentinelService::AskSentinels() const {
 
 std::string SentinelService::NodeAt(const std::string& address, const std::string& port) const {
   for (const auto& data : table_) {
-    if (data.role != NodeRole::kSentinel && data.address == address &&
+    if (data.role != kSentinelRole && data.address == address &&
         std::to_string(data.port) == port) {
       return data.name;
     }

@@ -41,6 +41,8 @@ namespace locksmith {
 
 // The name the sentinels monitor the master under.
 inline constexpr char kSentinelMasterName[] = "locksmith";
+// The role of a Sentinel process in the node table (it holds no data).
+inline constexpr char kSentinelRole[] = "sentinel";
 
 struct SentinelServiceOptions {
   int replicas = 2;
@@ -78,6 +80,7 @@ class SentinelService : public ServerSetService, public HasClocks, public HasEve
 
   // Roles as the sentinels see them now (asked when the service runs).
   NodeTable Table() const override;
+  std::vector<NodeRoleSpec> Roles() const override;
   nlohmann::json Settings() const override;
   std::string ClientPassword() const override { return options_.redis.password; }
   Status Start() override;

@@ -83,9 +83,9 @@ TEST_F(SentinelServiceTest, FailsOverWhenTheMasterDiesAndTheOldMasterRejoinsAsRe
   auto primary = service_->Primary();
   ASSERT_TRUE(primary.ok()) << primary.error();
   EXPECT_EQ(*primary, "n1");
-  EXPECT_EQ(NodesWithRole(service_->Table(), NodeRole::kReplica),
+  EXPECT_EQ(NodesWithRole(service_->Table(), kReplicaRole),
             (std::vector<std::string>{"n2", "n3"}));
-  EXPECT_EQ(NodesWithRole(service_->Table(), NodeRole::kSentinel).size(), 3u);
+  EXPECT_EQ(NodesWithRole(service_->Table(), "sentinel").size(), 3u);
   EXPECT_EQ(Role("n2"), "slave");
 
   asio::io_context io;
@@ -108,7 +108,7 @@ TEST_F(SentinelServiceTest, FailsOverWhenTheMasterDiesAndTheOldMasterRejoinsAsRe
   ASSERT_TRUE(service_->KillNode("n1").ok());
   const std::string promoted = AwaitNewPrimary("n1");
   ASSERT_NE(promoted, "n1") << "no failover within 30 s";
-  EXPECT_EQ(NodesWithRole(service_->Table(), NodeRole::kPrimary),
+  EXPECT_EQ(NodesWithRole(service_->Table(), kPrimaryRole),
             std::vector<std::string>{promoted});
   EXPECT_EQ(Role(promoted), "master");
   service_->StopEvents();

@@ -21,7 +21,7 @@ using testing::Eventually;
 using testing::FakeHost;
 
 ServerProcessOptions Options(FakeHost& host, std::chrono::milliseconds ready_timeout = 30s) {
-  return {ServiceNode{"n1", NodeRole::kPrimary, host.Name(), "redis-server", host.Address(), 6379},
+  return {ServiceNode{"n1", kPrimaryRole, host.Name(), "redis-server", host.Address(), 6379},
           &host, "redis-server", "redis.log", ready_timeout};
 }
 

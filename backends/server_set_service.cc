@@ -17,7 +17,7 @@ NodeTable PrimaryPerHost(const std::vector<Host*>& hosts, int nodes, const std::
                          int preferred_port) {
   NodeTable table;
   for (Host* host : FirstHosts(hosts, nodes)) {
-    table.push_back({host->Name(), NodeRole::kPrimary, host->Name(), program, host->Address(),
+    table.push_back({host->Name(), kPrimaryRole, host->Name(), program, host->Address(),
                      host->ServicePort(preferred_port)});
   }
   return table;
@@ -41,7 +41,7 @@ std::vector<std::string> ServerSetService::Secrets() const {
 void ServerSetService::Stop() { servers_.StopAll(); }
 
 Result<std::string> ServerSetService::Primary() {
-  const auto primaries = NodesWithRole(table_, NodeRole::kPrimary);
+  const auto primaries = NodesWithRole(table_, kPrimaryRole);
   if (primaries.empty()) return Error{"the " + backend_ + " service has no node"};
   if (primaries.size() > 1) {
     return Error{std::to_string(primaries.size()) + " independent masters: none leads"};

@@ -122,7 +122,7 @@ TEST(ServerSetServiceTest, TheNamingTableSecretAndFixedPrimaryComeFromWhatItWasB
   EXPECT_EQ(one.Secrets(), std::vector<std::string>{"pw"});
   ASSERT_EQ(one.Table().size(), 1u);
   EXPECT_EQ(one.Table()[0].name, "a");
-  EXPECT_EQ(one.Table()[0].role, NodeRole::kPrimary);
+  EXPECT_EQ(one.Table()[0].role, kPrimaryRole);
   EXPECT_EQ(one.Table()[0].port, 7000);
   EXPECT_EQ(*one.Primary(), "a");
   EXPECT_FALSE(one.Promotes());

@@ -14,7 +14,7 @@ using namespace std::chrono_literals;
 using testing::FakeHost;
 
 ServerProcessOptions On(FakeHost& host, const std::string& name) {
-  return {ServiceNode{name, NodeRole::kZkPeer, host.Name(), "java", host.Address(), 2181}, &host,
+  return {ServiceNode{name, "zk-peer", host.Name(), "java", host.Address(), 2181}, &host,
           "the zookeeper peer", name + ".log", 30s};
 }
 

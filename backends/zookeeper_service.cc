@@ -141,7 +141,7 @@ ZookeeperService::ZookeeperService(Cluster& cluster, ZookeeperServiceOptions opt
     const int id = static_cast<int>(peers_.size()) + 1;  // myid: 1..N in start order
     ZkPeerAddress peer{id, host->Address(), host->ServicePort(2181), host->ServicePort(2888),
                        host->ServicePort(3888)};
-    ServiceNode info{host->Name(), NodeRole::kZkPeer, host->Name(), "java",
+    ServiceNode info{host->Name(), kZkPeerRole, host->Name(), "java",
                      host->Address(), peer.client_port};
     peers_.push_back(peer);
     AddServer({info, host, "the zookeeper peer", kZkLogFile, options_.ready_timeout});
@@ -240,6 +240,10 @@ Result<std::string> ZookeeperService::AskLeader() const {
   }
   if (leader.empty()) return Error{"no zookeeper peer leads now (" + seen + ")"};
   return leader;
+}
+
+std::vector<NodeRoleSpec> ZookeeperService::Roles() const {
+  return {{kZkPeerRole}, {kPrimaryRole}};
 }
 
 Host* ZookeeperService::NodeHost(const std::string& name) { return servers_.HostOf(name); }

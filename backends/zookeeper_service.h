@@ -40,6 +40,10 @@
 
 namespace locksmith {
 
+// The role of every ZooKeeper ensemble member in the node table (the leader
+// shows as kPrimaryRole once elected).
+inline constexpr char kZkPeerRole[] = "zk-peer";
+
 // The zookeeper backend's options (config keys "zk_nodes", "zk_tick_ms",
 // "session_timeout_ms", "zk_min_session_ms", "zk_max_session_ms",
 // "zk_heap_mb"); client_timeout and ready_timeout come from the run, the
@@ -89,6 +93,8 @@ class ZookeeperService : public LeaderElectedService, public HasClocks {
  public:
   ZookeeperService(Cluster& cluster, ZookeeperServiceOptions options, std::string client);
 
+  // zk-peer, and primary for the leader of the moment.
+  std::vector<NodeRoleSpec> Roles() const override;
   nlohmann::json Settings() const override;
   Status Start() override;
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor executor,

@@ -178,7 +178,7 @@ TEST(ZookeeperServiceTest, TheTableListsOnePeerPerHostAndNoLeaderBeforeStart) {
   const NodeTable table = service.Table();
   ASSERT_EQ(table.size(), 3u);
   for (const auto& node : table) {
-    EXPECT_EQ(node.role, NodeRole::kZkPeer) << node.name;
+    EXPECT_EQ(node.role, "zk-peer") << node.name;
     EXPECT_EQ(node.process, "java");
   }
   EXPECT_FALSE(service.Primary().ok());

@@ -12,7 +12,7 @@ namespace locksmith {
 
 void KillOptions::Declare(OptionSet& set) {
   set.Text("kill_target", "--kill-target", &target, 256,
-           "nodes each kill hits: one, primary, replicas, minority, majority, all, or names");
+           ("nodes each kill hits: " + TargetChoices()).c_str());
   set.Integer("restart_delay_ms", "--restart-delay", &restart_delay_ms, int64_t{0},
               int64_t{3'600'000},
               "ms a killed node stays down, at most until the next fault cycle");
@@ -39,13 +39,20 @@ std::string CannotKill(const NemesisContext& context) {
 
 std::string KillUnfit(const ModuleOptions& options, const NemesisContext& context) {
   if (std::string why = CannotKill(context); !why.empty()) return why;
-  if (!OptionsAs<KillOptions>(options).power_loss) return "";
+  const KillOptions& kill = OptionsAs<KillOptions>(options);
+  if (std::string why = UnknownTargetRole("--kill-target", kill.target, context.service.Roles(),
+                                          context.service.Backend());
+      !why.empty()) {
+    return why;
+  }
+  if (!kill.power_loss) return "";
   if (context.cluster == nullptr) return "power loss needs the run's hosts";
+  const std::vector<NodeRoleSpec> roles = context.service.Roles();
   std::set<std::string> hosts;
   for (const ServiceNode& node : context.service.Table()) {
-    if (node.role == NodeRole::kEtcdMember) {
-      // Go makes its system calls itself: the power shim never sees a write.
-      return "power loss cannot reach etcd's writes (its Go runtime bypasses the C library)";
+    const NodeRoleSpec* role = FindRole(roles, node.role);
+    if (role != nullptr && !role->power_loss_unreachable.empty()) {
+      return "power loss cannot reach " + role->power_loss_unreachable;
     }
     if (!hosts.insert(node.host).second) {
       return "power loss needs one server per host (backend " + context.service.Backend() +

@@ -139,15 +139,17 @@ TEST(KillNemesisTest, TheRegistryRefusesABackendThatCannotKill) {
 class KillableTableService : public testing::FakeLockService, public FakeKillable {
  public:
   NodeTable Table() const override { return table; }
+  std::vector<NodeRoleSpec> Roles() const override { return roles; }
   NodeTable table;
+  std::vector<NodeRoleSpec> roles = {{kPrimaryRole}, {kReplicaRole}, {"sentinel"}};
 };
 
 TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
   OptionsOf<KillOptions> options;
   KillableTableService service;
-  service.table = {{"n1", NodeRole::kPrimary, "h1", "redis-server", "198.18.0.1", 6379},
-                   {"s1", NodeRole::kSentinel, "h1", "redis-sentinel", "198.18.0.1", 26379},
-                   {"n2", NodeRole::kReplica, "h2", "redis-server", "198.18.0.2", 6379}};
+  service.table = {{"n1", kPrimaryRole, "h1", "redis-server", "198.18.0.1", 6379},
+                   {"s1", "sentinel", "h1", "redis-sentinel", "198.18.0.1", 26379, false},
+                   {"n2", kReplicaRole, "h2", "redis-server", "198.18.0.2", 6379}};
   ClientFaults client_faults;
   testing::FakeNet net;
   testing::FakeCluster cluster({"h1", "h2"}, "fake01", &net);
@@ -161,9 +163,35 @@ TEST(KillNemesisTest, PowerLossNeedsTheHostsAndOneServerPerHost) {
   EXPECT_EQ(KillUnfit(options, context), "");
   const NemesisContext hostless{service, client_faults};
   EXPECT_EQ(KillUnfit(options, hostless), "power loss needs the run's hosts");
-  service.table = {{"n1", NodeRole::kEtcdMember, "h1", "etcd", "198.18.0.1", 2379}};
+  // A role whose writes a power loss cannot reach says so (as etcd's do).
+  service.table = {{"n1", "etcd-member", "h1", "etcd", "198.18.0.1", 2379}};
+  EXPECT_EQ(KillUnfit(options, context), "");
+  service.roles = {{"etcd-member", "etcd's writes (its Go runtime bypasses the C library)"}};
   EXPECT_EQ(KillUnfit(options, context),
             "power loss cannot reach etcd's writes (its Go runtime bypasses the C library)");
+}
+
+TEST(KillNemesisTest, ATargetRoleTheBackendLacksIsUnfit) {
+  OptionsOf<KillOptions> options;
+  KillableTableService service;
+  service.table = {{"n1", "zk-peer", "h1", "java", "198.18.0.1", 2181}};
+  service.roles = {{"zk-peer"}, {kPrimaryRole}};
+  ClientFaults client_faults;
+  const NemesisContext context{service, client_faults};
+  for (const char* target : {"one", "primary", "role:zk-peer", "n1"}) {
+    options.value().target = target;
+    EXPECT_EQ(KillUnfit(options, context), "") << target;
+  }
+  options.value().target = "replicas";
+  EXPECT_EQ(KillUnfit(options, context),
+            "--kill-target: target replicas: backend fake has no replica nodes (its roles: "
+            "zk-peer, primary)");
+  options.value().target = "role:sentinel";
+  auto made = MakeNemesis({{"kill", &options}}, context);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.error(),
+            "--kill-target: target role:sentinel: backend fake has no sentinel nodes (its roles: "
+            "zk-peer, primary)");
 }
 
 TEST(KillNemesisTest, KillsAndStartsNodes) {

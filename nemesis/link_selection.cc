@@ -17,8 +17,8 @@ void LinkSelection::DeclareLinks(OptionSet& set, const std::string& prefix,
                                  ", as a partition of this shape would cut them: auto, isolate, "
                                  "primary, halves, majorities-ring, bridge, one-way, "
                                  "clients-from-nodes";
-  const std::string target_help = "isolate: the hosts whose links " + links_do +
-                                  ": one, primary, replicas, minority, majority, all, or names";
+  const std::string target_help = "isolate: the hosts whose links " + links_do + ": " +
+                                  TargetChoices();
   const std::string clients_help = "clients-from-nodes: the clients whose links " + links_do +
                                    ": one, half, all, or worker indices 0,3";
   const std::string ms_help = "ms " + window + " lasts before the heal, at most until the next "

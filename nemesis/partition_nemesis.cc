@@ -179,7 +179,7 @@ void PartitionOptions::Declare(OptionSet& set) {
              "auto (isolate one host; with one host, cut clients off it), isolate, primary, "
              "halves, majorities-ring, bridge, one-way, clients-from-nodes");
   set.Text("partition_target", "--partition-target", &target, 256,
-           "hosts isolate cuts off: one, primary, replicas, minority, majority, all, or names");
+           ("hosts isolate cuts off: " + TargetChoices()).c_str());
   set.Text("partition_clients", "--partition-clients", &clients, 256,
            "clients clients-from-nodes cuts off: one, half, all, or worker indices 0,3");
   set.Text("partition_isolate_clients", "--partition-isolate-clients", &isolate_clients, 256,

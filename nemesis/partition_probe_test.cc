@@ -21,9 +21,9 @@ using testing::FakeCluster;
 using testing::FakeHost;
 using testing::FakeNet;
 
-const NodeTable kTable = {{"n1", NodeRole::kPrimary, "n1", "redis-server", "198.18.0.2", 6379},
-                          {"n2", NodeRole::kReplica, "n2", "redis-server", "198.18.0.3", 6379},
-                          {"n3", NodeRole::kReplica, "n3", "redis-server", "198.18.0.4", 6379}};
+const NodeTable kTable = {{"n1", kPrimaryRole, "n1", "redis-server", "198.18.0.2", 6379},
+                          {"n2", kReplicaRole, "n2", "redis-server", "198.18.0.3", 6379},
+                          {"n3", kReplicaRole, "n3", "redis-server", "198.18.0.4", 6379}};
 
 TEST(PartitionProbeTest, ACutOfAClientIsProbedFromTheClientsAddress) {
   FakeHost n1("n1"), n2("n2");

@@ -9,7 +9,7 @@ namespace locksmith {
 
 void PauseOptions::Declare(OptionSet& set) {
   set.Text("pause_target", "--pause-target", &target, 256,
-           "nodes each pause freezes: one, primary, replicas, minority, majority, all, or names");
+           ("nodes each pause freezes: " + TargetChoices()).c_str());
   set.Integer("pause_ms", "--pause-ms", &pause_ms, int64_t{1}, int64_t{3'600'000},
               "ms a paused (SIGSTOPped) node stays frozen, at most until the next window");
   set.Require([this]() -> Status {
@@ -25,9 +25,12 @@ WindowOps PauseWindow(const PauseOptions& options) {
                      options.pause_ms);
 }
 
-std::string PauseUnfit(const ModuleOptions&, const NemesisContext& context) {
-  if (Capability<Pausable>(context.service) != nullptr) return "";
-  return "backend " + context.service.Backend() + " cannot pause nodes";
+std::string PauseUnfit(const ModuleOptions& options, const NemesisContext& context) {
+  if (Capability<Pausable>(context.service) == nullptr) {
+    return "backend " + context.service.Backend() + " cannot pause nodes";
+  }
+  return UnknownTargetRole("--pause-target", OptionsAs<PauseOptions>(options).target,
+                           context.service.Roles(), context.service.Backend());
 }
 
 Result<std::unique_ptr<Nemesis>> MakePauseNemesis(const ModuleOptions& options,

@@ -144,7 +144,7 @@ std::vector<nlohmann::json> TargetsHit(const std::vector<ScheduledFault>& schedu
                                        uint64_t seed) {
   NodeTable table;
   for (int i = 1; i <= 5; ++i) {
-    table.push_back({"n" + std::to_string(i), NodeRole::kPrimary, "n" + std::to_string(i)});
+    table.push_back({"n" + std::to_string(i), kPrimaryRole, "n" + std::to_string(i)});
   }
   AnyKillable service;
   KillNemesis nemesis(service, [table] { return table; }, seed);

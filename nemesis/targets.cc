@@ -12,19 +12,23 @@ namespace {
 struct Keyword {
   const char* text;
   Target::Kind kind;
+  const char* role;  // kRole: the role it selects
 };
 constexpr Keyword kKeywords[] = {
-    {"one", Target::Kind::kOne},           {"primary", Target::Kind::kPrimary},
-    {"replicas", Target::Kind::kReplicas}, {"minority", Target::Kind::kMinority},
-    {"majority", Target::Kind::kMajority}, {"all", Target::Kind::kAll},
+    {"one", Target::Kind::kOne, ""},
+    {"primary", Target::Kind::kRole, kPrimaryRole},
+    {"replicas", Target::Kind::kRole, kReplicaRole},
+    {"minority", Target::Kind::kMinority, ""},
+    {"majority", Target::Kind::kMajority, ""},
+    {"all", Target::Kind::kAll, ""},
 };
+// The prefix of a target that selects by any role the backend declares.
+constexpr std::string_view kRolePrefix = "role:";
 
 bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
          c == '_' || c == '.';
 }
-
-bool HoldsData(NodeRole role) { return role != NodeRole::kSentinel; }
 
 // `count` nodes of `pool` drawn by `seed`, in pool order.
 std::vector<std::string> Draw(const std::vector<std::string>& pool, size_t count, uint64_t seed) {
@@ -55,11 +59,23 @@ const std::vector<std::string>& TargetKeywords() {
   return kTexts;
 }
 
+std::string TargetChoices() {
+  return JoinNames(TargetKeywords()) + ", " + std::string(kRolePrefix) +
+         "NAME (a role the backend declares), or node names";
+}
+
 Result<Target> ParseTarget(std::string_view text) {
   for (const auto& k : kKeywords) {
-    if (text == k.text) return Target{k.kind, {}};
+    if (text == k.text) return Target{k.kind, k.role, {}};
   }
-  Target target{Target::Kind::kNamed, {}};
+  if (text.starts_with(kRolePrefix)) {
+    const std::string_view role = text.substr(kRolePrefix.size());
+    if (role.empty() || !std::all_of(role.begin(), role.end(), IsNameChar)) {
+      return Error{"target " + QuoteInput(text) + ": expected role: and the name of a role"};
+    }
+    return Target{Target::Kind::kRole, std::string(role), {}};
+  }
+  Target target{Target::Kind::kNamed, "", {}};
   std::set<std::string> seen;
   size_t pos = 0;
   while (true) {
@@ -68,7 +84,7 @@ Result<Target> ParseTarget(std::string_view text) {
         text.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
     if (name.empty() || !std::all_of(name.begin(), name.end(), IsNameChar)) {
       return Error{"target " + QuoteInput(text) + ": expected " + JoinNames(TargetKeywords()) +
-                   ", or node names separated by commas"};
+                   ", role: and a role's name, or node names separated by commas"};
     }
     if (!seen.insert(std::string(name)).second) {
       return Error{"target " + QuoteInput(text) + " names " + std::string(name) + " twice"};
@@ -82,30 +98,47 @@ Result<Target> ParseTarget(std::string_view text) {
 
 std::string FormatTarget(const Target& target) {
   for (const auto& k : kKeywords) {
-    if (target.kind == k.kind) return k.text;
+    if (target.kind == k.kind && target.role == k.role) return k.text;
   }
+  if (target.kind == Target::Kind::kRole) return std::string(kRolePrefix) + target.role;
   std::string text;
   for (const auto& name : target.names) text += (text.empty() ? "" : ",") + name;
   return text;
+}
+
+Status CheckTargetRole(const Target& target, const std::vector<NodeRoleSpec>& roles,
+                       const std::string& backend) {
+  if (target.kind != Target::Kind::kRole || FindRole(roles, target.role) != nullptr) {
+    return OkStatus();
+  }
+  return Error{"target " + FormatTarget(target) + ": backend " + backend + " has no " +
+               target.role + " nodes (its roles: " + JoinNames(RoleNames(roles)) + ")"};
+}
+
+std::string UnknownTargetRole(const std::string& flag, const std::string& text,
+                              const std::vector<NodeRoleSpec>& roles, const std::string& backend) {
+  auto target = ParseTarget(text);
+  if (!target) return "";
+  Status s = CheckTargetRole(*target, roles, backend);
+  return s ? "" : flag + ": " + s.error();
 }
 
 Result<std::vector<std::string>> ResolveTarget(const Target& target, const NodeTable& table,
                                                uint64_t seed) {
   std::vector<std::string> pool;
   for (const auto& node : table) {
-    if (HoldsData(node.role)) pool.push_back(node.name);
+    if (node.holds_data) pool.push_back(node.name);
   }
   const size_t n = pool.size();
-  auto with_role = [&](NodeRole role, const char* what) -> Result<std::vector<std::string>> {
-    std::vector<std::string> nodes = NodesWithRole(table, role);
-    if (nodes.empty()) return Error{std::string("target ") + what + ": the service has no " + what};
-    return nodes;
-  };
   switch (target.kind) {
-    case Target::Kind::kPrimary:
-      return with_role(NodeRole::kPrimary, "primary");
-    case Target::Kind::kReplicas:
-      return with_role(NodeRole::kReplica, "replicas");
+    case Target::Kind::kRole: {
+      std::vector<std::string> nodes = NodesWithRole(table, target.role);
+      if (!nodes.empty()) return nodes;
+      // "primary" and "replicas" say what they lack as they always did.
+      const std::string text = FormatTarget(target);
+      return Error{"target " + text + ": the service has no " +
+                   (text.starts_with(kRolePrefix) ? target.role + " nodes" : text)};
+    }
     case Target::Kind::kNamed: {
       for (const auto& name : target.names) {
         if (FindServiceNode(table, name) == nullptr) {

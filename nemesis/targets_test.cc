@@ -11,22 +11,22 @@ namespace {
 // A Sentinel-like table: a primary, two replicas, three sentinels.
 NodeTable SentinelTable() {
   NodeTable table;
-  auto add = [&](const std::string& name, NodeRole role) {
-    table.push_back({name, role, name, "redis-server", "198.18.0.2", 6379});
+  auto add = [&](const std::string& name, const std::string& role) {
+    table.push_back({name, role, name, "redis-server", "198.18.0.2", 6379, role != "sentinel"});
   };
-  add("n1", NodeRole::kPrimary);
-  add("n2", NodeRole::kReplica);
-  add("n3", NodeRole::kReplica);
-  add("s1", NodeRole::kSentinel);
-  add("s2", NodeRole::kSentinel);
-  add("s3", NodeRole::kSentinel);
+  add("n1", kPrimaryRole);
+  add("n2", kReplicaRole);
+  add("n3", kReplicaRole);
+  add("s1", "sentinel");
+  add("s2", "sentinel");
+  add("s3", "sentinel");
   return table;
 }
 
 NodeTable Peers(int n) {
   NodeTable table;
   for (int i = 1; i <= n; ++i) {
-    table.push_back({"n" + std::to_string(i), NodeRole::kZkPeer, "n" + std::to_string(i),
+    table.push_back({"n" + std::to_string(i), "zk-peer", "n" + std::to_string(i),
                      "zookeeper", "198.18.0.2", 2181});
   }
   return table;
@@ -43,16 +43,22 @@ std::vector<std::string> Resolve(const std::string& text, const NodeTable& table
 
 TEST(TargetsTest, KeywordsAndNamesRoundTrip) {
   for (const auto& text :
-       {"one", "primary", "replicas", "minority", "majority", "all", "n1", "n3,n1", "zk-1.a_b"}) {
+       {"one", "primary", "replicas", "minority", "majority", "all", "role:sentinel", "n1",
+        "n3,n1", "zk-1.a_b"}) {
     auto target = ParseTarget(text);
     ASSERT_TRUE(target.ok()) << text << ": " << target.error();
     EXPECT_EQ(FormatTarget(*target), text);
   }
   EXPECT_EQ(ParseTarget("n3,n1")->names, (std::vector<std::string>{"n3", "n1"}));
+  // The keywords select by the roles every backend names alike.
+  EXPECT_EQ(*ParseTarget("replicas"), (Target{Target::Kind::kRole, "replica", {}}));
+  EXPECT_EQ(*ParseTarget("role:primary"), *ParseTarget("primary"));
+  EXPECT_EQ(FormatTarget(*ParseTarget("role:replica")), "replicas");
 }
 
 TEST(TargetsTest, BadTextIsOneLineNamingIt) {
-  for (const auto& text : {"", "n1,", ",n1", "n1,,n2", "n 1", "n1;rm", "n1\nn2"}) {
+  for (const auto& text :
+       {"", "n1,", ",n1", "n1,,n2", "n 1", "n1;rm", "n1\nn2", "role:", "role:a b", "role:x,n1"}) {
     auto target = ParseTarget(text);
     ASSERT_FALSE(target.ok()) << text;
     EXPECT_EQ(target.error().find('\n'), std::string::npos) << target.error();
@@ -68,9 +74,33 @@ TEST(TargetsTest, RolesFollowTheTable) {
   EXPECT_EQ(Resolve("primary", table), (std::vector<std::string>{"n1"}));
   EXPECT_EQ(Resolve("replicas", table), (std::vector<std::string>{"n2", "n3"}));
   // After a failover the table says who leads now.
-  table[0].role = NodeRole::kReplica;
-  table[2].role = NodeRole::kPrimary;
+  table[0].role = kReplicaRole;
+  table[2].role = kPrimaryRole;
   EXPECT_EQ(Resolve("primary", table), (std::vector<std::string>{"n3"}));
+}
+
+TEST(TargetsTest, ARoleTheBackendDeclaresSelectsItsNodes) {
+  const NodeTable table = SentinelTable();
+  EXPECT_EQ(Resolve("role:sentinel", table), (std::vector<std::string>{"s1", "s2", "s3"}));
+  EXPECT_EQ(Resolve("role:replica", table), Resolve("replicas", table));
+  auto none = ResolveTarget(*ParseTarget("role:zk-peer"), table, 1);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.error(), "target role:zk-peer: the service has no zk-peer nodes");
+}
+
+TEST(TargetsTest, ARoleTheBackendLacksIsOneLineNamingItsRoles) {
+  const std::vector<NodeRoleSpec> roles = {{"etcd-member"}, {kPrimaryRole}};
+  for (const auto& text : {"one", "all", "primary", "role:etcd-member", "n1,n2"}) {
+    EXPECT_TRUE(CheckTargetRole(*ParseTarget(text), roles, "etcd").ok()) << text;
+  }
+  Status replicas = CheckTargetRole(*ParseTarget("replicas"), roles, "etcd");
+  ASSERT_FALSE(replicas.ok());
+  EXPECT_EQ(replicas.error(),
+            "target replicas: backend etcd has no replica nodes (its roles: etcd-member, primary)");
+  EXPECT_EQ(UnknownTargetRole("--pause-target", "role:sentinel", roles, "etcd"),
+            "--pause-target: target role:sentinel: backend etcd has no sentinel nodes (its "
+            "roles: etcd-member, primary)");
+  EXPECT_EQ(UnknownTargetRole("--pause-target", "n1,,", roles, "etcd"), "");
 }
 
 TEST(TargetsTest, PoolsLeaveSentinelsOutUnlessNamed) {

@@ -455,5 +455,39 @@ TEST(RunIntegrationTest, BadInputIsOneLineAndExit254) {
       << out;
 }
 
+// A kill or pause target by a role the backend does not declare is one line
+// naming the backend's roles and exit 254 before the workload: `replicas`
+// on a lone Redis (its only role is primary) and another backend's role.
+// Under --nemesis all the family is left out instead, its reason in the
+// run's log, and no kill strikes.
+TEST(RunIntegrationTest, ATargetByARoleTheBackendLacksIsOneLineAndExit254) {
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--nemesis", "kill", "--kill-target", "replicas"},
+       "--kill-target: target replicas: backend redis has no replica nodes (its roles: primary)"},
+      {{"--nemesis", "pause", "--pause-target", "role:sentinel"},
+       "--pause-target: target role:sentinel: backend redis has no sentinel nodes (its roles: "
+       "primary)"}};
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"run", "--store", "store", "--time-limit", "3"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    std::string out;
+    EXPECT_EQ(RunLocksmith(dir.path(), args, seconds(60), &out), 254) << out;
+    // The message is the run's error line, whole (stderr adds the log).
+    EXPECT_NE(out.find("error:   " + message + "\n"), std::string::npos) << out;
+    ExpectNothingLeft(LatestRun(dir.path() + "/store"));
+  }
+  FinishedRun all = RunAndLoad({"--time-limit", "4", "--nemesis", "all", "--nemesis-interval",
+                                "1", "--kill-target", "role:sentinel"},
+                               seconds(60));
+  EXPECT_NE(all.code, 254) << all.out;
+  EXPECT_NE(all.log.find("--nemesis all: leaves out kill: --kill-target: target role:sentinel: "
+                         "backend redis has no sentinel nodes"),
+            std::string::npos)
+      << all.log;
+  EXPECT_TRUE(NemesisDone(all.history, "kill").empty());
+  EXPECT_FALSE(FamiliesStruck(all.history).empty()) << all.out;
+}
+
 }  // namespace
 }  // namespace locksmith::testing

@@ -6,7 +6,8 @@
 // is printed), client pauses longer than the lease make expired-lease
 // double holders, and the master cut off with a minority of sentinels and
 // half of the clients (a partition scenario, and the failover family's
-// isolate mode) grants unsafely while the majority promotes a replica.
+// isolate mode) grants unsafely while the majority promotes a replica. A
+// kill target by role (role:sentinel) hits the sentinels only.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -104,6 +105,25 @@ TEST(SentinelIntegrationTest, AFailoverIsRecordedAndClientsFollowTheNewMaster) {
   std::cout << "fault to first acquire on the new master: "
             << (first_ok_after - fault_at) / 1'000'000 << " ms (promotion after "
             << first.value.value("promoted_after_ms", int64_t{-1}) << " ms)\n";
+}
+
+// A target by a role the backend declares: role:sentinel is every Sentinel
+// process now, which holds no data (one, minority, majority and all never
+// reach it), and only they: each kill hits s1, s2 and s3, never a data node,
+// and each restarts them. The master goes on granting meanwhile.
+TEST(SentinelIntegrationTest, AKillTargetByRoleHitsTheSentinelsAndNoDataNode) {
+  Finished f = RunWith({"--time-limit", "8", "--nemesis", "kill", "--kill-target",
+                        "role:sentinel", "--nemesis-interval", "3", "--restart-delay", "500"});
+  EXPECT_EQ(f.code, 0) << f.out;
+  const auto kills = Done(f.history, "kill", true);
+  ASSERT_GE(kills.size(), 1u) << f.out;
+  for (const Op& kill : kills) {
+    EXPECT_EQ(kill.error, "");
+    EXPECT_EQ(kill.value["target"], "role:sentinel");
+    EXPECT_EQ(kill.value["nodes"], nlohmann::json::array({"s1", "s2", "s3"})) << kill.value;
+  }
+  EXPECT_EQ(Done(f.history, "restart", true).size(), kills.size());
+  EXPECT_GT(Count(f.history, "acquire", OpType::kOk), 10);
 }
 
 // With every client: the watchdog stalls with its holder (a GC pause stops

@@ -8,7 +8,7 @@ namespace locksmith {
 RedisResourceStore::RedisResourceStore(Host& host, std::string password,
                                        std::chrono::milliseconds ready_timeout)
     : password_(std::move(password)),
-      process_(RedisServerOptions(ServiceNode{host.Name(), NodeRole::kPrimary, host.Name(),
+      process_(RedisServerOptions(ServiceNode{host.Name(), kPrimaryRole, host.Name(),
                                               "redis-server", host.Address(),
                                               host.ServicePort(6379)},
                                   &host, ready_timeout)) {}

@@ -209,7 +209,7 @@ class FakeLockService : public LockService {
   void Stop() override {}
   std::string Backend() const override { return "fake"; }
   NodeTable Table() const override {
-    return {{"n1", NodeRole::kPrimary, "n1", "fake", "127.0.0.1", 0}};
+    return {{"n1", kPrimaryRole, "n1", "fake", "127.0.0.1", 0}};
   }
   std::unique_ptr<LockClient> NewClient(boost::asio::any_io_executor,
                                         const ClientSlot& slot) override {
@@ -228,11 +228,12 @@ class ClusterTableService : public FakeLockService {
  public:
   explicit ClusterTableService(Cluster& cluster) {
     for (Host* h : cluster.Hosts()) {
-      table.push_back({h->Name(), table.empty() ? NodeRole::kPrimary : NodeRole::kReplica,
+      table.push_back({h->Name(), table.empty() ? kPrimaryRole : kReplicaRole,
                        h->Name(), "fake", h->Address(), 6379});
     }
   }
   NodeTable Table() const override { return table; }
+  std::vector<NodeRoleSpec> Roles() const override { return {{kPrimaryRole}, {kReplicaRole}}; }
   NodeTable table;
 };
 
