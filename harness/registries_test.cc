@@ -186,13 +186,53 @@ std::vector<std::string> StringLiterals(const std::string& code) {
   return literals;
 }
 
+// The text of the source file `path` (relative to the source tree).
+std::string SourceText(const std::string& path) {
+  std::ifstream in(std::string(LOCKSMITH_SOURCE_DIR) + "/" + path);
+  std::ostringstream code;
+  code << in.rdbuf();
+  return code.str();
+}
+
+// The project headers `code` includes ("backends/redis_service.h", ...).
+std::set<std::string> ProjectIncludes(const std::string& code) {
+  static const std::regex kInclude(R"re(^[ \t]*#[ \t]*include[ \t]+"([^"]+)")re");
+  std::set<std::string> headers;
+  std::istringstream lines(code);
+  std::smatch match;
+  for (std::string line; std::getline(lines, line);) {
+    if (std::regex_search(line, match, kInclude)) headers.insert(match[1]);
+  }
+  return headers;
+}
+
+// The headers the registries include to reach one backend or one fault
+// family (a service's, a family's nemesis), less the generic ones.
+std::set<std::string> ModuleHeaders() {
+  std::set<std::string> headers;
+  for (const char* registry : {"backends/backend_registry.cc", "nemesis/nemesis_registry.cc"}) {
+    for (const auto& header : ProjectIncludes(SourceText(registry))) {
+      if (header.starts_with("backends/") || header.starts_with("nemesis/")) headers.insert(header);
+    }
+  }
+  for (const char* generic :
+       {"backends/backend_registry.h", "backends/exec_protocol.h", "nemesis/nemesis_registry.h"}) {
+    headers.erase(generic);
+  }
+  return headers;
+}
+
 // A backend is its own files plus one registry line: the harness (the run
 // lifecycle, config, CLI, suites) and the cluster providers never key on a
-// backend's or a client's name, so adding one touches neither.
+// backend's or a client's name, nor include one backend's or one fault
+// family's header, so adding one touches neither.
 TEST(RegistriesTest, TheHarnessAndTheClusterKnowNoBackendByName) {
   std::set<std::string> names;
   for (const auto& e : Backends()) names.insert(e.name);
   for (const auto& c : AllClientNames()) names.insert(c);
+  const std::set<std::string> module_headers = ModuleHeaders();
+  ASSERT_TRUE(module_headers.count("backends/redis_service.h"));
+  ASSERT_TRUE(module_headers.count("nemesis/partition_nemesis.h"));
   int files = 0;
   for (const char* dir : {"harness", "cluster"}) {
     for (const auto& entry :
@@ -207,6 +247,9 @@ TEST(RegistriesTest, TheHarnessAndTheClusterKnowNoBackendByName) {
       ++files;
       for (const auto& literal : StringLiterals(code.str())) {
         EXPECT_EQ(names.count(literal), 0u) << path << " names \"" << literal << "\"";
+      }
+      for (const auto& header : ProjectIncludes(code.str())) {
+        EXPECT_EQ(module_headers.count(header), 0u) << path << " includes " << header;
       }
     }
   }
