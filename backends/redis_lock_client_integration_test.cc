@@ -24,6 +24,7 @@
 #include "backends/watchdog_lock_client.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
+#include "cluster/testing/loopback_cluster.h"
 
 namespace locksmith {
 namespace {
@@ -38,12 +39,7 @@ constexpr char kPassword[] = "locksmith-test-pw";
 class RedisServerProcess {
  public:
   RedisServerProcess() {
-    LocalClusterOptions o;
-    o.node_names = {"n1"};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {"n1"});
     if (!cluster.ok()) {
       error_ = cluster.error();
       return;

@@ -20,6 +20,7 @@
 #include "backends/testing/run_coroutine.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
+#include "cluster/testing/loopback_cluster.h"
 
 namespace locksmith {
 namespace {
@@ -30,12 +31,7 @@ using std::chrono::milliseconds;
 class RedlockIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalClusterOptions o;
-    o.node_names = {"n1", "n2", "n3", "n4", "n5"};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {"n1", "n2", "n3", "n4", "n5"});
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
     options_ = MakeOptions<RedlockOptions>();
@@ -134,12 +130,7 @@ TEST_F(RedlockIntegrationTest, APausedMasterCostsTheParallelClientOneTimeoutOnly
 
 TEST(RedlockSequentialIntegrationTest, TheSequentialClientWaitsOutEachPausedMaster) {
   testing::TempDir dir;
-  LocalClusterOptions o;
-  o.node_names = {"n1", "n2", "n3", "n4", "n5"};
-  o.nodes_dir = dir.path() + "/nodes";
-  o.state_dir = dir.path() + "/state";
-  o.force_loopback = true;
-  auto cluster = CreateLocalCluster(o);
+  auto cluster = testing::CreateLoopbackCluster(dir.path(), {"n1", "n2", "n3", "n4", "n5"});
   ASSERT_TRUE(cluster.ok()) << cluster.error();
   auto options = MakeOptions<RedlockOptions>();
   ASSERT_TRUE(options->set().Merge({{"redlock_sequential", true}}).ok());

@@ -22,6 +22,7 @@
 #include "backends/testing/run_coroutine.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
+#include "cluster/testing/loopback_cluster.h"
 
 namespace locksmith {
 namespace {
@@ -32,12 +33,7 @@ using namespace std::chrono_literals;
 class SentinelServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalClusterOptions o;
-    o.node_names = {"n1", "n2", "n3"};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {"n1", "n2", "n3"});
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
     SentinelServiceOptions s;

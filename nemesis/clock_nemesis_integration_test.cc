@@ -15,6 +15,7 @@
 #include "backends/redis_service.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
+#include "cluster/testing/loopback_cluster.h"
 #include "nemesis/clock_controller.h"
 #include "nemesis/clock_nemesis.h"
 
@@ -28,12 +29,7 @@ constexpr int64_t kMs = 1'000'000;
 class ClockShimRedisTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalClusterOptions o;
-    o.node_names = {"n1"};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {"n1"});
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
     auto shim = FindClockShimLibrary();

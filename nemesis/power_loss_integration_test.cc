@@ -17,6 +17,7 @@
 #include "backends/redis_service.h"
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
+#include "cluster/testing/loopback_cluster.h"
 #include "nemesis/kill_nemesis.h"
 #include "nemesis/power_journal.h"
 
@@ -29,12 +30,7 @@ constexpr char kPassword[] = "locksmith-power-pw";
 class PowerLossRedisTest : public ::testing::Test {
  protected:
   void Start(const std::string& persistence, bool power_loss) {
-    LocalClusterOptions o;
-    o.node_names = {"n1"};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {"n1"});
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
     options_.value().power_loss = power_loss;

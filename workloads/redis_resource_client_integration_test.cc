@@ -17,6 +17,7 @@
 #include "base/testing/temp_dir.h"
 #include "cluster/local_cluster.h"
 #include "workloads/redis_resource_store.h"
+#include "cluster/testing/loopback_cluster.h"
 
 namespace locksmith {
 namespace {
@@ -29,12 +30,7 @@ const std::string kKey = "item-0";
 class RedisResourceClientIntegrationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LocalClusterOptions o;
-    o.node_names = {kResourceHost};
-    o.nodes_dir = dir_.path() + "/nodes";
-    o.state_dir = dir_.path() + "/state";
-    o.force_loopback = true;
-    auto cluster = CreateLocalCluster(o);
+    auto cluster = testing::CreateLoopbackCluster(dir_.path(), {kResourceHost});
     ASSERT_TRUE(cluster.ok()) << cluster.error();
     cluster_ = std::move(*cluster);
     store_ = std::make_unique<RedisResourceStore>(*cluster_->FindHost(kResourceHost), "test-pw");
